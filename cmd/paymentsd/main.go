@@ -1,0 +1,96 @@
+// Command paymentsd runs the payments service alone: the HTTP interface of
+// the spec under /2025-10-13, for BFFs (ours or an integrator's) to call with
+// the platform credential.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"paywallet/internal/serviceconfig"
+)
+
+func main() {
+	if err := run(context.Background(), os.Args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			os.Exit(0)
+		}
+		fmt.Fprintln(os.Stderr, "paymentsd:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("paymentsd", flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), `Usage: paymentsd [flags]
+
+Runs the payments service (API version 2025-10-13). Every platform endpoint
+requires HTTP Basic with the platform credential. On start it prints the OTP
+target-bundle signer public key that BFFs give browsers to pin.
+
+Flags (each can also be set with the environment variable in brackets):
+`)
+		fs.PrintDefaults()
+	}
+	var listen, logLevel string
+	listenDef := "127.0.0.1:8081"
+	if v, ok := os.LookupEnv("PAYMENTS_LISTEN"); ok {
+		listenDef = v
+	}
+	fs.StringVar(&listen, "listen", listenDef, "address the service listens on [PAYMENTS_LISTEN]")
+	fs.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
+	var opts serviceconfig.Options
+	opts.Register(fs)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	var lvl slog.Level
+	if err := lvl.UnmarshalText([]byte(logLevel)); err != nil {
+		return fmt.Errorf("--log-level: %w", err)
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: lvl}))
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return err
+	}
+	built, err := opts.Build(ctx, log, "http://"+ln.Addr().String()+"/dev/mailbox", false)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer built.Close()
+
+	mux := http.NewServeMux()
+	mux.Handle("/", built.Service.Handler())
+	if built.Mailbox != nil {
+		mux.Handle("/dev/mailbox", http.StripPrefix("/dev/mailbox", built.Mailbox.Handler()))
+		mux.Handle("/dev/mailbox/", http.StripPrefix("/dev/mailbox", built.Mailbox.Handler()))
+	}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	log.Info("payments service is up", "url", "http://"+ln.Addr().String()+"/2025-10-13", "mode", built.Service.Mode(),
+		"otp_signer_public_key", built.Service.SignerPublicKey().UncompressedHex())
+
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return srv.Shutdown(shutdownCtx)
+}

@@ -1,0 +1,211 @@
+// Package e2e drives the whole wallet in headless Chromium: the web pages and
+// the wasm module in the browser, the BFF and the payments service started
+// in-process on loopback ports, with a real SQLite database.
+//
+// The wasm module must be built first (`make wasm`; `make test` does it).
+// Chromium must be installed (`make test` installs it with apt when missing).
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"paywallet/bff"
+	"paywallet/service"
+	"paywallet/service/mail"
+	"paywallet/service/store"
+	"paywallet/service/store/sqlstore"
+	"paywallet/shared/wire"
+)
+
+const (
+	platformID     = "tok_e2e"
+	platformSecret = "e2e-platform-secret-6f1d0c2a9b"
+)
+
+// stack is one running wallet: service + BFF.
+type stack struct {
+	t       *testing.T
+	svc     *service.Service
+	store   store.Store
+	mailbox *mail.Mailbox
+	url     string // the BFF, as a browser reaches it: http://localhost:<port>
+	service string // the service base URL
+}
+
+func startStack(t *testing.T, mode service.Mode) *stack {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := os.Stat("../web/static/wasm/wallet.wasm"); err != nil {
+		t.Fatal("the wasm module is not built: run `make wasm` (make test does it)")
+	}
+	st, err := sqlstore.OpenSQLite(ctx, filepath.Join(t.TempDir(), "wallet.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	box := &mail.Mailbox{}
+	svc, err := service.New(ctx, service.Config{
+		Store:              st,
+		Mailer:             box,
+		Mode:               mode,
+		PlatformCredential: platformID + ":" + platformSecret,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	upstream := httptest.NewServer(svc.Handler())
+	t.Cleanup(upstream.Close)
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := bff.New(bff.Config{
+		ServiceURL:         upstream.URL + wire.BasePath,
+		PlatformCredential: platformID + ":" + platformSecret,
+		Mode:               string(mode),
+		OTPSignerPublicKey: svc.SignerPublicKey().UncompressedHex(),
+		DevMailbox:         http.StripPrefix("/dev/mailbox", box.Handler()),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = srv.Listener(ln) }()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(ctx)
+	})
+	port := ln.Addr().(*net.TCPAddr).Port
+	return &stack{t: t, svc: svc, store: st, mailbox: box, url: "http://localhost:" + strconv.Itoa(port), service: upstream.URL}
+}
+
+// newBrowser starts a headless Chromium for one test. Register it after the
+// stack so that it closes first: a server waiting on the browser's
+// keep-alive connections would otherwise hold up shutdown.
+func newBrowser(t *testing.T) context.Context {
+	t.Helper()
+	path, err := exec.LookPath("chromium")
+	if err != nil {
+		if path, err = exec.LookPath("chromium-browser"); err != nil {
+			t.Fatal("Chromium is not installed: run `make test` (it installs it) or `apt-get install -y chromium`")
+		}
+	}
+	opts := append([]chromedp.ExecAllocatorOption{}, chromedp.DefaultExecAllocatorOptions[:]...)
+	opts = append(opts,
+		chromedp.ExecPath(path),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.WindowSize(1280, 900),
+	)
+	if os.Geteuid() == 0 {
+		opts = append(opts, chromedp.NoSandbox)
+	}
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelCtx := chromedp.NewContext(allocCtx)
+	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
+	t.Cleanup(func() {
+		cancelTimeout()
+		cancelCtx()
+		cancelAlloc()
+	})
+	// Start the browser now so a start-up failure is reported here.
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("start Chromium: %v", err)
+	}
+	return ctx
+}
+
+// latestCode reads the newest code e-mailed to address through the dev
+// mailbox's JSON endpoint, as a script would.
+func (s *stack) latestCode(address string) string {
+	s.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		resp, err := http.Get(s.url + "/dev/mailbox/latest?address=" + address)
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		var m struct {
+			Code string `json:"code"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&m)
+		resp.Body.Close()
+		if resp.StatusCode == 200 && err == nil && len(m.Code) == 6 {
+			return m.Code
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("no code for %s in the dev mailbox (status %d)", address, resp.StatusCode)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// activeSessions returns the account's active sessions as the store holds
+// them (with their public keys, which the API never shows).
+func (s *stack) activeSessions(accountID string) []store.Session {
+	s.t.Helper()
+	var out []store.Session
+	err := s.store.Tx(context.Background(), func(tx store.Tx) error {
+		var err error
+		out, err = tx.ListActiveSessions(context.Background(), accountID, time.Now())
+		return err
+	})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return out
+}
+
+// accountOf finds the embedded wallet of the customer with this e-mail.
+func (s *stack) accountOf(email string) string {
+	s.t.Helper()
+	ctx := context.Background()
+	var account string
+	err := s.store.Tx(ctx, func(tx store.Tx) error {
+		page, err := tx.ListCustomers(ctx, store.CustomerFilter{PlatformCustomerID: strings.ToLower(email)})
+		if err != nil {
+			return err
+		}
+		if len(page.Items) != 1 {
+			s.t.Fatalf("%d customers for %s", len(page.Items), email)
+		}
+		accts, err := tx.ListInternalAccounts(ctx, store.InternalAccountFilter{CustomerID: page.Items[0].ID, Type: "EMBEDDED_WALLET"})
+		if err != nil {
+			return err
+		}
+		if len(accts.Items) != 1 {
+			s.t.Fatalf("%d wallets for %s", len(accts.Items), email)
+		}
+		account = accts.Items[0].ID
+		return nil
+	})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return account
+}
+
+// artifactsDir is where screenshots go; the README names it.
+func artifactsDir(t *testing.T) string {
+	dir := filepath.Join("..", "artifacts", "e2e")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}

@@ -1,0 +1,147 @@
+// Package serviceconfig turns command-line flags and environment variables
+// into a running payments service: it opens the store, chooses the mailer
+// (SMTP or the dev mailbox) and builds the service. Both binaries use it, so
+// the standalone service and the embedded one are configured the same way.
+//
+// Every flag has an environment variable (shown in --help); a flag given on
+// the command line wins over the environment.
+package serviceconfig
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+
+	"paywallet/service"
+	"paywallet/service/mail"
+	"paywallet/service/store/sqlstore"
+)
+
+// Options are the service's settings.
+type Options struct {
+	Database           string
+	Mode               string
+	PlatformCredential string
+	SMTPAddr           string
+	SMTPUsername       string
+	SMTPPassword       string
+	SMTPTLS            string
+	MailFrom           string
+	DevMailbox         bool
+	WebAuthnRPID       string
+	WebAuthnOrigins    string
+}
+
+// Register adds the service flags to fs, with defaults taken from the
+// environment where set.
+func (o *Options) Register(fs *flag.FlagSet) {
+	str(fs, &o.Database, "database", "WALLET_DATABASE", "./data/wallet.db",
+		"SQLite file path, or a postgres:// URL for PostgreSQL (needed to run several service instances)")
+	str(fs, &o.Mode, "mode", "WALLET_MODE", "production",
+		"production (every signature checked) or sandbox (accepts Service-Wallet-Signature: sandbox-valid-signature)")
+	str(fs, &o.PlatformCredential, "platform-credential", "WALLET_PLATFORM_CREDENTIAL", "",
+		"platform API credential <token id>:<secret> (HTTP Basic); prefer the environment variable")
+	str(fs, &o.SMTPAddr, "smtp-addr", "WALLET_SMTP_ADDR", "", "SMTP server host:port for OTP e-mail")
+	str(fs, &o.SMTPUsername, "smtp-username", "WALLET_SMTP_USERNAME", "", "SMTP user name (AUTH PLAIN); empty for none")
+	str(fs, &o.SMTPPassword, "smtp-password", "WALLET_SMTP_PASSWORD", "", "SMTP password; prefer the environment variable")
+	str(fs, &o.SMTPTLS, "smtp-tls", "WALLET_SMTP_TLS", mail.TLSStartTLS, "SMTP TLS: starttls, tls (implicit, port 465) or none")
+	str(fs, &o.MailFrom, "mail-from", "WALLET_MAIL_FROM", "Wallet <no-reply@localhost>", "From address of OTP e-mail")
+	boolean(fs, &o.DevMailbox, "dev-mailbox", "WALLET_DEV_MAILBOX",
+		"development only: keep e-mail in memory and show it at /dev/mailbox instead of sending it (anyone who can reach that page reads every code)")
+	str(fs, &o.WebAuthnRPID, "webauthn-rp-id", "WALLET_WEBAUTHN_RP_ID", "localhost", "WebAuthn relying party id (passkeys; not used yet)")
+	str(fs, &o.WebAuthnOrigins, "webauthn-origins", "WALLET_WEBAUTHN_ORIGINS", "http://localhost:8080", "comma-separated WebAuthn origins (passkeys; not used yet)")
+}
+
+func str(fs *flag.FlagSet, p *string, name, env, def, usage string) {
+	if v, ok := os.LookupEnv(env); ok {
+		def = v
+	}
+	fs.StringVar(p, name, def, usage+" ["+env+"]")
+}
+
+func boolean(fs *flag.FlagSet, p *bool, name, env, usage string) {
+	def := false
+	if v, ok := os.LookupEnv(env); ok {
+		def = v == "1" || strings.EqualFold(v, "true") || strings.EqualFold(v, "yes")
+	}
+	fs.BoolVar(p, name, def, usage+" ["+env+"]")
+}
+
+// Built is a running service with what the binary needs to wire around it.
+type Built struct {
+	Service *service.Service
+	Mailbox *mail.Mailbox // nil unless the dev mailbox is on
+	// PlatformCredential is the credential in force (generated when the
+	// embedded service was started without one).
+	PlatformCredential string
+	close              func() error
+}
+
+// Close closes the store.
+func (b *Built) Close() error { return b.close() }
+
+// Build opens the store and builds the service. When generateCredential is
+// set and no credential is configured, a random one is made: the embedded
+// service is reachable only through the BFF in the same process, so nobody
+// else needs to know it.
+func (o *Options) Build(ctx context.Context, log *slog.Logger, mailboxURL string, generateCredential bool) (*Built, error) {
+	mode, err := service.ParseMode(o.Mode)
+	if err != nil {
+		return nil, err
+	}
+	cred := o.PlatformCredential
+	if cred == "" && generateCredential {
+		var b [24]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return nil, err
+		}
+		cred = "embedded:" + hex.EncodeToString(b[:])
+	}
+	if cred == "" {
+		return nil, errors.New("a platform credential is required: set WALLET_PLATFORM_CREDENTIAL=<token id>:<secret>")
+	}
+
+	var sender mail.Sender
+	var box *mail.Mailbox
+	switch {
+	case o.SMTPAddr != "" && o.DevMailbox:
+		return nil, errors.New("choose either --smtp-addr or --dev-mailbox, not both")
+	case o.SMTPAddr != "":
+		switch o.SMTPTLS {
+		case mail.TLSStartTLS, mail.TLSImplicit, mail.TLSNone:
+		default:
+			return nil, fmt.Errorf("--smtp-tls must be starttls, tls or none, not %q", o.SMTPTLS)
+		}
+		sender = &mail.SMTP{Addr: o.SMTPAddr, Username: o.SMTPUsername, Password: o.SMTPPassword, TLS: o.SMTPTLS}
+	case o.DevMailbox:
+		box = &mail.Mailbox{Logger: log, URL: mailboxURL}
+		sender = box
+		log.Warn("dev mailbox is on: e-mail is not sent, it is shown at " + mailboxURL + " (development only)")
+	default:
+		return nil, errors.New("no way to send e-mail: configure SMTP (--smtp-addr) or, for development, --dev-mailbox")
+	}
+
+	st, err := sqlstore.Open(ctx, o.Database)
+	if err != nil {
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	svc, err := service.New(ctx, service.Config{
+		Store:              st,
+		Mailer:             sender,
+		Mode:               mode,
+		PlatformCredential: cred,
+		MailFrom:           o.MailFrom,
+		Logger:             log,
+	})
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	return &Built{Service: svc, Mailbox: box, PlatformCredential: cred, close: st.Close}, nil
+}

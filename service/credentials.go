@@ -1,0 +1,376 @@
+package service
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"math"
+	"math/big"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"paywallet/service/ids"
+	"paywallet/service/mail"
+	"paywallet/service/store"
+	"paywallet/shared/walletcrypto"
+	"paywallet/shared/wire"
+)
+
+// listCredentials handles GET /auth/credentials?accountId=. An unknown
+// account gives an empty list, not 404 (facts §3.3).
+func (s *Service) listCredentials(w http.ResponseWriter, r *http.Request) error {
+	accountID, err := accountIDParam(r)
+	if err != nil {
+		return err
+	}
+	var creds []store.Credential
+	err = s.store.Tx(r.Context(), func(tx store.Tx) error {
+		var err error
+		creds, err = tx.ListCredentials(r.Context(), accountID)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	out := wire.Data[wire.AuthMethod]{Data: make([]wire.AuthMethod, 0, len(creds))}
+	for i := range creds {
+		out.Data = append(out.Data, authMethodJSON(&creds[i]))
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// accountIDParam reads the required accountId query parameter.
+func accountIDParam(r *http.Request) (string, error) {
+	id := r.URL.Query().Get("accountId")
+	switch {
+	case id == "":
+		return "", invalidField("accountId", "required")
+	case !ids.Valid("InternalAccount", id):
+		return "", invalidField("accountId", "must be an InternalAccount:<uuid> id")
+	}
+	return id, nil
+}
+
+func authMethodJSON(c *store.Credential) wire.AuthMethod {
+	return wire.AuthMethod{
+		ID:           c.ID,
+		AccountID:    c.AccountID,
+		Type:         c.Type,
+		Nickname:     c.Nickname,
+		CreatedAt:    timestamp(c.CreatedAt),
+		UpdatedAt:    timestamp(c.UpdatedAt),
+		CredentialID: c.CredentialID,
+	}
+}
+
+// loadCredential reads the credential named in the path or answers 404.
+func loadCredential(ctx context.Context, tx store.Tx, id string) (*store.Credential, error) {
+	notFound := errorf(http.StatusNotFound, codeNotFound, "no credential with this id")
+	if !ids.Valid("AuthMethod", id) {
+		return nil, notFound
+	}
+	c, err := tx.GetCredential(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, notFound
+	}
+	return c, err
+}
+
+// lockedError is the 429 answered while a credential is locked.
+func lockedError(until, now time.Time) *Error {
+	secs := int(math.Ceil(until.Sub(now).Seconds()))
+	if secs < 1 {
+		secs = 1
+	}
+	e := errorf(http.StatusTooManyRequests, codeRateLimited, "too many wrong codes; this credential is locked for a while")
+	e.RetryAfter = secs
+	return e
+}
+
+// challengeCredential handles POST /auth/credentials/{id}/challenge.
+// For EMAIL_OTP it makes a fresh target key pair and 6-digit code, stores
+// them (superseding any earlier code), e-mails the code and answers the
+// AuthMethod with the signed otpEncryptionTargetBundle.
+func (s *Service) challengeCredential(w http.ResponseWriter, r *http.Request) error {
+	ctx := r.Context()
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	var req wire.ChallengeRequest
+	if err := decodeJSON(r, body, &req, true); err != nil {
+		return err
+	}
+
+	target, err := walletcrypto.GenerateKey()
+	if err != nil {
+		return err
+	}
+	code, err := otpCode()
+	if err != nil {
+		return err
+	}
+	bundle, err := walletcrypto.NewTargetBundle(s.signer, target.PublicKey())
+	if err != nil {
+		return err
+	}
+
+	var cred *store.Credential
+	err = s.store.Tx(ctx, func(tx store.Tx) error {
+		var err error
+		cred, err = loadCredential(ctx, tx, r.PathValue("id"))
+		if err != nil {
+			return err
+		}
+		if cred.Type != wire.TypeEmailOTP {
+			return errorf(http.StatusBadRequest, codeInvalidInput, "only EMAIL_OTP credentials can be challenged for now")
+		}
+		now := s.now()
+		if cred.LockedUntil.After(now) {
+			return lockedError(cred.LockedUntil, now)
+		}
+		otp := store.OTP{
+			ID:               ids.New("Otp"),
+			CredentialID:     cred.ID,
+			TargetPrivateKey: target.Bytes(),
+			CreatedAt:        now,
+			ExpiresAt:        now.Add(s.cfg.OTPTTL),
+		}
+		otp.CodeHash = codeHash(otp.ID, code)
+		return tx.CreateOTP(ctx, &otp)
+	})
+	target.Wipe()
+	if err != nil {
+		return err
+	}
+
+	msg := mail.Message{
+		From:    s.cfg.MailFrom,
+		To:      cred.Nickname,
+		Subject: "Your wallet sign-in code",
+		Text: "Your sign-in code is " + code + "\n\n" +
+			"It is valid for " + minutes(s.cfg.OTPTTL) + ". If you did not try to sign in, ignore this e-mail;\n" +
+			"nobody can sign in without the code.\n",
+	}
+	if err := s.mailer.Send(ctx, msg); err != nil {
+		s.log.Error("OTP e-mail not sent", "credential", cred.ID, "err", err)
+		return errorf(http.StatusServiceUnavailable, codeServiceUnavailable, "the sign-in code could not be e-mailed; try again shortly")
+	}
+	out := authMethodJSON(cred)
+	out.OTPEncryptionTargetBundle = bundle
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func minutes(d time.Duration) string {
+	m := int(d.Round(time.Minute) / time.Minute)
+	if m == 1 {
+		return "1 minute"
+	}
+	return strconv.Itoa(m) + " minutes"
+}
+
+// otpCode draws a uniform 6-digit code.
+func otpCode() (string, error) {
+	n, err := rand.Int(rand.Reader, big.NewInt(1_000_000))
+	if err != nil {
+		return "", err
+	}
+	s := n.String()
+	return strings.Repeat("0", 6-len(s)) + s, nil
+}
+
+// codeHash binds a code to its issuance so equal codes of different
+// issuances hash differently.
+func codeHash(otpID, code string) []byte {
+	h := sha256.Sum256([]byte(otpID + "\x00" + code))
+	return h[:]
+}
+
+// verifyCredential handles POST /auth/credentials/{id}/verify.
+func (s *Service) verifyCredential(w http.ResponseWriter, r *http.Request) error {
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	hdr, isRetry, herr := readRetryHeaders(r)
+	if herr != nil {
+		return herr
+	}
+	var req wire.VerifyRequest
+	if err := decodeJSON(r, body, &req, false); err != nil {
+		return err
+	}
+	var fe fieldErrors
+	switch req.Type {
+	case "":
+		fe.add("type", "required")
+	case wire.TypeEmailOTP:
+		if req.EncryptedOTPBundle == "" {
+			fe.add("encryptedOtpBundle", "required")
+		}
+	case wire.TypePasskey, wire.TypeOAuth:
+		fe.add("type", "only EMAIL_OTP verification is available for now")
+	default:
+		fe.addConstraint("type", "must be EMAIL_OTP, PASSKEY or OAUTH", wire.FieldConstraint{Enum: []string{wire.TypeEmailOTP, wire.TypePasskey, wire.TypeOAuth}})
+	}
+	var sealed walletcrypto.Bundle
+	if req.EncryptedOTPBundle != "" {
+		sealed, err = walletcrypto.ParseBundle(req.EncryptedOTPBundle)
+		if err != nil {
+			fe.add("encryptedOtpBundle", `must be a JSON string {"encappedPublic":"<130 hex>","ciphertext":"<hex>"}`)
+		}
+	}
+	if e := fe.err(); e != nil {
+		return e
+	}
+	bodyHash, err := canonicalBodyHash(body)
+	if err != nil {
+		return err
+	}
+	if isRetry {
+		return s.completeOTPLogin(w, r, hdr, bodyHash)
+	}
+	return s.startOTPLogin(w, r, sealed, bodyHash)
+}
+
+// startOTPLogin is leg 1 of EMAIL_OTP verification: open the bundle with the
+// current code's target key, check the code in constant time, and answer a
+// challenge whose payload is a verification token bound to the sealed key.
+// Wrong codes count towards the lock-out even though the request is refused.
+func (s *Service) startOTPLogin(w http.ResponseWriter, r *http.Request, sealed walletcrypto.Bundle, bodyHash []byte) error {
+	ctx := r.Context()
+	var answer error
+	var ch *store.Challenge
+	err := s.store.Tx(ctx, func(tx store.Tx) error {
+		answer, ch = nil, nil
+		cred, err := loadCredential(ctx, tx, r.PathValue("id"))
+		if err != nil {
+			return err
+		}
+		if cred.Type != wire.TypeEmailOTP {
+			return invalidField("type", "this credential is "+cred.Type+", not EMAIL_OTP")
+		}
+		now := s.now()
+		if cred.LockedUntil.After(now) {
+			return lockedError(cred.LockedUntil, now)
+		}
+		otp, err := tx.LatestOTP(ctx, cred.ID)
+		if errors.Is(err, store.ErrNotFound) {
+			return errorf(http.StatusUnauthorized, codeUnauthorized, "no code was issued; request one with the challenge endpoint")
+		}
+		if err != nil {
+			return err
+		}
+		if !otp.UsedAt.IsZero() {
+			return errorf(http.StatusUnauthorized, codeUnauthorized, "this code was already used or replaced; request a new one")
+		}
+		if !now.Before(otp.ExpiresAt) {
+			return errorf(http.StatusUnauthorized, codeUnauthorized, "the code has expired; request a new one")
+		}
+		targetKey, err := walletcrypto.NewPrivateKey(otp.TargetPrivateKey)
+		if err != nil {
+			return err
+		}
+		plaintext, err := walletcrypto.Open(targetKey, sealed.EncappedPublic, sealed.Ciphertext)
+		targetKey.Wipe()
+		if err != nil {
+			return errorf(http.StatusUnauthorized, codeUnauthorized, "encryptedOtpBundle was not sealed to the current code's target key")
+		}
+		code, clientKey, err := walletcrypto.ParseOTPPlaintext(plaintext)
+		if err != nil {
+			return errorf(http.StatusUnauthorized, codeUnauthorized, "the sealed OTP payload is malformed")
+		}
+		if subtle.ConstantTimeCompare(codeHash(otp.ID, code), otp.CodeHash) != 1 {
+			failures := cred.FailedAttempts + 1
+			if failures >= s.cfg.MaxOTPFailures {
+				until := now.Add(s.cfg.LockoutDuration)
+				if err := tx.SetCredentialLock(ctx, cred.ID, 0, until, now); err != nil {
+					return err
+				}
+				if _, err := tx.UseOTP(ctx, otp.ID, now); err != nil {
+					return err
+				}
+				answer = lockedError(until, now)
+				return nil
+			}
+			if err := tx.SetCredentialLock(ctx, cred.ID, failures, time.Time{}, now); err != nil {
+				return err
+			}
+			answer = errorf(http.StatusUnauthorized, codeUnauthorized, "wrong code")
+			return nil
+		}
+		won, err := tx.UseOTP(ctx, otp.ID, now)
+		if err != nil {
+			return err
+		}
+		if !won {
+			return errorf(http.StatusUnauthorized, codeUnauthorized, "this code was already used")
+		}
+		if cred.FailedAttempts != 0 {
+			if err := tx.SetCredentialLock(ctx, cred.ID, 0, time.Time{}, now); err != nil {
+				return err
+			}
+		}
+		expires := now.Add(s.cfg.ChallengeTTL)
+		token, err := s.verificationToken(otp.ID, cred.Nickname, clientKey, now, expires)
+		if err != nil {
+			return err
+		}
+		op := operation{name: opVerifyCredential, targetID: cred.ID, accountID: cred.AccountID, bodyHash: bodyHash}
+		ch, err = s.issueChallenge(ctx, tx, op, token, clientKey)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if answer != nil {
+		return answer
+	}
+	writeJSON(w, http.StatusAccepted, challengeJSON(wire.TypeEmailOTP, ch))
+	return nil
+}
+
+const opVerifyCredential = "auth.credentials.verify"
+
+// completeOTPLogin is leg 2: the same body, stamped by the key sealed in the
+// bundle, with the Request-Id of leg 1. The sealed key becomes the session
+// API key; no encryptedSessionSigningKey is returned.
+func (s *Service) completeOTPLogin(w http.ResponseWriter, r *http.Request, hdr retryHeaders, bodyHash []byte) error {
+	ctx := r.Context()
+	var sess *store.Session
+	err := s.store.Tx(ctx, func(tx store.Tx) error {
+		cred, err := loadCredential(ctx, tx, r.PathValue("id"))
+		if err != nil {
+			return err
+		}
+		op := operation{name: opVerifyCredential, targetID: cred.ID, accountID: cred.AccountID, bodyHash: bodyHash}
+		ch, err := s.completeRetry(ctx, tx, op, hdr, nil)
+		if err != nil {
+			return err
+		}
+		now := s.now()
+		sess = &store.Session{
+			ID:           ids.New("Session"),
+			AccountID:    cred.AccountID,
+			CredentialID: cred.ID,
+			Type:         cred.Type,
+			Nickname:     cred.Nickname,
+			PublicKey:    ch.PublicKey,
+			CreatedAt:    now,
+			UpdatedAt:    now,
+			ExpiresAt:    now.Add(s.cfg.SessionTTL),
+		}
+		return tx.CreateSession(ctx, sess)
+	})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, sessionJSON(sess))
+	return nil
+}

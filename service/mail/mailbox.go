@@ -1,0 +1,160 @@
+package mail
+
+import (
+	"context"
+	"encoding/json"
+	"html/template"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Mailbox is the development mail sink: it keeps the most recent messages in
+// memory and serves them over HTTP. It exists so that `make run` works with no
+// mail server and browser tests can read the code a person would read.
+//
+// Mount [Mailbox.Handler] at /dev/mailbox. Never enable it where real users
+// sign in: anyone who can reach the page can read everyone's codes.
+type Mailbox struct {
+	Logger *slog.Logger // optional; each message is logged with the page address
+	URL    string       // optional; where the page is reachable, for the log line
+	Limit  int          // messages kept; 200 when zero
+
+	mu   sync.Mutex
+	msgs []Received
+}
+
+// Received is a message as the mailbox shows it.
+type Received struct {
+	To         string    `json:"to"`
+	Subject    string    `json:"subject"`
+	Body       string    `json:"body"`
+	Code       string    `json:"code,omitempty"`
+	ReceivedAt time.Time `json:"receivedAt"`
+}
+
+var codePattern = regexp.MustCompile(`\b[0-9]{6}\b`)
+
+// Send stores m.
+func (b *Mailbox) Send(_ context.Context, m Message) error {
+	if err := m.validate(); err != nil {
+		return err
+	}
+	r := Received{
+		To:         addrSpec(m.To),
+		Subject:    m.Subject,
+		Body:       m.Text,
+		Code:       codePattern.FindString(m.Subject + "\n" + m.Text),
+		ReceivedAt: time.Now().UTC(),
+	}
+	limit := b.Limit
+	if limit <= 0 {
+		limit = 200
+	}
+	b.mu.Lock()
+	b.msgs = append(b.msgs, r)
+	if len(b.msgs) > limit {
+		b.msgs = append([]Received(nil), b.msgs[len(b.msgs)-limit:]...)
+	}
+	b.mu.Unlock()
+	if b.Logger != nil {
+		where := b.URL
+		if where == "" {
+			where = "the dev mailbox"
+		}
+		b.Logger.Info("e-mail delivered to the dev mailbox", "to", r.To, "subject", r.Subject, "read it at", where)
+	}
+	return nil
+}
+
+// Latest returns the newest message to the address (compared case-insensitively).
+func (b *Mailbox) Latest(address string) (Received, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for i := len(b.msgs) - 1; i >= 0; i-- {
+		if strings.EqualFold(b.msgs[i].To, address) {
+			return b.msgs[i], true
+		}
+	}
+	return Received{}, false
+}
+
+// All returns the messages, newest first.
+func (b *Mailbox) All() []Received {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := make([]Received, len(b.msgs))
+	for i, m := range b.msgs {
+		out[len(b.msgs)-1-i] = m
+	}
+	return out
+}
+
+// Handler serves, relative to where it is mounted:
+//
+//	GET /                       an HTML page listing messages, newest first
+//	GET /latest?address=<addr>  the newest message to addr as JSON, or 404
+//
+// Mount it with http.StripPrefix("/dev/mailbox", …).
+func (b *Mailbox) Handler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			writeJSON(w, http.StatusMethodNotAllowed, map[string]any{"status": 405, "code": "METHOD_NOT_ALLOWED", "message": "use GET"})
+			return
+		}
+		switch r.URL.Path {
+		case "", "/":
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
+			w.Header().Set("Referrer-Policy", "no-referrer")
+			_ = mailboxPage.Execute(w, b.All())
+		case "/latest":
+			addr := r.URL.Query().Get("address")
+			if addr == "" {
+				writeJSON(w, http.StatusBadRequest, map[string]any{"status": 400, "code": "INVALID_INPUT", "message": "address is required",
+					"details": map[string]any{"errors": []map[string]string{{"field": "address", "message": "required"}}}})
+				return
+			}
+			m, ok := b.Latest(addr)
+			if !ok {
+				writeJSON(w, http.StatusNotFound, map[string]any{"status": 404, "code": "NOT_FOUND", "message": "no message for this address"})
+				return
+			}
+			writeJSON(w, http.StatusOK, m)
+		default:
+			writeJSON(w, http.StatusNotFound, map[string]any{"status": 404, "code": "NOT_FOUND", "message": "no such page"})
+		}
+	})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+var mailboxPage = template.Must(template.New("mailbox").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="refresh" content="5">
+<title>Dev mailbox</title>
+<style>
+body{font:16px/1.5 system-ui,sans-serif;margin:0 auto;max-width:46rem;padding:1rem;color:#1b1f24}
+h1{font-size:1.4rem}.note{color:#5b636e}
+article{border:1px solid #d0d7de;border-radius:8px;padding:.75rem 1rem;margin:.75rem 0}
+.code{font:600 1.6rem ui-monospace,monospace;letter-spacing:.15em}
+pre{white-space:pre-wrap;margin:.5rem 0 0}
+</style></head><body>
+<h1>Dev mailbox</h1>
+<p class="note">Development only: every e-mail the service sends lands here instead of a mail server. This page refreshes every 5 seconds.</p>
+{{range .}}<article>
+<div><strong>To:</strong> {{.To}} · <time datetime="{{.ReceivedAt.Format "2006-01-02T15:04:05Z07:00"}}">{{.ReceivedAt.Format "15:04:05 UTC"}}</time></div>
+<div><strong>Subject:</strong> {{.Subject}}</div>
+{{if .Code}}<div class="code">{{.Code}}</div>{{end}}
+<pre>{{.Body}}</pre>
+</article>{{else}}<p>No messages yet.</p>{{end}}
+</body></html>`))

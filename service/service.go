@@ -1,0 +1,300 @@
+// Package service is the payments service: the HTTP interface of
+// spec/payments-service-interface.md (version 2025-10-13) over a SQL store,
+// with the wallet cryptography done for real.
+//
+// # Shape
+//
+// [New] builds a [Service] from a [Config]; [Service.Handler] is the whole
+// HTTP interface under /2025-10-13. Every platform endpoint requires the
+// platform Basic credential. Handlers return *[Error]; one function turns it
+// into the flat error body.
+//
+// # Modes
+//
+// In [ModeProduction] every signed retry needs a stamp that verifies. In
+// [ModeSandbox] the literal `sandbox-valid-signature` is accepted in place of
+// a stamp, as the spec's Authentication §4 says. Nothing else differs yet.
+//
+// # Signed retries
+//
+// Operations that need a wallet signature answer 202 with a payloadToSign
+// and a requestId; see signedretry.go. The challenge lives in the store, so
+// any instance can complete a retry another instance started.
+package service
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"paywallet/service/mail"
+	"paywallet/service/store"
+	"paywallet/shared/walletcrypto"
+	"paywallet/shared/wire"
+)
+
+// Mode selects how strictly signed actions are checked.
+type Mode string
+
+// Modes of the service.
+const (
+	ModeProduction Mode = "production"
+	ModeSandbox    Mode = "sandbox"
+)
+
+// ParseMode accepts "production" and "sandbox".
+func ParseMode(s string) (Mode, error) {
+	switch Mode(s) {
+	case ModeProduction, ModeSandbox:
+		return Mode(s), nil
+	}
+	return "", fmt.Errorf("service: unknown mode %q (want production or sandbox)", s)
+}
+
+// Config configures a Service. Store, Mailer and PlatformCredential are required.
+type Config struct {
+	Store  store.Store
+	Mailer mail.Sender
+	// Mode is ModeProduction when empty.
+	Mode Mode
+	// PlatformCredential is "<api token id>:<api client secret>", the only
+	// credential platform endpoints accept.
+	PlatformCredential string
+	// MailFrom is the sender of OTP e-mail.
+	MailFrom string
+	// UMADomain is the domain of generated UMA addresses.
+	UMADomain string
+	// WalletCurrency is the currency of new embedded wallets (ISO 4217).
+	WalletCurrency string
+
+	SessionTTL      time.Duration // 15 minutes when zero
+	OTPTTL          time.Duration // 5 minutes when zero
+	ChallengeTTL    time.Duration // 5 minutes when zero
+	MaxOTPFailures  int           // 5 when zero
+	LockoutDuration time.Duration // 15 minutes when zero
+
+	// Now is the clock; tests inject one. Defaults to time.Now.
+	Now    func() time.Time
+	Logger *slog.Logger
+}
+
+// Service is the payments service.
+type Service struct {
+	cfg    Config
+	store  store.Store
+	mailer mail.Sender
+	log    *slog.Logger
+	mode   Mode
+	tokenID,
+	secret string
+	signer *walletcrypto.PrivateKey
+}
+
+// New validates cfg, loads (or on first start creates) the target-bundle
+// signer key from the store, and returns the service.
+func New(ctx context.Context, cfg Config) (*Service, error) {
+	if cfg.Store == nil {
+		return nil, errors.New("service: Config.Store is required")
+	}
+	if cfg.Mailer == nil {
+		return nil, errors.New("service: Config.Mailer is required")
+	}
+	id, secret, ok := strings.Cut(cfg.PlatformCredential, ":")
+	if !ok || id == "" || secret == "" {
+		return nil, errors.New("service: Config.PlatformCredential must be <token id>:<secret>")
+	}
+	if cfg.Mode == "" {
+		cfg.Mode = ModeProduction
+	}
+	if _, err := ParseMode(string(cfg.Mode)); err != nil {
+		return nil, err
+	}
+	if cfg.MailFrom == "" {
+		cfg.MailFrom = "Wallet <no-reply@localhost>"
+	}
+	if cfg.UMADomain == "" {
+		cfg.UMADomain = "uma.localhost"
+	}
+	if cfg.WalletCurrency == "" {
+		cfg.WalletCurrency = "USD"
+	}
+	if _, ok := currencies[cfg.WalletCurrency]; !ok {
+		return nil, fmt.Errorf("service: unknown wallet currency %q", cfg.WalletCurrency)
+	}
+	setDefault(&cfg.SessionTTL, 15*time.Minute)
+	setDefault(&cfg.OTPTTL, 5*time.Minute)
+	setDefault(&cfg.ChallengeTTL, 5*time.Minute)
+	setDefault(&cfg.LockoutDuration, 15*time.Minute)
+	if cfg.MaxOTPFailures == 0 {
+		cfg.MaxOTPFailures = 5
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	s := &Service{cfg: cfg, store: cfg.Store, mailer: cfg.Mailer, log: cfg.Logger, mode: cfg.Mode, tokenID: id, secret: secret}
+	signer, err := s.loadSigner(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.signer = signer
+	return s, nil
+}
+
+func setDefault(d *time.Duration, v time.Duration) {
+	if *d == 0 {
+		*d = v
+	}
+}
+
+const signerSetting = "otp_target_bundle_signer_key"
+
+// loadSigner returns the key that signs OTP target bundles and verification
+// tokens. It is made once and kept in the store, so every instance and every
+// restart signs with the same key and clients can pin its public half.
+func (s *Service) loadSigner(ctx context.Context) (*walletcrypto.PrivateKey, error) {
+	fresh, err := walletcrypto.GenerateKey()
+	if err != nil {
+		return nil, err
+	}
+	var stored []byte
+	err = s.store.Tx(ctx, func(tx store.Tx) error {
+		var err error
+		stored, err = tx.PutSettingIfAbsent(ctx, signerSetting, fresh.Bytes())
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("service: load signer key: %w", err)
+	}
+	k, err := walletcrypto.NewPrivateKey(stored)
+	if err != nil {
+		return nil, fmt.Errorf("service: stored signer key is unusable: %w", err)
+	}
+	return k, nil
+}
+
+// SignerPublicKey is the key clients pin to check otpEncryptionTargetBundle.
+func (s *Service) SignerPublicKey() *walletcrypto.PublicKey { return s.signer.PublicKey() }
+
+// Mode reports the service's mode.
+func (s *Service) Mode() Mode { return s.mode }
+
+// now is the service clock at the store's precision.
+func (s *Service) now() time.Time { return s.cfg.Now().UTC().Truncate(time.Microsecond) }
+
+// handlerFunc is a handler that returns its failure instead of writing it.
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+// route is one line of the route table.
+type route struct {
+	method, path string
+	h            handlerFunc
+	auth         authKind
+}
+
+type authKind int
+
+const (
+	authPlatform authKind = iota // Basic platform credential
+)
+
+func (s *Service) routes() []route {
+	return []route{
+		{"POST", "/customers", s.createCustomer, authPlatform},
+		{"GET", "/customers", s.listCustomers, authPlatform},
+		{"GET", "/customers/internal-accounts", s.listInternalAccounts, authPlatform},
+		{"GET", "/customers/{customerId}", s.getCustomer, authPlatform},
+		{"GET", "/auth/credentials", s.listCredentials, authPlatform},
+		{"POST", "/auth/credentials/{id}/challenge", s.challengeCredential, authPlatform},
+		{"POST", "/auth/credentials/{id}/verify", s.verifyCredential, authPlatform},
+		{"GET", "/auth/sessions", s.listSessions, authPlatform},
+	}
+}
+
+// Handler returns the HTTP interface. Paths not in the route table answer
+// 404, known paths with another method 405, both as JSON error bodies.
+func (s *Service) Handler() http.Handler {
+	mux := http.NewServeMux()
+	byPath := map[string][]route{}
+	var order []string
+	for _, rt := range s.routes() {
+		if _, seen := byPath[rt.path]; !seen {
+			order = append(order, rt.path)
+		}
+		byPath[rt.path] = append(byPath[rt.path], rt)
+	}
+	for _, p := range order {
+		rts := byPath[p]
+		mux.HandleFunc(wire.BasePath+p, func(w http.ResponseWriter, r *http.Request) {
+			var allow []string
+			for _, rt := range rts {
+				if rt.method == r.Method {
+					s.serve(w, r, rt)
+					return
+				}
+				allow = append(allow, rt.method)
+			}
+			w.Header().Set("Allow", strings.Join(allow, ", "))
+			s.writeError(w, r, errorf(http.StatusMethodNotAllowed, codeMethodNotAllowed, r.Method+" is not allowed here"))
+		})
+	}
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		s.writeError(w, r, errorf(http.StatusNotFound, codeNotFound, "no such endpoint"))
+	})
+	return mux
+}
+
+func (s *Service) serve(w http.ResponseWriter, r *http.Request, rt route) {
+	defer func() {
+		if p := recover(); p != nil {
+			if p == http.ErrAbortHandler {
+				panic(p)
+			}
+			s.log.Error("panic in handler", "path", r.URL.Path, "panic", p)
+			s.writeError(w, r, errorf(http.StatusInternalServerError, codeInternal, "internal error"))
+		}
+	}()
+	if rt.auth == authPlatform {
+		if err := s.checkPlatform(r); err != nil {
+			w.Header().Set("WWW-Authenticate", `Basic realm="payments"`)
+			s.writeError(w, r, err)
+			return
+		}
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+	if err := rt.h(w, r); err != nil {
+		s.writeError(w, r, err)
+	}
+}
+
+const maxBody = 1 << 20
+
+// checkPlatform compares the Basic credential in constant time. Both halves
+// are always compared so the time does not tell which one was wrong.
+func (s *Service) checkPlatform(r *http.Request) *Error {
+	id, secret, ok := r.BasicAuth()
+	idOK := subtle.ConstantTimeCompare([]byte(id), []byte(s.tokenID))
+	secretOK := subtle.ConstantTimeCompare([]byte(secret), []byte(s.secret))
+	if !ok || idOK&secretOK != 1 {
+		return errorf(http.StatusUnauthorized, codeUnauthorized, "a valid platform credential (HTTP Basic <token id>:<secret>) is required")
+	}
+	return nil
+}
+
+func (s *Service) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	e, known := asError(err)
+	if !known {
+		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+	}
+	if e.RetryAfter > 0 {
+		w.Header().Set("Retry-After", fmt.Sprint(e.RetryAfter))
+	}
+	writeJSON(w, e.Status, wire.Error{Status: e.Status, Code: e.Code, Message: e.Message, Details: e.Details})
+}

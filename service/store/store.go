@@ -1,0 +1,213 @@
+// Package store defines what the payments service keeps between requests and
+// the one interface that both SQL back ends (SQLite, PostgreSQL) implement.
+//
+// # Transactions
+//
+// Every state change a request makes happens inside one [Store.Tx] call: the
+// function receives a [Tx] and either everything it wrote commits or nothing
+// does. Reads outside a write use [Store.Tx] too; there is no separate read
+// path, which keeps the two back ends identical in behaviour.
+//
+// # Compare-and-set
+//
+// Single-use things (OTP issuances, signed-retry challenges) are consumed with
+// compare-and-set methods that report whether this caller won. Two requests
+// racing to consume the same challenge see exactly one true.
+//
+// # Errors
+//
+// Implementations return [ErrNotFound] and [ErrConflict] (wrapped or bare, test
+// with errors.Is); anything else is an internal failure.
+//
+// # Time
+//
+// Times are stored in UTC with microsecond precision (PostgreSQL's precision);
+// callers should truncate to the microsecond before storing if they compare
+// values read back. The zero time means "not set" for optional times.
+package store
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// ErrNotFound reports that the requested row does not exist.
+var ErrNotFound = errors.New("store: not found")
+
+// ErrConflict reports that a uniqueness rule refused the write.
+var ErrConflict = errors.New("store: conflict")
+
+// Store opens transactions. Implementations are safe for concurrent use.
+type Store interface {
+	// Tx runs fn in one database transaction. If fn returns an error the
+	// transaction is rolled back and that error is returned unchanged.
+	// Implementations may retry fn on serialization failures, so fn must not
+	// have side effects outside the Tx.
+	Tx(ctx context.Context, fn func(Tx) error) error
+	// Close releases the database.
+	Close() error
+}
+
+// Tx is everything the service can read and write within one transaction.
+type Tx interface {
+	// Settings hold service-wide values such as the target-bundle signer key.
+	// PutSettingIfAbsent stores value under key unless the key exists, and
+	// returns the value that is stored afterwards (the existing one if any),
+	// so concurrent first starts of several instances agree on one value.
+	PutSettingIfAbsent(ctx context.Context, key string, value []byte) ([]byte, error)
+	GetSetting(ctx context.Context, key string) ([]byte, error)
+
+	// CreateCustomer fails with ErrConflict when PlatformCustomerID is taken.
+	CreateCustomer(ctx context.Context, c *Customer) error
+	GetCustomer(ctx context.Context, id string) (*Customer, error)
+	ListCustomers(ctx context.Context, f CustomerFilter) (Page[Customer], error)
+
+	CreateInternalAccount(ctx context.Context, a *InternalAccount) error
+	GetInternalAccount(ctx context.Context, id string) (*InternalAccount, error)
+	ListInternalAccounts(ctx context.Context, f InternalAccountFilter) (Page[InternalAccount], error)
+
+	// CreateCredential fails with ErrConflict when the account already has an
+	// EMAIL_OTP credential and this is one too, or when another EMAIL_OTP
+	// credential anywhere has the same Nickname (e-mail, compared in lower case).
+	CreateCredential(ctx context.Context, c *Credential) error
+	GetCredential(ctx context.Context, id string) (*Credential, error)
+	// ListCredentials returns the account's credentials, oldest first.
+	ListCredentials(ctx context.Context, accountID string) ([]Credential, error)
+	// SetCredentialLock records failed verification attempts and an optional
+	// lock-out end (zero time for none).
+	SetCredentialLock(ctx context.Context, id string, failedAttempts int, lockedUntil time.Time, now time.Time) error
+
+	// CreateOTP stores a new issuance and marks every earlier unused issuance
+	// of the same credential as used at o.CreatedAt (a new code supersedes the old).
+	CreateOTP(ctx context.Context, o *OTP) error
+	// LatestOTP is the most recent issuance of the credential, used or not.
+	LatestOTP(ctx context.Context, credentialID string) (*OTP, error)
+	// UseOTP marks the issuance used at the given time if it is still unused
+	// and reports whether this call did it.
+	UseOTP(ctx context.Context, id string, at time.Time) (bool, error)
+
+	CreateChallenge(ctx context.Context, c *Challenge) error
+	GetChallenge(ctx context.Context, id string) (*Challenge, error)
+	// ConsumeChallenge marks the challenge consumed at the given time if it is
+	// unconsumed and reports whether this call did it.
+	ConsumeChallenge(ctx context.Context, id string, at time.Time) (bool, error)
+
+	CreateSession(ctx context.Context, s *Session) error
+	GetSession(ctx context.Context, id string) (*Session, error)
+	// ListActiveSessions returns sessions of the account that are neither
+	// revoked nor expired at now, oldest first.
+	ListActiveSessions(ctx context.Context, accountID string, now time.Time) ([]Session, error)
+	// RevokeSession sets RevokedAt if the session is unrevoked and reports
+	// whether this call did it.
+	RevokeSession(ctx context.Context, id string, at time.Time) (bool, error)
+}
+
+// Page is one page of a list ordered by id. Ids are UUIDv7-based and so sort
+// in creation order; the cursor is the last id of the page, which keeps
+// pagination stable when rows are inserted meanwhile.
+type Page[T any] struct {
+	Items      []T
+	HasMore    bool
+	NextCursor string // set only when HasMore
+	TotalCount int    // rows matching the filter, ignoring Limit and Cursor
+}
+
+// Customer is an end user of the platform.
+type Customer struct {
+	ID                 string // Customer:<uuid>
+	PlatformCustomerID string
+	CustomerType       string // INDIVIDUAL or BUSINESS
+	Email              string // as given; may be empty
+	UmaAddress         string
+	FullName           string
+	KYCStatus          string
+	CreatedAt          time.Time
+	UpdatedAt          time.Time
+}
+
+// CustomerFilter selects customers; empty fields do not filter.
+type CustomerFilter struct {
+	PlatformCustomerID string
+	CustomerType       string
+	Limit              int    // 1..100; implementations treat 0 as 20
+	Cursor             string // id after which the page starts
+}
+
+// InternalAccount is an account held inside the service, such as a
+// customer's embedded wallet.
+type InternalAccount struct {
+	ID             string // InternalAccount:<uuid>
+	CustomerID     string // empty for platform accounts
+	Type           string // EMBEDDED_WALLET, INTERNAL_FIAT, INTERNAL_CRYPTO
+	Status         string // ACTIVE, ...
+	Currency       string // ISO 4217 code
+	PrivateEnabled bool
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+}
+
+// InternalAccountFilter selects internal accounts; empty fields do not filter.
+type InternalAccountFilter struct {
+	CustomerID string
+	Type       string
+	Currency   string
+	Limit      int
+	Cursor     string
+}
+
+// Credential is an authentication method of an internal account (AuthMethod
+// on the wire).
+type Credential struct {
+	ID             string // AuthMethod:<uuid>
+	AccountID      string // InternalAccount:<uuid>
+	Type           string // EMAIL_OTP, PASSKEY, OAUTH
+	Nickname       string
+	CredentialID   string // PASSKEY only: base64url rawId
+	FailedAttempts int
+	LockedUntil    time.Time
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+}
+
+// OTP is one issuance of an e-mail one-time code together with the target
+// key pair the client seals the code to.
+type OTP struct {
+	ID               string
+	CredentialID     string
+	CodeHash         []byte // SHA-256 of the code bound to the issuance id
+	TargetPrivateKey []byte // 32-byte P-256 scalar
+	CreatedAt        time.Time
+	ExpiresAt        time.Time
+	UsedAt           time.Time
+}
+
+// Challenge is a pending signed retry: the 202 answer of an operation that
+// needs a wallet signature, bound to everything the retry must repeat.
+type Challenge struct {
+	ID        string // Request:<uuid>
+	Operation string // e.g. "auth.credentials.verify"
+	TargetID  string // the path id the operation acts on
+	AccountID string // InternalAccount:<uuid>
+	BodyHash  []byte // SHA-256 of the canonical request body
+	Payload   string // payloadToSign, byte for byte
+	PublicKey []byte // optional: the key the retry must be signed with (SEC1)
+	CreatedAt time.Time
+	ExpiresAt time.Time
+	// ConsumedAt is set once a retry succeeded.
+	ConsumedAt time.Time
+}
+
+// Session is a wallet session issued by verifying a credential.
+type Session struct {
+	ID           string // Session:<uuid>
+	AccountID    string
+	CredentialID string // AuthMethod id that issued it
+	Type         string // type of that credential
+	Nickname     string
+	PublicKey    []byte // 33-byte compressed SEC1 session API key
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+	ExpiresAt    time.Time
+	RevokedAt    time.Time
+}

@@ -1,0 +1,172 @@
+// Package wire holds the JSON shapes of the payments service interface
+// (version 2025-10-13) that more than one side of the project reads or writes:
+// the service produces them, the BFF reads a few of them, tests decode them.
+//
+// Field order follows the spec's tables. Optional fields use omitempty so that
+// a shape never carries a field the spec marks as absent (for example a
+// Session in a list never has encryptedSessionSigningKey).
+package wire
+
+// Version is the date-valued path segment every service path starts with.
+const Version = "2025-10-13"
+
+// BasePath is the prefix of every service path.
+const BasePath = "/" + Version
+
+// Error is the flat error body of every non-2xx answer.
+type Error struct {
+	Status  int            `json:"status"`
+	Code    string         `json:"code"`
+	Message string         `json:"message"`
+	Details map[string]any `json:"details,omitempty"`
+}
+
+// FieldError names one bad field of a refused request, in dot notation.
+type FieldError struct {
+	Field      string           `json:"field"`
+	Constraint *FieldConstraint `json:"constraint,omitempty"`
+	Message    string           `json:"message"`
+}
+
+// FieldConstraint describes the rule a FieldError broke.
+type FieldConstraint struct {
+	Format    string   `json:"format,omitempty"`
+	Pattern   string   `json:"pattern,omitempty"`
+	Enum      []string `json:"enum,omitempty"`
+	MinLength *int     `json:"minLength,omitempty"`
+	MaxLength *int     `json:"maxLength,omitempty"`
+}
+
+// List is the envelope of paginated lists.
+type List[T any] struct {
+	Data       []T    `json:"data"`
+	HasMore    bool   `json:"hasMore"`
+	NextCursor string `json:"nextCursor,omitempty"`
+	TotalCount *int   `json:"totalCount,omitempty"`
+}
+
+// Data is the envelope of the short, unpaginated lists (credentials,
+// sessions, discoveries).
+type Data[T any] struct {
+	Data []T `json:"data"`
+}
+
+// Currency describes a currency and how its smallest unit relates to it.
+type Currency struct {
+	Code     string `json:"code"`
+	Name     string `json:"name"`
+	Symbol   string `json:"symbol"`
+	Decimals int    `json:"decimals"`
+}
+
+// CurrencyAmount is an amount in the smallest unit of its currency.
+type CurrencyAmount struct {
+	Amount   int64    `json:"amount"`
+	Currency Currency `json:"currency"`
+}
+
+// Customer is the customer resource (grid-api-facts §3.5).
+type Customer struct {
+	ID                 string `json:"id"`
+	PlatformCustomerID string `json:"platformCustomerId"`
+	CustomerType       string `json:"customerType"`
+	UmaAddress         string `json:"umaAddress"`
+	Email              string `json:"email,omitempty"`
+	FullName           string `json:"fullName,omitempty"`
+	KYCStatus          string `json:"kycStatus,omitempty"`
+	CreatedAt          string `json:"createdAt"`
+	UpdatedAt          string `json:"updatedAt"`
+}
+
+// CustomerCreateRequest is the body of POST /customers.
+type CustomerCreateRequest struct {
+	PlatformCustomerID string `json:"platformCustomerId"`
+	CustomerType       string `json:"customerType"`
+	Email              string `json:"email,omitempty"`
+	FullName           string `json:"fullName,omitempty"`
+	UmaAddress         string `json:"umaAddress,omitempty"`
+}
+
+// PaymentInstructions tells how to pay into or out of an account.
+type PaymentInstructions struct {
+	InstructionsNotes   string         `json:"instructionsNotes,omitempty"`
+	AccountOrWalletInfo map[string]any `json:"accountOrWalletInfo"`
+}
+
+// InternalAccount is the internal-account resource (grid-api-facts §3.4).
+type InternalAccount struct {
+	ID                         string                `json:"id"`
+	CustomerID                 string                `json:"customerId,omitempty"`
+	Type                       string                `json:"type"`
+	Status                     string                `json:"status"`
+	Balance                    CurrencyAmount        `json:"balance"`
+	TotalBalance               CurrencyAmount        `json:"totalBalance"`
+	FundingPaymentInstructions []PaymentInstructions `json:"fundingPaymentInstructions"`
+	PrivateEnabled             *bool                 `json:"privateEnabled,omitempty"`
+	CreatedAt                  string                `json:"createdAt"`
+	UpdatedAt                  string                `json:"updatedAt"`
+}
+
+// AuthMethod is an authentication credential. Its shape is strict: the
+// spec allows no fields beyond these.
+type AuthMethod struct {
+	ID                        string `json:"id"`
+	AccountID                 string `json:"accountId"`
+	Type                      string `json:"type"`
+	Nickname                  string `json:"nickname"`
+	CreatedAt                 string `json:"createdAt"`
+	UpdatedAt                 string `json:"updatedAt"`
+	CredentialID              string `json:"credentialId,omitempty"`
+	OTPEncryptionTargetBundle string `json:"otpEncryptionTargetBundle,omitempty"`
+}
+
+// Session is a wallet session (AuthSession).
+type Session struct {
+	ID                         string `json:"id"`
+	AccountID                  string `json:"accountId"`
+	Type                       string `json:"type"`
+	Nickname                   string `json:"nickname"`
+	CreatedAt                  string `json:"createdAt"`
+	UpdatedAt                  string `json:"updatedAt"`
+	ExpiresAt                  string `json:"expiresAt"`
+	CredentialID               string `json:"credentialId,omitempty"`
+	EncryptedSessionSigningKey string `json:"encryptedSessionSigningKey,omitempty"`
+}
+
+// SignedRequestChallenge is the 202 body of a signed-retry operation.
+type SignedRequestChallenge struct {
+	Type          string `json:"type,omitempty"`
+	PayloadToSign string `json:"payloadToSign"`
+	RequestID     string `json:"requestId"`
+	ExpiresAt     string `json:"expiresAt"`
+}
+
+// ChallengeRequest is the optional body of POST /auth/credentials/{id}/challenge.
+type ChallengeRequest struct {
+	ClientPublicKey string `json:"clientPublicKey,omitempty"`
+}
+
+// VerifyRequest is the body of POST /auth/credentials/{id}/verify. Only the
+// fields of the credential's type may be present.
+type VerifyRequest struct {
+	Type               string `json:"type"`
+	EncryptedOTPBundle string `json:"encryptedOtpBundle,omitempty"`
+}
+
+// Header names of the signed retry.
+const (
+	HeaderWalletSignature = "Service-Wallet-Signature"
+	HeaderRequestID       = "Request-Id"
+	HeaderIdempotencyKey  = "Idempotency-Key"
+)
+
+// SandboxSignature is the literal that sandbox mode accepts in place of a
+// stamp. Production mode never accepts it.
+const SandboxSignature = "sandbox-valid-signature"
+
+// Credential and session types.
+const (
+	TypeEmailOTP = "EMAIL_OTP"
+	TypePasskey  = "PASSKEY"
+	TypeOAuth    = "OAUTH"
+)
