@@ -13,6 +13,7 @@ package mail
 import (
 	"context"
 	"errors"
+	"mime"
 	"strings"
 	"time"
 )
@@ -52,7 +53,7 @@ func (m Message) rfc5322(now time.Time, messageID string) []byte {
 	var b strings.Builder
 	b.WriteString("From: " + m.From + "\r\n")
 	b.WriteString("To: " + m.To + "\r\n")
-	b.WriteString("Subject: " + m.Subject + "\r\n")
+	b.WriteString("Subject: " + mime.QEncoding.Encode("utf-8", m.Subject) + "\r\n")
 	b.WriteString("Date: " + now.Format(time.RFC1123Z) + "\r\n")
 	b.WriteString("Message-ID: <" + messageID + ">\r\n")
 	b.WriteString("MIME-Version: 1.0\r\n")

@@ -39,7 +39,7 @@ type SMTP struct {
 
 // Send delivers m. It opens one connection per message: OTP mail is rare and
 // a pooled connection would only add failure modes.
-func (s *SMTP) Send(ctx context.Context, m Message) error {
+func (s *SMTP) Send(ctx context.Context, m Message) (err error) {
 	if err := m.validate(); err != nil {
 		return err
 	}
@@ -53,6 +53,13 @@ func (s *SMTP) Send(ctx context.Context, m Message) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	defer func() {
+		// When the deadline or a cancellation ended the exchange, say so:
+		// the I/O error alone ("use of closed network connection") hides why.
+		if err != nil && ctx.Err() != nil {
+			err = fmt.Errorf("mail: SMTP exchange with %s stopped: %w (%v)", s.Addr, ctx.Err(), err)
+		}
+	}()
 
 	tlsConf := &tls.Config{ServerName: host, MinVersion: tls.VersionTLS12}
 	if s.TLSConfig != nil {
@@ -75,6 +82,10 @@ func (s *SMTP) Send(ctx context.Context, m Message) error {
 	if deadline, ok := ctx.Deadline(); ok {
 		_ = conn.SetDeadline(deadline)
 	}
+	// Cancelling ctx mid-exchange closes the connection, which fails the
+	// pending read or write at once.
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	defer stop()
 	c, err := smtp.NewClient(conn, host)
 	if err != nil {
 		conn.Close()
