@@ -1,0 +1,87 @@
+//go:build !js
+
+package main
+
+// This file runs on the host (go test ./... on linux), where the rest of the
+// package is excluded by its js && wasm build constraint. It asks the go
+// command what the js/wasm build of paywallet/wasm links and fails if the
+// module would grow a dependency it must not have.
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const wasmPackage = "paywallet/wasm"
+
+// goList runs "go list" for GOOS=js GOARCH=wasm with the given arguments and
+// returns the output lines.
+func goList(t *testing.T, args ...string) []string {
+	t.Helper()
+	gocmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go command not found:", err)
+	}
+	cmd := exec.Command(gocmd, append([]string{"list"}, args...)...)
+	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm", "CGO_ENABLED=0")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	return strings.Fields(string(out))
+}
+
+// forbidden reports why the wasm module must not link pkg, or "".
+func forbidden(pkg string) string {
+	switch {
+	case pkg == "encoding/json":
+		return "reflection-based JSON costs ~0.4 MB; parse JSON with the browser's JSON or walletcrypto's flat-JSON helper"
+	case pkg == "net/http":
+		return "the wallet module does no networking; the page talks to the BFF"
+	case strings.HasPrefix(pkg, "github.com/gofiber/"):
+		return "Fiber is the BFF's web framework"
+	}
+	return ""
+}
+
+func TestWasmDependencies(t *testing.T) {
+	deps := goList(t, "-deps", wasmPackage)
+	found := make(map[string]bool, len(deps))
+	for _, pkg := range deps {
+		found[pkg] = true
+		if why := forbidden(pkg); why != "" {
+			t.Errorf("%s links %s: %s", wasmPackage, pkg, why)
+		}
+	}
+	// Guard against a vacuous pass (wrong package, wrong GOOS, empty output).
+	for _, want := range []string{wasmPackage, "paywallet/shared/walletcrypto", "syscall/js"} {
+		if !found[want] {
+			t.Errorf("%s does not link %s; is the dependency listing right?", wasmPackage, want)
+		}
+	}
+}
+
+func TestWasmDirectImports(t *testing.T) {
+	imports := goList(t, "-f", `{{join .Imports "\n"}}`, wasmPackage)
+	if len(imports) == 0 {
+		t.Fatalf("go list reports no imports for %s", wasmPackage)
+	}
+	for _, pkg := range imports {
+		first, _, _ := strings.Cut(pkg, "/")
+		switch {
+		case pkg == "fmt":
+			// fmt drags in reflection-based formatting; errors and
+			// strings cover what the module needs.
+			t.Errorf("%s imports fmt", wasmPackage)
+		case strings.HasPrefix(pkg, "paywallet/shared/"):
+		case strings.HasPrefix(pkg, "paywallet/"):
+			t.Errorf("%s imports %s; only paywallet/shared/... is allowed", wasmPackage, pkg)
+		case strings.Contains(first, "."):
+			t.Errorf("%s imports %s; only the standard library and paywallet/shared/... are allowed", wasmPackage, pkg)
+		}
+	}
+}

@@ -1,0 +1,225 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"errors"
+	"syscall/js"
+
+	"paywallet/shared/walletcrypto"
+)
+
+// wallet holds the state behind globalThis.paywallet.
+type wallet struct {
+	keys *keyStore
+}
+
+// newWallet returns the frozen JavaScript object that becomes
+// globalThis.paywallet.
+func newWallet(keys *keyStore) js.Value {
+	w := &wallet{keys: keys}
+	obj := js.Global().Get("Object").New()
+	for _, m := range []struct {
+		name string
+		fn   method
+	}{
+		{"generateKey", w.generateKey},
+		{"verifyTargetBundle", w.verifyTargetBundle},
+		{"sealOtp", w.sealOtp},
+		{"stamp", w.stamp},
+		{"decryptSessionKey", w.decryptSessionKey},
+		{"forget", w.forget},
+	} {
+		obj.Set(m.name, promiseFunc(m.name, m.fn))
+	}
+	obj.Set("version", version)
+	return js.Global().Get("Object").Call("freeze", obj)
+}
+
+// generateKey() -> {handle, publicKey, publicKeyUncompressed}
+func (w *wallet) generateKey(args []js.Value) (any, error) {
+	if err := checkCount(args); err != nil {
+		return nil, err
+	}
+	k, err := walletcrypto.GenerateKey()
+	if err != nil {
+		return nil, errors.New("key generation failed: " + cryptoReason(err))
+	}
+	return w.keep(k)
+}
+
+// verifyTargetBundle(bundle, pinnedSignerHex) -> {targetPublic}
+func (w *wallet) verifyTargetBundle(args []js.Value) (any, error) {
+	if err := checkCount(args, "bundle", "pinnedSignerHex"); err != nil {
+		return nil, err
+	}
+	bundle, err := stringArg(args[0], "bundle", maxBundle, true)
+	if err != nil {
+		return nil, err
+	}
+	signer, err := signerArg(args[1])
+	if err != nil {
+		return nil, err
+	}
+	target, err := verifyTarget(bundle, signer)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"targetPublic": target.UncompressedHex()}, nil
+}
+
+// sealOtp(handle, code, bundle, pinnedSignerHex) -> JSON HPKE form string
+func (w *wallet) sealOtp(args []js.Value) (any, error) {
+	if err := checkCount(args, "handle", "code", "bundle", "pinnedSignerHex"); err != nil {
+		return nil, err
+	}
+	handle, err := handleArg(args[0])
+	if err != nil {
+		return nil, err
+	}
+	if args[1].Type() != js.TypeString {
+		return nil, errors.New("code must be a string, got " + args[1].Type().String())
+	}
+	code := args[1].String()
+	if !validOTPCode(code) {
+		return nil, errors.New("code must be 1 to 64 printable ASCII characters without spaces")
+	}
+	bundle, err := stringArg(args[2], "bundle", maxBundle, true)
+	if err != nil {
+		return nil, err
+	}
+	signer, err := signerArg(args[3])
+	if err != nil {
+		return nil, err
+	}
+	var client *walletcrypto.PublicKey
+	if err := w.keys.use(handle, func(k *walletcrypto.PrivateKey) error {
+		client = k.PublicKey()
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	target, err := verifyTarget(bundle, signer)
+	if err != nil {
+		return nil, err
+	}
+	sealed, err := walletcrypto.SealOTP(target, code, client)
+	if err != nil {
+		return nil, errors.New("sealing failed: " + cryptoReason(err))
+	}
+	return sealed, nil
+}
+
+// stamp(handle, payload) -> Service-Wallet-Signature header value
+func (w *wallet) stamp(args []js.Value) (any, error) {
+	if err := checkCount(args, "handle", "payload"); err != nil {
+		return nil, err
+	}
+	handle, err := handleArg(args[0])
+	if err != nil {
+		return nil, err
+	}
+	payload, err := stringArg(args[1], "payload", maxPayload, true)
+	if err != nil {
+		return nil, err
+	}
+	var header string
+	err = w.keys.use(handle, func(k *walletcrypto.PrivateKey) error {
+		var err error
+		header, err = walletcrypto.SignStamp(k, []byte(payload))
+		return err
+	})
+	switch {
+	case errors.Is(err, errBadHandle), errors.Is(err, errUnknownHandle):
+		return nil, err
+	case err != nil:
+		return nil, errors.New("signing failed: " + cryptoReason(err))
+	}
+	return header, nil
+}
+
+// decryptSessionKey(handle, bundle) -> {handle, publicKey, publicKeyUncompressed}
+func (w *wallet) decryptSessionKey(args []js.Value) (any, error) {
+	if err := checkCount(args, "handle", "bundle"); err != nil {
+		return nil, err
+	}
+	handle, err := handleArg(args[0])
+	if err != nil {
+		return nil, err
+	}
+	bundle, err := stringArg(args[1], "bundle", maxBundle, true)
+	if err != nil {
+		return nil, err
+	}
+	var session *walletcrypto.PrivateKey
+	err = w.keys.use(handle, func(k *walletcrypto.PrivateKey) error {
+		var err error
+		session, err = walletcrypto.OpenSessionKey(k, bundle)
+		return err
+	})
+	switch {
+	case errors.Is(err, errBadHandle), errors.Is(err, errUnknownHandle):
+		return nil, err
+	case errors.Is(err, walletcrypto.ErrDecrypt):
+		return nil, errors.New("bundle does not open with this key")
+	case err != nil:
+		return nil, errors.New("invalid session key bundle: " + cryptoReason(err))
+	}
+	return w.keep(session)
+}
+
+// forget(handle) -> boolean
+func (w *wallet) forget(args []js.Value) (any, error) {
+	if err := checkCount(args, "handle"); err != nil {
+		return nil, err
+	}
+	handle, err := handleArg(args[0])
+	if err != nil {
+		return nil, err
+	}
+	return w.keys.forget(handle)
+}
+
+// keep stores k and describes it to JavaScript by handle and public keys
+// only. If k cannot be stored it is wiped.
+func (w *wallet) keep(k *walletcrypto.PrivateKey) (any, error) {
+	h, err := w.keys.add(k)
+	if err != nil {
+		k.Wipe()
+		return nil, err
+	}
+	pub := k.PublicKey()
+	return map[string]any{
+		"handle":                h,
+		"publicKey":             pub.CompressedHex(),
+		"publicKeyUncompressed": pub.UncompressedHex(),
+	}, nil
+}
+
+// signerArg parses the pinned signer public key (66 or 130 hex characters).
+func signerArg(v js.Value) (*walletcrypto.PublicKey, error) {
+	s, err := stringArg(v, "pinnedSignerHex", maxKeyHex, true)
+	if err != nil {
+		return nil, err
+	}
+	signer, err := walletcrypto.ParsePublicKeyHex(s)
+	if err != nil {
+		return nil, errors.New("pinnedSignerHex is not a P-256 public key in hex")
+	}
+	return signer, nil
+}
+
+// verifyTarget checks the target bundle's signature against the pinned
+// signer and returns targetPublic.
+func verifyTarget(bundle string, signer *walletcrypto.PublicKey) (*walletcrypto.PublicKey, error) {
+	target, err := walletcrypto.VerifyTargetBundle(bundle, signer)
+	switch {
+	case errors.Is(err, walletcrypto.ErrSignerMismatch):
+		return nil, errors.New("target bundle is not signed by the pinned signer")
+	case errors.Is(err, walletcrypto.ErrInvalidSignature):
+		return nil, errors.New("target bundle signature does not verify")
+	case err != nil:
+		return nil, errors.New("invalid target bundle: " + cryptoReason(err))
+	}
+	return target, nil
+}
