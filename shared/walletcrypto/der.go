@@ -1,0 +1,86 @@
+package walletcrypto
+
+import "math/big"
+
+// ECDSA signatures travel as ASN.1 DER (SEC 1 §C.8, X.690):
+//
+//	30 len 02 lenR R 02 lenS S
+//
+// This file accepts DER in its one canonical form only, which is what JavaScript's
+// fromDerSignature, WebCrypto-converted stamps, OpenSSL, noble and Go all produce.
+
+// ParseDERSignature parses a DER ECDSA P-256 signature strictly: SEQUENCE of two
+// INTEGERs, short-form lengths, minimal non-negative integers (a leading zero byte
+// only before a byte ≥ 0x80), nothing trailing, and 0 < r, s < n. Anything it
+// accepts re-encodes to the same bytes with [EncodeDERSignature]. High S is accepted.
+func ParseDERSignature(der []byte) (r, s *big.Int, err error) {
+	if len(der) < 8 || der[0] != 0x30 {
+		return nil, nil, malformed("der: not a SEQUENCE")
+	}
+	if der[1] >= 0x80 || int(der[1]) != len(der)-2 {
+		return nil, nil, malformed("der: bad SEQUENCE length")
+	}
+	rest := der[2:]
+	r, rest, err = derInteger(rest)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, rest, err = derInteger(rest)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(rest) != 0 {
+		return nil, nil, malformed("der: data after the integers")
+	}
+	return r, s, nil
+}
+
+// derInteger reads one INTEGER in [1, n-1] from the front of b.
+func derInteger(b []byte) (*big.Int, []byte, error) {
+	if len(b) < 3 || b[0] != 0x02 {
+		return nil, nil, malformed("der: expected an INTEGER")
+	}
+	n := int(b[1])
+	if n == 0 || n > 33 || n > len(b)-2 {
+		return nil, nil, malformed("der: bad INTEGER length")
+	}
+	v := b[2 : 2+n]
+	if v[0]&0x80 != 0 {
+		return nil, nil, malformed("der: negative INTEGER")
+	}
+	if n > 1 && v[0] == 0 && v[1]&0x80 == 0 {
+		return nil, nil, malformed("der: INTEGER not minimally encoded")
+	}
+	x := new(big.Int).SetBytes(v)
+	if x.Sign() == 0 || x.Cmp(curveN) >= 0 {
+		return nil, nil, malformed("der: INTEGER out of range")
+	}
+	return x, b[2+n:], nil
+}
+
+// EncodeDERSignature encodes r and s, each in [1, n-1], as a minimal DER signature.
+func EncodeDERSignature(r, s *big.Int) ([]byte, error) {
+	if !inScalarRange(r) || !inScalarRange(s) {
+		return nil, malformed("der: r and s must be in [1, n-1]")
+	}
+	rb, sb := derIntegerBytes(r), derIntegerBytes(s)
+	out := make([]byte, 0, 6+len(rb)+len(sb))
+	out = append(out, 0x30, byte(4+len(rb)+len(sb)))
+	out = append(out, 0x02, byte(len(rb)))
+	out = append(out, rb...)
+	out = append(out, 0x02, byte(len(sb)))
+	return append(out, sb...), nil
+}
+
+func inScalarRange(x *big.Int) bool {
+	return x != nil && x.Sign() > 0 && x.Cmp(curveN) < 0
+}
+
+// derIntegerBytes returns the content octets of a positive INTEGER.
+func derIntegerBytes(x *big.Int) []byte {
+	b := x.Bytes()
+	if b[0]&0x80 != 0 {
+		b = append([]byte{0}, b...)
+	}
+	return b
+}
