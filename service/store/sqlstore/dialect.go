@@ -1,0 +1,150 @@
+package sqlstore
+
+import (
+	"database/sql"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// errKind is what a driver error means to the store, independent of the
+// driver that produced it.
+type errKind int
+
+const (
+	errOther      errKind = iota
+	errUnique             // a unique index or primary key refused the row
+	errForeignKey         // a referenced row does not exist
+	errRetry              // the transaction lost a race and can be run again
+)
+
+// dialect is everything that differs between the two back ends. The queries
+// themselves are shared: they are written with "?" placeholders in the
+// common subset of SQL both databases understand (ON CONFLICT, partial
+// indexes, lower(), LIMIT), and the schema differences live in the
+// per-dialect migration directories.
+type dialect struct {
+	name string // "sqlite" or "postgres"; also the migrations subdirectory
+
+	// numbered placeholders ($1, $2, …) instead of "?".
+	numbered bool
+
+	// txOptions are passed to BeginTx for every Store.Tx.
+	txOptions *sql.TxOptions
+
+	// migrationLock runs first in the migration transaction so that
+	// several processes opening one database at once apply migrations one
+	// after the other. Empty when the database serialises writers anyway.
+	migrationLock string
+
+	// migrationsTable creates the bookkeeping table if it does not exist.
+	migrationsTable string
+
+	// timeArg converts a time to a query argument: NULL for the zero time,
+	// otherwise UTC with microsecond precision in the column's representation.
+	timeArg func(time.Time) any
+
+	// classify tells unique and foreign-key violations and serialisation
+	// failures apart from other errors.
+	classify func(error) errKind
+}
+
+// rebind rewrites "?" placeholders to the dialect's form. The shared queries
+// never contain a literal question mark, so a plain scan is enough.
+func (d *dialect) rebind(q string) string {
+	if !d.numbered || !strings.Contains(q, "?") {
+		return q
+	}
+	var b strings.Builder
+	b.Grow(len(q) + 8)
+	n := 0
+	for i := 0; i < len(q); i++ {
+		if q[i] == '?' {
+			n++
+			b.WriteByte('$')
+			b.WriteString(strconv.Itoa(n))
+			continue
+		}
+		b.WriteByte(q[i])
+	}
+	return b.String()
+}
+
+// sqliteDialect stores times as INTEGER microseconds since the Unix epoch:
+// exact, compact, ordered, and free of the text formats SQLite drivers
+// disagree about.
+var sqliteDialect = &dialect{
+	name: "sqlite",
+	// SQLite is serializable by construction: one writer at a time, and
+	// the DSN makes every transaction BEGIN IMMEDIATE.
+	txOptions: nil,
+	migrationsTable: `CREATE TABLE IF NOT EXISTS schema_migrations (
+	version    INTEGER PRIMARY KEY,
+	name       TEXT    NOT NULL,
+	applied_at INTEGER NOT NULL
+) STRICT`,
+	timeArg: func(t time.Time) any {
+		if t.IsZero() {
+			return nil
+		}
+		return t.UnixMicro()
+	},
+	classify: func(err error) errKind {
+		var e *sqlite.Error
+		if !errors.As(err, &e) {
+			return errOther
+		}
+		switch e.Code() {
+		case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
+			return errUnique
+		case sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY:
+			return errForeignKey
+		}
+		return errOther
+	},
+}
+
+// postgresDialect runs every transaction SERIALIZABLE so that the service
+// sees the same semantics as on SQLite (where writers are serialised). The
+// price is that PostgreSQL may abort a transaction that lost a race with
+// SQLSTATE 40001; Store.Tx then runs it again, as the Store contract allows.
+var postgresDialect = &dialect{
+	name:      "postgres",
+	numbered:  true,
+	txOptions: &sql.TxOptions{Isolation: sql.LevelSerializable},
+	// An arbitrary constant shared by every instance of the service: the
+	// transaction-scoped lock is released by COMMIT or ROLLBACK, so a crash
+	// cannot leave it held.
+	migrationLock: `SELECT pg_advisory_xact_lock(7235041786432013)`,
+	migrationsTable: `CREATE TABLE IF NOT EXISTS schema_migrations (
+	version    integer     PRIMARY KEY,
+	name       text        NOT NULL,
+	applied_at timestamptz NOT NULL
+)`,
+	timeArg: func(t time.Time) any {
+		if t.IsZero() {
+			return nil
+		}
+		return t.UTC().Truncate(time.Microsecond)
+	},
+	classify: func(err error) errKind {
+		var e *pgconn.PgError
+		if !errors.As(err, &e) {
+			return errOther
+		}
+		switch e.Code {
+		case "23505": // unique_violation
+			return errUnique
+		case "23503": // foreign_key_violation
+			return errForeignKey
+		case "40001", "40P01": // serialization_failure, deadlock_detected
+			return errRetry
+		}
+		return errOther
+	},
+}

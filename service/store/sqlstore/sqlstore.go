@@ -1,0 +1,280 @@
+// Package sqlstore implements [store.Store] over database/sql for SQLite
+// (modernc.org/sqlite, pure Go) and PostgreSQL (pgx).
+//
+// There is one implementation: the same Go code and the same SQL run on
+// both databases, and a small [dialect] value carries what differs
+// (placeholders, how times are stored, which driver errors mean "unique
+// violation" or "try again", transaction isolation). Table definitions
+// differ in types only and live in migrations/<dialect>/NNNN_name.sql,
+// embedded in the binary and applied by [Open] in one transaction.
+//
+// Use [Open] with either a postgres:// URL or a SQLite file path:
+//
+//	db, err := sqlstore.Open(ctx, "data/paywallet.db")
+//	db, err := sqlstore.Open(ctx, "postgres://user@host/paywallet")
+//
+// # Concurrency
+//
+// SQLite allows one writer at a time. Every Store.Tx may write, so the
+// SQLite store keeps a single connection: transactions queue inside
+// database/sql (honouring their contexts) instead of failing with
+// SQLITE_BUSY. Transactions also start with BEGIN IMMEDIATE and a busy
+// timeout, which covers another process opening the same file.
+//
+// PostgreSQL runs every transaction SERIALIZABLE, so both back ends behave
+// alike; a transaction that PostgreSQL aborts with a serialization failure
+// or deadlock is rolled back and fn runs again (a few times, with jittered
+// backoff), as the Store contract permits.
+//
+// Store.Tx must not be called from inside fn: on SQLite the inner call would
+// wait forever for the one connection the outer call holds.
+//
+// # Errors
+//
+// Create methods insert with ON CONFLICT DO NOTHING and report a taken id or
+// unique value as [store.ErrConflict] without the statement failing, so the
+// transaction stays usable on both back ends (a failed statement aborts a
+// PostgreSQL transaction, not an SQLite one). A write that names a row that
+// does not exist (a foreign key: the customer of an account, the account or
+// credential of a session, …) reports [store.ErrNotFound]; on PostgreSQL
+// that statement has failed and the transaction can only be rolled back, so
+// fn should return the error. PostgreSQL text cannot hold NUL bytes or
+// invalid UTF-8; the service must reject such input before storing it
+// (Challenge.Payload is stored as bytes and is exempt).
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // registers driver "pgx"
+	"modernc.org/sqlite"               // registers driver "sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"paywallet/service/store"
+)
+
+// DB is a [store.Store] backed by SQLite or PostgreSQL.
+type DB struct {
+	db *sql.DB
+	d  *dialect
+}
+
+var _ store.Store = (*DB)(nil)
+
+// maxAttempts bounds how often Tx runs fn when PostgreSQL keeps reporting
+// serialization failures. Each retry happens only after some other
+// transaction committed, so a handful is plenty in practice.
+const maxAttempts = 10
+
+// Open opens the store named by dsn: PostgreSQL for postgres:// and
+// postgresql:// URLs, SQLite for anything else (a file path or a file: URI).
+func Open(ctx context.Context, dsn string) (*DB, error) {
+	if isPostgresURL(dsn) {
+		return OpenPostgres(ctx, dsn)
+	}
+	return OpenSQLite(ctx, dsn)
+}
+
+func isPostgresURL(dsn string) bool {
+	scheme, _, ok := strings.Cut(dsn, "://")
+	if !ok {
+		return false
+	}
+	scheme = strings.ToLower(scheme)
+	return scheme == "postgres" || scheme == "postgresql"
+}
+
+// OpenSQLite opens (creating if needed) the SQLite database at path, which is
+// a file path or a file: URI, creates its parent directory, and applies
+// pending migrations.
+func OpenSQLite(ctx context.Context, path string) (*DB, error) {
+	dsn, dir, err := sqliteDSN(path)
+	if err != nil {
+		return nil, err
+	}
+	if dir != "" {
+		if err := os.MkdirAll(dir, 0o750); err != nil {
+			return nil, fmt.Errorf("store: open sqlite: %w", err)
+		}
+	}
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("store: open sqlite %s: %w", path, err)
+	}
+	// One connection: see the package comment. It is never closed for
+	// idleness, which also keeps a ":memory:" database alive.
+	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
+	// Several processes opening a new file at the same moment can collide
+	// while one of them switches it to WAL mode, and SQLite then reports
+	// SQLITE_BUSY at once instead of waiting for the busy timeout. Trying
+	// again finds the switch done.
+	for attempt := 1; ; attempt++ {
+		s, err := finishOpen(ctx, db, sqliteDialect, "sqlite "+path)
+		if err == nil || !isBusy(err) || attempt == 20 || ctx.Err() != nil {
+			return s, err
+		}
+		if db, err = sql.Open("sqlite", dsn); err != nil {
+			return nil, fmt.Errorf("store: open sqlite %s: %w", path, err)
+		}
+		db.SetMaxOpenConns(1)
+		db.SetMaxIdleConns(1)
+		time.Sleep(time.Duration(attempt) * 10 * time.Millisecond)
+	}
+}
+
+// isBusy reports an SQLITE_BUSY error (any extended code).
+func isBusy(err error) bool {
+	var e *sqlite.Error
+	return errors.As(err, &e) && e.Code()&0xff == sqlite3.SQLITE_BUSY
+}
+
+// sqlitePragmas are applied by the driver to every new connection.
+//
+//   - busy_timeout: wait (rather than fail) when another process holds the
+//     write lock.
+//   - foreign_keys: SQLite leaves them off unless asked, per connection.
+//   - journal_mode WAL: readers in other processes do not block the writer.
+//   - _txlock=immediate: BEGIN IMMEDIATE takes the write lock up front, so a
+//     transaction never fails half way when it upgrades from reading to
+//     writing (SQLITE_BUSY_SNAPSHOT cannot be waited out).
+const sqlitePragmas = "_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_txlock=immediate"
+
+// sqliteDSN turns a path or file: URI into the driver's DSN and reports the
+// directory that must exist ("" for in-memory databases).
+func sqliteDSN(path string) (dsn, dir string, err error) {
+	if path == "" {
+		return "", "", errors.New("store: open sqlite: empty path")
+	}
+	if !strings.HasPrefix(path, "file:") {
+		if path == ":memory:" {
+			return "file::memory:?" + sqlitePragmas, "", nil
+		}
+		// Always hand SQLite a URI, escaping the characters that
+		// would otherwise start a query or fragment, so that any file
+		// name works.
+		esc := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
+		return "file:" + esc + "?" + sqlitePragmas, filepath.Dir(path), nil
+	}
+	rest := strings.TrimPrefix(path, "file:")
+	p, query, hasQuery := strings.Cut(rest, "?")
+	p, _, _ = strings.Cut(p, "#")
+	if strings.HasPrefix(p, "//") { // file://authority/path
+		host, abs, _ := strings.Cut(p[2:], "/")
+		if host != "" && host != "localhost" {
+			return "", "", fmt.Errorf("store: open sqlite %s: remote file URI", path)
+		}
+		p = "/" + abs
+	}
+	name, err := url.PathUnescape(p)
+	if err != nil {
+		return "", "", fmt.Errorf("store: open sqlite %s: %w", path, err)
+	}
+	q, err := url.ParseQuery(query)
+	if err != nil {
+		return "", "", fmt.Errorf("store: open sqlite %s: %w", path, err)
+	}
+	if name != "" && name != ":memory:" && q.Get("mode") != "memory" {
+		dir = filepath.Dir(name)
+	}
+	sep := "?"
+	if hasQuery {
+		sep = "&"
+	}
+	return path + sep + sqlitePragmas, dir, nil
+}
+
+// OpenPostgres connects to the PostgreSQL database at url (a postgres://
+// URL or key=value DSN understood by pgx) and applies pending migrations.
+func OpenPostgres(ctx context.Context, url string) (*DB, error) {
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		return nil, fmt.Errorf("store: open postgres: %w", err)
+	}
+	// database/sql keeps only two idle connections by default, which makes
+	// a busy service reconnect constantly.
+	db.SetMaxIdleConns(16)
+	db.SetConnMaxIdleTime(5 * time.Minute)
+	return finishOpen(ctx, db, postgresDialect, "postgres")
+}
+
+func finishOpen(ctx context.Context, db *sql.DB, d *dialect, what string) (*DB, error) {
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store: open %s: %w", what, err)
+	}
+	if err := migrate(ctx, db, d); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store: open %s: %w", what, err)
+	}
+	return &DB{db: db, d: d}, nil
+}
+
+// Close closes the database.
+func (db *DB) Close() error { return db.db.Close() }
+
+// Tx runs fn in one transaction; see [store.Store.Tx].
+//
+// fn is run again when the database reports that the transaction lost a
+// race (PostgreSQL serialization failure or deadlock), including when fn
+// swallowed that error: after such a failure PostgreSQL refuses every
+// further statement in the transaction, so nothing fn did afterwards can
+// be trusted.
+func (db *DB) Tx(ctx context.Context, fn func(store.Tx) error) error {
+	for attempt := 1; ; attempt++ {
+		retry, err := db.try(ctx, fn)
+		if !retry || attempt == maxAttempts {
+			return err
+		}
+		// Jittered exponential backoff, 1 ms doubling to at most 64 ms,
+		// so racing transactions do not collide again in lockstep.
+		d := time.Millisecond << min(attempt-1, 6)
+		d = d/2 + rand.N(d)
+		t := time.NewTimer(d)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		case <-t.C:
+		}
+	}
+}
+
+// try runs fn once and reports its result and whether running it again
+// might succeed.
+func (db *DB) try(ctx context.Context, fn func(store.Tx) error) (retry bool, err error) {
+	sqlTx, err := db.db.BeginTx(ctx, db.d.txOptions)
+	if err != nil {
+		return db.d.classify(err) == errRetry, fmt.Errorf("store: begin: %w", err)
+	}
+	t := &tx{tx: sqlTx, d: db.d}
+	done := false
+	defer func() {
+		if !done { // fn panicked
+			_ = sqlTx.Rollback()
+		}
+	}()
+	err = fn(t)
+	done = true
+	if err != nil {
+		_ = sqlTx.Rollback()
+		return t.lostRace || db.d.classify(err) == errRetry, err
+	}
+	if t.lostRace {
+		_ = sqlTx.Rollback()
+		return true, errors.New("store: transaction aborted by a serialization failure")
+	}
+	if err := sqlTx.Commit(); err != nil {
+		return db.d.classify(err) == errRetry, fmt.Errorf("store: commit: %w", err)
+	}
+	return false, nil
+}

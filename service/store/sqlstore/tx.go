@@ -1,0 +1,466 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"paywallet/service/store"
+)
+
+// tx implements store.Tx over one database/sql transaction.
+type tx struct {
+	tx *sql.Tx
+	d  *dialect
+	// lostRace is set when a statement failed because the transaction
+	// lost a race; Store.Tx then retries fn whatever fn returned.
+	lostRace bool
+}
+
+var _ store.Tx = (*tx)(nil)
+
+type scanner interface{ Scan(dest ...any) error }
+
+func (t *tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	return t.tx.ExecContext(ctx, t.d.rebind(q), args...)
+}
+
+func (t *tx) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	return t.tx.QueryContext(ctx, t.d.rebind(q), args...)
+}
+
+func (t *tx) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
+	return t.tx.QueryRowContext(ctx, t.d.rebind(q), args...)
+}
+
+// fail turns a database error into the store's vocabulary, saying what was
+// being done: no rows → ErrNotFound; unique violation → ErrConflict; a
+// missing referenced row (foreign key) → ErrNotFound as well, since the
+// write named something that does not exist. The driver error stays in the
+// chain for errors.As.
+func (t *tx) fail(what string, err error) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("%w: %s", store.ErrNotFound, what)
+	}
+	switch t.d.classify(err) {
+	case errUnique:
+		return fmt.Errorf("%w: %s: %w", store.ErrConflict, what, err)
+	case errForeignKey:
+		return fmt.Errorf("%w: %s: referenced row: %w", store.ErrNotFound, what, err)
+	case errRetry:
+		t.lostRace = true
+	}
+	return fmt.Errorf("store: %s: %w", what, err)
+}
+
+// insert runs an INSERT statement with ON CONFLICT DO NOTHING appended and
+// reports ErrConflict when a unique index or the primary key refused the
+// row. Asking the database to skip the row, rather than letting the
+// statement fail, matters on PostgreSQL: a failed statement aborts the whole
+// transaction there, while a caller that gets ErrConflict may reasonably
+// carry on (on SQLite it could anyway). Both databases accept ON CONFLICT
+// without a target, which covers every unique index, partial ones included.
+func (t *tx) insert(ctx context.Context, what, q string, args ...any) error {
+	res, err := t.exec(ctx, q+` ON CONFLICT DO NOTHING`, args...)
+	if err != nil {
+		return t.fail(what, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return t.fail(what, err)
+	}
+	if n == 0 {
+		return fmt.Errorf("%w: %s: the id or a unique value is taken", store.ErrConflict, what)
+	}
+	return nil
+}
+
+// pageLimit applies the Page rules: 0 (or less) means 20, more than 100 is
+// clamped to 100.
+func pageLimit(n int) int {
+	switch {
+	case n <= 0:
+		return 20
+	case n > 100:
+		return 100
+	}
+	return n
+}
+
+// filter accumulates equality conditions for list queries; empty values do
+// not filter.
+type filter struct {
+	conds []string
+	args  []any
+}
+
+func (f *filter) eq(col, v string) {
+	if v != "" {
+		f.conds = append(f.conds, col+" = ?")
+		f.args = append(f.args, v)
+	}
+}
+
+func (f *filter) where() string {
+	if len(f.conds) == 0 {
+		return ""
+	}
+	return " WHERE " + strings.Join(f.conds, " AND ")
+}
+
+// listPage runs the count and the page query for a keyset-paginated list
+// ordered by id. It fetches one row more than the limit to learn whether
+// another page exists without a second query.
+func listPage[T any](ctx context.Context, t *tx, what, table, cols string, f filter, limit int, cursor string,
+	scan func(scanner) (T, error), id func(*T) string) (store.Page[T], error) {
+	var p store.Page[T]
+	if err := t.queryRow(ctx, "SELECT count(*) FROM "+table+f.where(), f.args...).Scan(&p.TotalCount); err != nil {
+		return store.Page[T]{}, t.fail(what, err)
+	}
+	limit = pageLimit(limit)
+	if cursor != "" {
+		f.conds = append(f.conds[:len(f.conds):len(f.conds)], "id > ?")
+		f.args = append(f.args[:len(f.args):len(f.args)], cursor)
+	}
+	args := append(f.args[:len(f.args):len(f.args)], limit+1)
+	rows, err := t.query(ctx, "SELECT "+cols+" FROM "+table+f.where()+" ORDER BY id LIMIT ?", args...)
+	if err != nil {
+		return store.Page[T]{}, t.fail(what, err)
+	}
+	items, err := collect(rows, scan)
+	if err != nil {
+		return store.Page[T]{}, t.fail(what, err)
+	}
+	if len(items) > limit {
+		items = items[:limit]
+		p.HasMore = true
+		p.NextCursor = id(&items[limit-1])
+	}
+	p.Items = items
+	return p, nil
+}
+
+// collect scans all rows and closes them. The result is never nil, so that
+// an empty list encodes as [] rather than null.
+func collect[T any](rows *sql.Rows, scan func(scanner) (T, error)) ([]T, error) {
+	defer rows.Close()
+	items := []T{}
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, v)
+	}
+	return items, rows.Err()
+}
+
+// compareAndSet runs an UPDATE whose WHERE clause checks that the target is
+// still in its initial state, and reports whether this call changed it.
+// When nothing changed it tells "already done" (false) from "no such row"
+// (ErrNotFound) with a second lookup in the same transaction.
+func (t *tx) compareAndSet(ctx context.Context, what, table, id string, at time.Time, update string, args ...any) (bool, error) {
+	if at.IsZero() {
+		return false, fmt.Errorf("store: %s: zero time", what)
+	}
+	res, err := t.exec(ctx, update, args...)
+	if err != nil {
+		return false, t.fail(what, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, t.fail(what, err)
+	}
+	if n == 1 {
+		return true, nil
+	}
+	var one int
+	if err := t.queryRow(ctx, "SELECT 1 FROM "+table+" WHERE id = ?", id).Scan(&one); err != nil {
+		return false, t.fail(what, err)
+	}
+	return false, nil
+}
+
+// ---- settings
+
+func (t *tx) PutSettingIfAbsent(ctx context.Context, key string, value []byte) ([]byte, error) {
+	what := fmt.Sprintf("put setting %q", key)
+	if _, err := t.exec(ctx, `INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING`,
+		key, blob(value)); err != nil {
+		return nil, t.fail(what, err)
+	}
+	var v []byte
+	if err := t.queryRow(ctx, `SELECT value FROM settings WHERE key = ?`, key).Scan(bytesCol{&v}); err != nil {
+		return nil, t.fail(what, err)
+	}
+	return v, nil
+}
+
+func (t *tx) GetSetting(ctx context.Context, key string) ([]byte, error) {
+	var v []byte
+	if err := t.queryRow(ctx, `SELECT value FROM settings WHERE key = ?`, key).Scan(bytesCol{&v}); err != nil {
+		return nil, t.fail(fmt.Sprintf("setting %q", key), err)
+	}
+	return v, nil
+}
+
+// ---- customers
+
+const customerCols = `id, platform_customer_id, customer_type, email, uma_address, full_name, kyc_status, created_at, updated_at`
+
+func scanCustomer(s scanner) (store.Customer, error) {
+	var c store.Customer
+	err := s.Scan(&c.ID, optStringCol{&c.PlatformCustomerID}, &c.CustomerType, &c.Email, &c.UmaAddress,
+		&c.FullName, &c.KYCStatus, timeCol{&c.CreatedAt}, timeCol{&c.UpdatedAt})
+	return c, err
+}
+
+func (t *tx) CreateCustomer(ctx context.Context, c *store.Customer) error {
+	return t.insert(ctx, fmt.Sprintf("create customer %q", c.ID),
+		`INSERT INTO customers (`+customerCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		c.ID, optString(c.PlatformCustomerID), c.CustomerType, c.Email, c.UmaAddress, c.FullName, c.KYCStatus,
+		t.d.timeArg(c.CreatedAt), t.d.timeArg(c.UpdatedAt))
+}
+
+func (t *tx) GetCustomer(ctx context.Context, id string) (*store.Customer, error) {
+	c, err := scanCustomer(t.queryRow(ctx, `SELECT `+customerCols+` FROM customers WHERE id = ?`, id))
+	if err != nil {
+		return nil, t.fail(fmt.Sprintf("customer %q", id), err)
+	}
+	return &c, nil
+}
+
+func (t *tx) ListCustomers(ctx context.Context, f store.CustomerFilter) (store.Page[store.Customer], error) {
+	var w filter
+	w.eq("platform_customer_id", f.PlatformCustomerID)
+	w.eq("customer_type", f.CustomerType)
+	return listPage(ctx, t, "list customers", "customers", customerCols, w, f.Limit, f.Cursor,
+		scanCustomer, func(c *store.Customer) string { return c.ID })
+}
+
+// ---- internal accounts
+
+const accountCols = `id, customer_id, type, status, currency, private_enabled, created_at, updated_at`
+
+func scanAccount(s scanner) (store.InternalAccount, error) {
+	var a store.InternalAccount
+	err := s.Scan(&a.ID, optStringCol{&a.CustomerID}, &a.Type, &a.Status, &a.Currency, &a.PrivateEnabled,
+		timeCol{&a.CreatedAt}, timeCol{&a.UpdatedAt})
+	return a, err
+}
+
+func (t *tx) CreateInternalAccount(ctx context.Context, a *store.InternalAccount) error {
+	return t.insert(ctx, fmt.Sprintf("create internal account %q", a.ID),
+		`INSERT INTO internal_accounts (`+accountCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		a.ID, optString(a.CustomerID), a.Type, a.Status, a.Currency, a.PrivateEnabled,
+		t.d.timeArg(a.CreatedAt), t.d.timeArg(a.UpdatedAt))
+}
+
+func (t *tx) GetInternalAccount(ctx context.Context, id string) (*store.InternalAccount, error) {
+	a, err := scanAccount(t.queryRow(ctx, `SELECT `+accountCols+` FROM internal_accounts WHERE id = ?`, id))
+	if err != nil {
+		return nil, t.fail(fmt.Sprintf("internal account %q", id), err)
+	}
+	return &a, nil
+}
+
+func (t *tx) ListInternalAccounts(ctx context.Context, f store.InternalAccountFilter) (store.Page[store.InternalAccount], error) {
+	var w filter
+	w.eq("customer_id", f.CustomerID)
+	w.eq("type", f.Type)
+	w.eq("currency", f.Currency)
+	return listPage(ctx, t, "list internal accounts", "internal_accounts", accountCols, w, f.Limit, f.Cursor,
+		scanAccount, func(a *store.InternalAccount) string { return a.ID })
+}
+
+// ---- credentials
+
+const credentialCols = `id, account_id, type, nickname, credential_id, failed_attempts, locked_until, created_at, updated_at`
+
+func scanCredential(s scanner) (store.Credential, error) {
+	var c store.Credential
+	err := s.Scan(&c.ID, &c.AccountID, &c.Type, &c.Nickname, &c.CredentialID, &c.FailedAttempts,
+		timeCol{&c.LockedUntil}, timeCol{&c.CreatedAt}, timeCol{&c.UpdatedAt})
+	return c, err
+}
+
+// CreateCredential relies on two partial unique indexes (see the
+// migrations) for the EMAIL_OTP rules, so that concurrent requests cannot
+// both pass a check-then-insert.
+func (t *tx) CreateCredential(ctx context.Context, c *store.Credential) error {
+	return t.insert(ctx, fmt.Sprintf("create credential %q", c.ID),
+		`INSERT INTO credentials (`+credentialCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		c.ID, c.AccountID, c.Type, c.Nickname, c.CredentialID, c.FailedAttempts,
+		t.d.timeArg(c.LockedUntil), t.d.timeArg(c.CreatedAt), t.d.timeArg(c.UpdatedAt))
+}
+
+func (t *tx) GetCredential(ctx context.Context, id string) (*store.Credential, error) {
+	c, err := scanCredential(t.queryRow(ctx, `SELECT `+credentialCols+` FROM credentials WHERE id = ?`, id))
+	if err != nil {
+		return nil, t.fail(fmt.Sprintf("credential %q", id), err)
+	}
+	return &c, nil
+}
+
+func (t *tx) ListCredentials(ctx context.Context, accountID string) ([]store.Credential, error) {
+	what := fmt.Sprintf("list credentials of %q", accountID)
+	rows, err := t.query(ctx, `SELECT `+credentialCols+` FROM credentials WHERE account_id = ? ORDER BY id`, accountID)
+	if err != nil {
+		return nil, t.fail(what, err)
+	}
+	cs, err := collect(rows, scanCredential)
+	if err != nil {
+		return nil, t.fail(what, err)
+	}
+	return cs, nil
+}
+
+func (t *tx) SetCredentialLock(ctx context.Context, id string, failedAttempts int, lockedUntil time.Time, now time.Time) error {
+	what := fmt.Sprintf("set lock of credential %q", id)
+	res, err := t.exec(ctx, `UPDATE credentials SET failed_attempts = ?, locked_until = ?, updated_at = ? WHERE id = ?`,
+		failedAttempts, t.d.timeArg(lockedUntil), t.d.timeArg(now), id)
+	if err != nil {
+		return t.fail(what, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return t.fail(what, err)
+	}
+	if n == 0 {
+		return t.fail(what, sql.ErrNoRows)
+	}
+	return nil
+}
+
+// ---- OTPs
+
+const otpCols = `id, credential_id, code_hash, target_private_key, created_at, expires_at, used_at`
+
+func scanOTP(s scanner) (store.OTP, error) {
+	var o store.OTP
+	err := s.Scan(&o.ID, &o.CredentialID, bytesCol{&o.CodeHash}, bytesCol{&o.TargetPrivateKey},
+		timeCol{&o.CreatedAt}, timeCol{&o.ExpiresAt}, timeCol{&o.UsedAt})
+	return o, err
+}
+
+// CreateOTP inserts first and then supersedes the other unused issuances,
+// so that a refused insert (duplicate id) has changed nothing even if the
+// caller goes on to commit.
+func (t *tx) CreateOTP(ctx context.Context, o *store.OTP) error {
+	what := fmt.Sprintf("create otp %q", o.ID)
+	if err := t.insert(ctx, what, `INSERT INTO otps (`+otpCols+`) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		o.ID, o.CredentialID, blob(o.CodeHash), blob(o.TargetPrivateKey),
+		t.d.timeArg(o.CreatedAt), t.d.timeArg(o.ExpiresAt), t.d.timeArg(o.UsedAt)); err != nil {
+		return err
+	}
+	if _, err := t.exec(ctx, `UPDATE otps SET used_at = ? WHERE credential_id = ? AND used_at IS NULL AND id <> ?`,
+		t.d.timeArg(o.CreatedAt), o.CredentialID, o.ID); err != nil {
+		return t.fail(what, err)
+	}
+	return nil
+}
+
+// LatestOTP orders by created_at and breaks ties by id: ids from different
+// instances within one millisecond are not ordered, the issuance time is.
+func (t *tx) LatestOTP(ctx context.Context, credentialID string) (*store.OTP, error) {
+	o, err := scanOTP(t.queryRow(ctx, `SELECT `+otpCols+` FROM otps WHERE credential_id = ? ORDER BY created_at DESC, id DESC LIMIT 1`, credentialID))
+	if err != nil {
+		return nil, t.fail(fmt.Sprintf("latest otp of credential %q", credentialID), err)
+	}
+	return &o, nil
+}
+
+func (t *tx) UseOTP(ctx context.Context, id string, at time.Time) (bool, error) {
+	return t.compareAndSet(ctx, fmt.Sprintf("use otp %q", id), "otps", id, at,
+		`UPDATE otps SET used_at = ? WHERE id = ? AND used_at IS NULL`, t.d.timeArg(at), id)
+}
+
+// ---- challenges
+
+const challengeCols = `id, operation, target_id, account_id, body_hash, payload, public_key, created_at, expires_at, consumed_at`
+
+func scanChallenge(s scanner) (store.Challenge, error) {
+	var c store.Challenge
+	var payload []byte
+	err := s.Scan(&c.ID, &c.Operation, &c.TargetID, &c.AccountID, bytesCol{&c.BodyHash}, bytesCol{&payload},
+		bytesCol{&c.PublicKey}, timeCol{&c.CreatedAt}, timeCol{&c.ExpiresAt}, timeCol{&c.ConsumedAt})
+	c.Payload = string(payload)
+	return c, err
+}
+
+func (t *tx) CreateChallenge(ctx context.Context, c *store.Challenge) error {
+	return t.insert(ctx, fmt.Sprintf("create challenge %q", c.ID),
+		`INSERT INTO challenges (`+challengeCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		c.ID, c.Operation, c.TargetID, c.AccountID, blob(c.BodyHash), blob([]byte(c.Payload)), optBlob(c.PublicKey),
+		t.d.timeArg(c.CreatedAt), t.d.timeArg(c.ExpiresAt), t.d.timeArg(c.ConsumedAt))
+}
+
+func (t *tx) GetChallenge(ctx context.Context, id string) (*store.Challenge, error) {
+	c, err := scanChallenge(t.queryRow(ctx, `SELECT `+challengeCols+` FROM challenges WHERE id = ?`, id))
+	if err != nil {
+		return nil, t.fail(fmt.Sprintf("challenge %q", id), err)
+	}
+	return &c, nil
+}
+
+func (t *tx) ConsumeChallenge(ctx context.Context, id string, at time.Time) (bool, error) {
+	return t.compareAndSet(ctx, fmt.Sprintf("consume challenge %q", id), "challenges", id, at,
+		`UPDATE challenges SET consumed_at = ? WHERE id = ? AND consumed_at IS NULL`, t.d.timeArg(at), id)
+}
+
+// ---- sessions
+
+const sessionCols = `id, account_id, credential_id, type, nickname, public_key, created_at, updated_at, expires_at, revoked_at`
+
+func scanSession(s scanner) (store.Session, error) {
+	var x store.Session
+	err := s.Scan(&x.ID, &x.AccountID, &x.CredentialID, &x.Type, &x.Nickname, bytesCol{&x.PublicKey},
+		timeCol{&x.CreatedAt}, timeCol{&x.UpdatedAt}, timeCol{&x.ExpiresAt}, timeCol{&x.RevokedAt})
+	return x, err
+}
+
+func (t *tx) CreateSession(ctx context.Context, s *store.Session) error {
+	return t.insert(ctx, fmt.Sprintf("create session %q", s.ID),
+		`INSERT INTO sessions (`+sessionCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		s.ID, s.AccountID, s.CredentialID, s.Type, s.Nickname, blob(s.PublicKey),
+		t.d.timeArg(s.CreatedAt), t.d.timeArg(s.UpdatedAt), t.d.timeArg(s.ExpiresAt), t.d.timeArg(s.RevokedAt))
+}
+
+func (t *tx) GetSession(ctx context.Context, id string) (*store.Session, error) {
+	s, err := scanSession(t.queryRow(ctx, `SELECT `+sessionCols+` FROM sessions WHERE id = ?`, id))
+	if err != nil {
+		return nil, t.fail(fmt.Sprintf("session %q", id), err)
+	}
+	return &s, nil
+}
+
+// ListActiveSessions treats a session as expired from its ExpiresAt on
+// (expires_at > now), matching "after this time the session is invalid"
+// with exact boundaries.
+func (t *tx) ListActiveSessions(ctx context.Context, accountID string, now time.Time) ([]store.Session, error) {
+	what := fmt.Sprintf("list active sessions of %q", accountID)
+	if now.IsZero() {
+		return nil, fmt.Errorf("store: %s: zero time", what)
+	}
+	rows, err := t.query(ctx, `SELECT `+sessionCols+` FROM sessions
+		WHERE account_id = ? AND revoked_at IS NULL AND expires_at > ? ORDER BY id`, accountID, t.d.timeArg(now))
+	if err != nil {
+		return nil, t.fail(what, err)
+	}
+	ss, err := collect(rows, scanSession)
+	if err != nil {
+		return nil, t.fail(what, err)
+	}
+	return ss, nil
+}
+
+// RevokeSession also sets UpdatedAt to at: revoking is a change of the
+// session.
+func (t *tx) RevokeSession(ctx context.Context, id string, at time.Time) (bool, error) {
+	return t.compareAndSet(ctx, fmt.Sprintf("revoke session %q", id), "sessions", id, at,
+		`UPDATE sessions SET revoked_at = ?, updated_at = ? WHERE id = ? AND revoked_at IS NULL`,
+		t.d.timeArg(at), t.d.timeArg(at), id)
+}
