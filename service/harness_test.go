@@ -13,6 +13,7 @@ import (
 
 	"paywallet/service/mail"
 	"paywallet/service/store"
+	"paywallet/service/store/pgtest"
 	"paywallet/service/store/sqlstore"
 	"paywallet/shared/walletcrypto"
 	"paywallet/shared/wire"
@@ -51,23 +52,39 @@ type env struct {
 func newEnv(t *testing.T, mutate ...func(*Config)) *env {
 	t.Helper()
 	ctx := context.Background()
-	st, err := sqlstore.OpenSQLite(ctx, filepath.Join(t.TempDir(), "test.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
 	clk := &clock{t: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)}
 	box := &mail.Mailbox{}
-	cfg := Config{Store: st, Mailer: box, PlatformCredential: testCredential, Now: clk.Now}
+	cfg := Config{Mailer: box, PlatformCredential: testCredential, Now: clk.Now}
 	for _, m := range mutate {
 		m(&cfg)
+	}
+	if cfg.Store == nil {
+		st, err := sqlstore.OpenSQLite(ctx, filepath.Join(t.TempDir(), "test.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		cfg.Store = st
 	}
 	svc, err := New(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &env{t: t, svc: svc, store: st, box: box, clock: clk, h: svc.Handler()}
+	return &env{t: t, svc: svc, store: cfg.Store, box: box, clock: clk, h: svc.Handler()}
 }
+
+// onPostgres runs the service on a fresh PostgreSQL database.
+func onPostgres(t *testing.T) func(*Config) {
+	url := pgtest.Start(t).NewDatabase(t)
+	st, err := sqlstore.OpenPostgres(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return func(c *Config) { c.Store = st }
+}
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
 
 type response struct {
 	status int

@@ -52,6 +52,11 @@ func decodeJSON(r *http.Request, body []byte, v any, optional bool) error {
 			return errorf(http.StatusUnsupportedMediaType, codeInvalidRequestFormat, "Content-Type must be application/json")
 		}
 	}
+	// No text the service stores may hold NUL: PostgreSQL cannot store it,
+	// and no field of the interface has a use for it.
+	if bytes.IndexByte(body, 0) >= 0 || bytes.Contains(body, []byte(`\u0000`)) {
+		return errorf(http.StatusBadRequest, codeInvalidInput, "text values must not contain NUL characters")
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {

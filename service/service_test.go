@@ -100,6 +100,7 @@ func TestCreateCustomerRefusals(t *testing.T) {
 		{"unknown field", `{"platformCustomerId":"a","customerType":"INDIVIDUAL","favouriteColour":"red"}`, 400, "INVALID_INPUT", []string{"favouriteColour"}},
 		{"wrong type", `{"platformCustomerId":7,"customerType":"INDIVIDUAL"}`, 400, "INVALID_INPUT", []string{"platformCustomerId"}},
 		{"malformed json", `{"platformCustomerId":`, 400, "INVALID_REQUEST_FORMAT", nil},
+		{"NUL in text", `{"platformCustomerId":"a\u0000b","customerType":"INDIVIDUAL"}`, 400, "INVALID_INPUT", nil},
 		{"duplicate platform id", `{"platformCustomerId":"p-taken@example.com","customerType":"INDIVIDUAL"}`, 409, "CONFLICT", nil},
 		{"e-mail on another wallet", `{"platformCustomerId":"other","customerType":"INDIVIDUAL","email":"TAKEN@example.com"}`, 409, "EMAIL_OTP_EMAIL_ALREADY_EXISTS", nil},
 	}

@@ -1,0 +1,68 @@
+package service
+
+import (
+	"bytes"
+	"testing"
+)
+
+func TestCanonicalBodyHash(t *testing.T) {
+	base := `{"type":"EMAIL_OTP","encryptedOtpBundle":"{\"a\":1}"}`
+	same := []string{
+		`{ "encryptedOtpBundle" : "{\"a\":1}", "type":"EMAIL_OTP" }`,
+		"\n" + base + "\n",
+		`{"type":"EMAIL_OTP","encryptedOtpBundle":"{\u0022a\u0022:1}"}`,
+	}
+	different := []string{
+		`{"type":"EMAIL_OTP","encryptedOtpBundle":"{\"a\":2}"}`,
+		`{"type":"EMAIL_OTP"}`,
+		`{"type":"EMAIL_OTP","encryptedOtpBundle":"{\"a\":1}","extra":null}`,
+		`{"n":1.0}`,
+		``,
+	}
+	want, err := canonicalBodyHash([]byte(base))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range same {
+		got, err := canonicalBodyHash([]byte(s))
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%q hashes differently from the canonical body (err %v)", s, err)
+		}
+	}
+	for _, s := range different {
+		got, err := canonicalBodyHash([]byte(s))
+		if err != nil {
+			t.Fatalf("%q: %v", s, err)
+		}
+		if bytes.Equal(got, want) {
+			t.Errorf("%q hashes like a different body", s)
+		}
+	}
+	// Numbers keep their written form: 1 and 1.0 are different bodies.
+	a, _ := canonicalBodyHash([]byte(`{"n":1}`))
+	b, _ := canonicalBodyHash([]byte(`{"n":1.0}`))
+	if bytes.Equal(a, b) {
+		t.Error("1 and 1.0 hash the same")
+	}
+	if _, err := canonicalBodyHash([]byte(`{"n":`)); err == nil {
+		t.Error("malformed JSON hashed")
+	}
+}
+
+func TestValidEmail(t *testing.T) {
+	tests := map[string]bool{
+		"a@example.com":            true,
+		"first.last+tag@sub.ex.io": true,
+		"noat":                     false,
+		"a@localhost":              false,
+		"Ada <a@example.com>":      false,
+		"a@example.com.":           false,
+		" a@example.com":           false,
+		"":                         false,
+	}
+	for in, want := range tests {
+		if got := validEmail(in); got != want {
+			t.Errorf("validEmail(%q) = %v, want %v", in, got, want)
+		}
+	}
+}
