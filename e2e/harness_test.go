@@ -78,7 +78,7 @@ func startStack(t *testing.T, mode service.Mode) *stack {
 		PlatformCredential: platformID + ":" + platformSecret,
 		Mode:               string(mode),
 		OTPSignerPublicKey: svc.SignerPublicKey().UncompressedHex(),
-		DevMailbox:         http.StripPrefix("/dev/mailbox", box.Handler()),
+		DevMailbox:         box.Handler(),
 	})
 	if err != nil {
 		t.Fatal(err)

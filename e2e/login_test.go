@@ -85,7 +85,7 @@ func TestEmailOTPLogin(t *testing.T) {
 		t.Fatalf("service session key %s is not the page's key %s", held.CompressedHex(), pageKey)
 	}
 
-	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(90))
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)) // quality 100 gives PNG; lower gives JPEG
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"strings"
@@ -85,7 +84,7 @@ Flags (each can also be set with the environment variable in brackets):
 		cfg.OTPSignerPublicKey = built.Service.SignerPublicKey().UncompressedHex()
 		cfg.Mode = string(built.Service.Mode())
 		if built.Mailbox != nil {
-			cfg.DevMailbox = http.StripPrefix("/dev/mailbox", built.Mailbox.Handler())
+			cfg.DevMailbox = built.Mailbox.Handler()
 		}
 	} else {
 		cfg.ServiceURL = strings.TrimSuffix(serviceURL, "/")

@@ -1,0 +1,123 @@
+package bff
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"paywallet/shared/wire"
+)
+
+// Error is the one error type of the BFF's own answers. Handlers return it;
+// [Server]'s error handler writes it as the flat wire.Error body. Anything
+// else that reaches the edge is logged and answered as 500 INTERNAL_ERROR
+// without its text, so internal details never reach the browser.
+//
+// Answers of the service are not Errors: they are relayed byte for byte.
+type Error struct {
+	Status     int
+	Code       string
+	Message    string
+	Details    map[string]any
+	RetryAfter int // seconds; sets Retry-After when > 0
+}
+
+func (e *Error) Error() string { return e.Code + ": " + e.Message }
+
+// Codes the BFF itself answers with, and their statuses. The codes are the
+// service's (grid-api-facts §1.2), so the browser handles one vocabulary.
+const (
+	codeInvalidInput         = "INVALID_INPUT"
+	codeInvalidRequestFormat = "INVALID_REQUEST_FORMAT"
+	codeUnauthorized         = "UNAUTHORIZED"
+	codeForbidden            = "FORBIDDEN"
+	codeUserNotReady         = "USER_NOT_READY"
+	codeNotFound             = "NOT_FOUND"
+	codeMethodNotAllowed     = "METHOD_NOT_ALLOWED"
+	codePayloadTooLarge      = "INVALID_REQUEST_FORMAT"
+	codeInternal             = "INTERNAL_ERROR"
+	codeServiceUnavailable   = "SERVICE_UNAVAILABLE"
+)
+
+var (
+	errForbidden = &Error{Status: http.StatusForbidden, Code: codeForbidden,
+		Message: "cross-site request refused: send X-CSRF: 1 from the wallet's own origin"}
+	errSignedOut = &Error{Status: http.StatusUnauthorized, Code: codeUnauthorized,
+		Message: "not signed in"}
+	errUpstream = &Error{Status: http.StatusBadGateway, Code: codeServiceUnavailable,
+		Message: "the payments service is unavailable; try again shortly"}
+	errInternal = &Error{Status: http.StatusInternalServerError, Code: codeInternal,
+		Message: "internal error"}
+)
+
+// notFound is the single 404 body for a resource the browser may not see,
+// whether it is missing or belongs to another customer.
+func notFound() *Error {
+	return &Error{Status: http.StatusNotFound, Code: codeNotFound, Message: "not found"}
+}
+
+func invalidField(field, constraintFormat, message string) *Error {
+	fe := wire.FieldError{Field: field, Message: message}
+	if constraintFormat != "" {
+		fe.Constraint = &wire.FieldConstraint{Format: constraintFormat}
+	}
+	return &Error{
+		Status:  http.StatusBadRequest,
+		Code:    codeInvalidInput,
+		Message: "invalid " + field + ": " + message,
+		Details: map[string]any{"errors": []wire.FieldError{fe}},
+	}
+}
+
+// errorHandler turns whatever a handler returned into the answer.
+func (s *Server) errorHandler(c *fiber.Ctx, err error) error {
+	var e *Error
+	var fe *fiber.Error
+	var rel relayed
+	switch {
+	case errors.As(err, &rel):
+		return writeReply(c, rel.r)
+	case errors.As(err, &e):
+	case errors.As(err, &fe):
+		e = fromFiberError(fe)
+	default:
+		s.log.Error("bff: unhandled error", slog.String("method", c.Method()), slog.String("path", c.Path()), slog.Any("err", err))
+		e = errInternal
+	}
+	if !isAPIPath(c.Path()) && e.Status == http.StatusNotFound {
+		c.Set(fiber.HeaderContentType, fiber.MIMETextPlainCharsetUTF8)
+		return c.Status(http.StatusNotFound).SendString("404 not found\n")
+	}
+	return writeError(c, e)
+}
+
+func fromFiberError(fe *fiber.Error) *Error {
+	switch fe.Code {
+	case http.StatusNotFound:
+		return notFound()
+	case http.StatusMethodNotAllowed:
+		return &Error{Status: fe.Code, Code: codeMethodNotAllowed, Message: "method not allowed"}
+	case http.StatusRequestEntityTooLarge:
+		return &Error{Status: fe.Code, Code: codePayloadTooLarge, Message: "request body too large"}
+	case http.StatusBadRequest:
+		return &Error{Status: fe.Code, Code: codeInvalidRequestFormat, Message: "malformed request"}
+	}
+	if fe.Code >= 400 && fe.Code < 500 {
+		return &Error{Status: fe.Code, Code: codeInvalidRequestFormat, Message: strings.ToLower(http.StatusText(fe.Code))}
+	}
+	return errInternal
+}
+
+func writeError(c *fiber.Ctx, e *Error) error {
+	if e.RetryAfter > 0 {
+		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(e.RetryAfter))
+	}
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	return c.Status(e.Status).JSON(wire.Error{Status: e.Status, Code: e.Code, Message: e.Message, Details: e.Details})
+}
+
+func isAPIPath(p string) bool { return p == "/api" || strings.HasPrefix(p, "/api/") }

@@ -1,0 +1,220 @@
+package bff
+
+import (
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+)
+
+// route mirrors one service operation under /api. It is the whole allowlist
+// of what the browser can make the BFF send with the platform credential:
+// one method, one path template, the query parameters named here, and a
+// scope that binds the request to the cookie's customer or account.
+type route struct {
+	method string
+	// path is the BFF path below /api in Fiber syntax; a parameter is named
+	// by the id type it must hold, e.g. "/quotes/:Quote".
+	path string
+	// upstream is the service path template; "{Quote}" takes the parameter
+	// ":Quote" after it has been validated as a Quote id.
+	upstream string
+	// query lists the browser query parameters passed on unchanged (for
+	// example "limit", "cursor"); every other one is dropped.
+	query []string
+	scope scope
+}
+
+// routes is the table of mirrored service routes. Later routes are one line
+// each, for example:
+//
+//	{method: "GET", path: "/customers/external-accounts", upstream: "/customers/external-accounts", query: []string{"limit", "cursor"}, scope: scope{bind: boundTo("customerId", customer)}},
+//	{method: "GET", path: "/customers/external-accounts/:ExternalAccount", upstream: "/customers/external-accounts/{ExternalAccount}", scope: scope{owner: boundTo("customerId", customer)}},
+//	{method: "POST", path: "/quotes/:Quote/execute", upstream: "/quotes/{Quote}/execute", scope: scope{owner: boundTo("source.customerId", customer), check: "/quotes/{Quote}"}},
+var routes = []route{
+	{method: "GET", path: "/auth/sessions", upstream: "/auth/sessions", scope: scope{bind: boundTo("accountId", account)}},
+}
+
+// subject names a value of the cookie session a request is bound to.
+type subject int
+
+const (
+	customer subject = iota + 1 // the signed-in customer's id
+	account                     // the signed-in customer's embedded wallet account id
+)
+
+func (s subject) of(d Session) string {
+	switch s {
+	case customer:
+		return d.CustomerID
+	case account:
+		return d.InternalAccountID
+	}
+	return ""
+}
+
+// binding ties a query parameter or a JSON field (dot path) to a subject.
+type binding struct {
+	name string
+	to   subject
+}
+
+func boundTo(name string, to subject) []binding { return []binding{{name, to}} }
+
+// scope is how a route is confined to the browser's own resources.
+type scope struct {
+	// bind sets these upstream query parameters from the cookie session,
+	// replacing whatever the browser sent.
+	bind []binding
+	// owner fields of the resource must equal the cookie session's values,
+	// otherwise the answer is the same 404 as for a missing resource. For a
+	// read, the fields are checked in the service's 2xx answer itself.
+	owner []binding
+	// check, when set, is a GET template fetched (and owner-checked) before
+	// the route's own request is sent, for operations that have effects.
+	check string
+}
+
+// mount registers the routes on the /api group after checking that every
+// template names known id types that the path provides.
+func (s *Server) mount(api fiber.Router, table []route) error {
+	for _, rt := range table {
+		if err := rt.validate(); err != nil {
+			return fmt.Errorf("route %s %s: %w", rt.method, rt.path, err)
+		}
+		api.Add(rt.method, rt.path, s.mirror(rt))
+	}
+	return nil
+}
+
+func (rt route) validate() error {
+	switch rt.method {
+	case http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodPut, http.MethodDelete:
+	default:
+		return fmt.Errorf("method %q not allowed", rt.method)
+	}
+	if !strings.HasPrefix(rt.path, "/") || !strings.HasPrefix(rt.upstream, "/") {
+		return fmt.Errorf("paths must start with /")
+	}
+	for _, tmpl := range []string{rt.upstream, rt.scope.check} {
+		types, err := placeholders(tmpl)
+		if err != nil {
+			return err
+		}
+		for _, typ := range types {
+			if !strings.Contains(rt.path+"/", "/:"+typ+"/") {
+				return fmt.Errorf("template names {%s} but the path has no :%s", typ, typ)
+			}
+		}
+	}
+	if rt.scope.check != "" && len(rt.scope.owner) == 0 {
+		return fmt.Errorf("a check without owner fields checks nothing")
+	}
+	if len(rt.scope.bind) == 0 && len(rt.scope.owner) == 0 {
+		return fmt.Errorf("a route must be scoped to the cookie's customer or account")
+	}
+	return nil
+}
+
+// mirror is the handler of one route.
+func (s *Server) mirror(rt route) fiber.Handler {
+	hasID := strings.Contains(rt.upstream, "{")
+	return func(c *fiber.Ctx) error {
+		cs, err := s.signedIn(c)
+		if err != nil {
+			return err
+		}
+		param := func(typ string) string { return c.Params(typ) }
+		p, ok := expand(rt.upstream, param)
+		if !ok {
+			return notFound()
+		}
+		header, err := forwardable(c)
+		if err != nil {
+			return err
+		}
+		q := url.Values{}
+		for _, name := range rt.query {
+			if v := c.Query(name); v != "" {
+				q.Set(name, v)
+			}
+		}
+		for _, b := range rt.scope.bind {
+			q.Set(b.name, b.to.of(cs.data))
+		}
+		ctx := c.UserContext()
+
+		if rt.scope.check != "" {
+			cp, ok := expand(rt.scope.check, param)
+			if !ok {
+				return notFound()
+			}
+			r, err := s.up.do(ctx, call{method: http.MethodGet, path: cp})
+			if err != nil {
+				s.log.Error("bff: service unreachable", slog.Any("err", err))
+				return errUpstream
+			}
+			if r.status == http.StatusNotFound {
+				return notFound()
+			}
+			if r.status != http.StatusOK {
+				return relay(r)
+			}
+			if !owns(r.body, rt.scope.owner, cs.data) {
+				return notFound()
+			}
+		}
+
+		in := call{method: rt.method, path: p, query: q, header: header}
+		if rt.method != http.MethodGet {
+			in.body = c.Body()
+		}
+		r, err := s.up.do(ctx, in)
+		if err != nil {
+			s.log.Error("bff: service unreachable", slog.Any("err", err))
+			return errUpstream
+		}
+		if hasID && r.status == http.StatusNotFound {
+			return notFound() // one body for "missing" and "not yours"
+		}
+		if rt.scope.check == "" && len(rt.scope.owner) > 0 && r.status >= 200 && r.status < 300 && !owns(r.body, rt.scope.owner, cs.data) {
+			return notFound()
+		}
+		return relay(r)
+	}
+}
+
+// owns reports whether every owner field of the JSON object body equals the
+// session's value. A missing field or an empty session value is not a match.
+func owns(body []byte, owner []binding, d Session) bool {
+	var obj map[string]any
+	if json.Unmarshal(body, &obj) != nil {
+		return false
+	}
+	for _, b := range owner {
+		want := b.to.of(d)
+		got, ok := lookup(obj, b.name)
+		if !ok || want == "" || got != want {
+			return false
+		}
+	}
+	return true
+}
+
+// lookup follows a dot path such as "source.accountId" to a string value.
+func lookup(obj map[string]any, dotPath string) (string, bool) {
+	var cur any = obj
+	for _, key := range strings.Split(dotPath, ".") {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return "", false
+		}
+		cur = m[key]
+	}
+	s, ok := cur.(string)
+	return s, ok
+}

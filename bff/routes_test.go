@@ -1,0 +1,210 @@
+package bff
+
+import (
+	"bytes"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"paywallet/shared/wire"
+)
+
+func TestValidID(t *testing.T) {
+	t.Parallel()
+	const u = "0199a3c4-5b6d-7e8f-9a0b-1c2d3e4f5a6b"
+	cases := []struct {
+		typ, id string
+		want    bool
+	}{
+		{"Quote", "Quote:" + u, true},
+		{"ExternalAccount", "ExternalAccount:" + u, true},
+		{"Quote", "Transaction:" + u, false},
+		{"Quote", "quote:" + u, false},
+		{"Quote", "Quote:" + strings.ToUpper(u), false},
+		{"Quote", "Quote:" + u[:35], false},
+		{"Quote", "Quote:" + u + "0", false},
+		{"Quote", "Quote:" + strings.ReplaceAll(u, "-", "") + "----", false},
+		{"Quote", "Quote:" + u[:8] + "/" + u[9:], false},
+		{"Quote", "Quote:../../customers", false},
+		{"Quote", "Quote:" + u + "?x=1", false},
+		{"Quote", "Quote:" + u[:35] + "%", false},
+		{"Quote", "", false},
+		{"Agent", "Agent:" + u, false}, // not a type the BFF accepts
+	}
+	for _, tc := range cases {
+		if got := validID(tc.typ, tc.id); got != tc.want {
+			t.Errorf("validID(%q, %q) = %v, want %v", tc.typ, tc.id, got, tc.want)
+		}
+	}
+}
+
+// testRoutes exercises the scoping rules the production table will use.
+var testRoutes = []route{
+	{method: "GET", path: "/auth/sessions", upstream: "/auth/sessions", scope: scope{bind: boundTo("accountId", account)}},
+	{method: "GET", path: "/customers/external-accounts/:ExternalAccount", upstream: "/customers/external-accounts/{ExternalAccount}",
+		scope: scope{owner: boundTo("customerId", customer)}},
+	{method: "POST", path: "/quotes/:Quote/execute", upstream: "/quotes/{Quote}/execute",
+		scope: scope{owner: boundTo("source.customerId", customer), check: "/quotes/{Quote}"}},
+	{method: "GET", path: "/redirect", upstream: "/redirect", scope: scope{bind: boundTo("customerId", customer)}},
+}
+
+func TestScopedRoutes(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, func(c *Config) { c.routes = testRoutes })
+	h.login("owner@example.com")
+	mine := h.svc.accountOf("owner@example.com").CustomerID
+	other := h.svc.addCustomer("other@example.com").ID
+
+	const (
+		myEA      = "ExternalAccount:0199a3c4-0000-7000-8000-000000000001"
+		theirEA   = "ExternalAccount:0199a3c4-0000-7000-8000-000000000002"
+		missingEA = "ExternalAccount:0199a3c4-0000-7000-8000-000000000003"
+		myQuote   = "Quote:0199a3c4-0000-7000-8000-000000000011"
+		theirQ    = "Quote:0199a3c4-0000-7000-8000-000000000012"
+		missingQ  = "Quote:0199a3c4-0000-7000-8000-000000000013"
+	)
+	h.svc.mu.Lock()
+	h.svc.external[myEA] = map[string]any{"id": myEA, "customerId": mine, "status": "ACTIVE"}
+	h.svc.external[theirEA] = map[string]any{"id": theirEA, "customerId": other, "status": "ACTIVE"}
+	h.svc.quotes[myQuote] = map[string]any{"id": myQuote, "source": map[string]any{"customerId": mine}}
+	h.svc.quotes[theirQ] = map[string]any{"id": theirQ, "source": map[string]any{"customerId": other}}
+	h.svc.mu.Unlock()
+
+	r := h.do("GET", "/api/customers/external-accounts/"+myEA, "", nil)
+	if r.status != 200 || !bytes.Contains(r.body, []byte(myEA)) {
+		t.Fatalf("own external account: %d %s", r.status, r.body)
+	}
+
+	missing := h.do("GET", "/api/customers/external-accounts/"+missingEA, "", nil)
+	theirs := h.do("GET", "/api/customers/external-accounts/"+theirEA, "", nil)
+	if missing.status != 404 || theirs.status != 404 {
+		t.Fatalf("missing %d, theirs %d; want 404 both", missing.status, theirs.status)
+	}
+	if !bytes.Equal(missing.body, theirs.body) || !equalHeaders(missing.header, theirs.header) {
+		t.Errorf("another customer's resource is distinguishable from a missing one:\n%v %s\n%v %s",
+			missing.header, missing.body, theirs.header, theirs.body)
+	}
+
+	// Malformed ids never reach the service and look missing too.
+	for _, id := range []string{
+		"Quote:0199a3c4-0000-7000-8000-000000000011", // wrong type for the route
+		"ExternalAccount:0199A3C4-0000-7000-8000-000000000001",
+		"ExternalAccount:..%2F..%2Fcustomers",
+		"ExternalAccount:0199a3c4-0000-7000-8000-00000000000",
+		"ExternalAccount%3A0199a3c4-0000-7000-8000-000000000001",
+	} {
+		h.svc.reset()
+		r := h.do("GET", "/api/customers/external-accounts/"+id, "", nil)
+		if r.status != 404 || !bytes.Equal(r.body, missing.body) {
+			t.Errorf("id %q: %d %s", id, r.status, r.body)
+		}
+		if n := len(h.svc.reqs()); n != 0 {
+			t.Errorf("id %q reached the service %d times", id, n)
+		}
+	}
+
+	// An operation with effects is checked before it is sent.
+	for _, tc := range []struct {
+		id       string
+		want     int
+		executed bool
+	}{
+		{myQuote, 200, true},
+		{theirQ, 404, false},
+		{missingQ, 404, false},
+	} {
+		h.svc.reset()
+		r := h.do("POST", "/api/quotes/"+tc.id+"/execute", `{}`, map[string]string{"Idempotency-Key": "k-1"})
+		if r.status != tc.want {
+			t.Errorf("execute %s: %d %s, want %d", tc.id, r.status, r.body, tc.want)
+		}
+		if tc.want == 404 && !bytes.Equal(r.body, missing.body) {
+			t.Errorf("execute %s: 404 body %s differs from the canonical one", tc.id, r.body)
+		}
+		executed := false
+		for _, rq := range h.svc.reqs() {
+			if strings.HasSuffix(rq.path, "/execute") {
+				executed = true
+				if rq.header.Get("Idempotency-Key") != "k-1" || string(rq.body) != `{}` {
+					t.Errorf("execute forwarded without its key or body: %v %q", rq.header, rq.body)
+				}
+			}
+		}
+		if executed != tc.executed {
+			t.Errorf("execute %s reached the service: %v, want %v", tc.id, executed, tc.executed)
+		}
+	}
+
+	// A redirect from the service is never followed or relayed.
+	r = h.do("GET", "/api/redirect", "", nil)
+	if r.status != 502 || r.code(t) != "SERVICE_UNAVAILABLE" {
+		t.Errorf("redirect: %d %s", r.status, r.body)
+	}
+}
+
+func equalHeaders(a, b http.Header) bool {
+	for _, k := range []string{"Content-Type", "Content-Length", "Cache-Control", "Set-Cookie"} {
+		if a.Get(k) != b.Get(k) {
+			return false
+		}
+	}
+	return true
+}
+
+func TestRouteTableIsChecked(t *testing.T) {
+	t.Parallel()
+	bad := map[string]route{
+		"unknown id type":      {method: "GET", path: "/agents/:Agent", upstream: "/agents/{Agent}", scope: scope{owner: boundTo("customerId", customer)}},
+		"param missing":        {method: "GET", path: "/quotes/:id", upstream: "/quotes/{Quote}", scope: scope{owner: boundTo("customerId", customer)}},
+		"unscoped":             {method: "GET", path: "/quotes", upstream: "/quotes"},
+		"check without owner":  {method: "POST", path: "/quotes/:Quote/execute", upstream: "/quotes/{Quote}/execute", scope: scope{bind: boundTo("customerId", customer), check: "/quotes/{Quote}"}},
+		"method":               {method: "TRACE", path: "/quotes", upstream: "/quotes", scope: scope{bind: boundTo("customerId", customer)}},
+		"unclosed placeholder": {method: "GET", path: "/quotes/:Quote", upstream: "/quotes/{Quote", scope: scope{owner: boundTo("customerId", customer)}},
+	}
+	for name, rt := range bad {
+		_, err := New(Config{ServiceURL: "http://127.0.0.1:1/2025-10-13", PlatformCredential: testCred,
+			OTPSignerPublicKey: testSignerKey, static: testSite(), routes: []route{rt}})
+		if err == nil {
+			t.Errorf("%s: New accepted %+v", name, rt)
+		}
+	}
+	if err := (routes[0]).validate(); err != nil {
+		t.Errorf("production table: %v", err)
+	}
+	for _, rt := range routes {
+		if err := rt.validate(); err != nil {
+			t.Errorf("production route %s %s: %v", rt.method, rt.path, err)
+		}
+	}
+}
+
+func TestUpstreamFailures(t *testing.T) {
+	t.Parallel()
+	down := httptest.NewServer(http.NotFoundHandler())
+	downURL := down.URL
+	down.Close()
+	html := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(502)
+		_, _ = w.Write([]byte("<html>bad gateway</html>"))
+	}))
+	t.Cleanup(html.Close)
+	for name, base := range map[string]string{"refused": downURL, "HTML error page": html.URL} {
+		h := newHarness(t, func(c *Config) { c.ServiceURL = base + wire.BasePath })
+		r := h.do("POST", "/api/login/start", `{"email":"down@example.com"}`, nil)
+		if r.status != 502 || r.code(t) != "SERVICE_UNAVAILABLE" {
+			t.Errorf("%s: %d %s", name, r.status, r.body)
+		}
+		m := r.json(t)
+		if m["status"] != float64(502) || m["message"] == "" {
+			t.Errorf("%s: body %s", name, r.body)
+		}
+		if strings.Contains(string(r.body), "127.0.0.1") || strings.Contains(string(r.body), "bad gateway") {
+			t.Errorf("%s: internal detail leaked: %s", name, r.body)
+		}
+		if h.cookie != "" {
+			t.Errorf("%s: cookie set on failure", name)
+		}
+	}
+}

@@ -1,0 +1,219 @@
+package bff
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestNewValidatesConfig(t *testing.T) {
+	t.Parallel()
+	good := func() Config {
+		return Config{ServiceURL: "http://127.0.0.1:8081/2025-10-13", PlatformCredential: testCred,
+			OTPSignerPublicKey: testSignerKey, static: testSite()}
+	}
+	if _, err := New(good()); err != nil {
+		t.Fatalf("good config: %v", err)
+	}
+	compressed := good()
+	compressed.OTPSignerPublicKey = "03" + strings.Repeat("ab", 32)
+	if _, err := New(compressed); err != nil {
+		t.Errorf("compressed signer key: %v", err)
+	}
+	bad := map[string]func(*Config){
+		"no service URL":         func(c *Config) { c.ServiceURL = "" },
+		"relative service URL":   func(c *Config) { c.ServiceURL = "/2025-10-13" },
+		"ftp service URL":        func(c *Config) { c.ServiceURL = "ftp://host/2025-10-13" },
+		"user info in URL":       func(c *Config) { c.ServiceURL = "http://u:p@host/2025-10-13" },
+		"query in URL":           func(c *Config) { c.ServiceURL = "http://host/2025-10-13?x=1" },
+		"no credential":          func(c *Config) { c.PlatformCredential = "" },
+		"credential without :":   func(c *Config) { c.PlatformCredential = "justasecret" },
+		"credential empty id":    func(c *Config) { c.PlatformCredential = ":secret" },
+		"credential empty secr.": func(c *Config) { c.PlatformCredential = "id:" },
+		"credential with space":  func(c *Config) { c.PlatformCredential = "id:sec ret" },
+		"credential newline":     func(c *Config) { c.PlatformCredential = "id:secret\n" },
+		"bad mode":               func(c *Config) { c.Mode = "test" },
+		"no signer key":          func(c *Config) { c.OTPSignerPublicKey = "" },
+		"short signer key":       func(c *Config) { c.OTPSignerPublicKey = "04abcd" },
+		"signer key not hex":     func(c *Config) { c.OTPSignerPublicKey = "04" + strings.Repeat("zz", 64) },
+		"signer key bad prefix":  func(c *Config) { c.OTPSignerPublicKey = "05" + strings.Repeat("ab", 64) },
+	}
+	for name, mutate := range bad {
+		cfg := good()
+		mutate(&cfg)
+		if _, err := New(cfg); err == nil {
+			t.Errorf("%s: New accepted it", name)
+		} else if strings.Contains(err.Error(), testSecret) {
+			t.Errorf("%s: error mentions the secret: %v", name, err)
+		}
+	}
+}
+
+// TestShutdownWithKeepAlive holds an idle keep-alive connection open, as a
+// browser tab does, and checks that Shutdown returns promptly.
+func TestShutdownWithKeepAlive(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- h.srv.Listener(ln) }()
+
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
+	defer client.CloseIdleConnections()
+	req, _ := http.NewRequest("GET", "http://"+ln.Addr().String()+"/api/config", nil)
+	req.Header.Set("X-CSRF", "1")
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+
+	// A second connection that sent nothing at all: the server cannot know
+	// whether a request is coming, so it waits for it until the deadline,
+	// then closes it.
+	raw, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	time.Sleep(50 * time.Millisecond) // let the server accept it
+
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if err := h.srv.Shutdown(ctx); err != nil {
+		t.Errorf("Shutdown: %v", err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("Shutdown took %v", d)
+	}
+	_ = raw.SetReadDeadline(time.Now().Add(2 * time.Second))
+	if _, err := raw.Read(make([]byte, 1)); err == nil || errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Errorf("the silent connection was left open: %v", err)
+	}
+	select {
+	case err := <-served:
+		if err != nil && !errors.Is(err, net.ErrClosed) {
+			t.Errorf("Listener returned %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Error("Listener did not return after Shutdown")
+	}
+}
+
+// TestShutdownClosesIdleKeepAlive checks that an idle keep-alive connection
+// alone does not hold Shutdown up at all.
+func TestShutdownClosesIdleKeepAlive(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = h.srv.Listener(ln) }()
+	client := &http.Client{Transport: &http.Transport{}}
+	defer client.CloseIdleConnections()
+	for i := 0; i < 2; i++ {
+		resp, err := client.Get("http://" + ln.Addr().String() + "/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	start := time.Now()
+	if err := h.srv.Shutdown(context.Background()); err != nil {
+		t.Errorf("Shutdown: %v", err)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("Shutdown with an idle keep-alive connection took %v", d)
+	}
+}
+
+func TestMemoryStore(t *testing.T) {
+	t.Parallel()
+	clk := &clock{t: time.Unix(1_760_000_000, 0)}
+	m := NewMemoryStore(clk.Now)
+	ctx := context.Background()
+	s := Session{Email: "a@example.com", CustomerID: "Customer:x"}
+	if err := m.Put(ctx, "k", s, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := m.Get(ctx, "k"); err != nil || got != s {
+		t.Fatalf("Get = %+v, %v", got, err)
+	}
+	if _, err := m.Get(ctx, "other"); !errors.Is(err, ErrSessionNotFound) {
+		t.Errorf("absent key: %v", err)
+	}
+	clk.Advance(time.Minute)
+	if _, err := m.Get(ctx, "k"); !errors.Is(err, ErrSessionNotFound) {
+		t.Errorf("expired key: %v", err)
+	}
+	if m.Len() != 0 {
+		t.Errorf("expired entry kept")
+	}
+	_ = m.Put(ctx, "k", s, time.Minute)
+	if err := m.Delete(ctx, "k"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Get(ctx, "k"); !errors.Is(err, ErrSessionNotFound) {
+		t.Errorf("deleted key: %v", err)
+	}
+	if err := m.Delete(ctx, "k"); err != nil {
+		t.Errorf("second delete: %v", err)
+	}
+	if err := m.Put(ctx, "k", s, 0); err == nil {
+		t.Error("zero ttl accepted")
+	}
+	// Sweeping drops expired entries on later Puts.
+	for i := 0; i < 255; i++ {
+		_ = m.Put(ctx, "old"+string(rune('a'+i%26))+strings.Repeat("x", i), s, time.Second)
+	}
+	clk.Advance(2 * time.Second)
+	for i := 0; i < 256; i++ {
+		_ = m.Put(ctx, "new", s, time.Hour)
+	}
+	if m.Len() != 1 {
+		t.Errorf("%d entries after sweep, want 1", m.Len())
+	}
+}
+
+// TestEmbeddedSite serves the real pages of package web.
+func TestEmbeddedSite(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, func(c *Config) { c.static = nil })
+	r := h.do("GET", "/", "", nil)
+	if r.status != 200 || !strings.Contains(string(r.body), `<script type="module" src="/js/app.js">`) {
+		t.Fatalf("GET /: %d", r.status)
+	}
+	for _, p := range []string{"/js/app.js", "/js/api.js", "/js/format.js", "/css/app.css", "/favicon.svg"} {
+		if r := h.do("GET", p, "", nil); r.status != 200 {
+			t.Errorf("GET %s = %d", p, r.status)
+		}
+	}
+	if h.srv.assets.hasWasm {
+		var cfg configResponse
+		_ = jsonUnmarshal(h.do("GET", "/api/config", "", nil).body, &cfg)
+		r := h.do("GET", cfg.WasmURL, "", map[string]string{"Accept-Encoding": "gzip, deflate, br"})
+		if r.status != 200 || r.header.Get("Content-Type") != "application/wasm" || r.header.Get("Content-Encoding") != "br" {
+			t.Errorf("embedded wasm %s: %d %v", cfg.WasmURL, r.status, r.header)
+		}
+	} else {
+		t.Log("the wasm module is not built; skipped serving it")
+	}
+}
+
+func jsonUnmarshal(b []byte, v any) error { return decodeJSON(b, v) }

@@ -1,0 +1,222 @@
+package bff
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+)
+
+// Security headers. The CSP allows only the site's own scripts, styles and
+// wasm compilation: no inline script or style, no framing, no base or form
+// hijacking.
+const (
+	contentSecurityPolicy = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; " +
+		"img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+	cacheImmutable  = "public, max-age=31536000, immutable"
+	cacheRevalidate = "no-cache"
+)
+
+// Paths of the wallet module in the embedded pages and on the site.
+const (
+	wasmFile       = "wasm/wallet.wasm"
+	wasmExecFile   = "wasm/wasm_exec.js"
+	wasmExecURL    = "/" + wasmExecFile
+	devMailboxPath = "/dev/mailbox"
+)
+
+// asset is one embedded file, ready to send.
+type asset struct {
+	body      []byte
+	ctype     string
+	etag      string
+	immutable bool
+	// Precompressed siblings (<name>.br, <name>.gz), when embedded.
+	br, gz *asset
+}
+
+// assets is the embedded site, keyed by URL path.
+type assets struct {
+	files   map[string]*asset
+	wasmURL string // content-hashed URL of the wallet module, or its plain URL when absent
+	hasWasm bool
+}
+
+// loadAssets reads every file of fsys into memory. The wallet module gets a
+// second, content-hashed URL /wasm/wallet.<16 hex of SHA-256>.wasm that may
+// be cached forever; its plain URL must be revalidated.
+func loadAssets(fsys fs.FS) (*assets, error) {
+	raw := map[string][]byte{}
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() || strings.HasPrefix(d.Name(), ".") {
+			return nil
+		}
+		b, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return err
+		}
+		raw[p] = b
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reading embedded pages: %w", err)
+	}
+	a := &assets{files: map[string]*asset{}, wasmURL: "/" + wasmFile}
+	for p, b := range raw {
+		if strings.HasSuffix(p, ".br") || strings.HasSuffix(p, ".gz") {
+			if _, ok := raw[p[:len(p)-3]]; ok {
+				continue // attached to its original below
+			}
+		}
+		f := newAsset(b, contentType(p))
+		if gz, ok := raw[p+".gz"]; ok {
+			f.gz = newAsset(gz, f.ctype)
+		}
+		if br, ok := raw[p+".br"]; ok {
+			f.br = newAsset(br, f.ctype)
+		}
+		a.files["/"+p] = f
+	}
+	if idx, ok := a.files["/index.html"]; ok {
+		a.files["/"] = idx
+	}
+	if w, ok := a.files["/"+wasmFile]; ok {
+		sum := sha256.Sum256(w.body)
+		hashed := *w
+		hashed.immutable = true
+		a.wasmURL = "/wasm/wallet." + hex.EncodeToString(sum[:8]) + ".wasm"
+		a.files[a.wasmURL] = &hashed
+		a.hasWasm = true
+	}
+	return a, nil
+}
+
+func newAsset(b []byte, ctype string) *asset {
+	sum := sha256.Sum256(b)
+	return &asset{body: b, ctype: ctype, etag: `"` + hex.EncodeToString(sum[:12]) + `"`}
+}
+
+// contentType is a fixed table, so answers do not depend on the host's
+// mime.types.
+func contentType(p string) string {
+	switch path.Ext(p) {
+	case ".html":
+		return "text/html; charset=utf-8"
+	case ".js", ".mjs":
+		return "text/javascript; charset=utf-8"
+	case ".css":
+		return "text/css; charset=utf-8"
+	case ".wasm":
+		return "application/wasm"
+	case ".svg":
+		return "image/svg+xml"
+	case ".png":
+		return "image/png"
+	case ".ico":
+		return "image/x-icon"
+	case ".json", ".map":
+		return "application/json"
+	case ".txt":
+		return "text/plain; charset=utf-8"
+	}
+	return "application/octet-stream"
+}
+
+// securityHeaders is set on every answer. The dev mailbox brings its own
+// CSP, so only the headers that do not conflict are set there.
+func securityHeaders(c *fiber.Ctx) error {
+	c.Set("X-Content-Type-Options", "nosniff")
+	c.Set("Referrer-Policy", "no-referrer")
+	p := c.Path()
+	if p != devMailboxPath && !strings.HasPrefix(p, devMailboxPath+"/") {
+		c.Set("Content-Security-Policy", contentSecurityPolicy)
+		c.Set("Cross-Origin-Opener-Policy", "same-origin")
+		c.Set("X-Frame-Options", "DENY")
+	}
+	return c.Next()
+}
+
+// serveStatic answers GET and HEAD for the embedded site.
+func (s *Server) serveStatic(c *fiber.Ctx) error {
+	if isAPIPath(c.Path()) {
+		return notFound()
+	}
+	f, ok := s.assets.files[c.Path()]
+	if !ok {
+		return notFound()
+	}
+	send := f
+	if f.br != nil || f.gz != nil {
+		c.Vary(fiber.HeaderAcceptEncoding)
+		ae := c.Get(fiber.HeaderAcceptEncoding)
+		switch {
+		case f.br != nil && acceptsEncoding(ae, "br"):
+			send = f.br
+			c.Set(fiber.HeaderContentEncoding, "br")
+		case f.gz != nil && acceptsEncoding(ae, "gzip"):
+			send = f.gz
+			c.Set(fiber.HeaderContentEncoding, "gzip")
+		}
+	}
+	c.Set(fiber.HeaderContentType, f.ctype)
+	if f.immutable {
+		c.Set(fiber.HeaderCacheControl, cacheImmutable)
+	} else {
+		c.Set(fiber.HeaderCacheControl, cacheRevalidate)
+	}
+	c.Set(fiber.HeaderETag, send.etag)
+	if etagMatches(c.Get(fiber.HeaderIfNoneMatch), send.etag) {
+		return c.SendStatus(fiber.StatusNotModified)
+	}
+	return c.Send(send.body)
+}
+
+// acceptsEncoding reports whether an Accept-Encoding value allows coding
+// (RFC 9110 §12.5.3): named with q > 0, or matched by "*" with q > 0 when
+// not named.
+func acceptsEncoding(header, coding string) bool {
+	star := false
+	for _, part := range strings.Split(header, ",") {
+		name, params, _ := strings.Cut(part, ";")
+		name = strings.TrimSpace(name)
+		q := 1.0
+		for _, p := range strings.Split(params, ";") {
+			k, v, ok := strings.Cut(strings.TrimSpace(p), "=")
+			if ok && strings.EqualFold(strings.TrimSpace(k), "q") {
+				if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
+					q = f
+				} else {
+					q = 0
+				}
+			}
+		}
+		switch {
+		case strings.EqualFold(name, coding):
+			return q > 0
+		case name == "*":
+			star = q > 0
+		}
+	}
+	return star
+}
+
+func etagMatches(ifNoneMatch, etag string) bool {
+	if ifNoneMatch == "" {
+		return false
+	}
+	for _, t := range strings.Split(ifNoneMatch, ",") {
+		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
+		if t == etag || t == "*" {
+			return true
+		}
+	}
+	return false
+}

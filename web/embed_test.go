@@ -1,0 +1,91 @@
+package web
+
+import (
+	"io/fs"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// The browser tests find elements by these ids.
+var requiredIDs = []string{
+	"email", "email-submit", "email-error", "code", "code-submit", "code-error", "login-error", "status",
+	"signed-in", "me-email", "account-id", "account-type", "account-status", "account-balance",
+	"session-expiry", "session-public-key", "copy-key", "key-missing", "logout",
+	"sandbox-banner", "dev-mailbox-link",
+}
+
+func TestIndexHasTheTestIDs(t *testing.T) {
+	b, err := fs.ReadFile(Files(), "index.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	for _, id := range requiredIDs {
+		if n := strings.Count(page, `id="`+id+`"`); n != 1 {
+			t.Errorf("id %q appears %d times, want once", id, n)
+		}
+	}
+}
+
+// TestNoInlineCode checks the pages against what the CSP forbids: inline
+// scripts, inline event handlers, style attributes and <style> elements,
+// javascript: URLs, and anything loaded from another origin.
+func TestNoInlineCode(t *testing.T) {
+	checks := map[string]*regexp.Regexp{
+		"event handler":     regexp.MustCompile(`(?i)\son[a-z]+\s*=`),
+		"style attribute":   regexp.MustCompile(`(?i)\sstyle\s*=`),
+		"style element":     regexp.MustCompile(`(?i)<style\b`),
+		"javascript: URL":   regexp.MustCompile(`(?i)javascript:`),
+		"external resource": regexp.MustCompile(`(?i)(src|href)\s*=\s*"(https?:)?//`),
+	}
+	scriptTag := regexp.MustCompile(`(?is)<script\b([^>]*)>(.*?)</script>`)
+	err := fs.WalkDir(Files(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".html") {
+			return err
+		}
+		b, err := fs.ReadFile(Files(), p)
+		if err != nil {
+			return err
+		}
+		page := string(b)
+		for name, re := range checks {
+			if loc := re.FindStringIndex(page); loc != nil {
+				t.Errorf("%s: %s at %q", p, name, page[loc[0]:min(loc[1]+20, len(page))])
+			}
+		}
+		for _, m := range scriptTag.FindAllStringSubmatch(page, -1) {
+			if !strings.Contains(m[1], `src="/`) || strings.TrimSpace(m[2]) != "" {
+				t.Errorf("%s: script that is not a same-origin src: %q", p, m[0])
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestModulesLoadWalletAndWasmExecFirst(t *testing.T) {
+	b, _ := fs.ReadFile(Files(), "index.html")
+	page := string(b)
+	exec := strings.Index(page, `<script src="/wasm/wasm_exec.js"></script>`)
+	app := strings.Index(page, `<script type="module" src="/js/app.js"></script>`)
+	if exec < 0 || app < 0 || exec > app {
+		t.Errorf("wasm_exec.js must be a classic script before the app module (at %d, %d)", exec, app)
+	}
+	js, err := fs.ReadFile(Files(), "js/app.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`import("./wallet.js")`, "generateKey", "sealOtp", "stamp(", "forget(", `"X-CSRF"`} {
+		src := string(js)
+		if want == `"X-CSRF"` {
+			api, _ := fs.ReadFile(Files(), "js/api.js")
+			src = string(api)
+		}
+		if !strings.Contains(src, want) {
+			t.Errorf("the page scripts do not use %s", want)
+		}
+	}
+}

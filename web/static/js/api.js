@@ -1,0 +1,82 @@
+// Fetch wrapper for the BFF's /api. Every call is same-origin, carries the
+// X-CSRF header the BFF requires, sends and expects JSON, and turns an
+// error answer ({status, code, message, details}) into an ApiError.
+
+/** An error answer of the BFF or the service behind it. */
+export class ApiError extends Error {
+  /**
+   * @param {number} status HTTP status (0 when the server could not be reached)
+   * @param {string} code machine code such as "INVALID_INPUT"
+   * @param {string} message human-readable message
+   * @param {object} [details] details, e.g. {errors: [{field, message}]}
+   * @param {number} [retryAfter] seconds from the Retry-After header
+   */
+  constructor(status, code, message, details, retryAfter) {
+    super(message || code);
+    this.name = "ApiError";
+    this.status = status;
+    this.code = code;
+    this.details = details;
+    this.retryAfter = retryAfter;
+  }
+
+  /** The per-field errors of a 400 INVALID_INPUT, as {field: message}. */
+  fieldErrors() {
+    const out = {};
+    const list = this.details && Array.isArray(this.details.errors) ? this.details.errors : [];
+    for (const e of list) {
+      if (e && typeof e.field === "string" && !(e.field in out)) out[e.field] = String(e.message || "is invalid");
+    }
+    return out;
+  }
+}
+
+/**
+ * Calls the BFF.
+ *
+ * @param {string} method "GET", "POST", …
+ * @param {string} path an /api path, e.g. "/api/me"
+ * @param {{body?: object|string, headers?: object}} [options] body is sent
+ *   as JSON; a string is sent as is (so that a signed retry repeats the exact
+ *   bytes)
+ * @returns {Promise<{status: number, data: any}>}
+ */
+export async function api(method, path, options = {}) {
+  if (typeof path !== "string" || !path.startsWith("/api/")) {
+    throw new TypeError("api: path must start with /api/");
+  }
+  const headers = { "X-CSRF": "1", Accept: "application/json", ...(options.headers || {}) };
+  const init = { method, headers, credentials: "same-origin", cache: "no-store", redirect: "error" };
+  if (options.body !== undefined) {
+    init.body = typeof options.body === "string" ? options.body : JSON.stringify(options.body);
+    headers["Content-Type"] = "application/json";
+  }
+
+  let res;
+  try {
+    res = await fetch(path, init);
+  } catch {
+    throw new ApiError(0, "NETWORK_ERROR", "Cannot reach the server. Check your connection and try again.");
+  }
+  const text = await res.text();
+  let data = null;
+  if (text !== "") {
+    try {
+      data = JSON.parse(text);
+    } catch {
+      data = null;
+    }
+  }
+  if (!res.ok) {
+    const retry = Number.parseInt(res.headers.get("Retry-After") || "", 10);
+    const body = data && typeof data === "object" ? data : {};
+    throw new ApiError(
+      res.status,
+      typeof body.code === "string" ? body.code : "HTTP_" + res.status,
+      typeof body.message === "string" ? body.message : res.statusText || "Request failed",
+      body.details,
+      Number.isFinite(retry) ? retry : undefined,
+    );
+  }
+  return { status: res.status, data };
+}
