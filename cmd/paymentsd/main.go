@@ -20,7 +20,7 @@ import (
 )
 
 func main() {
-	if err := run(context.Background(), os.Args[1:]); err != nil {
+	if err := run(context.Background(), os.Args[1:], nil); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			os.Exit(0)
 		}
@@ -29,7 +29,9 @@ func main() {
 	}
 }
 
-func run(ctx context.Context, args []string) error {
+// run serves until ctx ends or a signal arrives. ready, when set, is called
+// with the service's base URL once it accepts connections.
+func run(ctx context.Context, args []string, ready func(baseURL string)) error {
 	fs := flag.NewFlagSet("paymentsd", flag.ContinueOnError)
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: paymentsd [flags]
@@ -84,6 +86,9 @@ Flags (each can also be set with the environment variable in brackets):
 	go func() { errc <- srv.Serve(ln) }()
 	log.Info("payments service is up", "url", "http://"+ln.Addr().String()+"/2025-10-13", "mode", built.Service.Mode(),
 		"otp_signer_public_key", built.Service.SignerPublicKey().UncompressedHex())
+	if ready != nil {
+		ready("http://" + ln.Addr().String())
+	}
 
 	select {
 	case err := <-errc:

@@ -24,7 +24,7 @@ import (
 )
 
 func main() {
-	if err := run(context.Background(), os.Args[1:]); err != nil {
+	if err := run(context.Background(), os.Args[1:], nil); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			os.Exit(0)
 		}
@@ -33,7 +33,9 @@ func main() {
 	}
 }
 
-func run(ctx context.Context, args []string) error {
+// run runs the wallet until ctx ends or a signal arrives. ready, when set,
+// is called with the wallet's URL once it accepts connections.
+func run(ctx context.Context, args []string, ready func(url string)) error {
 	fs := flag.NewFlagSet("wallet", flag.ContinueOnError)
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: wallet [flags]
@@ -105,6 +107,9 @@ Flags (each can also be set with the environment variable in brackets):
 		fmt.Fprintf(os.Stderr, "  OTP e-mail: %s/dev/mailbox  (dev mailbox: codes are shown there, not sent)\n", base)
 	}
 	fmt.Fprintln(os.Stderr)
+	if ready != nil {
+		ready(base)
+	}
 
 	select {
 	case err := <-errc:

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"net/http"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// TestPaymentsd starts the service command and checks that the platform
+// credential guards the API and that the dev mailbox is mounted.
+func TestPaymentsd(t *testing.T) {
+	t.Setenv("WALLET_PLATFORM_CREDENTIAL", "tok_cmd:cmd-secret")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	urls := make(chan string, 1)
+	done := make(chan error, 1)
+	db := filepath.Join(t.TempDir(), "svc.db")
+	go func() {
+		done <- run(ctx, []string{"--listen", "127.0.0.1:0", "--dev-mailbox", "--database", db, "--log-level", "warn"}, func(u string) { urls <- u })
+	}()
+	var base string
+	select {
+	case base = <-urls:
+	case err := <-done:
+		t.Fatalf("paymentsd exited: %v", err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("paymentsd did not start")
+	}
+	get := func(path string, auth bool) int {
+		req, _ := http.NewRequest("GET", base+path, nil)
+		if auth {
+			req.SetBasicAuth("tok_cmd", "cmd-secret")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if s := get("/2025-10-13/customers", false); s != 401 {
+		t.Fatalf("without credential: %d", s)
+	}
+	if s := get("/2025-10-13/customers", true); s != 200 {
+		t.Fatalf("with credential: %d", s)
+	}
+	if s := get("/dev/mailbox", false); s != 200 {
+		t.Fatalf("dev mailbox: %d", s)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil && err != http.ErrServerClosed {
+			t.Fatalf("paymentsd stopped with %v", err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("paymentsd did not stop")
+	}
+}
+
+func TestPaymentsdNeedsCredential(t *testing.T) {
+	t.Setenv("WALLET_PLATFORM_CREDENTIAL", "")
+	err := run(context.Background(), []string{"--listen", "127.0.0.1:0", "--dev-mailbox", "--database", filepath.Join(t.TempDir(), "x.db")}, nil)
+	if err == nil {
+		t.Fatal("paymentsd started without a platform credential")
+	}
+}

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"paywallet/internal/bffclient"
+)
+
+// TestEmbeddedWallet runs the wallet command as `make run` does (embedded
+// service on SQLite, dev mailbox) and signs in over HTTP through it: the
+// in-process transport, the generated platform credential, the pinned signer
+// key and the mailbox mount must all fit together.
+func TestEmbeddedWallet(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	urls := make(chan string, 1)
+	done := make(chan error, 1)
+	db := filepath.Join(t.TempDir(), "data", "wallet.db")
+	go func() {
+		done <- run(ctx, []string{"--listen", "127.0.0.1:0", "--dev-mailbox", "--database", db, "--log-level", "warn"}, func(u string) { urls <- u })
+	}()
+	var base string
+	select {
+	case base = <-urls:
+	case err := <-done:
+		t.Fatalf("wallet exited: %v", err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("wallet did not start")
+	}
+	if !strings.HasPrefix(base, "http://localhost:") {
+		t.Fatalf("wallet URL %q is not a localhost URL", base)
+	}
+	c := &bffclient.Client{Base: base}
+	sess, _, err := c.LoginEmailOTP(ctx, "embedded@example.com", func(email string) (string, error) {
+		return c.MailboxCode(ctx, email)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(sess.ID, "Session:") {
+		t.Fatalf("session %+v", sess)
+	}
+	r, err := c.Do(ctx, "GET", "/api/me", nil, nil)
+	if err != nil || r.Status != 200 {
+		t.Fatalf("me: %v %d %s", err, r.Status, r.Body)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("wallet stopped with %v", err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("wallet did not stop")
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "w.db")
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no mailer", []string{"--database", db}, "no way to send e-mail"},
+		{"both mailers", []string{"--database", db, "--dev-mailbox", "--smtp-addr", "127.0.0.1:25"}, "not both"},
+		{"bad mode", []string{"--database", db, "--dev-mailbox", "--mode", "staging"}, "unknown mode"},
+		{"bad smtp tls", []string{"--database", db, "--smtp-addr", "127.0.0.1:25", "--smtp-tls", "maybe"}, "--smtp-tls"},
+		{"bad log level", []string{"--log-level", "loud"}, "--log-level"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := run(context.Background(), append([]string{"--listen", "127.0.0.1:0"}, tt.args...), nil)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want it to mention %q", err, tt.want)
+			}
+		})
+	}
+}
