@@ -92,6 +92,25 @@ func TestEmailOTPLogin(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(artifactsDir(t), "signed-in.png"), png, 0o644); err != nil {
 		t.Fatal(err)
 	}
+
+	// On a phone-sized screen nothing spills sideways.
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(390, 844)); err != nil {
+		t.Fatal(err)
+	}
+	overflow, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > document.documentElement.clientWidth`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if overflow {
+		t.Error("the signed-in page scrolls sideways at 390 px wide")
+	}
+	png, err = chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(artifactsDir(t), "signed-in-phone.png"), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestWrongCodeShowsErrorAndNoSession: a wrong code is reported on the page,
