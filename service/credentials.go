@@ -134,6 +134,16 @@ func (s *Service) challengeCredential(w http.ResponseWriter, r *http.Request) er
 		if cred.LockedUntil.After(now) {
 			return lockedError(cred.LockedUntil, now)
 		}
+		last, err := tx.LatestOTP(ctx, cred.ID)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+		case err != nil:
+			return err
+		case s.cfg.OTPResendInterval > 0 && now.Before(last.CreatedAt.Add(s.cfg.OTPResendInterval)):
+			e := errorf(http.StatusTooManyRequests, codeRateLimited, "a code was sent moments ago; check your inbox or wait before asking for another")
+			e.RetryAfter = int(math.Ceil(last.CreatedAt.Add(s.cfg.OTPResendInterval).Sub(now).Seconds()))
+			return e
+		}
 		otp := store.OTP{
 			ID:               ids.New("Otp"),
 			CredentialID:     cred.ID,

@@ -77,6 +77,10 @@ type Config struct {
 	ChallengeTTL    time.Duration // 5 minutes when zero
 	MaxOTPFailures  int           // 5 when zero
 	LockoutDuration time.Duration // 15 minutes when zero
+	// OTPResendInterval is the least time between two codes for one
+	// credential, so nobody can use the service to flood an inbox.
+	// 30 seconds when zero; negative disables it.
+	OTPResendInterval time.Duration
 
 	// Now is the clock; tests inject one. Defaults to time.Now.
 	Now    func() time.Time
@@ -130,6 +134,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	setDefault(&cfg.OTPTTL, 5*time.Minute)
 	setDefault(&cfg.ChallengeTTL, 5*time.Minute)
 	setDefault(&cfg.LockoutDuration, 15*time.Minute)
+	setDefault(&cfg.OTPResendInterval, 30*time.Second)
 	if cfg.MaxOTPFailures == 0 {
 		cfg.MaxOTPFailures = 5
 	}

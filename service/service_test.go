@@ -305,6 +305,7 @@ func TestEmailOTPFailures(t *testing.T) {
 		}, 401, "UNAUTHORIZED"},
 		{"bundle of a replaced code", func(e *env, w wallet, client *walletcrypto.PrivateKey) response {
 			am, code := e.challenge(w)
+			e.clock.Advance(30 * time.Second)
 			e.challenge(w)
 			return e.do("POST", "/auth/credentials/"+w.credential.ID+"/verify", verifyBody(e.sealCode(am, code, client)), nil)
 		}, 401, "UNAUTHORIZED"},
@@ -551,4 +552,22 @@ type failingMailer struct{}
 
 func (failingMailer) Send(context.Context, mail.Message) error {
 	return errors.New("smtp: connection refused")
+}
+
+// A new code can be asked for only 30 s after the previous one, so the
+// service cannot be used to flood an inbox.
+func TestResendInterval(t *testing.T) {
+	e := newEnv(t)
+	w := e.newWallet("flood@example.com")
+	e.challenge(w)
+	e.clock.Advance(10 * time.Second)
+	r := e.do("POST", "/auth/credentials/"+w.credential.ID+"/challenge", nil, nil)
+	if r.status != 429 || r.errorBody(t).Code != "RATE_LIMITED" || r.header.Get("Retry-After") != "20" {
+		t.Fatalf("second code after 10 s: %d %v %s", r.status, r.header, r.body)
+	}
+	if n := len(e.box.All()); n != 1 {
+		t.Fatalf("%d e-mails sent, want 1", n)
+	}
+	e.clock.Advance(20 * time.Second)
+	e.challenge(w)
 }
