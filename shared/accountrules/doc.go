@@ -1,0 +1,130 @@
+// Package accountrules holds the validation rules of external accounts: the
+// spec's accountInfo variants, the beneficiary minimums and the create body
+// around them. It is the one implementation of those rules: the service runs
+// it on every POST /customers/external-accounts, the BFF may run it before
+// forwarding, and the browser's wasm module runs it to show field errors
+// before anything is sent. To stay small in the wasm module it imports neither
+// encoding/json nor net/http, nor fmt, reflect or regexp (TestImports checks).
+//
+// # Use
+//
+// Decode the body into a generic tree (map[string]any whose values are string,
+// float64, bool, nil, []any or map[string]any, as encoding/json makes it or as
+// the wasm module converts a JavaScript object) and call [ValidateCreate]. It
+// returns every problem at once as [wire.FieldError] values, sorted by field
+// then message, or nil: the service answers 400 INVALID_INPUT with them in
+// details.errors. [ValidateAccountInfo] checks an accountInfo alone.
+//
+// Fields are dot paths from the body, such as
+// accountInfo.beneficiary.address.postalCode. A field has at most one problem
+// (the first rule it breaks). Messages: "required"; "must be a string", "must
+// be an object", "must be a boolean" for a wrong JSON type (null included);
+// "unknown field" for a member the shape does not have; otherwise a sentence
+// naming the rule, with a [wire.FieldConstraint] carrying the Pattern (a
+// JavaScript regular expression), the Enum, the MinLength/MaxLength or a
+// Format ("iban", "bech32", "date", "email", "iso-3166-1-alpha-2").
+// Values are never trimmed: " 123456789" is not 9 digits.
+//
+// [AccountTypes] lists the 21 account types and [RequiredCurrency] the currency
+// each requires. [PrimaryIdentifier] gives the value whose last three digits
+// choose sandbox outcomes. [RequiredBeneficiaryFields] gives the beneficiary
+// minimum that applies, for forms; [SenderRequirements] gives what a business
+// sender must provide for a destination currency, for quotes.
+//
+// # Account types
+//
+// Every rule of the spec's accountInfo table is enforced, with the lengths and
+// patterns of the reference API where the spec gives none. Required (R) and
+// optional (o) members besides accountType and beneficiary:
+//
+//	USD_ACCOUNT   USD  accountNumber R (1-34 chars), routingNumber R (9 digits),
+//	                   bankAccountType o (CHECKING|SAVINGS), bankName o (1-140)
+//	MXN_ACCOUNT   MXN  clabeNumber R (18 digits), bankName o
+//	BRL_ACCOUNT   BRL  pixKey R (1-77), pixKeyType R (CPF|CNPJ|EMAIL|PHONE|RANDOM),
+//	                   taxId R (11-14 digits), bankName o
+//	COP_ACCOUNT   COP  bank transfer: bankName R, accountNumber R (1-34), bankAccountType R;
+//	                   mobile money: bankName R (the provider), phoneNumber R (+ and 6-14 digits)
+//	SLV_ACCOUNT   USD  bank transfer: bankName R, accountNumber R, bankAccountType R;
+//	                   mobile money: phoneNumber R (+ and 6-14 digits), bankName o
+//	EUR_ACCOUNT   EUR  iban R (pattern and ISO 13616 mod 97), swiftCode o, bankName o
+//	PHP_ACCOUNT   PHP  bankName R (discovery value, PH/PHP), accountNumber R (8-16 digits)
+//	GBP_ACCOUNT   GBP  sortCode R (6 digits), accountNumber R (8 digits)
+//	INR_ACCOUNT   INR  vpa R (name@bank, 3-255)
+//	NGN_ACCOUNT   NGN  accountNumber R (10 digits), bankName R (discovery value, NG/NGN)
+//	ZAR_ACCOUNT   ZAR  accountNumber R (9-13 digits), bankName R (discovery value, ZA/ZAR)
+//	KES_ACCOUNT   KES  phoneNumber R (+254 and 9 digits), provider R (M-PESA)
+//	TZS_ACCOUNT   TZS  phoneNumber R (+255 and 9 digits), provider R (AIRTEL|VODACOM)
+//	ZMW_ACCOUNT   ZMW  phoneNumber R (+260 and 9 digits), provider R (TNM|AIRTEL|ZAMTEL|MTN)
+//	RWF_ACCOUNT   RWF  phoneNumber R (+250 and 9 digits), provider R (MTN|AIRTEL)
+//	MWK_ACCOUNT   MWK  phoneNumber R (+265 and 9 digits), provider R (AIRTEL|TNM)
+//	UGX_ACCOUNT   UGX  phoneNumber R (+256 and 9 digits), provider R (MTN|AIRTEL)
+//	XOF_ACCOUNT   XOF  phoneNumber R (+221 and 9, +225 and 10, +229 and 8 or 9 digits),
+//	                   provider R (MTN|ORANGE|WAVE|MOOV|FREE), region o (BJ|CI|SN|TG)
+//	CAD_ACCOUNT   CAD  bankCode R (3 digits), branchCode R (5 digits), accountNumber R (7-12 digits)
+//	AED_ACCOUNT   any  iban R (AE and 21 digits, and mod 97), swiftCode o
+//	SPARK_WALLET  BTC  address R; no beneficiary
+//
+// swiftCode is ^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$. A Spark address
+// is 87 characters, starts with spark1 in either case, is all one case, uses
+// the bech32 alphabet and has a valid checksum under the BIP-173 polymod with
+// HRP "spark"; both the bech32 constant and the bech32m one (BIP-350, which
+// the Spark SDKs write) are accepted.
+//
+// # Beneficiaries
+//
+// Every fiat type requires accountInfo.beneficiary; SPARK_WALLET refuses it.
+// beneficiaryType is INDIVIDUAL or BUSINESS. Individuals take fullName (1-255),
+// birthDate (YYYY-MM-DD, a real date from 1900-01-01 to today), nationality
+// and countryOfResidence (assigned ISO 3166-1 alpha-2 codes), documentType
+// (CC|CE|TI|NIT|PP) with documentNumber (1-50), address, email and phoneNumber
+// (E.164). Businesses take businessInfo {legalName, taxId, registrationNumber}
+// (1-255 each), address, email, phoneNumber and countryOfResidence. A member of
+// the other type is refused as "not allowed for beneficiaryType …". An address
+// is {line1, line2, city, state (1-255 each), postalCode (1-32), country}.
+//
+// Minimums: individuals need beneficiaryType and fullName; USD_ACCOUNT,
+// GBP_ACCOUNT and EUR_ACCOUNT individuals also need an address with line1,
+// city, postalCode and country (the spec's US, UK and Europe rows). Businesses
+// need businessInfo.legalName and, by the account's currency, as the spec's
+// table: USD, MXN: address; EUR: address and registrationNumber; GBP, INR, BRL,
+// DKK, PHP, HKD, IDR, MYR, SGD, THB, VND, AED: address; NGN, ZAR, KES, TZS, RWF,
+// ZMW, UGX, BWP, MWK, XOF, XAF: address, registrationNumber and taxId; any
+// other currency: legalName only. A given address always needs line1,
+// postalCode and country (the reference API's Address schema).
+//
+// The spec's sentence on business senders to GBP … AED concerns the
+// originator of a payment, so it is not an account rule: see
+// [SenderRequirements].
+//
+// # Choices where the spec is open
+//
+//   - Required or optional: the spec lists members, the reference API says which
+//     are required. USD bankName and bankAccountType, MXN, BRL and EUR bankName,
+//     EUR and AED swiftCode, and SLV mobile-money bankName are optional; the
+//     rest of the table is required. USD bankName keeps the reference API's 140
+//     characters; the other free bank names (MXN, BRL, COP, SLV, EUR) take any 1
+//     to 255 characters. PHP, NGN and ZAR bank names must be
+//     [paywallet/shared/banks] values, exactly.
+//   - COP and SLV: accountNumber means a bank transfer, phoneNumber mobile money;
+//     both or neither is refused on both fields, and bankAccountType is refused
+//     with mobile money.
+//   - XOF: the spec gives no provider count; the providers are the operators
+//     the reference API names (MTN, Orange, Wave, Moov, Free). region must be
+//     the country of the phone prefix; the spec gives no Togo number form, so
+//     region TG is always refused.
+//   - Beneficiaries follow the spec, not the reference API: EUR individuals do
+//     not need countryOfResidence and AED individuals do not need an address.
+//     The individual table is keyed by country, so SLV_ACCOUNT (USD in El
+//     Salvador) individuals need no address; the business table is keyed by
+//     currency, so SLV businesses follow the USD row.
+//   - Checks beyond the spec: IBAN check digits (also for AED), Spark bech32
+//     checksum, assigned country codes, birth dates not before 1900 nor after
+//     today in UTC+14 (the earliest time zone), documentType and documentNumber
+//     given together, no control characters in free text. Not checked: ABA
+//     routing, CLABE and CPF/CNPJ check digits, and pixKey against pixKeyType
+//     (sandbox data commonly breaks them).
+//   - null is a wrong type ("must be a string"), except customerId, where null
+//     means a platform account as the spec says.
+//   - An unknown or missing accountType stops the check of accountInfo there:
+//     which members exist depends on it.
+package accountrules
