@@ -51,6 +51,8 @@ type Store interface {
 
 // Tx is everything the service can read and write within one transaction.
 type Tx interface {
+	ExternalAccountTx
+
 	// Settings hold service-wide values such as the target-bundle signer key.
 	// PutSettingIfAbsent stores value under key unless the key exists, and
 	// returns the value that is stored afterwards (the existing one if any),

@@ -95,3 +95,31 @@ func optBlob(b []byte) any {
 	}
 	return b
 }
+
+// exactBytesCol scans a nullable byte-string column that keeps nil and empty
+// apart, for documents the service stores as given: NULL becomes nil, an
+// empty value a non-nil empty slice.
+type exactBytesCol struct{ dst *[]byte }
+
+func (c exactBytesCol) Scan(v any) error {
+	switch v := v.(type) {
+	case nil:
+		*c.dst = nil
+	case []byte:
+		*c.dst = append([]byte{}, v...) // never nil; the driver may reuse v
+	case string:
+		*c.dst = append([]byte{}, v...)
+	default:
+		return fmt.Errorf("byte column holds %T", v)
+	}
+	return nil
+}
+
+// exactBlob is the argument for a column read with exactBytesCol: nil is
+// stored as NULL, an empty slice as an empty value.
+func exactBlob(b []byte) any {
+	if b == nil {
+		return nil
+	}
+	return b
+}

@@ -40,7 +40,8 @@
 // that statement has failed and the transaction can only be rolled back, so
 // fn should return the error. PostgreSQL text cannot hold NUL bytes or
 // invalid UTF-8; the service must reject such input before storing it
-// (Challenge.Payload is stored as bytes and is exempt).
+// (Challenge.Payload and the JSON documents of external accounts and agents
+// are stored as bytes and are exempt).
 package sqlstore
 
 import (
@@ -72,8 +73,12 @@ var _ store.Store = (*DB)(nil)
 
 // maxAttempts bounds how often Tx runs fn when PostgreSQL keeps reporting
 // serialization failures. Each retry happens only after some other
-// transaction committed, so a handful is plenty in practice.
-const maxAttempts = 10
+// transaction committed, so a handful is usually plenty; but when many
+// transactions write one hot row at once (creates racing for an owner's
+// default external account), only one of them commits per round, and the
+// last needs about as many attempts as there were racers. With the backoff
+// below, 20 attempts wait about a second in all.
+const maxAttempts = 20
 
 // Open opens the store named by dsn: PostgreSQL for postgres:// and
 // postgresql:// URLs, SQLite for anything else (a file path or a file: URI).

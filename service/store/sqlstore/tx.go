@@ -163,6 +163,11 @@ func collect[T any](rows *sql.Rows, scan func(scanner) (T, error)) ([]T, error) 
 // When nothing changed it tells "already done" (false) from "no such row"
 // (ErrNotFound) with a second lookup in the same transaction.
 func (t *tx) compareAndSet(ctx context.Context, what, table, id string, at time.Time, update string, args ...any) (bool, error) {
+	return t.compareAndSetBy(ctx, what, table, "id", id, at, update, args...)
+}
+
+// compareAndSetBy is compareAndSet for a table whose key column is keyCol.
+func (t *tx) compareAndSetBy(ctx context.Context, what, table, keyCol, key string, at time.Time, update string, args ...any) (bool, error) {
 	if at.IsZero() {
 		return false, fmt.Errorf("store: %s: zero time", what)
 	}
@@ -178,7 +183,7 @@ func (t *tx) compareAndSet(ctx context.Context, what, table, id string, at time.
 		return true, nil
 	}
 	var one int
-	if err := t.queryRow(ctx, "SELECT 1 FROM "+table+" WHERE id = ?", id).Scan(&one); err != nil {
+	if err := t.queryRow(ctx, "SELECT 1 FROM "+table+" WHERE "+keyCol+" = ?", key).Scan(&one); err != nil {
 		return false, t.fail(what, err)
 	}
 	return false, nil

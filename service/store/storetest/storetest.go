@@ -67,6 +67,22 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"TxRollback", testTxRollback},
 		{"TxPanic", testTxPanic},
 		{"TxCanceledContext", testTxCanceled},
+		// store.ExternalAccountTx (external.go)
+		{"ExternalAccountRoundTrip", testExternalAccountRoundTrip},
+		{"ExternalAccountConflict", testExternalAccountConflict},
+		{"ExternalAccountDefault", testExternalAccountDefault},
+		{"ExternalAccountDefaultRace", testExternalAccountDefaultRace},
+		{"ExternalAccountList", testExternalAccountList},
+		{"ExternalAccountPaginationStable", testExternalAccountPaginationStable},
+		{"PendingExternalAccounts", testPendingExternalAccounts},
+		{"UpdateExternalAccountStatus", testUpdateExternalAccountStatus},
+		{"Agent", testAgent},
+		{"DeviceCode", testDeviceCode},
+		{"DeviceCodeExpiry", testDeviceCodeExpiry},
+		{"DeviceCodeRace", testDeviceCodeRace},
+		{"AgentToken", testAgentToken},
+		{"ExternalNotFound", testExternalNotFound},
+		{"ExternalMissingReference", testExternalMissingReference},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
