@@ -22,7 +22,10 @@ type ExternalAccountTx interface {
 	// result, and UpdatedAt = at. ErrNotFound for a missing id.
 	UpdateExternalAccountStatus(ctx context.Context, id string, u ExternalAccountStatusUpdate, at time.Time) error
 	// PendingExternalAccounts returns up to limit accounts in status
-	// PENDING, oldest first, for the verifier.
+	// PENDING that no verification has looked at yet (empty
+	// BeneficiaryVerificationStatus), oldest first, for the verifier. An
+	// account whose verification is itself pending stays PENDING but leaves
+	// the queue, so it cannot starve the others.
 	PendingExternalAccounts(ctx context.Context, limit int) ([]ExternalAccount, error)
 
 	// CreateAgent stores an agent of a customer.

@@ -128,7 +128,8 @@ func (t *tx) PendingExternalAccounts(ctx context.Context, limit int) ([]store.Ex
 	}
 	what := "pending external accounts"
 	rows, err := t.query(ctx, `SELECT `+externalAccountCols+` FROM external_accounts
-		WHERE status = 'PENDING' ORDER BY created_at, id LIMIT ?`, limit)
+		WHERE status = 'PENDING' AND COALESCE(beneficiary_verification_status, '') = ''
+		ORDER BY created_at, id LIMIT ?`, limit)
 	if err != nil {
 		return nil, t.fail(what, err)
 	}

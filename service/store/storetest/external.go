@@ -627,6 +627,7 @@ func testPendingExternalAccounts(f *fixture) {
 	mk := func(customer, status string, created time.Duration) *store.ExternalAccount {
 		a := newExternalAccount(customer)
 		a.Status, a.CreatedAt = status, at(created)
+		a.BeneficiaryVerificationStatus = "" // not looked at by a verifier yet
 		return a
 	}
 	// Ids are in creation order; CreatedAt deliberately is not.
@@ -684,6 +685,20 @@ func testPendingExternalAccounts(f *fixture) {
 			return err
 		}
 		same(f, "pending after one was verified", externalIDs(got), []string{p3.ID, plat.ID, p1.ID})
+		return nil
+	})
+	// An account whose verification is still pending stays PENDING but
+	// leaves the queue.
+	f.tx(func(tx store.Tx) error {
+		return tx.UpdateExternalAccountStatus(f.ctx, p3.ID,
+			store.ExternalAccountStatusUpdate{Status: "PENDING", BeneficiaryVerificationStatus: "PENDING"}, at(time.Hour))
+	})
+	f.tx(func(tx store.Tx) error {
+		got, err := tx.PendingExternalAccounts(f.ctx, 10)
+		if err != nil {
+			return err
+		}
+		same(f, "pending after one went to slow verification", externalIDs(got), []string{plat.ID, p1.ID})
 		return nil
 	})
 }
