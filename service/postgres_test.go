@@ -52,6 +52,26 @@ func TestOnPostgres(t *testing.T) {
 			t.Fatalf("fifth wrong code: %d %s", last.status, last.body)
 		}
 	})
+	t.Run("external accounts: duplicate, default flag, verifier", func(t *testing.T) {
+		e := newEnv(t, onPostgres(t))
+		w := e.newWallet("ea-pg@example.com")
+		first := usdBody(w.customer.ID, "000000000001")
+		first["defaultUmaDepositAccount"] = true
+		a := e.createAccount(first)
+		if r := e.do("POST", "/customers/external-accounts", first, nil); r.status != http.StatusConflict {
+			t.Fatalf("duplicate: %d %s", r.status, r.body)
+		}
+		second := usdBody(w.customer.ID, "000000000002")
+		second["defaultUmaDepositAccount"] = true
+		b := e.createAccount(second)
+		if e.getAccount(a.ID).DefaultUmaDepositAccount || !e.getAccount(b.ID).DefaultUmaDepositAccount {
+			t.Fatal("default flag did not move")
+		}
+		e.verify()
+		if got := e.getAccount(a.ID); got.Status != "ACTIVE" {
+			t.Fatalf("after verification: %s", got.Status)
+		}
+	})
 	t.Run("racing retries make one session", func(t *testing.T) {
 		e := newEnv(t, onPostgres(t))
 		w := e.newWallet("race@example.com")

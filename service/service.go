@@ -220,6 +220,13 @@ func (s *Service) routes() []route {
 		{"POST", "/auth/credentials/{id}/challenge", s.challengeCredential, authPlatform},
 		{"POST", "/auth/credentials/{id}/verify", s.verifyCredential, authPlatform},
 		{"GET", "/auth/sessions", s.listSessions, authPlatform},
+		{"GET", "/discoveries", s.discoveries, authPlatform},
+		{"POST", "/customers/external-accounts", s.createCustomerExternalAccount, authPlatform},
+		{"GET", "/customers/external-accounts", s.listCustomerExternalAccounts, authPlatform},
+		{"GET", "/customers/external-accounts/{externalAccountId}", s.getExternalAccount, authPlatform},
+		{"DELETE", "/customers/external-accounts/{externalAccountId}", s.deactivateExternalAccount, authPlatform},
+		{"POST", "/platform/external-accounts", s.createPlatformExternalAccount, authPlatform},
+		{"GET", "/platform/external-accounts", s.listPlatformExternalAccounts, authPlatform},
 	}
 }
 

@@ -74,6 +74,9 @@ Flags (each can also be set with the environment variable in brackets):
 		return err
 	}
 	defer built.Close()
+	workers, stopWorkers := context.WithCancel(ctx)
+	defer stopWorkers()
+	go built.Service.RunWorkers(workers)
 
 	mux := http.NewServeMux()
 	mux.Handle("/", built.Service.Handler())

@@ -80,6 +80,9 @@ Flags (each can also be set with the environment variable in brackets):
 			return err
 		}
 		defer built.Close()
+		workers, stopWorkers := context.WithCancel(ctx)
+		defer stopWorkers() // runs before Close
+		go built.Service.RunWorkers(workers)
 		cfg.ServiceURL = "http://payments.internal" + wire.BasePath
 		cfg.Transport = inproc.Transport{Handler: built.Service.Handler()}
 		cfg.PlatformCredential = built.PlatformCredential

@@ -170,3 +170,21 @@ const (
 	TypePasskey  = "PASSKEY"
 	TypeOAuth    = "OAUTH"
 )
+
+// ExternalAccount is a destination outside the service. AccountInfo is the
+// variant object of its accountType; in responses it also carries
+// paymentRails.
+type ExternalAccount struct {
+	ID                            string         `json:"id"`
+	CustomerID                    string         `json:"customerId,omitempty"`
+	Status                        string         `json:"status"`
+	Currency                      string         `json:"currency"`
+	PlatformAccountID             string         `json:"platformAccountId,omitempty"`
+	OwnershipType                 string         `json:"ownershipType,omitempty"`
+	AccountInfo                   map[string]any `json:"accountInfo"`
+	DefaultUmaDepositAccount      bool           `json:"defaultUmaDepositAccount"`
+	BeneficiaryVerificationStatus string         `json:"beneficiaryVerificationStatus,omitempty"`
+	BeneficiaryVerifiedData       map[string]any `json:"beneficiaryVerifiedData,omitempty"`
+	CreatedAt                     string         `json:"createdAt"`
+	UpdatedAt                     string         `json:"updatedAt,omitempty"`
+}
