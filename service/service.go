@@ -208,6 +208,8 @@ type authKind int
 
 const (
 	authPlatform authKind = iota // Basic platform credential
+	authAgent                    // Bearer agent access token, never the platform credential
+	authNone                     // the request itself is the proof (device-code redeem)
 )
 
 func (s *Service) routes() []route {
@@ -227,6 +229,13 @@ func (s *Service) routes() []route {
 		{"DELETE", "/customers/external-accounts/{externalAccountId}", s.deactivateExternalAccount, authPlatform},
 		{"POST", "/platform/external-accounts", s.createPlatformExternalAccount, authPlatform},
 		{"GET", "/platform/external-accounts", s.listPlatformExternalAccounts, authPlatform},
+		{"POST", "/agents", s.createAgent, authPlatform},
+		{"GET", "/agents/{agentId}", s.getAgent, authPlatform},
+		{"PATCH", "/agents/{agentId}", s.updateAgent, authPlatform},
+		{"POST", "/agents/{agentId}/device-codes", s.createDeviceCode, authPlatform},
+		{"GET", "/agents/device-codes/{code}/status", s.deviceCodeStatus, authPlatform},
+		{"POST", "/agents/device-codes/{code}/redeem", s.redeemDeviceCode, authNone},
+		{"GET", "/agents/me/external-accounts/{externalAccountId}", s.agentExternalAccount, authAgent},
 	}
 }
 
@@ -273,12 +282,21 @@ func (s *Service) serve(w http.ResponseWriter, r *http.Request, rt route) {
 			s.writeError(w, r, errorf(http.StatusInternalServerError, codeInternal, "internal error"))
 		}
 	}()
-	if rt.auth == authPlatform {
+	switch rt.auth {
+	case authPlatform:
 		if err := s.checkPlatform(r); err != nil {
 			w.Header().Set("WWW-Authenticate", `Basic realm="payments"`)
 			s.writeError(w, r, err)
 			return
 		}
+	case authAgent:
+		agent, err := s.authAgentRequest(r)
+		if err != nil {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="agents"`)
+			s.writeError(w, r, err)
+			return
+		}
+		r = r.WithContext(context.WithValue(r.Context(), agentKey{}, agent))
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxBody)
 	if err := rt.h(w, r); err != nil {

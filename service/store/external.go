@@ -46,6 +46,8 @@ type ExternalAccountTx interface {
 	CreateAgentToken(ctx context.Context, t *AgentToken) error
 	// AgentByToken finds the agent whose unrevoked token has this hash.
 	AgentByToken(ctx context.Context, tokenHash []byte) (*Agent, error)
+	// AgentConnected reports whether the agent has an unrevoked token.
+	AgentConnected(ctx context.Context, agentID string) (bool, error)
 }
 
 // ExternalAccount is a destination outside the service.

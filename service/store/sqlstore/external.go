@@ -262,3 +262,14 @@ func (t *tx) AgentByToken(ctx context.Context, tokenHash []byte) (*store.Agent, 
 	}
 	return &a, nil
 }
+
+// AgentConnected reports whether the agent holds an unrevoked access token,
+// that is, whether one of its device codes was redeemed.
+func (t *tx) AgentConnected(ctx context.Context, agentID string) (bool, error) {
+	var n int
+	err := t.queryRow(ctx, `SELECT COUNT(*) FROM agent_tokens WHERE agent_id = ? AND revoked_at IS NULL`, agentID).Scan(&n)
+	if err != nil {
+		return false, t.fail("agent connected", err)
+	}
+	return n > 0, nil
+}

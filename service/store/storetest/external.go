@@ -1042,6 +1042,24 @@ func testAgentToken(f *fixture) {
 			}
 		})
 	}
+	// AgentConnected: an agent with an unrevoked token is connected; one
+	// with none (or only revoked ones) is not.
+	lonely := f.agent()
+	f.tx(func(tx store.Tx) error {
+		k := newAgentToken(lonely.ID)
+		k.RevokedAt = at(time.Minute)
+		return tx.CreateAgentToken(f.ctx, k)
+	})
+	f.tx(func(tx store.Tx) error {
+		for id, want := range map[string]bool{ag.ID: true, other.ID: true, lonely.ID: false} {
+			got, err := tx.AgentConnected(f.ctx, id)
+			if err != nil {
+				return err
+			}
+			same(f, "AgentConnected "+id, got, want)
+		}
+		return nil
+	})
 	// A paused agent is still found: what it may do is the caller's call.
 	f.tx(func(tx store.Tx) error { return tx.SetAgentPaused(f.ctx, ag.ID, true, at(time.Hour)) })
 	f.tx(func(tx store.Tx) error {
