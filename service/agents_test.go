@@ -45,7 +45,9 @@ func (e *env) connectAgent(customerID string, pol map[string]any) (agentOut, str
 	return a, red.AccessToken
 }
 
-func bearer(token string) map[string]string { return map[string]string{"Authorization": "Bearer " + token} }
+func bearer(token string) map[string]string {
+	return map[string]string{"Authorization": "Bearer " + token}
+}
 
 func TestAgentReadsOnlyItsCustomersAccounts(t *testing.T) {
 	e := newEnv(t)
