@@ -1,10 +1,12 @@
 package bff
 
 import (
+	"context"
 	"io"
 	"net"
 	"net/http"
 	"testing"
+	"time"
 
 	"paywallet/shared/wire"
 )
@@ -23,7 +25,12 @@ func BenchmarkForwarding(b *testing.B) {
 		b.Fatal(err)
 	}
 	go func() { _ = h.srv.Listener(ln) }()
-	b.Cleanup(func() { _ = h.srv.Shutdown(b.Context()) })
+	b.Cleanup(func() {
+		// b.Context() is already cancelled when Cleanup runs.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = h.srv.Shutdown(ctx)
+	})
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
 
 	run := func(b *testing.B, req func() *http.Request) {

@@ -10,6 +10,11 @@
 // on idle keep-alive connections. [Server.App] exposes the Fiber app for
 // in-process tests.
 //
+// Every /api request runs under a 20 s deadline that covers all its calls
+// to the service, derived from a context that Shutdown cancels when its
+// grace period ends. A panic in a handler is recovered, logged with its
+// stack and answered 500 INTERNAL_ERROR.
+//
 // # What the browser can do
 //
 // The BFF's own routes are few: GET /api/config, POST /api/login/start,
@@ -17,8 +22,13 @@
 // route mirrors one service operation and is declared in one table (routes
 // in routes.go) with its method, upstream path template and scope: the
 // query parameters bound to the cookie's customer or account, or the owner
-// fields a resource must have. A resource of another customer answers the
-// same 404 as a missing one.
+// fields a resource must have, checked before any operation with effects.
+// A resource of another customer answers the same 404 as a missing one.
+//
+// POST /api/login/start is anonymous, so it is throttled per client address
+// and per e-mail address ([Config.LoginPerIP], [Config.LoginPerEmail], a
+// [Limiter]); over a limit it answers 429 RATE_LIMITED with Retry-After (in
+// the header, and in details.retryAfter).
 //
 // # Trust boundaries
 //
@@ -28,7 +38,8 @@
 //     headers.
 //   - Every /api request needs "X-CSRF: 1" and must be same-origin by
 //     Sec-Fetch-Site or Origin; otherwise it is refused with 403 before
-//     anything else happens.
+//     anything else happens. X-Forwarded-* headers count only from
+//     [Config.TrustedProxies].
 //   - Sessions are server-side ([SessionStore], [MemoryStore]); the cookie
 //     [CookieName] only carries 256 random bits, is HttpOnly, Secure and
 //     SameSite=Strict, and is replaced by a fresh one at every login step.
@@ -39,8 +50,9 @@
 //
 // # Pages
 //
-// Pages are served with a strict Content-Security-Policy. The wallet module
-// is served precompressed (br, then gzip, then identity, by Accept-Encoding)
-// under a content-hashed URL that may be cached forever; /api/config tells
-// the pages that URL.
+// Pages are served with a strict Content-Security-Policy; their errors are
+// plain text. The wallet module is served precompressed (br, then gzip,
+// then identity, by Accept-Encoding) under a content-hashed URL that may be
+// cached forever; /api/config tells the pages that URL. A precompressed
+// copy is served only if it decompresses to the raw file at start-up.
 package bff

@@ -23,7 +23,7 @@ type Error struct {
 	Code       string
 	Message    string
 	Details    map[string]any
-	RetryAfter int // seconds; sets Retry-After when > 0
+	RetryAfter int // seconds; sets Retry-After when > 0 (the login limiter)
 }
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }
@@ -38,7 +38,7 @@ const (
 	codeUserNotReady         = "USER_NOT_READY"
 	codeNotFound             = "NOT_FOUND"
 	codeMethodNotAllowed     = "METHOD_NOT_ALLOWED"
-	codePayloadTooLarge      = "INVALID_REQUEST_FORMAT"
+	codeRateLimited          = "RATE_LIMITED"
 	codeInternal             = "INTERNAL_ERROR"
 	codeServiceUnavailable   = "SERVICE_UNAVAILABLE"
 )
@@ -73,7 +73,8 @@ func invalidField(field, constraintFormat, message string) *Error {
 	}
 }
 
-// errorHandler turns whatever a handler returned into the answer.
+// errorHandler turns whatever a handler returned (or a recovered panic)
+// into the answer: the flat JSON error under /api, plain text for pages.
 func (s *Server) errorHandler(c *fiber.Ctx, err error) error {
 	var e *Error
 	var fe *fiber.Error
@@ -88,9 +89,9 @@ func (s *Server) errorHandler(c *fiber.Ctx, err error) error {
 		s.log.Error("bff: unhandled error", slog.String("method", c.Method()), slog.String("path", c.Path()), slog.Any("err", err))
 		e = errInternal
 	}
-	if !isAPIPath(c.Path()) && e.Status == http.StatusNotFound {
+	if !isAPIPath(c.Path()) {
 		c.Set(fiber.HeaderContentType, fiber.MIMETextPlainCharsetUTF8)
-		return c.Status(http.StatusNotFound).SendString("404 not found\n")
+		return c.Status(e.Status).SendString(strconv.Itoa(e.Status) + " " + strings.ToLower(http.StatusText(e.Status)) + "\n")
 	}
 	return writeError(c, e)
 }
@@ -102,7 +103,7 @@ func fromFiberError(fe *fiber.Error) *Error {
 	case http.StatusMethodNotAllowed:
 		return &Error{Status: fe.Code, Code: codeMethodNotAllowed, Message: "method not allowed"}
 	case http.StatusRequestEntityTooLarge:
-		return &Error{Status: fe.Code, Code: codePayloadTooLarge, Message: "request body too large"}
+		return &Error{Status: fe.Code, Code: codeInvalidRequestFormat, Message: "request body too large"}
 	case http.StatusBadRequest:
 		return &Error{Status: fe.Code, Code: codeInvalidRequestFormat, Message: "malformed request"}
 	}

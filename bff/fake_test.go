@@ -2,6 +2,7 @@ package bff
 
 import (
 	"bytes"
+	"compress/gzip"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
@@ -16,6 +17,8 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
+
+	"github.com/andybalholm/brotli"
 
 	"paywallet/shared/wire"
 )
@@ -66,10 +69,11 @@ type fakeService struct {
 	quotes    map[string]map[string]any       // quotes by id
 
 	// Knobs.
-	raceOnCreate    bool // POST /customers answers 409 CONFLICT after "another tab" created it
-	emailTaken      bool // POST /customers answers 409 EMAIL_OTP_EMAIL_ALREADY_EXISTS
-	noWallet        bool // customers are created without an embedded wallet
-	challengeLocked bool // challenge answers 429 with Retry-After
+	raceOnCreate    bool   // POST /customers answers 409 CONFLICT after "another tab" created it
+	emailTaken      bool   // POST /customers answers 409 EMAIL_OTP_EMAIL_ALREADY_EXISTS
+	noWallet        bool   // customers are created without an embedded wallet
+	challengeLocked bool   // challenge answers 429 with Retry-After
+	sessionAccount  string // when set, verify issues its session for this account instead
 	sessionTTL      time.Duration
 	now             func() time.Time
 }
@@ -130,6 +134,30 @@ func (f *fakeService) accountOf(email string) wire.InternalAccount {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.accounts[f.customers[strings.ToLower(email)].ID]
+}
+
+// set changes knobs while the fake may be serving.
+func (f *fakeService) set(change func(*fakeService)) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	change(f)
+}
+
+// credOf returns the EMAIL_OTP credential of the customer with this e-mail.
+func (f *fakeService) credOf(email string) wire.AuthMethod {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.creds[f.accounts[f.customers[strings.ToLower(email)].ID].ID]
+}
+
+// setNickname renames the customer's EMAIL_OTP credential.
+func (f *fakeService) setNickname(email, nickname string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	a := f.accounts[f.customers[strings.ToLower(email)].ID]
+	c := f.creds[a.ID]
+	c.Nickname = nickname
+	f.creds[a.ID] = c
 }
 
 func (f *fakeService) revokeAll() {
@@ -249,7 +277,11 @@ func (f *fakeService) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		writeJSON(w, 200, map[string]any{"id": seg[1], "status": "PROCESSING"})
 	case r.Method == "GET" && p == "/redirect":
-		http.Redirect(w, r, "http://example.invalid/", http.StatusFound)
+		// To a path of this same fake, so that following it would show.
+		http.Redirect(w, r, wire.BasePath+"/redirected", http.StatusFound)
+	case r.Method == "GET" && p == "/big":
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"pad":"` + strings.Repeat("x", maxUpstreamBody) + `"}`))
 	default:
 		writeErr(w, 404, "NOT_FOUND", "no such path")
 	}
@@ -296,7 +328,11 @@ func (f *fakeService) verify(w http.ResponseWriter, r *http.Request, id string, 
 		writeErr(w, 401, "WALLET_SIGNATURE_INVALID", "signature does not verify")
 		return
 	}
-	s := wire.Session{ID: newID("Session"), AccountID: cred.AccountID, Type: wire.TypeEmailOTP, Nickname: cred.Nickname,
+	account := cred.AccountID
+	if f.sessionAccount != "" {
+		account = f.sessionAccount
+	}
+	s := wire.Session{ID: newID("Session"), AccountID: account, Type: wire.TypeEmailOTP, Nickname: cred.Nickname,
 		CreatedAt: f.now().UTC().Format(time.RFC3339), UpdatedAt: f.now().UTC().Format(time.RFC3339),
 		ExpiresAt: f.now().Add(f.sessionTTL).UTC().Format(time.RFC3339)}
 	f.sessions[s.ID] = s
@@ -322,17 +358,36 @@ func (c *clock) Advance(d time.Duration) {
 	c.t = c.t.Add(d)
 }
 
-// testSite is a small embedded site with a fake wallet module.
+const testModule = "\x00asm\x01\x00\x00\x00raw-module"
+
+// testSite is a small embedded site with a fake wallet module and its
+// precompressed copies.
 func testSite() fstest.MapFS {
 	return fstest.MapFS{
 		"index.html":          {Data: []byte("<!doctype html><title>t</title>")},
 		"js/app.js":           {Data: []byte("export {};\n")},
-		"wasm/wallet.wasm":    {Data: []byte("\x00asm\x01\x00\x00\x00raw-module")},
-		"wasm/wallet.wasm.br": {Data: []byte("brotli-bytes")},
-		"wasm/wallet.wasm.gz": {Data: []byte("gzip-bytes")},
+		"wasm/wallet.wasm":    {Data: []byte(testModule)},
+		"wasm/wallet.wasm.br": {Data: brotliOf(testModule)},
+		"wasm/wallet.wasm.gz": {Data: gzipOf(testModule)},
 		"wasm/wasm_exec.js":   {Data: []byte("globalThis.Go = class {};\n")},
 		"wasm/.gitignore":     {Data: []byte("wallet.wasm\n")},
 	}
+}
+
+func gzipOf(s string) []byte {
+	var b bytes.Buffer
+	w := gzip.NewWriter(&b)
+	_, _ = w.Write([]byte(s))
+	_ = w.Close()
+	return b.Bytes()
+}
+
+func brotliOf(s string) []byte {
+	var b bytes.Buffer
+	w := brotli.NewWriter(&b)
+	_, _ = w.Write([]byte(s))
+	_ = w.Close()
+	return b.Bytes()
 }
 
 type harness struct {

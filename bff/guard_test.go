@@ -5,9 +5,45 @@ import (
 	"testing"
 )
 
+// apiTargets lists a request for every /api route the app has, own and
+// mirrored, with each path parameter filled by a valid id, plus a path no
+// route has.
+func apiTargets(t *testing.T, h *harness) []struct{ method, path, body string } {
+	t.Helper()
+	out := []struct{ method, path, body string }{{"GET", "/api/no-such-route", ""}}
+	seen := map[string]bool{}
+	for _, rt := range h.srv.App().GetRoutes(true) {
+		if !strings.HasPrefix(rt.Path, "/api/") || rt.Method == "HEAD" || seen[rt.Method+rt.Path] {
+			continue
+		}
+		seen[rt.Method+rt.Path] = true
+		p := rt.Path
+		for _, typ := range rt.Params {
+			p = strings.Replace(p, ":"+typ, typ+":0199a3c4-0000-7000-8000-000000000001", 1)
+		}
+		body := ""
+		if rt.Method != "GET" {
+			body = `{"email":"guard@example.com"}`
+		}
+		out = append(out, struct{ method, path, body string }{rt.Method, p, body})
+	}
+	if len(out) < 6 {
+		t.Fatalf("only %d API routes found: %v", len(out), out)
+	}
+	return out
+}
+
 func TestSameOriginGuard(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
+	for name, table := range map[string][]route{"production routes": nil, "test routes": testRoutes} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			testSameOriginGuard(t, newHarness(t, func(c *Config) { c.routes = table }))
+		})
+	}
+}
+
+func testSameOriginGuard(t *testing.T, h *harness) {
 	cases := []struct {
 		name string
 		hdr  map[string]string
@@ -24,16 +60,14 @@ func TestSameOriginGuard(t *testing.T) {
 		{"no fetch metadata, foreign Origin", map[string]string{"Sec-Fetch-Site": "", "Origin": "http://evil.example"}, 403},
 		{"no fetch metadata, other port", map[string]string{"Sec-Fetch-Site": "", "Origin": "http://localhost:9999"}, 403},
 		{"no fetch metadata, https Origin on http", map[string]string{"Sec-Fetch-Site": "", "Origin": "https://localhost:8080"}, 403},
+		{"no fetch metadata, https Origin, untrusted X-Forwarded-Proto", map[string]string{"Sec-Fetch-Site": "", "Origin": "https://localhost:8080", "X-Forwarded-Proto": "https"}, 403},
+		{"no fetch metadata, https Origin, untrusted X-Forwarded-Ssl", map[string]string{"Sec-Fetch-Site": "", "Origin": "https://localhost:8080", "X-Forwarded-Ssl": "on"}, 403},
 		{"no fetch metadata, null Origin", map[string]string{"Sec-Fetch-Site": "", "Origin": "null"}, 403},
 		{"non-browser client with X-CSRF", map[string]string{"Sec-Fetch-Site": ""}, 200},
 	}
+	targets := apiTargets(t, h)
 	for _, tc := range cases {
-		for _, target := range []struct{ method, path, body string }{
-			{"GET", "/api/config", ""},
-			{"POST", "/api/login/start", `{"email":"guard@example.com"}`},
-			{"POST", "/api/logout", ""},
-			{"GET", "/api/no-such-route", ""},
-		} {
+		for _, target := range targets {
 			h.svc.reset()
 			r := h.do(target.method, target.path, target.body, tc.hdr)
 			if tc.want == 403 {
@@ -52,6 +86,21 @@ func TestSameOriginGuard(t *testing.T) {
 				t.Errorf("%s: %s %s refused: %s", tc.name, target.method, target.path, r.body)
 			}
 		}
+	}
+}
+
+// TestTrustedProxy: X-Forwarded-Proto counts only from a configured proxy.
+func TestTrustedProxy(t *testing.T) {
+	t.Parallel()
+	// App.Test connections come from 0.0.0.0.
+	h := newHarness(t, func(c *Config) { c.TrustedProxies = []string{"0.0.0.0/32"} })
+	hdr := map[string]string{"Sec-Fetch-Site": "", "Origin": "https://localhost:8080", "X-Forwarded-Proto": "https"}
+	if r := h.do("GET", "/api/config", "", hdr); r.status != 200 {
+		t.Errorf("https Origin through a trusted proxy: %d %s", r.status, r.body)
+	}
+	hdr["X-Forwarded-Proto"] = ""
+	if r := h.do("GET", "/api/config", "", hdr); r.status != 403 {
+		t.Errorf("https Origin, trusted proxy says http: %d %s", r.status, r.body)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/mail"
@@ -46,16 +47,19 @@ type loginStartRequest struct {
 	Email string `json:"email"`
 }
 
-// loginStartResponse is its answer.
+// loginStartResponse is its answer. The credential id stays in the cookie
+// session: the page has no use for it.
 type loginStartResponse struct {
-	CredentialID              string `json:"credentialId"`
 	OTPEncryptionTargetBundle string `json:"otpEncryptionTargetBundle"`
-	Email                     string `json:"email"`
+	// Email is the address as typed, where the code was sent.
+	Email string `json:"email"`
 }
 
 // handleLoginStart finds or creates the customer of an e-mail address,
-// finds its embedded wallet and EMAIL_OTP credential, has the service
-// e-mail a code, and remembers the pending login in a fresh cookie session.
+// finds its embedded wallet and the EMAIL_OTP credential of that address,
+// has the service e-mail a code, and remembers the pending login in a fresh
+// cookie session. Well-formed starts are throttled (throttleLogin) before
+// the service is asked anything.
 func (s *Server) handleLoginStart(c *fiber.Ctx) error {
 	var in loginStartRequest
 	if err := decodeStrict(c.Body(), &in); err != nil {
@@ -65,6 +69,9 @@ func (s *Server) handleLoginStart(c *fiber.Ctx) error {
 	email := strings.TrimSpace(in.Email)
 	if msg := checkEmail(email); msg != "" {
 		return invalidField("email", "email", msg)
+	}
+	if err := s.throttleLogin(c, email); err != nil {
+		return err
 	}
 	ctx := c.UserContext()
 
@@ -93,16 +100,12 @@ func (s *Server) handleLoginStart(c *fiber.Ctx) error {
 		return s.relayInternal(r)
 	}
 	var challenged wire.AuthMethod
-	if err := decodeJSON(r.body, &challenged); err != nil || challenged.OTPEncryptionTargetBundle == "" {
+	if err := json.Unmarshal(r.body, &challenged); err != nil || challenged.OTPEncryptionTargetBundle == "" {
 		s.log.Error("bff: challenge answer without otpEncryptionTargetBundle")
 		return errUpstream
 	}
-	sent := email
-	if cred.Nickname != "" {
-		sent = cred.Nickname
-	}
 	err = s.startSession(c, Session{
-		Email:               sent,
+		Email:               email,
 		CustomerID:          cust.ID,
 		InternalAccountID:   acct,
 		PendingCredentialID: cred.ID,
@@ -110,11 +113,7 @@ func (s *Server) handleLoginStart(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(loginStartResponse{
-		CredentialID:              cred.ID,
-		OTPEncryptionTargetBundle: challenged.OTPEncryptionTargetBundle,
-		Email:                     sent,
-	})
+	return c.JSON(loginStartResponse{OTPEncryptionTargetBundle: challenged.OTPEncryptionTargetBundle, Email: email})
 }
 
 // findOrCreateCustomer looks the customer up by platformCustomerId and
@@ -132,7 +131,7 @@ func (s *Server) findOrCreateCustomer(ctx context.Context, platformID, email str
 			return nil, s.relayInternal(r)
 		}
 		var list wire.List[wire.Customer]
-		if err := decodeJSON(r.body, &list); err != nil {
+		if err := json.Unmarshal(r.body, &list); err != nil {
 			return nil, s.malformed("customer list", err)
 		}
 		for i := range list.Data {
@@ -156,7 +155,7 @@ func (s *Server) findOrCreateCustomer(ctx context.Context, platformID, email str
 		switch {
 		case r.status == http.StatusCreated || r.status == http.StatusOK:
 			var cust wire.Customer
-			if err := decodeJSON(r.body, &cust); err != nil || !validID("Customer", cust.ID) {
+			if err := json.Unmarshal(r.body, &cust); err != nil || !validID("Customer", cust.ID) {
 				return nil, s.malformed("created customer", err)
 			}
 			return &cust, nil
@@ -169,31 +168,59 @@ func (s *Server) findOrCreateCustomer(ctx context.Context, platformID, email str
 	return nil, relay(conflict)
 }
 
-// walletAccount returns the id of the customer's EMBEDDED_WALLET account.
-func (s *Server) walletAccount(ctx context.Context, customerID string) (string, error) {
+// wallet is one EMBEDDED_WALLET account as the service lists it: the
+// fields the BFF checks, and the object itself for GET /api/me.
+type wallet struct {
+	ID         string `json:"id"`
+	Type       string `json:"type"`
+	CustomerID string `json:"customerId"`
+	raw        json.RawMessage
+}
+
+// wallets lists the customer's EMBEDDED_WALLET accounts with a valid id.
+func (s *Server) wallets(ctx context.Context, customerID string) ([]wallet, error) {
 	r, err := s.up.do(ctx, call{method: http.MethodGet, path: "/customers/internal-accounts",
 		query: url.Values{"customerId": {customerID}, "type": {"EMBEDDED_WALLET"}}})
 	if err != nil {
-		return "", s.unreachable(err)
+		return nil, s.unreachable(err)
 	}
 	if r.status != http.StatusOK {
-		return "", s.relayInternal(r)
+		return nil, s.relayInternal(r)
 	}
-	var list wire.List[wire.InternalAccount]
-	if err := decodeJSON(r.body, &list); err != nil {
-		return "", s.malformed("internal account list", err)
+	var list wire.List[json.RawMessage]
+	if err := json.Unmarshal(r.body, &list); err != nil {
+		return nil, s.malformed("internal account list", err)
 	}
-	for _, a := range list.Data {
-		if a.Type == "EMBEDDED_WALLET" && (a.CustomerID == "" || a.CustomerID == customerID) && validID("InternalAccount", a.ID) {
-			return a.ID, nil
+	var out []wallet
+	for _, raw := range list.Data {
+		var w wallet
+		if json.Unmarshal(raw, &w) != nil || w.Type != "EMBEDDED_WALLET" || !validID("InternalAccount", w.ID) ||
+			(w.CustomerID != "" && w.CustomerID != customerID) {
+			continue
 		}
+		w.raw = raw
+		out = append(out, w)
 	}
-	return "", &Error{Status: http.StatusForbidden, Code: codeUserNotReady,
-		Message: "this customer has no embedded wallet"}
+	return out, nil
 }
 
-// emailCredential returns the account's EMAIL_OTP credential, preferring
-// the one whose nickname is the e-mail address.
+// walletAccount returns the id of the customer's EMBEDDED_WALLET account.
+func (s *Server) walletAccount(ctx context.Context, customerID string) (string, error) {
+	list, err := s.wallets(ctx, customerID)
+	if err != nil {
+		return "", err
+	}
+	if len(list) == 0 {
+		return "", &Error{Status: http.StatusForbidden, Code: codeUserNotReady,
+			Message: "this customer has no embedded wallet"}
+	}
+	return list[0].ID, nil
+}
+
+// emailCredential returns the account's EMAIL_OTP credential for this
+// e-mail address (its nickname, in any letter case). There is no fallback
+// to another EMAIL_OTP credential: the browser is anonymous here, and a
+// code must never go to, nor the page show, an address nobody typed.
 func (s *Server) emailCredential(ctx context.Context, accountID, email string) (*wire.AuthMethod, error) {
 	r, err := s.up.do(ctx, call{method: http.MethodGet, path: "/auth/credentials",
 		query: url.Values{"accountId": {accountID}}})
@@ -204,27 +231,17 @@ func (s *Server) emailCredential(ctx context.Context, accountID, email string) (
 		return nil, s.relayInternal(r)
 	}
 	var list wire.Data[wire.AuthMethod]
-	if err := decodeJSON(r.body, &list); err != nil {
+	if err := json.Unmarshal(r.body, &list); err != nil {
 		return nil, s.malformed("credential list", err)
 	}
-	var found *wire.AuthMethod
 	for i := range list.Data {
 		m := &list.Data[i]
-		if m.Type != wire.TypeEmailOTP || !validID("AuthMethod", m.ID) {
-			continue
-		}
-		if strings.EqualFold(m.Nickname, email) {
+		if m.Type == wire.TypeEmailOTP && validID("AuthMethod", m.ID) && strings.EqualFold(m.Nickname, email) {
 			return m, nil
 		}
-		if found == nil {
-			found = m
-		}
 	}
-	if found == nil {
-		return nil, &Error{Status: http.StatusForbidden, Code: codeUserNotReady,
-			Message: "this wallet has no e-mail login"}
-	}
-	return found, nil
+	return nil, &Error{Status: http.StatusForbidden, Code: codeUserNotReady,
+		Message: "this wallet has no e-mail login for this address"}
 }
 
 // handleLoginVerify forwards both legs of the EMAIL_OTP verification to the
@@ -251,10 +268,10 @@ func (s *Server) handleLoginVerify(c *fiber.Ctx) error {
 		return s.unreachable(err)
 	}
 	if r.status != http.StatusOK {
-		return relay(r)
+		return writeReply(c, r)
 	}
 	var ws wire.Session
-	if err := decodeJSON(r.body, &ws); err != nil {
+	if err := json.Unmarshal(r.body, &ws); err != nil {
 		return s.malformed("session", err)
 	}
 	expires, err := time.Parse(time.RFC3339, ws.ExpiresAt)
@@ -275,7 +292,7 @@ func (s *Server) handleLoginVerify(c *fiber.Ctx) error {
 	if err := s.startSession(c, data, expires.Sub(s.now())); err != nil {
 		return err
 	}
-	return relay(r)
+	return writeReply(c, r)
 }
 
 // meResponse is the answer of GET /api/me.
@@ -289,6 +306,10 @@ type meResponse struct {
 type meSession struct {
 	ID        string `json:"id"`
 	ExpiresAt string `json:"expiresAt"`
+	// ExpiresIn is the seconds left, counted on the server: the page counts
+	// down from it with its own monotonic clock, so a device whose wall
+	// clock is off neither signs out early nor shows a wrong time.
+	ExpiresIn int64  `json:"expiresIn"`
 	Type      string `json:"type"`
 	Nickname  string `json:"nickname"`
 }
@@ -303,25 +324,14 @@ func (s *Server) handleMe(c *fiber.Ctx) error {
 	}
 	ctx := c.UserContext()
 
-	r, err := s.up.do(ctx, call{method: http.MethodGet, path: "/customers/internal-accounts",
-		query: url.Values{"customerId": {cs.data.CustomerID}, "type": {"EMBEDDED_WALLET"}}})
+	list, err := s.wallets(ctx, cs.data.CustomerID)
 	if err != nil {
-		return s.unreachable(err)
-	}
-	if r.status != http.StatusOK {
-		return s.relayInternal(r)
-	}
-	var accounts wire.List[json.RawMessage]
-	if err := decodeJSON(r.body, &accounts); err != nil {
-		return s.malformed("internal account list", err)
+		return err
 	}
 	var acct json.RawMessage
-	for _, raw := range accounts.Data {
-		var head struct {
-			ID string `json:"id"`
-		}
-		if json.Unmarshal(raw, &head) == nil && head.ID == cs.data.InternalAccountID {
-			acct = raw
+	for _, w := range list {
+		if w.ID == cs.data.InternalAccountID {
+			acct = w.raw
 			break
 		}
 	}
@@ -330,7 +340,7 @@ func (s *Server) handleMe(c *fiber.Ctx) error {
 		return s.signOut(c)
 	}
 
-	r, err = s.up.do(ctx, call{method: http.MethodGet, path: "/auth/sessions",
+	r, err := s.up.do(ctx, call{method: http.MethodGet, path: "/auth/sessions",
 		query: url.Values{"accountId": {cs.data.InternalAccountID}}})
 	if err != nil {
 		return s.unreachable(err)
@@ -339,18 +349,24 @@ func (s *Server) handleMe(c *fiber.Ctx) error {
 		return s.relayInternal(r)
 	}
 	var sessions wire.Data[wire.Session]
-	if err := decodeJSON(r.body, &sessions); err != nil {
+	if err := json.Unmarshal(r.body, &sessions); err != nil {
 		return s.malformed("session list", err)
 	}
 	for _, ws := range sessions.Data {
-		if ws.ID == cs.data.WalletSessionID {
-			return c.JSON(meResponse{
-				Email:           cs.data.Email,
-				CustomerID:      cs.data.CustomerID,
-				InternalAccount: acct,
-				Session:         meSession{ID: ws.ID, ExpiresAt: ws.ExpiresAt, Type: ws.Type, Nickname: ws.Nickname},
-			})
+		if ws.ID != cs.data.WalletSessionID {
+			continue
 		}
+		expires, err := time.Parse(time.RFC3339, ws.ExpiresAt)
+		if err != nil {
+			expires = cs.data.WalletSessionExpiresAt // as it was at verify
+		}
+		return c.JSON(meResponse{
+			Email:           cs.data.Email,
+			CustomerID:      cs.data.CustomerID,
+			InternalAccount: acct,
+			Session: meSession{ID: ws.ID, ExpiresAt: ws.ExpiresAt, Type: ws.Type, Nickname: ws.Nickname,
+				ExpiresIn: max(0, int64(expires.Sub(s.now())/time.Second))},
+		})
 	}
 	return s.signOut(c) // revoked or expired on the service
 }
@@ -415,16 +431,15 @@ func checkEmail(email string) string {
 	return ""
 }
 
-func decodeJSON(b []byte, v any) error { return json.Unmarshal(b, v) }
-
-// decodeStrict decodes exactly one JSON object with no unknown fields.
+// decodeStrict decodes exactly one JSON value with no unknown fields and
+// nothing after it but white space. (Decoder.More would miss a stray } or ].)
 func decodeStrict(b []byte, v any) error {
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.DisallowUnknownFields()
 	if err := d.Decode(v); err != nil {
 		return err
 	}
-	if d.More() {
+	if err := d.Decode(&json.RawMessage{}); err != io.EOF {
 		return errors.New("trailing data")
 	}
 	return nil

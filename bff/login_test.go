@@ -2,6 +2,7 @@ package bff
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
@@ -126,8 +127,11 @@ func TestLoginStart(t *testing.T) {
 				return
 			}
 			m := r.json(t)
-			if !validID("AuthMethod", m["credentialId"].(string)) || m["otpEncryptionTargetBundle"] == "" || !strings.EqualFold(m["email"].(string), tc.email) {
-				t.Errorf("answer %s", r.body)
+			if m["otpEncryptionTargetBundle"] == "" || m["email"] != tc.email {
+				t.Errorf("answer %s, want the bundle and the address as typed", r.body)
+			}
+			if _, ok := m["credentialId"]; ok {
+				t.Errorf("the credential id reached the browser: %s", r.body)
 			}
 			if h.cookie == "" {
 				t.Error("no session cookie after start")
@@ -137,6 +141,31 @@ func TestLoginStart(t *testing.T) {
 				t.Errorf("GET /api/me after start = %d, want 401", r.status)
 			}
 		})
+	}
+}
+
+// TestLoginStartNeedsMatchingCredential: a wallet whose e-mail credential
+// is for another address is not e-mailed, and nothing about that other
+// address reaches the (anonymous) browser.
+func TestLoginStartNeedsMatchingCredential(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.svc.addCustomer("typed@example.com")
+	h.svc.setNickname("typed@example.com", "someone.else@example.net")
+	r := h.do("POST", "/api/login/start", `{"email":"typed@example.com"}`, nil)
+	if r.status != 403 || r.code(t) != "USER_NOT_READY" {
+		t.Fatalf("status %d %s, want 403 USER_NOT_READY", r.status, r.body)
+	}
+	if strings.Contains(string(r.body), "someone.else") {
+		t.Errorf("the other address leaked: %s", r.body)
+	}
+	for _, p := range paths(h.svc.reqs()) {
+		if strings.HasSuffix(p, "/challenge") {
+			t.Errorf("a code was e-mailed to another address: %s", p)
+		}
+	}
+	if h.cookie != "" {
+		t.Error("a session was started")
 	}
 }
 
@@ -156,6 +185,9 @@ func TestLoginStartValidation(t *testing.T) {
 		"unknown field":  `{"email":"a@example.com","admin":true}`,
 		"not JSON":       `email=a@example.com`,
 		"trailing data":  `{"email":"a@example.com"} {}`,
+		"trailing brace": `{"email":"a@example.com"}}`,
+		"trailing ]":     `{"email":"a@example.com"}]`,
+		"two objects":    `{"email":"a@example.com"}{"email":"b@example.com"}`,
 		"local too long": `{"email":"` + strings.Repeat("a", 65) + `@example.com"}`,
 	}
 	for name, body := range bad {
@@ -255,7 +287,8 @@ func TestVerifyPassThrough(t *testing.T) {
 	if h.cookie != startCookie || r.header.Get("Set-Cookie") != "" {
 		t.Error("leg 1 touched the cookie")
 	}
-	checkOutbound(t, h.svc.reqs(), body, nil)
+	verifyPath := wire.BasePath + "/auth/credentials/" + h.svc.credOf("pass@example.com").ID + "/verify"
+	checkOutbound(t, h.svc.reqs(), verifyPath, body, nil)
 
 	// Leg 2 with a bad stamp: 401 relayed.
 	r = h.do("POST", "/api/login/verify", body, map[string]string{wire.HeaderWalletSignature: "bad", wire.HeaderRequestID: testRequestID})
@@ -273,7 +306,7 @@ func TestVerifyPassThrough(t *testing.T) {
 	if r.status != 200 {
 		t.Fatalf("leg 2: %d %s", r.status, r.body)
 	}
-	checkOutbound(t, h.svc.reqs(), body, map[string]string{wire.HeaderWalletSignature: testStamp, wire.HeaderRequestID: testRequestID})
+	checkOutbound(t, h.svc.reqs(), verifyPath, body, map[string]string{wire.HeaderWalletSignature: testStamp, wire.HeaderRequestID: testRequestID})
 	var s wire.Session
 	if err := json.Unmarshal(r.body, &s); err != nil || !validID("Session", s.ID) {
 		t.Errorf("leg 2 body %s", r.body)
@@ -284,12 +317,15 @@ func TestVerifyPassThrough(t *testing.T) {
 }
 
 // checkOutbound asserts what reached the service on a forwarded verify.
-func checkOutbound(t *testing.T, rs []recorded, body string, want map[string]string) {
+func checkOutbound(t *testing.T, rs []recorded, path, body string, want map[string]string) {
 	t.Helper()
 	if len(rs) != 1 {
 		t.Fatalf("%d service calls, want 1: %v", len(rs), paths(rs))
 	}
 	rq := rs[0]
+	if rq.method != "POST" || rq.path != path {
+		t.Errorf("%s %s, want POST %s (the pending credential)", rq.method, rq.path, path)
+	}
 	if string(rq.body) != body {
 		t.Errorf("body %q, want byte for byte %q", rq.body, body)
 	}
@@ -321,6 +357,117 @@ func checkOutbound(t *testing.T, rs []recorded, body string, want map[string]str
 	}
 }
 
+// TestVerifyRefusesUnusableSession: a 200 from verify whose session the BFF
+// cannot bind to this browser's login ends in 502 and no sign-in.
+func TestVerifyRefusesUnusableSession(t *testing.T) {
+	t.Parallel()
+	cases := map[string]func(h *harness){
+		"session of another account": func(h *harness) {
+			victim := h.svc.accountOf(h.svc.addCustomer("victim@example.com").Email).ID
+			h.svc.set(func(f *fakeService) { f.sessionAccount = victim })
+		},
+		"already expired session":  func(h *harness) { h.svc.set(func(f *fakeService) { f.sessionTTL = 0 }) },
+		"session expired long ago": func(h *harness) { h.svc.set(func(f *fakeService) { f.sessionTTL = -time.Hour }) },
+	}
+	for name, setup := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t)
+			h.do("POST", "/api/login/start", `{"email":"binder@example.com"}`, nil)
+			pending := h.cookie
+			setup(h)
+			body := `{"type":"EMAIL_OTP","encryptedOtpBundle":"sealed:` + testCode + `"}`
+			if r := h.do("POST", "/api/login/verify", body, nil); r.status != 202 {
+				t.Fatalf("leg 1: %d %s", r.status, r.body)
+			}
+			r := h.do("POST", "/api/login/verify", body, map[string]string{
+				wire.HeaderWalletSignature: testStamp, wire.HeaderRequestID: testRequestID})
+			if r.status != 502 || r.code(t) != "SERVICE_UNAVAILABLE" {
+				t.Errorf("leg 2: %d %s, want 502", r.status, r.body)
+			}
+			if h.cookie != pending {
+				t.Error("the cookie changed")
+			}
+			if r := h.do("GET", "/api/me", "", nil); r.status != 401 {
+				t.Errorf("signed in after all: GET /api/me = %d %s", r.status, r.body)
+			}
+		})
+	}
+}
+
+// TestPlatformCredentialRefused: when the service refuses the BFF's own
+// credential, the browser sees 502, not a 401 that would look like its own
+// sign-in failed.
+func TestPlatformCredentialRefused(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, func(c *Config) { c.PlatformCredential = testTokenID + ":wrong-secret" })
+	r := h.do("POST", "/api/login/start", `{"email":"refused@example.com"}`, nil)
+	if r.status != 502 || r.code(t) != "SERVICE_UNAVAILABLE" {
+		t.Errorf("%d %s, want 502 SERVICE_UNAVAILABLE", r.status, r.body)
+	}
+	if !strings.Contains(h.logs.String(), "refused the platform credential") {
+		t.Errorf("not logged:\n%s", h.logs)
+	}
+}
+
+// TestMalformedForwardedHeaders: a forwarded header with a control
+// character or of absurd length is refused before anything is sent.
+func TestMalformedForwardedHeaders(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.do("POST", "/api/login/start", `{"email":"hdr@example.com"}`, nil)
+	body := `{"type":"EMAIL_OTP","encryptedOtpBundle":"sealed:` + testCode + `"}`
+	for name, hdr := range map[string]map[string]string{
+		"control character": {wire.HeaderRequestID: "Request:abc\x01def"},
+		"DEL":               {wire.HeaderWalletSignature: "stamp\x7f"},
+		"tab":               {wire.HeaderIdempotencyKey: "a\tb"},
+		"too long":          {wire.HeaderWalletSignature: strings.Repeat("s", 8193)},
+	} {
+		h.svc.reset()
+		r := h.do("POST", "/api/login/verify", body, hdr)
+		if r.status != 400 || r.code(t) != "INVALID_INPUT" {
+			t.Errorf("%s: %d %s, want 400 INVALID_INPUT", name, r.status, r.body)
+		}
+		if n := len(h.svc.reqs()); n != 0 {
+			t.Errorf("%s: reached the service %d times", name, n)
+		}
+	}
+}
+
+// TestWalletSessionExpiryEndsCookieSession checks the BFF's own expiry
+// check with a store that keeps entries longer than asked (as a shared
+// store with coarse expiry may): the wallet session's end still counts.
+func TestWalletSessionExpiryEndsCookieSession(t *testing.T) {
+	t.Parallel()
+	var h *harness
+	h = newHarness(t, func(c *Config) {
+		c.Sessions = lenientStore{NewMemoryStore(func() time.Time { return h.clock.Now() })}
+	})
+	h.login("lenient@example.com")
+	if r := h.do("GET", "/api/auth/sessions", "", nil); r.status != 200 {
+		t.Fatalf("sessions: %d %s", r.status, r.body)
+	}
+	h.clock.Advance(15*time.Minute + time.Second)
+	h.svc.reset()
+	r := h.do("GET", "/api/auth/sessions", "", nil)
+	if r.status != 401 || r.code(t) != "UNAUTHORIZED" {
+		t.Errorf("after the wallet session ended: %d %s", r.status, r.body)
+	}
+	if n := len(h.svc.reqs()); n != 0 {
+		t.Errorf("an expired session reached the service %d times", n)
+	}
+	if h.cookie != "" {
+		t.Error("cookie not cleared")
+	}
+}
+
+// lenientStore keeps every entry a day, whatever ttl it is given.
+type lenientStore struct{ *MemoryStore }
+
+func (l lenientStore) Put(ctx context.Context, key string, s Session, _ time.Duration) error {
+	return l.MemoryStore.Put(ctx, key, s, 24*time.Hour)
+}
+
 func TestSessionRotationAndMe(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
@@ -347,7 +494,7 @@ func TestSessionRotationAndMe(t *testing.T) {
 		Email           string               `json:"email"`
 		CustomerID      string               `json:"customerId"`
 		InternalAccount wire.InternalAccount `json:"internalAccount"`
-		Session         map[string]string    `json:"session"`
+		Session         map[string]any       `json:"session"`
 	}
 	if err := json.Unmarshal(r.body, &me); err != nil {
 		t.Fatal(err)
@@ -357,9 +504,18 @@ func TestSessionRotationAndMe(t *testing.T) {
 		me.InternalAccount.Balance.Amount != 123456 || me.InternalAccount.Balance.Currency.Decimals != 2 {
 		t.Errorf("me = %+v", me)
 	}
-	if !validID("Session", me.Session["id"]) || me.Session["type"] != "EMAIL_OTP" || me.Session["nickname"] != "Rota@Example.com" ||
-		me.Session["expiresAt"] != "2025-10-13T12:15:00Z" {
+	sid, _ := me.Session["id"].(string)
+	if !validID("Session", sid) || me.Session["type"] != "EMAIL_OTP" || me.Session["nickname"] != "Rota@Example.com" ||
+		me.Session["expiresAt"] != "2025-10-13T12:15:00Z" || me.Session["expiresIn"] != float64(900) {
 		t.Errorf("me.session = %v", me.Session)
+	}
+	// expiresIn is the server's count, so a page with a wrong clock needs none.
+	h.clock.Advance(5*time.Minute + 300*time.Millisecond)
+	var later struct {
+		Session map[string]any `json:"session"`
+	}
+	if err := json.Unmarshal(h.do("GET", "/api/me", "", nil).body, &later); err != nil || later.Session["expiresIn"] != float64(599) {
+		t.Errorf("five minutes later: me.session = %v", later.Session)
 	}
 
 	// The mirrored sessions route is bound to the cookie's account.
@@ -373,12 +529,12 @@ func TestSessionRotationAndMe(t *testing.T) {
 		t.Errorf("upstream call %v %v", paths(rs), rs[0].query)
 	}
 	var list wire.Data[wire.Session]
-	if err := json.Unmarshal(r.body, &list); err != nil || len(list.Data) != 1 || list.Data[0].ID != me.Session["id"] {
+	if err := json.Unmarshal(r.body, &list); err != nil || len(list.Data) != 1 || list.Data[0].ID != sid {
 		t.Errorf("sessions body %s", r.body)
 	}
 
 	// Expiry of the wallet session ends the cookie session.
-	h.clock.Advance(15*time.Minute + time.Second)
+	h.clock.Advance(10 * time.Minute)
 	h.svc.reset()
 	r = h.do("GET", "/api/me", "", nil)
 	if r.status != 401 || !strings.Contains(r.header.Get("Set-Cookie"), "expires=Thu, 01 Jan 1970") {

@@ -3,7 +3,6 @@ package bff
 import (
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
@@ -57,7 +56,9 @@ func (s subject) of(d Session) string {
 	return ""
 }
 
-// binding ties a query parameter or a JSON field (dot path) to a subject.
+// binding ties a name to a subject. In scope.bind the name is an upstream
+// query parameter; in scope.owner it is a field (dot path) of the
+// resource's JSON.
 type binding struct {
 	name string
 	to   subject
@@ -65,10 +66,20 @@ type binding struct {
 
 func boundTo(name string, to subject) []binding { return []binding{{name, to}} }
 
-// scope is how a route is confined to the browser's own resources.
+// scope is how a route is confined to the browser's own resources. The
+// rules validate enforces:
+//
+//   - A route that names a resource by id in its path needs owner: a query
+//     parameter cannot confine a resource the path already names.
+//   - A route with effects (any method but GET) that names a resource needs
+//     check as well, so that ownership is known before the effect happens.
+//   - A route with effects needs a resource to own: bind alone only sets
+//     query parameters, while the body (and, say, a customerId in it) goes
+//     to the service unchanged, so a create scoped by bind would act on
+//     whatever customer the body names.
 type scope struct {
 	// bind sets these upstream query parameters from the cookie session,
-	// replacing whatever the browser sent.
+	// replacing whatever the browser sent. It never touches the body.
 	bind []binding
 	// owner fields of the resource must equal the cookie session's values,
 	// otherwise the answer is the same 404 as for a missing resource. For a
@@ -111,11 +122,19 @@ func (rt route) validate() error {
 			}
 		}
 	}
-	if rt.scope.check != "" && len(rt.scope.owner) == 0 {
+	sc := rt.scope
+	byID := strings.Contains(rt.upstream, "{")
+	switch {
+	case sc.check != "" && len(sc.owner) == 0:
 		return fmt.Errorf("a check without owner fields checks nothing")
-	}
-	if len(rt.scope.bind) == 0 && len(rt.scope.owner) == 0 {
+	case len(sc.bind) == 0 && len(sc.owner) == 0:
 		return fmt.Errorf("a route must be scoped to the cookie's customer or account")
+	case byID && len(sc.owner) == 0:
+		return fmt.Errorf("a route naming a resource by id needs owner fields; bind does not confine it")
+	case rt.method != http.MethodGet && len(sc.owner) == 0:
+		return fmt.Errorf("a %s scoped by bind alone forwards its body unbound; it needs a resource with owner fields and a check", rt.method)
+	case rt.method != http.MethodGet && sc.check == "":
+		return fmt.Errorf("a %s would act before its owner is known; it needs a check", rt.method)
 	}
 	return nil
 }
@@ -155,14 +174,13 @@ func (s *Server) mirror(rt route) fiber.Handler {
 			}
 			r, err := s.up.do(ctx, call{method: http.MethodGet, path: cp})
 			if err != nil {
-				s.log.Error("bff: service unreachable", slog.Any("err", err))
-				return errUpstream
+				return s.unreachable(err)
 			}
 			if r.status == http.StatusNotFound {
 				return notFound()
 			}
 			if r.status != http.StatusOK {
-				return relay(r)
+				return writeReply(c, r)
 			}
 			if !owns(r.body, rt.scope.owner, cs.data) {
 				return notFound()
@@ -175,8 +193,7 @@ func (s *Server) mirror(rt route) fiber.Handler {
 		}
 		r, err := s.up.do(ctx, in)
 		if err != nil {
-			s.log.Error("bff: service unreachable", slog.Any("err", err))
-			return errUpstream
+			return s.unreachable(err)
 		}
 		if hasID && r.status == http.StatusNotFound {
 			return notFound() // one body for "missing" and "not yours"
@@ -184,7 +201,7 @@ func (s *Server) mirror(rt route) fiber.Handler {
 		if rt.scope.check == "" && len(rt.scope.owner) > 0 && r.status >= 200 && r.status < 300 && !owns(r.body, rt.scope.owner, cs.data) {
 			return notFound()
 		}
-		return relay(r)
+		return writeReply(c, r)
 	}
 }
 

@@ -8,13 +8,16 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"regexp"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/adaptor"
+	"github.com/gofiber/fiber/v2/middleware/recover"
 	"github.com/valyala/fasthttp"
 
 	"paywallet/web"
@@ -54,9 +57,31 @@ type Config struct {
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 
-	// Test seams: the embedded site and the route table.
-	static fs.FS
-	routes []route
+	// LoginPerIP and LoginPerEmail throttle POST /api/login/start, which
+	// anyone can call and which makes the service create a customer and
+	// e-mail a code: at most Max starts per Window from one client address,
+	// and at most Max for one e-mail address (in any letter case). Only
+	// well-formed starts count; over a limit the answer is 429 RATE_LIMITED
+	// with Retry-After. A zero Max or Window takes its default: 10 per
+	// minute per address, 5 per 10 minutes per e-mail address. Negative
+	// values are refused.
+	LoginPerIP, LoginPerEmail Limit
+	// Limiter counts those starts; a MemoryLimiter when nil. Several BFF
+	// instances behind one load balancer need a shared Limiter (each would
+	// otherwise allow the full limits on its own).
+	Limiter Limiter
+	// TrustedProxies are the reverse proxies (IP addresses or CIDR ranges)
+	// whose X-Forwarded-For and X-Forwarded-Proto headers the BFF believes:
+	// for the client address the login limit counts, and for the scheme the
+	// Origin check compares. From any other peer these headers are ignored.
+	// Empty by default: the BFF is reached directly.
+	TrustedProxies []string
+
+	// Test seams: the embedded site, the route table and the overall
+	// deadline of an /api request.
+	static     fs.FS
+	routes     []route
+	apiTimeout time.Duration
 }
 
 // Server is the backend-for-frontend: the wallet's pages, the /api the pages
@@ -65,6 +90,10 @@ type Server struct {
 	app        *fiber.App
 	up         *upstream
 	store      SessionStore
+	limiter    Limiter
+	perIP      Limit
+	perEmail   Limit
+	proxies    []netip.Prefix
 	assets     *assets
 	log        *slog.Logger
 	now        func() time.Time
@@ -72,6 +101,12 @@ type Server struct {
 	signerKey  string
 	devMailbox bool
 	conns      connSet
+
+	// base is the parent of every /api request's context; Shutdown cancels
+	// it when the grace period ends, so nothing keeps waiting on the service.
+	base       context.Context
+	stop       context.CancelFunc
+	apiTimeout time.Duration
 }
 
 // connSet holds the open client connections.
@@ -94,23 +129,34 @@ func (cs *connSet) track(c net.Conn, state fasthttp.ConnState) {
 	}
 }
 
-// closeAll closes every tracked connection and reports how many there were.
-func (cs *connSet) closeAll() int {
+// interruptReads ends every read the server is waiting on, by moving the
+// read deadline of each open connection to now, and reports how many
+// connections there were. A connection that has sent no (complete) request
+// gets an error answer and is closed; one whose request is being handled is
+// not disturbed: its answer is written, and then it is closed because the
+// server is shutting down. (Closing connections outright is not safe:
+// fasthttp panics when a connection it is answering on has been closed, and
+// its ConnState cannot tell a silent new connection from a busy one.)
+func (cs *connSet) interruptReads() int {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
-	n := len(cs.m)
+	now := time.Now()
 	for c := range cs.m {
-		_ = c.Close()
-		delete(cs.m, c)
+		_ = c.SetReadDeadline(now)
 	}
-	return n
+	return len(cs.m)
 }
 
 var signerKeyPattern = regexp.MustCompile(`^(04[0-9a-fA-F]{128}|0[23][0-9a-fA-F]{64})$`)
 
+// apiTimeout bounds one /api request as a whole, all its service calls
+// included (each of which upstreamTimeout bounds on its own).
+const apiTimeout = 20 * time.Second
+
 // New validates cfg and builds the Server.
 func New(cfg Config) (*Server, error) {
-	s := &Server{log: cfg.Logger, now: cfg.Now, store: cfg.Sessions, mode: cfg.Mode}
+	s := &Server{log: cfg.Logger, now: cfg.Now, store: cfg.Sessions, mode: cfg.Mode,
+		limiter: cfg.Limiter, apiTimeout: cfg.apiTimeout}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -119,6 +165,22 @@ func New(cfg Config) (*Server, error) {
 	}
 	if s.store == nil {
 		s.store = NewMemoryStore(s.now)
+	}
+	if s.limiter == nil {
+		s.limiter = NewMemoryLimiter(s.now)
+	}
+	if s.apiTimeout <= 0 {
+		s.apiTimeout = apiTimeout
+	}
+	var err error
+	if s.perIP, err = cfg.LoginPerIP.orDefault(defaultLoginPerIP); err != nil {
+		return nil, fmt.Errorf("bff: LoginPerIP: %w", err)
+	}
+	if s.perEmail, err = cfg.LoginPerEmail.orDefault(defaultLoginPerEmail); err != nil {
+		return nil, fmt.Errorf("bff: LoginPerEmail: %w", err)
+	}
+	if s.proxies, err = parseProxies(cfg.TrustedProxies); err != nil {
+		return nil, fmt.Errorf("bff: TrustedProxies: %w", err)
 	}
 	switch s.mode {
 	case "":
@@ -145,7 +207,7 @@ func New(cfg Config) (*Server, error) {
 	if static == nil {
 		static = web.Files()
 	}
-	if s.assets, err = loadAssets(static); err != nil {
+	if s.assets, err = loadAssets(static, s.log); err != nil {
 		return nil, fmt.Errorf("bff: %w", err)
 	}
 	if _, ok := s.assets.files["/index.html"]; !ok {
@@ -161,20 +223,30 @@ func New(cfg Config) (*Server, error) {
 		DisableStartupMessage: true,
 		ErrorHandler:          s.errorHandler,
 		Immutable:             true, // values taken from requests may outlive the handler (sessions)
-		BodyLimit:             256 << 10,
-		ReadTimeout:           30 * time.Second,
-		WriteTimeout:          30 * time.Second,
-		IdleTimeout:           60 * time.Second,
-		ReadBufferSize:        16 << 10,
+		// isAPIPath, the CSP exemption of the dev mailbox and the asset
+		// table all compare paths exactly; so must the router.
+		CaseSensitive: true,
+		// X-Forwarded-* only from the configured proxies (none by default),
+		// so that c.Protocol() cannot be talked into https by any client.
+		EnableTrustedProxyCheck: true,
+		TrustedProxies:          cfg.TrustedProxies,
+		BodyLimit:               256 << 10,
+		ReadTimeout:             30 * time.Second,
+		WriteTimeout:            30 * time.Second,
+		IdleTimeout:             60 * time.Second,
+		ReadBufferSize:          16 << 10,
 	})
 	// Tell clients to close keep-alive connections once shutdown starts, and
-	// track connections so that Shutdown can close what is left at its end.
+	// track connections so that Shutdown can end what is left at its end.
 	s.app.Server().CloseOnShutdown = true
 	s.app.Server().ConnState = s.conns.track
 
+	// First, so that a panic anywhere answers 500 and the process lives on.
+	s.app.Use(recover.New(recover.Config{EnableStackTrace: true, StackTraceHandler: s.logPanic}))
 	s.app.Use(securityHeaders)
 
-	api := s.app.Group("/api", s.sameOrigin, s.loadSession)
+	s.base, s.stop = context.WithCancel(context.Background())
+	api := s.app.Group("/api", s.sameOrigin, s.withDeadline, s.loadSession)
 	api.Get("/config", s.handleConfig)
 	api.Post("/login/start", s.handleLoginStart)
 	api.Post("/login/verify", s.handleLoginVerify)
@@ -207,24 +279,58 @@ func (s *Server) Listen(addr string) error { return s.app.Listen(addr) }
 // Listener serves on ln until Shutdown.
 func (s *Server) Listener(ln net.Listener) error { return s.app.Listener(ln) }
 
-// shutdownGrace bounds Shutdown when ctx has no deadline.
-const shutdownGrace = 5 * time.Second
+// shutdownGrace bounds Shutdown when ctx has no deadline; shutdownDrain is
+// how long the requests cancelled at its end get to send their answer.
+const (
+	shutdownGrace = 5 * time.Second
+	shutdownDrain = time.Second
+)
 
 // Shutdown stops accepting connections and waits for requests in flight,
 // at most until ctx ends (or 5 s when ctx has no deadline). Idle keep-alive
 // connections, such as a browser tab's, are closed at once instead of
-// waited for; whatever is still open when the time is up is closed too.
+// waited for. When the time is up, the requests still waiting on the
+// service are cancelled (they answer 502 within shutdownDrain), connections
+// that carry no request are ended, and Shutdown returns ctx's error, so
+// that the caller knows requests were cut short.
 func (s *Server) Shutdown(ctx context.Context) error {
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, shutdownGrace)
 		defer cancel()
 	}
-	err := s.app.ShutdownWithContext(ctx)
-	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-		n := s.conns.closeAll()
-		s.log.Warn("bff: shutdown grace period over; closed the remaining connections", slog.Int("connections", n))
-		return nil
+	// fasthttp waits until drain ends, which is shutdownDrain after ctx.
+	drain, endDrain := context.WithCancel(context.WithoutCancel(ctx))
+	defer endDrain()
+	cut := context.AfterFunc(ctx, func() {
+		s.stop()
+		n := s.conns.interruptReads()
+		s.log.Warn("bff: shutdown grace period over; cancelled the requests in flight and ended the connections",
+			slog.Int("connections", n))
+		time.AfterFunc(shutdownDrain, endDrain)
+	})
+	err := s.app.ShutdownWithContext(drain)
+	cutShort := !cut() // the grace period ended before fasthttp was done
+	s.stop()
+	if cutShort {
+		return ctx.Err()
 	}
 	return err
+}
+
+// withDeadline runs an /api request under a context derived from the
+// server's base context (which Shutdown cancels), bounded by apiTimeout.
+// (Fiber's own UserContext is context.Background, which never ends.)
+func (s *Server) withDeadline(c *fiber.Ctx) error {
+	ctx, cancel := context.WithTimeout(s.base, s.apiTimeout)
+	defer cancel()
+	c.SetUserContext(ctx)
+	return c.Next()
+}
+
+// logPanic logs a recovered panic with its stack; the error handler then
+// answers 500 INTERNAL_ERROR without details.
+func (s *Server) logPanic(c *fiber.Ctx, v any) {
+	s.log.Error("bff: panic", slog.String("method", c.Method()), slog.String("path", c.Path()),
+		slog.Any("panic", v), slog.String("stack", string(debug.Stack())))
 }

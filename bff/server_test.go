@@ -2,6 +2,7 @@ package bff
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net"
@@ -43,6 +44,10 @@ func TestNewValidatesConfig(t *testing.T) {
 		"short signer key":       func(c *Config) { c.OTPSignerPublicKey = "04abcd" },
 		"signer key not hex":     func(c *Config) { c.OTPSignerPublicKey = "04" + strings.Repeat("zz", 64) },
 		"signer key bad prefix":  func(c *Config) { c.OTPSignerPublicKey = "05" + strings.Repeat("ab", 64) },
+		"negative IP limit":      func(c *Config) { c.LoginPerIP = Limit{Max: -1} },
+		"negative e-mail window": func(c *Config) { c.LoginPerEmail = Limit{Window: -time.Minute} },
+		"bad trusted proxy":      func(c *Config) { c.TrustedProxies = []string{"10.0.0.0/33"} },
+		"hostname as proxy":      func(c *Config) { c.TrustedProxies = []string{"proxy.internal"} },
 	}
 	for name, mutate := range bad {
 		cfg := good()
@@ -94,14 +99,14 @@ func TestShutdownWithKeepAlive(t *testing.T) {
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	if err := h.srv.Shutdown(ctx); err != nil {
-		t.Errorf("Shutdown: %v", err)
+	if err := h.srv.Shutdown(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Shutdown = %v, want the grace period's end reported", err)
 	}
 	if d := time.Since(start); d > 2*time.Second {
 		t.Errorf("Shutdown took %v", d)
 	}
 	_ = raw.SetReadDeadline(time.Now().Add(2 * time.Second))
-	if _, err := raw.Read(make([]byte, 1)); err == nil || errors.Is(err, os.ErrDeadlineExceeded) {
+	if _, err := io.Copy(io.Discard, raw); errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Errorf("the silent connection was left open: %v", err)
 	}
 	select {
@@ -140,6 +145,152 @@ func TestShutdownClosesIdleKeepAlive(t *testing.T) {
 	}
 	if d := time.Since(start); d > time.Second {
 		t.Errorf("Shutdown with an idle keep-alive connection took %v", d)
+	}
+}
+
+// blockingTransport stands for a service that never answers: every request
+// waits until its context ends, which is reported on ended.
+type blockingTransport struct {
+	entered chan struct{}
+	ended   chan error
+}
+
+func newBlockingTransport() *blockingTransport {
+	return &blockingTransport{entered: make(chan struct{}, 16), ended: make(chan error, 16)}
+}
+
+func (b *blockingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	b.entered <- struct{}{}
+	<-r.Context().Done()
+	b.ended <- r.Context().Err()
+	return nil, r.Context().Err()
+}
+
+// TestShutdownCancelsWaitingHandlers: a handler waiting on the service is
+// cancelled when the grace period ends, and Shutdown says the period ran out.
+func TestShutdownCancelsWaitingHandlers(t *testing.T) {
+	t.Parallel()
+	bt := newBlockingTransport()
+	h := newHarness(t, func(c *Config) { c.Transport = bt })
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = h.srv.Listener(ln) }()
+	answered := make(chan int, 1)
+	go func() {
+		req, _ := http.NewRequest("POST", "http://"+ln.Addr().String()+"/api/login/start", strings.NewReader(`{"email":"slow@example.com"}`))
+		req.Header.Set("X-CSRF", "1")
+		resp, err := http.DefaultTransport.RoundTrip(req)
+		if err != nil {
+			answered <- 0
+			return
+		}
+		resp.Body.Close()
+		answered <- resp.StatusCode
+	}()
+	select {
+	case <-bt.entered:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the request never reached the service")
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	if err := h.srv.Shutdown(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Shutdown = %v, want context.DeadlineExceeded", err)
+	}
+	select {
+	case err := <-bt.ended:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("the service call ended with %v, want it cancelled", err)
+		}
+	case <-time.After(2 * time.Second):
+		t.Error("the handler still waits on the service after Shutdown returned")
+	}
+	select {
+	case <-answered:
+	case <-time.After(2 * time.Second):
+		t.Error("the client connection was left open")
+	}
+}
+
+// TestAPIDeadline: an /api request gives up on a silent service after the
+// overall deadline, however many calls it makes.
+func TestAPIDeadline(t *testing.T) {
+	t.Parallel()
+	bt := newBlockingTransport()
+	h := newHarness(t, func(c *Config) { c.Transport = bt; c.apiTimeout = 100 * time.Millisecond })
+	start := time.Now()
+	r := h.do("POST", "/api/login/start", `{"email":"deadline@example.com"}`, nil)
+	if r.status != 502 || r.code(t) != "SERVICE_UNAVAILABLE" {
+		t.Errorf("%d %s, want 502", r.status, r.body)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("answered after %v", d)
+	}
+	if !errors.Is(<-bt.ended, context.DeadlineExceeded) {
+		t.Error("the service call did not end at the deadline")
+	}
+}
+
+// TestPanicIsRecovered: a panic in a handler answers 500 INTERNAL_ERROR
+// without details and the server keeps serving.
+func TestPanicIsRecovered(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, func(c *Config) { c.Transport = panicTransport{} })
+	r := h.do("POST", "/api/login/start", `{"email":"boom@example.com"}`, nil)
+	if r.status != 500 || r.code(t) != "INTERNAL_ERROR" {
+		t.Errorf("%d %s, want 500 INTERNAL_ERROR", r.status, r.body)
+	}
+	if strings.Contains(string(r.body), "kaboom") {
+		t.Errorf("the panic value reached the browser: %s", r.body)
+	}
+	if !strings.Contains(h.logs.String(), "kaboom") || !strings.Contains(h.logs.String(), "level=ERROR") {
+		t.Errorf("the panic was not logged:\n%s", h.logs)
+	}
+	if r := h.do("GET", "/api/config", "", nil); r.status != 200 {
+		t.Errorf("after the panic: %d", r.status)
+	}
+}
+
+type panicTransport struct{}
+
+func (panicTransport) RoundTrip(*http.Request) (*http.Response, error) { panic("kaboom") }
+
+// TestRoutingIsCaseSensitive: /API/... is not the API (and is not a page).
+func TestRoutingIsCaseSensitive(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	for _, p := range []string{"/API/config", "/Api/me", "/INDEX.HTML"} {
+		r := h.do("GET", p, "", map[string]string{"X-CSRF": "1", "Sec-Fetch-Site": "same-origin"})
+		if r.status != 404 || strings.HasPrefix(r.header.Get("Content-Type"), "application/json") {
+			t.Errorf("GET %s: %d %s %q, want a plain 404", p, r.status, r.body, r.header.Get("Content-Type"))
+		}
+	}
+}
+
+// TestPageErrorsArePlain: errors on page paths are plain text, API errors JSON.
+func TestPageErrorsArePlain(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	for _, tc := range []struct {
+		method, path string
+		want         int
+	}{
+		{"POST", "/index.html", 405},
+		{"DELETE", "/", 405},
+		{"PUT", "/js/app.js", 405},
+		{"GET", "/missing.html", 404},
+	} {
+		r := h.do(tc.method, tc.path, "", nil)
+		if r.status != tc.want || !strings.HasPrefix(r.header.Get("Content-Type"), "text/plain") {
+			t.Errorf("%s %s: %d %q %s, want a plain %d", tc.method, tc.path, r.status, r.header.Get("Content-Type"), r.body, tc.want)
+		}
+	}
+	r := h.do("DELETE", "/api/me", "", nil)
+	if r.status < 400 || !strings.HasPrefix(r.header.Get("Content-Type"), "application/json") {
+		t.Errorf("DELETE /api/me: %d %q, want a JSON error", r.status, r.header.Get("Content-Type"))
 	}
 }
 
@@ -206,7 +357,7 @@ func TestEmbeddedSite(t *testing.T) {
 	}
 	if h.srv.assets.hasWasm {
 		var cfg configResponse
-		_ = jsonUnmarshal(h.do("GET", "/api/config", "", nil).body, &cfg)
+		_ = json.Unmarshal(h.do("GET", "/api/config", "", nil).body, &cfg)
 		r := h.do("GET", cfg.WasmURL, "", map[string]string{"Accept-Encoding": "gzip, deflate, br"})
 		if r.status != 200 || r.header.Get("Content-Type") != "application/wasm" || r.header.Get("Content-Encoding") != "br" {
 			t.Errorf("embedded wasm %s: %d %v", cfg.WasmURL, r.status, r.header)
@@ -215,5 +366,3 @@ func TestEmbeddedSite(t *testing.T) {
 		t.Log("the wasm module is not built; skipped serving it")
 	}
 }
-
-func jsonUnmarshal(b []byte, v any) error { return decodeJSON(b, v) }

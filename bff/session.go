@@ -26,8 +26,8 @@ const CookieName = "__Host-wallet"
 // server-side under a hash of the cookie value; the browser only holds the
 // random cookie value.
 type Session struct {
-	// Email is the address the login was started with (lower case as given
-	// by the service's credential nickname when known).
+	// Email is the address the login was started with, as typed (trimmed,
+	// letter case kept). The customer is found by its lower-cased form.
 	Email string `json:"email"`
 	// CustomerID and InternalAccountID are the customer and the embedded
 	// wallet account the browser acts for. They are set at login start but

@@ -1,14 +1,20 @@
 package bff
 
 import (
+	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"log/slog"
 	"path"
 	"strconv"
 	"strings"
 
+	"github.com/andybalholm/brotli"
 	"github.com/gofiber/fiber/v2"
 )
 
@@ -50,7 +56,14 @@ type assets struct {
 // loadAssets reads every file of fsys into memory. The wallet module gets a
 // second, content-hashed URL /wasm/wallet.<16 hex of SHA-256>.wasm that may
 // be cached forever; its plain URL must be revalidated.
-func loadAssets(fsys fs.FS) (*assets, error) {
+//
+// The hash is of the raw module only, so a precompressed copy (<name>.br,
+// <name>.gz) is served only after it has been decompressed here and found
+// byte for byte equal to the raw file: a copy left over from an older build
+// would otherwise reach browsers under the new hash and stay in their
+// caches for a year. A mismatch is logged as an error and that encoding is
+// not offered; the raw file still is.
+func loadAssets(fsys fs.FS, log *slog.Logger) (*assets, error) {
 	raw := map[string][]byte{}
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -77,12 +90,8 @@ func loadAssets(fsys fs.FS) (*assets, error) {
 			}
 		}
 		f := newAsset(b, contentType(p))
-		if gz, ok := raw[p+".gz"]; ok {
-			f.gz = newAsset(gz, f.ctype)
-		}
-		if br, ok := raw[p+".br"]; ok {
-			f.br = newAsset(br, f.ctype)
-		}
+		f.gz = precompressed(log, raw, p, ".gz", f)
+		f.br = precompressed(log, raw, p, ".br", f)
 		a.files["/"+p] = f
 	}
 	if idx, ok := a.files["/index.html"]; ok {
@@ -97,6 +106,47 @@ func loadAssets(fsys fs.FS) (*assets, error) {
 		a.hasWasm = true
 	}
 	return a, nil
+}
+
+// precompressed returns the asset of the sibling p+ext of the raw file f,
+// or nil when there is none or it does not decompress to f's bytes.
+func precompressed(log *slog.Logger, raw map[string][]byte, p, ext string, f *asset) *asset {
+	b, ok := raw[p+ext]
+	if !ok {
+		return nil
+	}
+	if err := decompressesTo(b, ext, f.body); err != nil {
+		log.Error("bff: precompressed file does not match its original; serving the original instead (rebuild the site)",
+			slog.String("file", p+ext), slog.Any("err", err))
+		return nil
+	}
+	return newAsset(b, f.ctype)
+}
+
+// decompressesTo checks that b, compressed as ext says, decodes to want.
+// It reads at most one byte more than want, so a bomb costs nothing.
+func decompressesTo(b []byte, ext string, want []byte) error {
+	var r io.Reader
+	switch ext {
+	case ".gz":
+		zr, err := gzip.NewReader(bytes.NewReader(b))
+		if err != nil {
+			return err
+		}
+		r = zr
+	case ".br":
+		r = brotli.NewReader(bytes.NewReader(b))
+	default:
+		return fmt.Errorf("unknown encoding %s", ext)
+	}
+	got, err := io.ReadAll(io.LimitReader(r, int64(len(want))+1))
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(got, want) {
+		return errors.New("decompressed content differs")
+	}
+	return nil
 }
 
 func newAsset(b []byte, ctype string) *asset {
@@ -144,11 +194,10 @@ func securityHeaders(c *fiber.Ctx) error {
 	return c.Next()
 }
 
-// serveStatic answers GET and HEAD for the embedded site.
+// serveStatic answers GET and HEAD for the embedded site. (/api never
+// reaches it: the /api group ends in a catch-all, and routing is
+// case-sensitive.)
 func (s *Server) serveStatic(c *fiber.Ctx) error {
-	if isAPIPath(c.Path()) {
-		return notFound()
-	}
 	f, ok := s.assets.files[c.Path()]
 	if !ok {
 		return notFound()

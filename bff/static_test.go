@@ -1,6 +1,7 @@
 package bff
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -25,21 +26,22 @@ func TestWasmServing(t *testing.T) {
 		t.Errorf("config wasm URLs %q %q, want %q", cfg.WasmURL, cfg.WasmExecURL, hashed)
 	}
 
+	br, gz, raw := string(site["wasm/wallet.wasm.br"].Data), string(site["wasm/wallet.wasm.gz"].Data), testModule
 	cases := []struct {
 		accept   string
 		encoding string
 		body     string
 	}{
-		{"gzip, deflate, br, zstd", "br", "brotli-bytes"},
-		{"br;q=1.0, gzip;q=0.8", "br", "brotli-bytes"},
-		{"gzip", "gzip", "gzip-bytes"},
-		{"br;q=0, gzip", "gzip", "gzip-bytes"},
-		{"BR", "br", "brotli-bytes"},
-		{"*", "br", "brotli-bytes"},
-		{"*;q=0", "", "\x00asm\x01\x00\x00\x00raw-module"},
-		{"identity", "", "\x00asm\x01\x00\x00\x00raw-module"},
-		{"", "", "\x00asm\x01\x00\x00\x00raw-module"},
-		{"deflate, gzip;q=0", "", "\x00asm\x01\x00\x00\x00raw-module"},
+		{"gzip, deflate, br, zstd", "br", br},
+		{"br;q=1.0, gzip;q=0.8", "br", br},
+		{"gzip", "gzip", gz},
+		{"br;q=0, gzip", "gzip", gz},
+		{"BR", "br", br},
+		{"*", "br", br},
+		{"*;q=0", "", raw},
+		{"identity", "", raw},
+		{"", "", raw},
+		{"deflate, gzip;q=0", "", raw},
 	}
 	for _, url := range []string{hashed, "/wasm/wallet.wasm"} {
 		for _, tc := range cases {
@@ -97,6 +99,60 @@ func TestWasmServing(t *testing.T) {
 	r = h.do("HEAD", hashed, "", map[string]string{"Accept-Encoding": "br"})
 	if r.status != 200 || len(r.body) != 0 || r.header.Get("Content-Encoding") != "br" {
 		t.Errorf("HEAD: %d %q %v", r.status, r.body, r.header)
+	}
+}
+
+// TestStalePrecompressedCopies: a .br or .gz that does not decode to the
+// raw file (left over from an older build) must never be served, least of
+// all under the content-hashed URL that browsers cache for a year.
+func TestStalePrecompressedCopies(t *testing.T) {
+	t.Parallel()
+	cases := map[string]map[string][]byte{
+		"stale br":          {"wasm/wallet.wasm.br": brotliOf("\x00asm old module")},
+		"stale gz":          {"wasm/wallet.wasm.gz": gzipOf("\x00asm old module")},
+		"both stale":        {"wasm/wallet.wasm.br": brotliOf("old"), "wasm/wallet.wasm.gz": gzipOf("old")},
+		"garbage br":        {"wasm/wallet.wasm.br": []byte("not brotli")},
+		"truncated gz":      {"wasm/wallet.wasm.gz": gzipOf(testModule)[:12]},
+		"longer than raw":   {"wasm/wallet.wasm.gz": gzipOf(testModule + "trailing")},
+		"stale page gz":     {"index.html.gz": gzipOf("<!doctype html><title>old</title>")},
+		"page gz not gzip":  {"js/app.js.gz": []byte("export {};\n")},
+		"page br not brotl": {"js/app.js.br": []byte("\xff\xff\xff")},
+	}
+	for name, files := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			site := testSite()
+			for p, b := range files {
+				site[p] = &fstest.MapFile{Data: b}
+			}
+			h := newHarness(t, func(c *Config) { c.static = site })
+			var cfg configResponse
+			_ = json.Unmarshal(h.do("GET", "/api/config", "", nil).body, &cfg)
+			for p := range files {
+				orig, accept := strings.TrimSuffix(p, ".br"), "br"
+				if strings.HasSuffix(p, ".gz") {
+					orig, accept = strings.TrimSuffix(p, ".gz"), "gzip"
+				}
+				urls := []string{"/" + orig}
+				if orig == "wasm/wallet.wasm" {
+					urls = append(urls, cfg.WasmURL)
+				}
+				for _, u := range urls {
+					r := h.do("GET", u, "", map[string]string{"Accept-Encoding": accept})
+					if r.status != 200 || !bytes.Equal(r.body, site[orig].Data) || r.header.Get("Content-Encoding") != "" {
+						t.Errorf("GET %s: %d Content-Encoding %q body %q, want the raw file", u, r.status, r.header.Get("Content-Encoding"), r.body)
+					}
+				}
+				if !strings.Contains(h.logs.String(), "level=ERROR") || !strings.Contains(h.logs.String(), p) {
+					t.Errorf("no error logged for %s; log:\n%s", p, h.logs)
+				}
+			}
+		})
+	}
+	// Good copies log nothing.
+	h := newHarness(t)
+	if strings.Contains(h.logs.String(), "level=ERROR") {
+		t.Errorf("errors logged for a good site:\n%s", h.logs)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -145,7 +146,7 @@ func isJSON(contentType string) bool {
 // errorCode returns the code of a flat error body, or "".
 func (r *reply) errorCode() string {
 	var e wire.Error
-	if decodeJSON(r.body, &e) != nil {
+	if json.Unmarshal(r.body, &e) != nil {
 		return ""
 	}
 	return e.Code
@@ -225,51 +226,54 @@ func isUUID(s string) bool {
 	return true
 }
 
-// expand fills a path template such as "/auth/credentials/{AuthMethod}/verify".
-// Each placeholder names an id type; param returns the candidate value, which
-// must be a valid id of that type. ok is false when one is not.
-func expand(template string, param func(typ string) string) (path string, ok bool) {
-	var b strings.Builder
+// splitTemplate cuts a path template such as
+// "/auth/credentials/{AuthMethod}/verify" into its literal parts and the id
+// types named between them: len(lits) == len(types)+1. Every type must be
+// one of idTypes.
+func splitTemplate(template string) (lits, types []string, err error) {
 	rest := template
 	for {
 		open := strings.IndexByte(rest, '{')
 		if open < 0 {
-			b.WriteString(rest)
-			return b.String(), true
+			return append(lits, rest), types, nil
 		}
 		end := strings.IndexByte(rest[open:], '}')
 		if end < 0 {
-			return "", false
+			return nil, nil, errors.New("unclosed {")
 		}
 		typ := rest[open+1 : open+end]
-		v := param(typ)
-		if !validID(typ, v) {
-			return "", false
+		if !idTypes[typ] {
+			return nil, nil, fmt.Errorf("unknown id type %q", typ)
 		}
-		b.WriteString(rest[:open])
-		b.WriteString(v)
+		lits, types = append(lits, rest[:open]), append(types, typ)
 		rest = rest[open+end+1:]
 	}
 }
 
+// expand fills a path template. Each placeholder names an id type; param
+// returns the candidate value, which must be a valid id of that type. ok is
+// false when one is not (or the template is malformed, which mount refuses
+// at start-up).
+func expand(template string, param func(typ string) string) (path string, ok bool) {
+	lits, types, err := splitTemplate(template)
+	if err != nil {
+		return "", false
+	}
+	var b strings.Builder
+	for i, typ := range types {
+		v := param(typ)
+		if !validID(typ, v) {
+			return "", false
+		}
+		b.WriteString(lits[i])
+		b.WriteString(v)
+	}
+	b.WriteString(lits[len(types)])
+	return b.String(), true
+}
+
 // placeholders lists the id types a template names.
 func placeholders(template string) ([]string, error) {
-	var out []string
-	rest := template
-	for {
-		open := strings.IndexByte(rest, '{')
-		if open < 0 {
-			return out, nil
-		}
-		end := strings.IndexByte(rest[open:], '}')
-		if end < 0 {
-			return nil, errors.New("unclosed {")
-		}
-		typ := rest[open+1 : open+end]
-		if !idTypes[typ] {
-			return nil, fmt.Errorf("unknown id type %q", typ)
-		}
-		out = append(out, typ)
-		rest = rest[open+end+1:]
-	}
+	_, types, err := splitTemplate(template)
+	return types, err
 }

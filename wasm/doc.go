@@ -33,6 +33,7 @@
 //     e.g. "stamp: unknown key handle".
 //   - A panic inside a method rejects that Promise; the instance stays alive.
 //   - It imports only the standard library and paywallet/shared/...; never
-//     encoding/json, net/http, fmt or Fiber (module size, attack surface).
-//     deps_test.go checks this on the host.
+//     encoding/json, net/http or Fiber, and never fmt directly (module
+//     size, attack surface; fmt itself is linked in indirectly, through
+//     dependencies). deps_test.go checks this on the host.
 package main

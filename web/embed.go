@@ -13,10 +13,11 @@ import (
 	"io/fs"
 )
 
-// Static holds the directory static/ and everything in it, dot files
-// included. Most callers want [Files].
+// Static holds the directory static/ and the files in it, except those
+// whose names start with "." or "_" (such as static/wasm/.gitignore), which
+// are not part of the site. Most callers want [Files].
 //
-//go:embed all:static
+//go:embed static
 var Static embed.FS
 
 // Files returns the embedded pages rooted at static/, so that paths in it are

@@ -2,6 +2,21 @@
 // X-CSRF header the BFF requires, sends and expects JSON, and turns an
 // error answer ({status, code, message, details}) into an ApiError.
 
+let signedOutHandler = null;
+
+/**
+ * Registers the one function called when the BFF answers 401 to anything
+ * but the login steps: the cookie session is gone (expired, revoked, signed
+ * out in another tab), so the page must drop its key and show the login.
+ * A 401 from /api/login/... is about the code or the signature instead, and
+ * is left to the caller.
+ *
+ * @param {() => void} fn
+ */
+export function onSignedOut(fn) {
+  signedOutHandler = fn;
+}
+
 /** An error answer of the BFF or the service behind it. */
 export class ApiError extends Error {
   /**
@@ -66,6 +81,9 @@ export async function api(method, path, options = {}) {
     } catch {
       data = null;
     }
+  }
+  if (res.status === 401 && !path.startsWith("/api/login/") && signedOutHandler) {
+    signedOutHandler();
   }
   if (!res.ok) {
     const retry = Number.parseInt(res.headers.get("Retry-After") || "", 10);

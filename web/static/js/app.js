@@ -1,7 +1,7 @@
 // The wallet page: e-mail OTP login, then the signed-in view.
 //
 // Flow of a login (DESIGN.md "Signed retry"):
-//   1. POST /api/login/start {email} -> {credentialId, otpEncryptionTargetBundle, email}
+//   1. POST /api/login/start {email} -> {otpEncryptionTargetBundle, email}
 //   2. paywallet.generateKey() -> key handle (the private key stays in wasm)
 //   3. paywallet.sealOtp(handle, code, bundle, pinned signer) -> encryptedOtpBundle
 //   4. POST /api/login/verify {type: "EMAIL_OTP", encryptedOtpBundle} -> 202 {payloadToSign, requestId}
@@ -10,8 +10,13 @@
 //
 // The key handle lives only in this module's memory. After a reload the BFF
 // still knows the session (GET /api/me), but the key is gone; the page says so.
+//
+// Tabs share the cookie, so they share one session: a tab that signs out or
+// in tells the others on the BroadcastChannel "wallet", and a tab that comes
+// back into view asks GET /api/me again. Whenever the session is not the one
+// this tab's key signed in (another tab's login, a 401), the key is wiped.
 
-import { api, ApiError } from "./api.js";
+import { api, ApiError, onSignedOut } from "./api.js";
 import { formatAmount, formatCountdown, formatWait, shortKey } from "./format.js";
 
 const $ = (id) => document.getElementById(id);
@@ -19,11 +24,19 @@ const $ = (id) => document.getElementById(id);
 const state = {
   config: null, // GET /api/config
   wallet: null, // Promise of globalThis.paywallet
-  key: null, // {handle, publicKey} of the current login's key, or null
-  login: null, // {credentialId, bundle, email} between start and verify
-  expiresAt: 0, // ms since epoch of the wallet session's end
+  key: null, // {handle, publicKey, sessionId} of this tab's key, or null; sessionId once the login completed
+  login: null, // {bundle, email} between start and verify
+  signedIn: false, // the signed-in view is shown
+  deadline: 0, // performance.now() at which the wallet session ends; 0 when unknown
   timer: 0,
+  resendUntil: 0, // performance.now() until which "Send a new code" waits (429 Retry-After)
+  resendTimer: 0,
 };
+
+const RESEND_LABEL = "Send a new code";
+
+// The other tabs of this wallet. Messages: "login", "logout".
+const channel = typeof BroadcastChannel === "function" ? new BroadcastChannel("wallet") : null;
 
 let started = false;
 if (document.readyState === "loading") {
@@ -42,8 +55,14 @@ async function start() {
   $("logout").addEventListener("click", onLogout);
   $("copy-key").addEventListener("click", onCopyKey);
   document.addEventListener("visibilitychange", () => {
-    if (!document.hidden && state.expiresAt) tick();
+    // Timers sleep in a hidden tab, and the session may have ended or
+    // changed meanwhile: ask again.
+    if (!document.hidden && state.signedIn) refresh();
   });
+  onSignedOut(() => {
+    if (state.signedIn) endHere("Your session has ended. Sign in again.");
+  });
+  if (channel) channel.onmessage = (event) => onOtherTab(event.data);
 
   try {
     state.config = (await api("GET", "/api/config")).data;
@@ -79,6 +98,7 @@ function applyConfig(config) {
 async function showCurrent() {
   try {
     const me = (await api("GET", "/api/me")).data;
+    await keepKeyOf(me);
     showSignedIn(me);
   } catch (err) {
     showLogin();
@@ -88,10 +108,54 @@ async function showCurrent() {
   }
 }
 
+// refresh updates the signed-in view from GET /api/me without moving the
+// focus. A 401 ends it (onSignedOut); a network failure changes nothing.
+async function refresh() {
+  try {
+    const me = (await api("GET", "/api/me")).data;
+    await keepKeyOf(me);
+    showSignedIn(me, { quiet: true });
+  } catch {
+    // Signed out: handled by onSignedOut. Unreachable: try again next time.
+  }
+}
+
+// keepKeyOf wipes this tab's key unless it is the signing key of the
+// session the BFF reports (another tab may have signed in since).
+async function keepKeyOf(me) {
+  const id = me && me.session && me.session.id;
+  if (state.key && (!state.key.sessionId || state.key.sessionId !== id)) await forgetKey();
+}
+
+async function onOtherTab(message) {
+  if (message === "logout") {
+    if (state.signedIn || state.login || state.key) await endHere("You signed out in another tab.");
+  } else if (message === "login") {
+    // The cookie now holds the other tab's session: a login in progress
+    // here is void, and a key of this tab signs for nothing.
+    state.login = null;
+    await forgetKey();
+    await showCurrent();
+  }
+}
+
+// endHere leaves the signed-in (or half-signed-in) state in this tab only:
+// the key is wiped and the login is shown.
+async function endHere(message) {
+  stopCountdown();
+  state.signedIn = false;
+  state.deadline = 0;
+  state.login = null;
+  await forgetKey();
+  showLogin();
+  setStatus(message);
+}
+
 // ---- login ----------------------------------------------------------------
 
 function showLogin({ step = "email" } = {}) {
   stopCountdown();
+  state.signedIn = false;
   $("signed-in").hidden = true;
   $("login").hidden = false;
   $("email-submit").disabled = false;
@@ -120,10 +184,12 @@ async function onEmailSubmit(event) {
 async function onResend() {
   clearErrors();
   if (!state.login) return showLogin();
-  await sendCode(state.login.email, $("code-resend"));
+  await sendCode(state.login.email, $("code-resend"), "code");
 }
 
-async function sendCode(email, button) {
+// sendCode starts a login; errors are shown at field, the step the person
+// is on ("email", or "code" when a new code was asked for).
+async function sendCode(email, button, field = "email") {
   await busy(button, "Sending a code…", async () => {
     let wallet;
     try {
@@ -133,15 +199,42 @@ async function sendCode(email, button) {
     }
     try {
       const { data } = await api("POST", "/api/login/start", { body: { email } });
-      state.login = { credentialId: data.credentialId, bundle: data.otpEncryptionTargetBundle, email: data.email };
+      state.login = { bundle: data.otpEncryptionTargetBundle, email: data.email };
       await newKey(wallet);
       $("code-email").textContent = data.email;
       showLogin({ step: "code" });
       setStatus("We sent a code to " + data.email + ".");
     } catch (err) {
-      reportError(err, "email");
+      if (field === "code" && err instanceof ApiError && err.status === 429) holdResend(err.retryAfter);
+      reportError(err, field);
     }
   });
+}
+
+// holdResend disables "Send a new code" for the Retry-After seconds of a
+// 429, with the time left on the button.
+function holdResend(seconds) {
+  const wait = Number.isFinite(seconds) && seconds > 0 ? seconds : 30;
+  state.resendUntil = performance.now() + wait * 1000;
+  clearInterval(state.resendTimer);
+  state.resendTimer = setInterval(updateResend, 250);
+  updateResend();
+}
+
+function updateResend() {
+  const button = $("code-resend");
+  const left = state.resendUntil - performance.now();
+  if (left > 0) {
+    button.disabled = true;
+    button.textContent = RESEND_LABEL + " (" + formatCountdown(left) + ")";
+    return;
+  }
+  if (state.resendTimer) {
+    clearInterval(state.resendTimer);
+    state.resendTimer = 0;
+    button.disabled = false;
+    button.textContent = RESEND_LABEL;
+  }
 }
 
 async function onCodeSubmit(event) {
@@ -170,13 +263,20 @@ async function onCodeSubmit(event) {
       });
       if (second.status !== 200) throw new Error("unexpected answer " + second.status + " to the signature");
 
+      // The key is now the session's signing key (the Session's id).
+      if (state.key && second.data) state.key.sessionId = second.data.id;
       state.login = null;
       $("code").value = "";
       await showCurrent();
+      if (channel) channel.postMessage("login");
     } catch (err) {
       if (err instanceof ApiError && err.status === 401 && err.code === "UNAUTHORIZED") {
         fieldError("code", "That code is not right, or it has expired. Check the e-mail and try again, or send a new code.");
       } else if (err instanceof ApiError && err.details && err.details.reason === "NO_PENDING_LOGIN") {
+        // The BFF forgot the login (timed out, or ended in another tab):
+        // so does the page, key included.
+        state.login = null;
+        await forgetKey();
         showLogin();
         formError("Your sign-in timed out. Enter your e-mail address again.");
       } else {
@@ -213,7 +313,10 @@ async function forgetKey() {
 
 // ---- signed in ------------------------------------------------------------
 
-function showSignedIn(me) {
+// showSignedIn shows the wallet. quiet keeps the focus and the status line
+// where they are (a refresh, not a change of view).
+function showSignedIn(me, { quiet = false } = {}) {
+  state.signedIn = true;
   $("login").hidden = true;
   $("signed-in").hidden = false;
   $("me-email").textContent = me.email || "";
@@ -240,14 +343,20 @@ function showSignedIn(me) {
     $("key-missing").hidden = false;
   }
 
-  const expires = Date.parse(me.session && me.session.expiresAt);
-  state.expiresAt = Number.isFinite(expires) ? expires : 0;
+  // Count down from the server's expiresIn on the monotonic clock: the
+  // device's wall clock may be off by any amount. Without a usable value
+  // the page does not end the session itself; the BFF's 401 will.
+  const session = me.session || {};
+  const left = session.expiresIn;
+  state.deadline = typeof left === "number" && Number.isFinite(left) && left >= 0 ? performance.now() + left * 1000 : 0;
   const time = $("session-expiry");
-  time.dateTime = (me.session && me.session.expiresAt) || "";
-  time.title = Number.isFinite(expires) ? "until " + new Date(expires).toLocaleTimeString() : "";
+  time.dateTime = typeof session.expiresAt === "string" ? session.expiresAt : "";
+  time.title = state.deadline ? "until about " + new Date(Date.now() + left * 1000).toLocaleTimeString() : "";
   startCountdown();
-  setStatus("You are signed in.");
-  $("wallet-title").focus();
+  if (!quiet) {
+    setStatus("You are signed in.");
+    $("wallet-title").focus();
+  }
 }
 
 function startCountdown() {
@@ -262,27 +371,29 @@ function stopCountdown() {
 }
 
 function tick() {
-  const left = state.expiresAt - Date.now();
+  if (!state.deadline) {
+    $("session-expiry").textContent = "unknown";
+    return;
+  }
+  const left = state.deadline - performance.now();
   $("session-expiry").textContent = formatCountdown(left);
   if (left <= 0) expire();
 }
 
 async function expire() {
-  stopCountdown();
-  state.expiresAt = 0;
-  await forgetKey();
-  await logoutQuietly();
-  showLogin();
-  setStatus("Your session has ended. Sign in again.");
+  await endEverywhere("Your session has ended. Sign in again.");
 }
 
 async function onLogout() {
-  stopCountdown();
-  state.expiresAt = 0;
-  await forgetKey();
+  await endEverywhere("You are signed out.");
+}
+
+// endEverywhere ends the session for every tab: this one's key, the
+// cookie session, and the other tabs' keys.
+async function endEverywhere(message) {
+  await endHere(message);
   await logoutQuietly();
-  showLogin();
-  setStatus("You are signed out.");
+  if (channel) channel.postMessage("logout");
 }
 
 async function logoutQuietly() {
@@ -371,6 +482,7 @@ async function busy(button, text, fn) {
     await fn();
   } finally {
     for (const b of buttons) b.disabled = false;
+    updateResend(); // a 429 may hold "Send a new code" back
     button.removeAttribute("aria-busy");
     if ($("status").textContent === text) setStatus("");
   }

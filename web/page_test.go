@@ -1,0 +1,535 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+)
+
+// These tests run the real pages in headless Chromium against a scripted
+// fake of the BFF's /api, with a stand-in for the wallet module (so they
+// need neither the wasm build nor a service). e2e/ runs the whole stack.
+
+const (
+	pageCSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; " +
+		"img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+	fakeSigner  = "04" + "11111111111111111111111111111111111111111111111111111111111111112222222222222222222222222222222222222222222222222222222222222222"
+	fakeBundle  = `{"version":"v1.0.0","data":"7b7d","dataSignature":"30","enclaveQuorumPublic":"04aa"}`
+	fakePayload = "payload-to-sign"
+	fakeReqID   = "Request:0199a000-0000-7000-8000-000000000001"
+	fakeAccount = "InternalAccount:0199a000-0000-7000-8000-0000000000aa"
+)
+
+// walletStub replaces the wasm module: wallet.js returns globalThis.paywallet
+// when it exists. Every call is recorded in globalThis.walletCalls.
+const walletStub = `(() => {
+  if (typeof globalThis.Go !== "function") globalThis.Go = function () {};
+  const calls = (globalThis.walletCalls = []);
+  let n = 0;
+  globalThis.paywallet = Object.freeze({
+    generateKey: async () => {
+      n++;
+      calls.push(["generateKey"]);
+      return { handle: "h" + n, publicKey: "02" + String(n).padStart(64, "0") };
+    },
+    sealOtp: async (handle, code, bundle, signer) => {
+      calls.push(["sealOtp", handle, code, bundle, signer]);
+      return "sealed:" + code;
+    },
+    stamp: async (handle, payload) => {
+      calls.push(["stamp", handle, payload]);
+      return "stamp-of-" + payload;
+    },
+    forget: async (handle) => {
+      calls.push(["forget", handle]);
+    },
+  });
+})();`
+
+// clockSkew moves the page's wall clock by the given milliseconds.
+func clockSkew(ms int64) string {
+	return fmt.Sprintf(`(() => {
+  const skew = %d, Real = Date;
+  class Skewed extends Real {
+    constructor(...a) { if (a.length === 0) super(Real.now() + skew); else super(...a); }
+    static now() { return Real.now() + skew; }
+  }
+  globalThis.Date = Skewed;
+})();`, ms)
+}
+
+type apiCall struct {
+	method, path, body string
+	header             http.Header
+}
+
+type reply struct {
+	status int
+	header map[string]string
+	body   string
+}
+
+// fakeAPI is the BFF as the page sees it.
+type fakeAPI struct {
+	mu        sync.Mutex
+	calls     []apiCall
+	signedIn  bool
+	logins    int     // completed logins; the session id changes with each
+	starts    []reply // queued answers to login/start; success when empty
+	verify    *reply  // when set, the answer to every verify
+	expiresIn any     // me.session.expiresIn
+}
+
+func (f *fakeAPI) set(change func(*fakeAPI)) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	change(f)
+}
+
+func (f *fakeAPI) requests(path string) []apiCall {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []apiCall
+	for _, c := range f.calls {
+		if path == "" || c.path == path {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls = append(f.calls, apiCall{method: r.Method, path: r.URL.Path, body: string(body), header: r.Header.Clone()})
+	send := func(rp reply) {
+		for k, v := range rp.header {
+			w.Header().Set(k, v)
+		}
+		if rp.body != "" {
+			w.Header().Set("Content-Type", "application/json")
+		}
+		w.WriteHeader(rp.status)
+		_, _ = io.WriteString(w, rp.body)
+	}
+	signedOut := reply{status: 401, body: `{"status":401,"code":"UNAUTHORIZED","message":"not signed in"}`}
+	switch r.Method + " " + r.URL.Path {
+	case "GET /api/config":
+		send(reply{status: 200, body: `{"mode":"sandbox","otpSignerPublicKey":"` + fakeSigner +
+			`","wasmUrl":"/wasm/wallet.wasm","wasmExecUrl":"/wasm/wasm_exec.js","devMailbox":false}`})
+	case "POST /api/login/start":
+		if len(f.starts) > 0 {
+			rp := f.starts[0]
+			f.starts = f.starts[1:]
+			send(rp)
+			return
+		}
+		var in struct{ Email string }
+		_ = json.Unmarshal(body, &in)
+		send(reply{status: 200, body: `{"otpEncryptionTargetBundle":` + quote(fakeBundle) + `,"email":` + quote(in.Email) + `}`})
+	case "POST /api/login/verify":
+		switch {
+		case f.verify != nil:
+			send(*f.verify)
+		case r.Header.Get("Service-Wallet-Signature") == "":
+			send(reply{status: 202, body: `{"type":"EMAIL_OTP","payloadToSign":"` + fakePayload + `","requestId":"` + fakeReqID + `","expiresAt":"2099-01-01T00:00:00Z"}`})
+		default:
+			f.signedIn = true
+			f.logins++
+			send(reply{status: 200, body: `{"id":"` + f.sessionID() + `","accountId":"` + fakeAccount + `","type":"EMAIL_OTP","expiresAt":"2099-01-01T00:00:00Z"}`})
+		}
+	case "GET /api/me":
+		if !f.signedIn {
+			send(signedOut)
+			return
+		}
+		expiresIn, _ := json.Marshal(f.expiresIn)
+		if f.expiresIn == nil {
+			expiresIn = []byte("900")
+		}
+		send(reply{status: 200, body: `{"email":"ada@example.com","customerId":"Customer:0199a000-0000-7000-8000-0000000000cc",` +
+			`"internalAccount":{"id":"` + fakeAccount + `","type":"EMBEDDED_WALLET","status":"ACTIVE","balance":{"amount":123456,"currency":{"code":"USD","symbol":"$","decimals":2}}},` +
+			`"session":{"id":"` + f.sessionID() + `","type":"EMAIL_OTP","nickname":"ada@example.com","expiresAt":"` +
+			time.Now().Add(15*time.Minute).UTC().Format(time.RFC3339) + `","expiresIn":` + string(expiresIn) + `}}`})
+	case "POST /api/logout":
+		f.signedIn = false
+		send(reply{status: 204})
+	default:
+		send(reply{status: 404, body: `{"status":404,"code":"NOT_FOUND","message":"not found"}`})
+	}
+}
+
+func (f *fakeAPI) sessionID() string {
+	return fmt.Sprintf("Session:0199a000-0000-7000-8000-%012d", f.logins)
+}
+
+func quote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// startSite serves the embedded pages with the BFF's CSP, and the fake /api.
+func startSite(t *testing.T) (string, *fakeAPI) {
+	t.Helper()
+	api := &fakeAPI{}
+	files := http.FileServer(http.FS(Files()))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Security-Policy", pageCSP)
+		if strings.HasPrefix(r.URL.Path, "/api/") {
+			api.ServeHTTP(w, r)
+			return
+		}
+		files.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	// localhost, as for the BFF: a secure context.
+	return strings.Replace(srv.URL, "127.0.0.1", "localhost", 1), api
+}
+
+// newTab starts headless Chromium (Chromium must be installed; `make test`
+// installs it) and returns a tab in which the wallet stub and the given
+// scripts run before the page's own.
+func newTab(t *testing.T, scripts ...string) context.Context {
+	t.Helper()
+	path, err := exec.LookPath("chromium")
+	if err != nil {
+		if path, err = exec.LookPath("chromium-browser"); err != nil {
+			t.Fatal("Chromium is not installed: run `make test` (it installs it) or `apt-get install -y chromium`")
+		}
+	}
+	opts := append([]chromedp.ExecAllocatorOption{}, chromedp.DefaultExecAllocatorOptions[:]...)
+	opts = append(opts, chromedp.ExecPath(path), chromedp.UserDataDir(t.TempDir()), chromedp.DisableGPU,
+		chromedp.Flag("disable-component-update", true))
+	if os.Geteuid() == 0 {
+		opts = append(opts, chromedp.NoSandbox)
+	}
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelCtx := chromedp.NewContext(alloc)
+	ctx, cancelTimeout := context.WithTimeout(ctx, 60*time.Second)
+	t.Cleanup(func() {
+		cancelTimeout()
+		cancelCtx()
+		cancelAlloc()
+	})
+	prepareTab(t, ctx, scripts...)
+	return ctx
+}
+
+// anotherTab opens a second tab of the same browser (same cookies, same
+// BroadcastChannel).
+func anotherTab(t *testing.T, first context.Context, scripts ...string) context.Context {
+	t.Helper()
+	ctx, cancel := chromedp.NewContext(first)
+	t.Cleanup(cancel)
+	prepareTab(t, ctx, scripts...)
+	return ctx
+}
+
+func prepareTab(t *testing.T, ctx context.Context, scripts ...string) {
+	t.Helper()
+	for _, src := range append([]string{walletStub}, scripts...) {
+		if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: src}); err != nil {
+			t.Fatalf("preparing the tab: %v", err)
+		}
+	}
+}
+
+// front makes the tab the one in view, as a person switching tabs does.
+func front(t *testing.T, ctx context.Context) {
+	t.Helper()
+	if _, err := chromedp.Call(ctx, page.BringToFront, cdp.Empty{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func do(t *testing.T, ctx context.Context, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func eval[T any](t *testing.T, ctx context.Context, expr string) T {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
+	if err != nil {
+		t.Fatalf("%s: %v", expr, err)
+	}
+	return v
+}
+
+// waitFor polls a JavaScript condition in the tab (by timer, so that it also
+// works in a tab in the background).
+func waitFor(t *testing.T, ctx context.Context, cond string) {
+	t.Helper()
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](cond, chromedp.WithPollingInterval(50*time.Millisecond),
+		chromedp.WithPollingTimeout(10*time.Second))); err != nil {
+		t.Fatalf("waiting for %s: %v", cond, err)
+	}
+}
+
+func shown(id string) string {
+	return `(() => { const el = document.getElementById("` + id + `"); return !!el && el.offsetParent !== null; })()`
+}
+
+func walletCalls(t *testing.T, ctx context.Context) [][]string {
+	t.Helper()
+	var calls [][]string
+	if err := json.Unmarshal([]byte(eval[string](t, ctx, `JSON.stringify(globalThis.walletCalls)`)), &calls); err != nil {
+		t.Fatal(err)
+	}
+	return calls
+}
+
+func called(calls [][]string, want ...string) bool {
+	for _, c := range calls {
+		if strings.Join(c, " ") == strings.Join(want, " ") {
+			return true
+		}
+	}
+	return false
+}
+
+// signIn walks the page through the e-mail and code steps.
+func signIn(t *testing.T, ctx context.Context, site string) {
+	t.Helper()
+	do(t, ctx,
+		chromedp.Navigate(site+"/"),
+		chromedp.WaitVisible(chromedp.ID("email")),
+		chromedp.SendKeys(chromedp.ID("email"), "ada@example.com"),
+		chromedp.Click(chromedp.ID("email-submit")),
+		chromedp.WaitVisible(chromedp.ID("code")),
+		chromedp.SendKeys(chromedp.ID("code"), "123456"),
+		chromedp.Click(chromedp.ID("code-submit")),
+		chromedp.WaitVisible(chromedp.ID("signed-in")),
+	)
+}
+
+var countdown = regexp.MustCompile(`^(14:5[0-9]|15:00)$`)
+
+// TestPageSignsIn runs the login as the page does it and checks what it
+// sends, what it asks of the wallet module, and what it shows.
+func TestPageSignsIn(t *testing.T) {
+	t.Parallel()
+	site, api := startSite(t)
+	ctx := newTab(t)
+	signIn(t, ctx, site)
+
+	for _, c := range api.requests("") {
+		if c.header.Get("X-CSRF") != "1" {
+			t.Errorf("%s %s without X-CSRF: 1", c.method, c.path)
+		}
+	}
+	verify := api.requests("/api/login/verify")
+	if len(verify) != 2 {
+		t.Fatalf("%d verify requests, want 2", len(verify))
+	}
+	if verify[0].body != verify[1].body || !strings.Contains(verify[0].body, `"encryptedOtpBundle":"sealed:123456"`) {
+		t.Errorf("verify bodies differ or lack the sealed code: %q / %q", verify[0].body, verify[1].body)
+	}
+	if verify[1].header.Get("Service-Wallet-Signature") != "stamp-of-"+fakePayload || verify[1].header.Get("Request-Id") != fakeReqID {
+		t.Errorf("leg 2 headers %v", verify[1].header)
+	}
+	calls := walletCalls(t, ctx)
+	for _, want := range [][]string{
+		{"generateKey"},
+		{"sealOtp", "h1", "123456", fakeBundle, fakeSigner},
+		{"stamp", "h1", fakePayload},
+	} {
+		if !called(calls, want...) {
+			t.Errorf("the wallet was not asked %v; calls %v", want, calls)
+		}
+	}
+
+	if got := eval[string](t, ctx, `document.getElementById("me-email").textContent`); got != "ada@example.com" {
+		t.Errorf("#me-email %q", got)
+	}
+	if got := eval[string](t, ctx, `document.getElementById("account-id").textContent`); got != fakeAccount {
+		t.Errorf("#account-id %q", got)
+	}
+	if got := eval[string](t, ctx, `document.getElementById("session-public-key").dataset.value`); got != "02"+strings.Repeat("0", 63)+"1" {
+		t.Errorf("#session-public-key data-value %q", got)
+	}
+	if got := eval[string](t, ctx, `document.getElementById("session-expiry").textContent`); !countdown.MatchString(got) {
+		t.Errorf("#session-expiry %q", got)
+	}
+	if !eval[bool](t, ctx, shown("sandbox-banner")) {
+		t.Error("the sandbox banner is hidden")
+	}
+
+	do(t, ctx, chromedp.Click(chromedp.ID("logout")), chromedp.WaitVisible(chromedp.ID("email")))
+	if len(api.requests("/api/logout")) != 1 {
+		t.Error("no POST /api/logout")
+	}
+	if !called(walletCalls(t, ctx), "forget", "h1") {
+		t.Error("the key was not forgotten at logout")
+	}
+}
+
+// TestPageResendRateLimited: "Send a new code" answered 429 says so on the
+// code step and holds the button back for Retry-After seconds.
+func TestPageResendRateLimited(t *testing.T) {
+	t.Parallel()
+	site, api := startSite(t)
+	ctx := newTab(t)
+	do(t, ctx,
+		chromedp.Navigate(site+"/"),
+		chromedp.WaitVisible(chromedp.ID("email")),
+		chromedp.SendKeys(chromedp.ID("email"), "ada@example.com"),
+		chromedp.Click(chromedp.ID("email-submit")),
+		chromedp.WaitVisible(chromedp.ID("code")),
+	)
+	api.set(func(f *fakeAPI) {
+		f.starts = append(f.starts, reply{status: 429, header: map[string]string{"Retry-After": "3"},
+			body: `{"status":429,"code":"RATE_LIMITED","message":"a code was sent moments ago"}`})
+	})
+	do(t, ctx, chromedp.Click(chromedp.ID("code-resend")), chromedp.WaitVisible(chromedp.ID("code-error")))
+	msg := eval[string](t, ctx, `document.getElementById("code-error").textContent`)
+	if !strings.Contains(msg, "3 seconds") {
+		t.Errorf("#code-error %q, want the wait", msg)
+	}
+	if !eval[bool](t, ctx, shown("code-form")) {
+		t.Error("the code step was left")
+	}
+	if !eval[bool](t, ctx, `document.getElementById("code-resend").disabled`) {
+		t.Error("the resend button is not held back")
+	}
+	if label := eval[string](t, ctx, `document.getElementById("code-resend").textContent`); !strings.Contains(label, "00:0") {
+		t.Errorf("resend label %q, want a countdown", label)
+	}
+	if eval[bool](t, ctx, `document.getElementById("code-submit").disabled`) {
+		t.Error("the code can no longer be entered")
+	}
+	waitFor(t, ctx, `!document.getElementById("code-resend").disabled && document.getElementById("code-resend").textContent === "Send a new code"`)
+}
+
+// TestPageIgnoresClockSkew: the countdown comes from the server's
+// expiresIn, so a wrong clock on the device neither signs the person out
+// nor shows a wrong time, and an unusable value signs nobody out.
+func TestPageIgnoresClockSkew(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name      string
+		skew      int64
+		expiresIn any
+		want      *regexp.Regexp
+	}{
+		{"clock an hour fast", 3600_000, nil, countdown},
+		{"clock an hour slow", -3600_000, nil, countdown},
+		{"expiresIn not a number", 0, "soon", regexp.MustCompile(`^[^0-9]*$`)},
+		{"expiresIn empty", 0, "", regexp.MustCompile(`^[^0-9]*$`)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			site, api := startSite(t)
+			api.set(func(f *fakeAPI) { f.expiresIn = tc.expiresIn })
+			ctx := newTab(t, clockSkew(tc.skew))
+			signIn(t, ctx, site)
+			time.Sleep(1500 * time.Millisecond)
+			if !eval[bool](t, ctx, shown("signed-in")) || len(api.requests("/api/logout")) != 0 {
+				t.Fatal("the page signed out")
+			}
+			if got := eval[string](t, ctx, `document.getElementById("session-expiry").textContent`); !tc.want.MatchString(got) {
+				t.Errorf("#session-expiry %q, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestPageFollowsOtherTabs: signing out or in in one tab, or the session
+// ending on the server, is reflected in every tab, and a tab whose key no
+// longer signs for the session forgets it.
+func TestPageFollowsOtherTabs(t *testing.T) {
+	t.Parallel()
+	site, api := startSite(t)
+	a := newTab(t)
+	signIn(t, a, site)
+	b := anotherTab(t, a)
+	do(t, b, chromedp.Navigate(site+"/"), chromedp.WaitVisible(chromedp.ID("signed-in")))
+
+	// Logout in B ends A too, and A wipes its key.
+	do(t, b, chromedp.Click(chromedp.ID("logout")), chromedp.WaitVisible(chromedp.ID("email")))
+	waitFor(t, a, shown("email"))
+	if !called(walletCalls(t, a), "forget", "h1") {
+		t.Errorf("tab A kept its key after the logout in tab B: %v", walletCalls(t, a))
+	}
+
+	// A is half-way through a new login when B signs in: the cookie is now
+	// B's session, so A shows it, without a key, and wipes the one it held.
+	front(t, a)
+	do(t, a,
+		chromedp.Evaluate[chromedp.Void](`document.getElementById("email").value = ""`),
+		chromedp.SendKeys(chromedp.ID("email"), "ada@example.com"),
+		chromedp.Click(chromedp.ID("email-submit")),
+		chromedp.WaitVisible(chromedp.ID("code")),
+	)
+	front(t, b)
+	do(t, b,
+		chromedp.SendKeys(chromedp.ID("email"), "ada@example.com"),
+		chromedp.Click(chromedp.ID("email-submit")),
+		chromedp.WaitVisible(chromedp.ID("code")),
+		chromedp.SendKeys(chromedp.ID("code"), "123456"),
+		chromedp.Click(chromedp.ID("code-submit")),
+		chromedp.WaitVisible(chromedp.ID("signed-in")),
+	)
+	waitFor(t, a, shown("signed-in")+` && document.getElementById("session-public-key").dataset.value === ""`)
+	if !called(walletCalls(t, a), "forget", "h2") {
+		t.Errorf("tab A kept the key of a replaced login: %v", walletCalls(t, a))
+	}
+
+	// The session ends on the server: B notices when it is looked at again.
+	api.set(func(f *fakeAPI) { f.signedIn = false })
+	do(t, b, chromedp.Evaluate[chromedp.Void](`document.dispatchEvent(new Event("visibilitychange"))`))
+	waitFor(t, b, shown("email"))
+	if !called(walletCalls(t, b), "forget", "h1") {
+		t.Errorf("tab B kept its key after a 401: %v", walletCalls(t, b))
+	}
+}
+
+// TestPageNoPendingLogin: when the BFF no longer knows the login, the page
+// starts over and drops the key and the login it held.
+func TestPageNoPendingLogin(t *testing.T) {
+	t.Parallel()
+	site, api := startSite(t)
+	ctx := newTab(t)
+	do(t, ctx,
+		chromedp.Navigate(site+"/"),
+		chromedp.WaitVisible(chromedp.ID("email")),
+		chromedp.SendKeys(chromedp.ID("email"), "ada@example.com"),
+		chromedp.Click(chromedp.ID("email-submit")),
+		chromedp.WaitVisible(chromedp.ID("code")),
+	)
+	api.set(func(f *fakeAPI) {
+		f.verify = &reply{status: 400, body: `{"status":400,"code":"INVALID_INPUT","message":"no login in progress","details":{"reason":"NO_PENDING_LOGIN"}}`}
+	})
+	do(t, ctx,
+		chromedp.SendKeys(chromedp.ID("code"), "123456"),
+		chromedp.Click(chromedp.ID("code-submit")),
+		chromedp.WaitVisible(chromedp.ID("email")),
+		chromedp.WaitVisible(chromedp.ID("login-error")),
+	)
+	if !called(walletCalls(t, ctx), "forget", "h1") {
+		t.Errorf("the key of the lost login was kept: %v", walletCalls(t, ctx))
+	}
+	// The lost login is gone too: "Send a new code" has nothing to resend.
+	starts := len(api.requests("/api/login/start"))
+	do(t, ctx, chromedp.Evaluate[chromedp.Void](`document.getElementById("code-resend").click()`), chromedp.Sleep(300*time.Millisecond))
+	if n := len(api.requests("/api/login/start")); n != starts {
+		t.Errorf("a code was sent for the lost login (%d starts, was %d)", n, starts)
+	}
+}
