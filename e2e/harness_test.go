@@ -13,14 +13,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/chromedp/chromedp"
+	"paywallet/internal/browsertest"
 
 	"paywallet/bff"
 	"paywallet/service"
@@ -98,37 +97,7 @@ func startStack(t *testing.T, mode service.Mode) *stack {
 // keep-alive connections would otherwise hold up shutdown.
 func newBrowser(t *testing.T) context.Context {
 	t.Helper()
-	path, err := exec.LookPath("chromium")
-	if err != nil {
-		if path, err = exec.LookPath("chromium-browser"); err != nil {
-			t.Fatal("Chromium is not installed: run `make test` (it installs it) or `apt-get install -y chromium`")
-		}
-	}
-	opts := append([]chromedp.ExecAllocatorOption{}, chromedp.DefaultExecAllocatorOptions[:]...)
-	opts = append(opts,
-		chromedp.ExecPath(path),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.WindowSize(1280, 900),
-	)
-	if os.Geteuid() == 0 {
-		opts = append(opts, chromedp.NoSandbox)
-	}
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelCtx := chromedp.NewContext(allocCtx)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
-	t.Cleanup(func() {
-		cancelTimeout()
-		cancelCtx()
-		cancelAlloc()
-	})
-	// Start the browser now so a start-up failure is reported here.
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatalf("start Chromium: %v", err)
-	}
-	return ctx
+	return browsertest.New(t, 90*time.Second)
 }
 
 // latestCode reads the newest code e-mailed to address through the dev

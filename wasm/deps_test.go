@@ -8,32 +8,13 @@ package main
 // module would grow a dependency it must not have.
 
 import (
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
+
+	"paywallet/internal/deptest"
 )
 
 const wasmPackage = "paywallet/wasm"
-
-// goList runs "go list" for GOOS=js GOARCH=wasm with the given arguments and
-// returns the output lines.
-func goList(t *testing.T, args ...string) []string {
-	t.Helper()
-	gocmd, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("go command not found:", err)
-	}
-	cmd := exec.Command(gocmd, append([]string{"list"}, args...)...)
-	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm", "CGO_ENABLED=0")
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go list %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
-	}
-	return strings.Fields(string(out))
-}
 
 // forbidden reports why the wasm module must not link pkg, or "".
 func forbidden(pkg string) string {
@@ -49,7 +30,7 @@ func forbidden(pkg string) string {
 }
 
 func TestWasmDependencies(t *testing.T) {
-	deps := goList(t, "-deps", wasmPackage)
+	deps := deptest.WasmDeps(t, wasmPackage)
 	found := make(map[string]bool, len(deps))
 	for _, pkg := range deps {
 		found[pkg] = true
@@ -66,10 +47,7 @@ func TestWasmDependencies(t *testing.T) {
 }
 
 func TestWasmDirectImports(t *testing.T) {
-	imports := goList(t, "-f", `{{join .Imports "\n"}}`, wasmPackage)
-	if len(imports) == 0 {
-		t.Fatalf("go list reports no imports for %s", wasmPackage)
-	}
+	imports := deptest.WasmImports(t, wasmPackage)
 	for _, pkg := range imports {
 		first, _, _ := strings.Cut(pkg, "/")
 		switch {

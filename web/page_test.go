@@ -7,8 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
 	"regexp"
 	"strings"
 	"sync"
@@ -18,6 +16,8 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+
+	"paywallet/internal/browsertest"
 )
 
 // These tests run the real pages in headless Chromium against a scripted
@@ -206,26 +206,7 @@ func startSite(t *testing.T) (string, *fakeAPI) {
 // scripts run before the page's own.
 func newTab(t *testing.T, scripts ...string) context.Context {
 	t.Helper()
-	path, err := exec.LookPath("chromium")
-	if err != nil {
-		if path, err = exec.LookPath("chromium-browser"); err != nil {
-			t.Fatal("Chromium is not installed: run `make test` (it installs it) or `apt-get install -y chromium`")
-		}
-	}
-	opts := append([]chromedp.ExecAllocatorOption{}, chromedp.DefaultExecAllocatorOptions[:]...)
-	opts = append(opts, chromedp.ExecPath(path), chromedp.UserDataDir(t.TempDir()), chromedp.DisableGPU,
-		chromedp.Flag("disable-component-update", true))
-	if os.Geteuid() == 0 {
-		opts = append(opts, chromedp.NoSandbox)
-	}
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelCtx := chromedp.NewContext(alloc)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 60*time.Second)
-	t.Cleanup(func() {
-		cancelTimeout()
-		cancelCtx()
-		cancelAlloc()
-	})
+	ctx := browsertest.New(t, 60*time.Second)
 	prepareTab(t, ctx, scripts...)
 	return ctx
 }
