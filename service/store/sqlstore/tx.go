@@ -324,20 +324,9 @@ func (t *tx) ListCredentials(ctx context.Context, accountID string) ([]store.Cre
 }
 
 func (t *tx) SetCredentialLock(ctx context.Context, id string, failedAttempts int, lockedUntil time.Time, now time.Time) error {
-	what := fmt.Sprintf("set lock of credential %q", id)
-	res, err := t.exec(ctx, `UPDATE credentials SET failed_attempts = ?, locked_until = ?, updated_at = ? WHERE id = ?`,
+	return t.updateOne(ctx, fmt.Sprintf("set lock of credential %q", id),
+		`UPDATE credentials SET failed_attempts = ?, locked_until = ?, updated_at = ? WHERE id = ?`,
 		failedAttempts, t.d.timeArg(lockedUntil), t.d.timeArg(now), id)
-	if err != nil {
-		return t.fail(what, err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return t.fail(what, err)
-	}
-	if n == 0 {
-		return t.fail(what, sql.ErrNoRows)
-	}
-	return nil
 }
 
 // ---- OTPs
