@@ -21,6 +21,8 @@ func forbidden(pkg string) string {
 	switch {
 	case pkg == "encoding/json":
 		return "reflection-based JSON costs ~0.4 MB; parse JSON with the browser's JSON or walletcrypto's flat-JSON helper"
+	case pkg == "regexp":
+		return "accountrules matches its patterns by hand; regexp and its tables cost size for nothing"
 	case pkg == "net/http":
 		return "the wallet module does no networking; the page talks to the BFF"
 	case strings.HasPrefix(pkg, "github.com/gofiber/"):
@@ -39,7 +41,7 @@ func TestWasmDependencies(t *testing.T) {
 		}
 	}
 	// Guard against a vacuous pass (wrong package, wrong GOOS, empty output).
-	for _, want := range []string{wasmPackage, "paywallet/shared/walletcrypto", "syscall/js"} {
+	for _, want := range []string{wasmPackage, "paywallet/shared/walletcrypto", "paywallet/shared/accountrules", "syscall/js"} {
 		if !found[want] {
 			t.Errorf("%s does not link %s; is the dependency listing right?", wasmPackage, want)
 		}

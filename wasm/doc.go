@@ -26,6 +26,17 @@
 // exposure (no key bytes in JavaScript values, short-lived keys, wiping) but
 // does not replace a content security policy.
 //
+// # Account validation
+//
+// validateAccountInfo(body), accountTypes() and
+// requiredBeneficiaryFields(accountType, currency, beneficiaryType) hold no
+// keys: they run paywallet/shared/accountrules, the code the service runs on
+// POST /customers/external-accounts, so the page can show the same field
+// errors before sending anything. validateAccountInfo converts the plain
+// object into the tree encoding/json would decode from its JSON (see
+// accounts.go) and resolves with the service's details.errors entries, or an
+// empty array.
+//
 // # Rules for this package
 //
 //   - Every method checks its argument count, types and formats and rejects

@@ -29,6 +29,9 @@ func newWallet(keys *keyStore) js.Value {
 		{"stamp", w.stamp},
 		{"decryptSessionKey", w.decryptSessionKey},
 		{"forget", w.forget},
+		{"validateAccountInfo", w.validateAccountInfo},
+		{"accountTypes", w.accountTypes},
+		{"requiredBeneficiaryFields", w.requiredBeneficiaryFields},
 	} {
 		obj.Set(m.name, promiseFunc(m.name, m.fn))
 	}

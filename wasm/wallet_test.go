@@ -228,7 +228,7 @@ func TestReadyAndShape(t *testing.T) {
 	if !js.Global().Get("Object").Call("isFrozen", pw).Bool() {
 		t.Error("paywallet is not frozen")
 	}
-	want := []string{"decryptSessionKey", "forget", "generateKey", "sealOtp", "stamp", "verifyTargetBundle", "version"}
+	want := []string{"accountTypes", "decryptSessionKey", "forget", "generateKey", "requiredBeneficiaryFields", "sealOtp", "stamp", "validateAccountInfo", "verifyTargetBundle", "version"}
 	if got := ownKeys(t, pw); !slices.Equal(got, want) {
 		t.Errorf("paywallet keys = %q, want %q", got, want)
 	}
@@ -643,7 +643,8 @@ func TestResultsHoldNoPrivateMaterial(t *testing.T) {
 func TestBadCallsReturnRejectedPromises(t *testing.T) {
 	// Argument errors reject; they never throw synchronously.
 	pw := js.Global().Get("paywallet")
-	for _, name := range []string{"generateKey", "verifyTargetBundle", "sealOtp", "stamp", "decryptSessionKey", "forget"} {
+	for _, name := range []string{"generateKey", "verifyTargetBundle", "sealOtp", "stamp", "decryptSessionKey", "forget",
+		"validateAccountInfo", "accountTypes", "requiredBeneficiaryFields"} {
 		p := pw.Call(name, js.Undefined(), 1, 2, 3, 4, 5)
 		if !p.InstanceOf(js.Global().Get("Promise")) {
 			t.Fatalf("%s did not return a Promise", name)
