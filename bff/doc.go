@@ -18,12 +18,20 @@
 // # What the browser can do
 //
 // The BFF's own routes are few: GET /api/config, POST /api/login/start,
-// POST /api/login/verify, GET /api/me and POST /api/logout. Every other /api
-// route mirrors one service operation and is declared in one table (routes
-// in routes.go) with its method, upstream path template and scope: the
-// query parameters bound to the cookie's customer or account, or the owner
-// fields a resource must have, checked before any operation with effects.
-// A resource of another customer answers the same 404 as a missing one.
+// POST /api/login/verify, GET /api/me, POST /api/logout and POST
+// /api/customers/external-accounts. Every other /api route mirrors one
+// service operation and is declared in one table (routes in routes.go) with
+// its method, upstream path template and scope: the query parameters bound
+// to the cookie's customer or account, the owner fields a resource must
+// have, checked before any operation with effects, or "shared" for reference
+// data that holds no customer's data (GET /api/discoveries), which still
+// needs a signed-in cookie. A resource of another customer answers the same
+// 404 as a missing one.
+//
+// Creating an external account has no resource to own yet, so it is the
+// BFF's own handler: the body's customerId is set to the cookie's customer,
+// and a body naming another customer (or null, a platform account) is
+// refused with 400 INVALID_INPUT on customerId before anything is sent.
 //
 // POST /api/login/start is anonymous, so it is throttled per client address
 // and per e-mail address ([Config.LoginPerIP], [Config.LoginPerEmail], a

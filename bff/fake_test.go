@@ -256,6 +256,40 @@ func (f *fakeService) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		writeJSON(w, 200, out)
+	case r.Method == "GET" && p == "/customers/external-accounts":
+		if q.Get("customerId") == "" {
+			writeErr(w, 400, "INVALID_INPUT", "customerId required")
+			return
+		}
+		out := wire.List[map[string]any]{Data: []map[string]any{}}
+		for _, ea := range f.external {
+			if ea["customerId"] == q.Get("customerId") {
+				out.Data = append(out.Data, ea)
+			}
+		}
+		writeJSON(w, 200, out)
+	case r.Method == "POST" && p == "/customers/external-accounts":
+		var in map[string]any
+		if err := json.Unmarshal(body, &in); err != nil || in == nil {
+			writeErr(w, 400, "INVALID_REQUEST_FORMAT", "bad body")
+			return
+		}
+		info, _ := in["accountInfo"].(map[string]any)
+		if info == nil {
+			writeJSON(w, 400, wire.Error{Status: 400, Code: "INVALID_INPUT", Message: "invalid input",
+				Details: map[string]any{"errors": []wire.FieldError{{Field: "accountInfo", Message: "required"}}}})
+			return
+		}
+		id := newID("ExternalAccount")
+		ea := map[string]any{"id": id, "status": "PENDING", "currency": in["currency"], "accountInfo": info}
+		if c, ok := in["customerId"].(string); ok {
+			ea["customerId"] = c
+		}
+		f.external[id] = ea
+		writeJSON(w, 201, ea)
+	case r.Method == "GET" && p == "/discoveries":
+		writeJSON(w, 200, map[string]any{"data": []map[string]string{
+			{"bankName": "BDO", "displayName": "BDO Unibank", "country": q.Get("country"), "currency": q.Get("currency")}}})
 	case r.Method == "GET" && len(seg) == 3 && seg[0] == "customers" && seg[1] == "external-accounts":
 		ea, ok := f.external[seg[2]]
 		if !ok {

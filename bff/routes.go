@@ -34,8 +34,15 @@ type route struct {
 //	{method: "GET", path: "/customers/external-accounts", upstream: "/customers/external-accounts", query: []string{"limit", "cursor"}, scope: scope{bind: boundTo("customerId", customer)}},
 //	{method: "GET", path: "/customers/external-accounts/:ExternalAccount", upstream: "/customers/external-accounts/{ExternalAccount}", scope: scope{owner: boundTo("customerId", customer)}},
 //	{method: "POST", path: "/quotes/:Quote/execute", upstream: "/quotes/{Quote}/execute", scope: scope{owner: boundTo("source.customerId", customer), check: "/quotes/{Quote}"}},
+//
+// POST /api/customers/external-accounts is not here: a create has no resource
+// to own yet, so it is the BFF's own handler (externalaccounts.go), which
+// sets the body's customerId itself.
 var routes = []route{
 	{method: "GET", path: "/auth/sessions", upstream: "/auth/sessions", scope: scope{bind: boundTo("accountId", account)}},
+	{method: "GET", path: "/customers/external-accounts", upstream: "/customers/external-accounts", query: []string{"limit", "cursor", "currency"}, scope: scope{bind: boundTo("customerId", customer)}},
+	{method: "GET", path: "/customers/external-accounts/:ExternalAccount", upstream: "/customers/external-accounts/{ExternalAccount}", scope: scope{owner: boundTo("customerId", customer)}},
+	{method: "GET", path: "/discoveries", upstream: "/discoveries", query: []string{"country", "currency"}, scope: scope{shared: true}},
 }
 
 // subject names a value of the cookie session a request is bound to.
@@ -77,6 +84,9 @@ func boundTo(name string, to subject) []binding { return []binding{{name, to}} }
 //     query parameters, while the body (and, say, a customerId in it) goes
 //     to the service unchanged, so a create scoped by bind would act on
 //     whatever customer the body names.
+//   - shared (reference data that belongs to no customer, such as bank
+//     names) stands alone: only for a GET that names no resource, and never
+//     with bind, owner or check. It still requires a signed-in cookie.
 type scope struct {
 	// bind sets these upstream query parameters from the cookie session,
 	// replacing whatever the browser sent. It never touches the body.
@@ -88,6 +98,10 @@ type scope struct {
 	// check, when set, is a GET template fetched (and owner-checked) before
 	// the route's own request is sent, for operations that have effects.
 	check string
+	// shared marks a read of reference data that holds no customer's data
+	// (for example GET /discoveries): nothing to bind or own, but the route
+	// still answers only a signed-in cookie.
+	shared bool
 }
 
 // mount registers the routes on the /api group after checking that every
@@ -124,6 +138,17 @@ func (rt route) validate() error {
 	}
 	sc := rt.scope
 	byID := strings.Contains(rt.upstream, "{")
+	if sc.shared {
+		switch {
+		case rt.method != http.MethodGet:
+			return fmt.Errorf("shared reference data is read-only; a %s must be scoped to the cookie's customer", rt.method)
+		case byID:
+			return fmt.Errorf("a route naming a resource by id needs owner fields, not shared")
+		case len(sc.bind) > 0 || len(sc.owner) > 0 || sc.check != "":
+			return fmt.Errorf("shared excludes bind, owner and check: a route either holds a customer's data or none")
+		}
+		return nil
+	}
 	switch {
 	case sc.check != "" && len(sc.owner) == 0:
 		return fmt.Errorf("a check without owner fields checks nothing")

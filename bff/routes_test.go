@@ -201,6 +201,14 @@ func TestRouteTableIsChecked(t *testing.T) {
 			scope: scope{bind: boundTo("customerId", customer)}},
 		"update, bind only": {method: "PATCH", path: "/customers", upstream: "/customers",
 			scope: scope{bind: boundTo("customerId", customer)}},
+		// shared is for reads of reference data that names no resource.
+		"shared write": {method: "POST", path: "/discoveries", upstream: "/discoveries", scope: scope{shared: true}},
+		"shared read by id": {method: "GET", path: "/customers/external-accounts/:ExternalAccount", upstream: "/customers/external-accounts/{ExternalAccount}",
+			scope: scope{shared: true}},
+		"shared and bound": {method: "GET", path: "/customers/external-accounts", upstream: "/customers/external-accounts",
+			scope: scope{shared: true, bind: boundTo("customerId", customer)}},
+		"shared and owned": {method: "GET", path: "/discoveries", upstream: "/discoveries",
+			scope: scope{shared: true, owner: boundTo("customerId", customer)}},
 	}
 	for name, rt := range bad {
 		_, err := New(Config{ServiceURL: "http://127.0.0.1:1/2025-10-13", PlatformCredential: testCred,

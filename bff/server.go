@@ -252,6 +252,7 @@ func New(cfg Config) (*Server, error) {
 	api.Post("/login/verify", s.handleLoginVerify)
 	api.Get("/me", s.handleMe)
 	api.Post("/logout", s.handleLogout)
+	api.Post("/customers/external-accounts", s.handleCreateExternalAccount)
 	table := cfg.routes
 	if table == nil {
 		table = routes

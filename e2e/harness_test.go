@@ -19,6 +19,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
+
 	"paywallet/internal/browsertest"
 
 	"paywallet/bff"
@@ -100,6 +102,36 @@ func newBrowser(t *testing.T) context.Context {
 	return browsertest.New(t, 90*time.Second)
 }
 
+// startLogin opens the wallet in the browser and asks for a code for email;
+// it returns when the code step is shown.
+func (s *stack) startLogin(ctx context.Context, email string) {
+	s.t.Helper()
+	if err := chromedp.Do(ctx,
+		chromedp.Navigate(s.url+"/"),
+		chromedp.WaitVisible(chromedp.ID("email")),
+		chromedp.SendKeys(chromedp.ID("email"), email),
+		chromedp.Click(chromedp.ID("email-submit")),
+		chromedp.WaitVisible(chromedp.ID("code")),
+	); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+// signIn runs the whole e-mail OTP login in the browser with the code from
+// the dev mailbox and returns when the signed-in view is shown.
+func (s *stack) signIn(ctx context.Context, email string) {
+	s.t.Helper()
+	s.startLogin(ctx, email)
+	code := s.latestCode(email)
+	if err := chromedp.Do(ctx,
+		chromedp.SendKeys(chromedp.ID("code"), code),
+		chromedp.Click(chromedp.ID("code-submit")),
+		chromedp.WaitVisible(chromedp.ID("signed-in")),
+	); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
 // latestCode reads the newest code e-mailed to address through the dev
 // mailbox's JSON endpoint, as a script would.
 func (s *stack) latestCode(address string) string {
@@ -133,6 +165,45 @@ func (s *stack) activeSessions(accountID string) []store.Session {
 	err := s.store.Tx(context.Background(), func(tx store.Tx) error {
 		var err error
 		out, err = tx.ListActiveSessions(context.Background(), accountID, time.Now())
+		return err
+	})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return out
+}
+
+// customerOf finds the id of the customer with this e-mail.
+func (s *stack) customerOf(email string) string {
+	s.t.Helper()
+	ctx := context.Background()
+	var id string
+	err := s.store.Tx(ctx, func(tx store.Tx) error {
+		page, err := tx.ListCustomers(ctx, store.CustomerFilter{PlatformCustomerID: strings.ToLower(email)})
+		if err != nil {
+			return err
+		}
+		if len(page.Items) != 1 {
+			s.t.Fatalf("%d customers for %s", len(page.Items), email)
+		}
+		id = page.Items[0].ID
+		return nil
+	})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return id
+}
+
+// externalAccounts returns the customer's external accounts as the store
+// holds them.
+func (s *stack) externalAccounts(customerID string) []store.ExternalAccount {
+	s.t.Helper()
+	ctx := context.Background()
+	var out []store.ExternalAccount
+	err := s.store.Tx(ctx, func(tx store.Tx) error {
+		page, err := tx.ListExternalAccounts(ctx, store.ExternalAccountFilter{CustomerID: customerID, Limit: 100})
+		out = page.Items
 		return err
 	})
 	if err != nil {

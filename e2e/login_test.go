@@ -23,23 +23,7 @@ func TestEmailOTPLogin(t *testing.T) {
 	ctx := newBrowser(t)
 	const email = "ada@example.com"
 
-	if err := chromedp.Do(ctx,
-		chromedp.Navigate(s.url+"/"),
-		chromedp.WaitVisible(chromedp.ID("email")),
-		chromedp.SendKeys(chromedp.ID("email"), email),
-		chromedp.Click(chromedp.ID("email-submit")),
-		chromedp.WaitVisible(chromedp.ID("code")),
-	); err != nil {
-		t.Fatal(err)
-	}
-	code := s.latestCode(email)
-	if err := chromedp.Do(ctx,
-		chromedp.SendKeys(chromedp.ID("code"), code),
-		chromedp.Click(chromedp.ID("code-submit")),
-		chromedp.WaitVisible(chromedp.ID("signed-in")),
-	); err != nil {
-		t.Fatal(err)
-	}
+	s.signIn(ctx, email)
 
 	shown, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID("me-email")))
 	if err != nil {
@@ -119,15 +103,7 @@ func TestWrongCodeShowsErrorAndNoSession(t *testing.T) {
 	s := startStack(t, service.ModeProduction)
 	ctx := newBrowser(t)
 	const email = "grace@example.com"
-	if err := chromedp.Do(ctx,
-		chromedp.Navigate(s.url+"/"),
-		chromedp.WaitVisible(chromedp.ID("email")),
-		chromedp.SendKeys(chromedp.ID("email"), email),
-		chromedp.Click(chromedp.ID("email-submit")),
-		chromedp.WaitVisible(chromedp.ID("code")),
-	); err != nil {
-		t.Fatal(err)
-	}
+	s.startLogin(ctx, email)
 	wrong := "000000"
 	if s.latestCode(email) == wrong {
 		wrong = "111111"

@@ -10,7 +10,8 @@ import (
 // The browser tests find elements by these ids.
 var requiredIDs = []string{
 	"email", "email-submit", "email-error", "code", "code-submit", "code-error", "code-resend", "login-error", "status",
-	"signed-in", "me-email", "account-id", "account-type", "account-status", "account-balance",
+	"signed-in", "me-email", "account-id", "wallet-type", "account-status", "account-balance",
+	"accounts", "accounts-list", "add-account", "account-type", "account-fields", "account-submit", "account-form-error",
 	"session-expiry", "session-public-key", "copy-key", "key-missing", "logout",
 	"sandbox-banner", "dev-mailbox-link",
 }

@@ -88,10 +88,12 @@ type fakeAPI struct {
 	mu        sync.Mutex
 	calls     []apiCall
 	signedIn  bool
-	logins    int     // completed logins; the session id changes with each
-	starts    []reply // queued answers to login/start; success when empty
-	verify    *reply  // when set, the answer to every verify
-	expiresIn any     // me.session.expiresIn
+	logins    int      // completed logins; the session id changes with each
+	starts    []reply  // queued answers to login/start; success when empty
+	verify    *reply   // when set, the answer to every verify
+	expiresIn any      // me.session.expiresIn
+	external  []string // external accounts (JSON objects) GET /api/customers/external-accounts lists
+	create    []reply  // queued answers to POST /api/customers/external-accounts; 201 when empty
 }
 
 func (f *fakeAPI) set(change func(*fakeAPI)) {
@@ -166,6 +168,30 @@ func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			`"internalAccount":{"id":"` + fakeAccount + `","type":"EMBEDDED_WALLET","status":"ACTIVE","balance":{"amount":123456,"currency":{"code":"USD","symbol":"$","decimals":2}}},` +
 			`"session":{"id":"` + f.sessionID() + `","type":"EMAIL_OTP","nickname":"ada@example.com","expiresAt":"` +
 			time.Now().Add(15*time.Minute).UTC().Format(time.RFC3339) + `","expiresIn":` + string(expiresIn) + `}}`})
+	case "GET /api/customers/external-accounts":
+		send(reply{status: 200, body: `{"data":[` + strings.Join(f.external, ",") + `],"hasMore":false}`})
+	case "POST /api/customers/external-accounts":
+		if len(f.create) > 0 {
+			rp := f.create[0]
+			f.create = f.create[1:]
+			send(rp)
+			return
+		}
+		var in map[string]any
+		_ = json.Unmarshal(body, &in)
+		status := "PENDING"
+		if info, _ := in["accountInfo"].(map[string]any); info != nil && info["accountType"] == "SPARK_WALLET" {
+			status = "ACTIVE"
+		}
+		in["id"] = fmt.Sprintf("ExternalAccount:0199a000-0000-7000-8000-%012d", len(f.external)+1)
+		in["status"] = status
+		out, _ := json.Marshal(in)
+		f.external = append(f.external, string(out))
+		send(reply{status: 201, body: string(out)})
+	case "GET /api/discoveries":
+		q := r.URL.Query()
+		send(reply{status: 200, body: `{"data":[{"bankName":"BDO Unibank, Inc.","displayName":"BDO","country":"` + q.Get("country") +
+			`","currency":"` + q.Get("currency") + `"},{"bankName":"Other Bank","displayName":"Other","country":"PH","currency":"PHP"}]}`})
 	case "POST /api/logout":
 		f.signedIn = false
 		send(reply{status: 204})

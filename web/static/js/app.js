@@ -18,6 +18,7 @@
 
 import { api, ApiError, onSignedOut } from "./api.js";
 import { formatAmount, formatCountdown, formatWait, shortKey } from "./format.js";
+import { hideAccounts, initAccounts, showAccounts } from "./accounts.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -48,6 +49,7 @@ if (document.readyState === "loading") {
 async function start() {
   if (started) return;
   started = true;
+  initAccounts({ wallet: () => state.wallet || Promise.reject(new Error("not loaded")), setStatus });
   $("email-form").addEventListener("submit", onEmailSubmit);
   $("code-form").addEventListener("submit", onCodeSubmit);
   $("code-back").addEventListener("click", onBack);
@@ -135,6 +137,7 @@ async function onOtherTab(message) {
     // here is void, and a key of this tab signs for nothing.
     state.login = null;
     await forgetKey();
+    hideAccounts(); // they may be another customer's now
     await showCurrent();
   }
 }
@@ -157,6 +160,7 @@ function showLogin({ step = "email" } = {}) {
   stopCountdown();
   state.signedIn = false;
   $("signed-in").hidden = true;
+  hideAccounts();
   $("login").hidden = false;
   $("email-submit").disabled = false;
   $("email-form").hidden = step !== "email";
@@ -319,11 +323,12 @@ function showSignedIn(me, { quiet = false } = {}) {
   state.signedIn = true;
   $("login").hidden = true;
   $("signed-in").hidden = false;
+  showAccounts();
   $("me-email").textContent = me.email || "";
 
   const acct = me.internalAccount || {};
   $("account-id").textContent = acct.id || "";
-  $("account-type").textContent = humanize(acct.type);
+  $("wallet-type").textContent = humanize(acct.type);
   $("account-status").textContent = humanize(acct.status);
   const balance = acct.balance || {};
   $("account-balance").textContent = formatAmount(balance.amount, balance.currency || {});

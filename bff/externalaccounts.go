@@ -1,0 +1,81 @@
+package bff
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+
+	"github.com/gofiber/fiber/v2"
+)
+
+// handleCreateExternalAccount is POST /api/customers/external-accounts: it
+// creates an external account for the cookie's customer.
+//
+// The route table cannot express a create (bind only sets query parameters
+// and there is no resource to own yet), so this handler binds the body
+// itself: it decodes the browser's JSON object, refuses a customerId that is
+// present and is not the cookie's customer (null included, which would mean
+// a platform account) with 400 INVALID_INPUT on the field customerId, sets
+// customerId to the cookie's customer and forwards the re-encoded object. The
+// service sees exactly the object checked here, whatever duplicate keys the
+// browser sent. Its status and body are passed through (201 with the
+// account, 400 INVALID_INPUT with details.errors, 409 CONFLICT, …).
+//
+// 400 rather than 404: nothing is looked up, so the answer is the same for
+// any other customer id, existing or not, and the form can show it on the
+// field like any other validation error.
+func (s *Server) handleCreateExternalAccount(c *fiber.Ctx) error {
+	cs, err := s.signedIn(c)
+	if err != nil {
+		return err
+	}
+	header, err := forwardable(c)
+	if err != nil {
+		return err
+	}
+	body, err := decodeObject(c.Body())
+	if err != nil {
+		return &Error{Status: http.StatusBadRequest, Code: codeInvalidRequestFormat,
+			Message: "the body must be one JSON object"}
+	}
+	mine := customer.of(cs.data)
+	if mine == "" {
+		return errSignedOut
+	}
+	if v, present := body["customerId"]; present {
+		if id, ok := v.(string); !ok || id != mine {
+			return invalidField("customerId", "", "must be omitted or be your own customer id")
+		}
+	}
+	body["customerId"] = mine
+	out, err := json.Marshal(body)
+	if err != nil {
+		return err
+	}
+	header.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+	r, err := s.up.do(c.UserContext(), call{method: http.MethodPost, path: "/customers/external-accounts", header: header, body: out})
+	if err != nil {
+		return s.unreachable(err)
+	}
+	return writeReply(c, r)
+}
+
+// decodeObject decodes exactly one JSON object, keeping numbers as written
+// (json.Number), with nothing after it but white space.
+func decodeObject(b []byte) (map[string]any, error) {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var obj map[string]any
+	if err := d.Decode(&obj); err != nil {
+		return nil, err
+	}
+	if obj == nil {
+		return nil, errors.New("not an object")
+	}
+	if err := d.Decode(&json.RawMessage{}); err != io.EOF {
+		return nil, errors.New("trailing data")
+	}
+	return obj, nil
+}

@@ -1,0 +1,183 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// localValidator adds validateAccountInfo to the wallet stub: it reports a
+// bad routing number, and records every body it was given.
+const localValidator = `(() => {
+  const base = globalThis.paywallet;
+  globalThis.validated = [];
+  globalThis.paywallet = Object.freeze({ ...base,
+    validateAccountInfo: async (body) => {
+      globalThis.validated.push(JSON.stringify(body));
+      const info = body.accountInfo || {};
+      return info.routingNumber === "021000021" ? [] :
+        [{ field: "accountInfo.routingNumber", message: "must be 9 digits", constraint: { pattern: "^[0-9]{9}$" } }];
+    },
+  });
+})();`
+
+const serviceErrors = `{"status":400,"code":"INVALID_INPUT","message":"invalid input","details":{"errors":[` +
+	`{"field":"accountInfo.beneficiary.address.postalCode","message":"required"},` +
+	`{"field":"accountInfo.routingNumber","message":"must be 9 digits","constraint":{"pattern":"^[0-9]{9}$"}},` +
+	`{"field":"currency","message":"must be USD for USD_ACCOUNT"}]}}`
+
+func errorShown(field string) string {
+	return `(() => { const el = document.querySelector('[data-error-for="` + field + `"]');
+  return !!el && !el.hidden && el.offsetParent !== null && el.textContent.trim() !== ""; })()`
+}
+
+// setField sets the value of the input with this data-field as typing would.
+func setField(t *testing.T, ctx context.Context, field, value string) {
+	t.Helper()
+	b, _ := json.Marshal(value)
+	if !eval[bool](t, ctx, `(() => { const el = document.querySelector('[data-field="`+field+`"]');
+  if (!el) return false; el.value = `+string(b)+`; el.dispatchEvent(new Event("input", {bubbles: true})); return true; })()`) {
+		t.Fatalf("no input for %s", field)
+	}
+}
+
+func chooseType(t *testing.T, ctx context.Context, typ string) {
+	t.Helper()
+	eval[chromedp.Void](t, ctx, `(() => { const s = document.getElementById("account-type"); s.value = "`+typ+`";
+  s.dispatchEvent(new Event("change", {bubbles: true})); })()`)
+}
+
+func fillUSD(t *testing.T, ctx context.Context, routing, postal string) {
+	t.Helper()
+	chooseType(t, ctx, "USD_ACCOUNT")
+	for field, v := range map[string]string{
+		"accountInfo.accountNumber":                  "12345678",
+		"accountInfo.routingNumber":                  routing,
+		"accountInfo.beneficiary.fullName":           "Ada Lovelace",
+		"accountInfo.beneficiary.address.line1":      "1 Main Street",
+		"accountInfo.beneficiary.address.city":       "New York",
+		"accountInfo.beneficiary.address.postalCode": postal,
+		"accountInfo.beneficiary.address.country":    "US",
+	} {
+		setField(t, ctx, field, v)
+	}
+}
+
+// TestAccountsServiceErrors: without a local validator the form posts, and
+// the service's details.errors land next to their inputs (the rest on the
+// form's error line); the fixed form adds the account to the list.
+func TestAccountsServiceErrors(t *testing.T) {
+	t.Parallel()
+	site, api := startSite(t)
+	api.set(func(f *fakeAPI) {
+		f.external = []string{`{"id":"ExternalAccount:0199a000-0000-7000-8000-0000000000e1","customerId":"Customer:0199a000-0000-7000-8000-0000000000cc",` +
+			`"status":"UNDER_REVIEW","currency":"GBP","accountInfo":{"accountType":"GBP_ACCOUNT","sortCode":"123456","accountNumber":"87654321"}}`}
+		f.create = []reply{{status: 400, body: serviceErrors}}
+	})
+	ctx := newTab(t)
+	signIn(t, ctx, site)
+	waitFor(t, ctx, shown("accounts"))
+	waitFor(t, ctx, `document.querySelectorAll("#accounts-list > li[data-id]").length === 1`)
+	if got := eval[string](t, ctx, `document.querySelector("#accounts-list li .badge").textContent`); got != "Under review" {
+		t.Errorf("badge %q, want Under review", got)
+	}
+	if got := eval[string](t, ctx, `document.querySelector("#accounts-list li").textContent`); !strings.Contains(got, "4321") || strings.Contains(got, "87654321") {
+		t.Errorf("list item %q: want the account number masked to its last 4", got)
+	}
+
+	fillUSD(t, ctx, "12345", "")
+	do(t, ctx, chromedp.Click(chromedp.ID("account-submit")))
+	waitFor(t, ctx, errorShown("accountInfo.routingNumber"))
+	waitFor(t, ctx, errorShown("accountInfo.beneficiary.address.postalCode"))
+	waitFor(t, ctx, shown("account-form-error"))
+	if got := eval[string](t, ctx, `document.getElementById("account-form-error").textContent`); !strings.Contains(got, "currency") {
+		t.Errorf("form error %q does not carry the currency error", got)
+	}
+	if got := eval[string](t, ctx, `document.querySelector('[data-field="accountInfo.routingNumber"]').getAttribute("aria-invalid")`); got != "true" {
+		t.Errorf("routing number aria-invalid %q", got)
+	}
+	posts := api.requests("/api/customers/external-accounts")
+	var sent []apiCall
+	for _, c := range posts {
+		if c.method == "POST" {
+			sent = append(sent, c)
+		}
+	}
+	if len(sent) != 1 {
+		t.Fatalf("%d POSTs, want 1", len(sent))
+	}
+	var body map[string]any
+	if err := json.Unmarshal([]byte(sent[0].body), &body); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := body["customerId"]; ok || body["currency"] != "USD" {
+		t.Errorf("body %s: want currency USD and no customerId (the BFF sets it)", sent[0].body)
+	}
+	addr := body["accountInfo"].(map[string]any)["beneficiary"].(map[string]any)["address"].(map[string]any)
+	if _, ok := addr["postalCode"]; ok || addr["city"] != "New York" {
+		t.Errorf("address sent %v", addr)
+	}
+
+	setField(t, ctx, "accountInfo.routingNumber", "021000021")
+	setField(t, ctx, "accountInfo.beneficiary.address.postalCode", "10001")
+	do(t, ctx, chromedp.Click(chromedp.ID("account-submit")))
+	waitFor(t, ctx, `document.querySelectorAll("#accounts-list > li[data-id]").length === 2`)
+	if got := eval[string](t, ctx, `document.querySelector("#accounts-list li:last-child .badge").textContent`); got != "Pending" {
+		t.Errorf("new account badge %q, want Pending", got)
+	}
+	if n := eval[int](t, ctx, `document.querySelectorAll("#add-account [data-error-for]:not([hidden])").length`); n != 0 {
+		t.Errorf("%d field errors left after success", n)
+	}
+	if v := eval[string](t, ctx, `document.querySelector('[data-field="accountInfo.routingNumber"]').value`); v != "" {
+		t.Errorf("form not reset: routing number %q", v)
+	}
+}
+
+// TestAccountsLocalValidation: with paywallet.validateAccountInfo the
+// errors are shown without sending anything; PHP bank names come from the
+// discovery as a <select>.
+func TestAccountsLocalValidation(t *testing.T) {
+	t.Parallel()
+	site, api := startSite(t)
+	ctx := newTab(t, localValidator)
+	signIn(t, ctx, site)
+	waitFor(t, ctx, shown("add-account"))
+
+	fillUSD(t, ctx, "12345", "10001")
+	do(t, ctx, chromedp.Click(chromedp.ID("account-submit")))
+	waitFor(t, ctx, errorShown("accountInfo.routingNumber"))
+	for _, c := range api.requests("/api/customers/external-accounts") {
+		if c.method == "POST" {
+			t.Fatalf("the form was sent although the local validator refused it: %s", c.body)
+		}
+	}
+	if n := eval[int](t, ctx, `globalThis.validated.length`); n != 1 {
+		t.Errorf("validator called %d times", n)
+	}
+
+	chooseType(t, ctx, "PHP_ACCOUNT")
+	waitFor(t, ctx, `(() => { const s = document.querySelector('select[data-field="accountInfo.bankName"]');
+  return !!s && [...s.options].some((o) => o.value === "BDO Unibank, Inc."); })()`)
+	if d := api.requests("/api/discoveries"); len(d) == 0 {
+		t.Error("bank names were not asked of /api/discoveries")
+	}
+	if got := eval[string](t, ctx, `document.querySelector('[data-field="accountInfo.beneficiary.fullName"]').value`); got != "Ada Lovelace" {
+		t.Errorf("the holder's name was lost on changing type: %q", got)
+	}
+	if eval[bool](t, ctx, `!!document.querySelector('[data-field="accountInfo.beneficiary.address.line1"]')`) {
+		t.Error("PHP individuals need no address, but the form asks for one")
+	}
+
+	chooseType(t, ctx, "SPARK_WALLET")
+	if eval[bool](t, ctx, `!!document.querySelector('[data-field^="accountInfo.beneficiary"]')`) {
+		t.Error("a Spark wallet has no beneficiary, but the form asks for one")
+	}
+	for _, typ := range []string{"USD_ACCOUNT", "EUR_ACCOUNT", "GBP_ACCOUNT", "PHP_ACCOUNT", "NGN_ACCOUNT", "KES_ACCOUNT", "SPARK_WALLET"} {
+		if !eval[bool](t, ctx, `[...document.getElementById("account-type").options].some((o) => o.value === "`+typ+`")`) {
+			t.Errorf("type %s not offered", typ)
+		}
+	}
+}
