@@ -73,7 +73,7 @@ func (p *agentPolicy) validate(fe *fieldErrors) {
 	if sl == nil {
 		fe.add("policy.spendingLimits", "required")
 	} else {
-		if !upperLetters(sl.Currency, 3) && !currencyCode(sl.Currency) {
+		if !currencyCode(sl.Currency) {
 			fe.add("policy.spendingLimits.currency", "required: a currency code")
 		}
 		if sl.PerTransactionLimit == nil {
