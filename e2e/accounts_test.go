@@ -20,8 +20,9 @@ const sparkAddress = "spark1rt4p0l39mndf88fdnm93l0p4traehheart4p0l39mndf88fdnm93
 // TestExternalAccounts adds accounts through the Accounts section: field
 // errors (from the wasm validator when the module has it, otherwise from the
 // service) are shown next to their inputs and nothing is stored; the fixed
-// form creates a PENDING USD account for the signed-in customer, and a Spark
-// wallet is listed as Active at once.
+// form creates a PENDING USD account for the signed-in customer, a Spark
+// wallet is listed as Active at once, a PHP account takes its bank from the
+// discovery list, and another customer's account stays out of reach.
 func TestExternalAccounts(t *testing.T) {
 	s := startStack(t, service.ModeProduction)
 	ctx := newBrowser(t)
@@ -36,9 +37,15 @@ func TestExternalAccounts(t *testing.T) {
 		t.Fatal(err)
 	}
 	chooseType(t, ctx, "USD_ACCOUNT")
+	// A wrong routing number is flagged by the wasm validator as soon as the
+	// person moves on to the next field, before anything is sent.
+	fill(t, ctx, map[string]string{"accountInfo.routingNumber": "12345"}) // 5 digits: wrong
+	fill(t, ctx, map[string]string{"accountInfo.accountNumber": "12345678"})
+	msg := waitFieldError(t, ctx, "accountInfo.routingNumber")
+	if !strings.Contains(msg, "9") {
+		t.Errorf("routing number flagged with %q; want the 9-digit rule", msg)
+	}
 	fill(t, ctx, map[string]string{
-		"accountInfo.accountNumber":                  "12345678",
-		"accountInfo.routingNumber":                  "12345", // 5 digits: wrong
 		"accountInfo.beneficiary.fullName":           "Lin Example",
 		"accountInfo.beneficiary.address.line1":      "1 Main Street",
 		"accountInfo.beneficiary.address.city":       "New York",
@@ -86,6 +93,48 @@ func TestExternalAccounts(t *testing.T) {
 	}
 	if len(s.externalAccounts(customer)) != 2 {
 		t.Errorf("the service does not hold both accounts")
+	}
+
+	// A Philippine account: the bank is picked from the discovery list.
+	chooseType(t, ctx, "PHP_ACCOUNT")
+	const bank = "BDO Unibank"
+	pick := fmt.Sprintf(`(() => { const s = document.querySelector('select[data-field="accountInfo.bankName"]');
+  if (!s || ![...s.options].some((o) => o.value === %q)) return false;
+  s.value = %q; s.dispatchEvent(new Event("change", {bubbles: true})); return true; })()`, bank, bank)
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](pick, chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(10*time.Second))); err != nil {
+		t.Fatalf("the PHP form does not offer %q from the discovery: %v", bank, err)
+	}
+	fill(t, ctx, map[string]string{
+		"accountInfo.accountNumber":        "001234567890",
+		"accountInfo.beneficiary.fullName": "Lin Example",
+	})
+	click(t, ctx, "account-submit")
+	php := waitListed(t, ctx, 3)
+	if php.status != "Pending" || !strings.Contains(php.text, "7890") {
+		t.Errorf("PHP account listed as %q (%q), want Pending ending in 7890", php.status, php.text)
+	}
+	held = s.externalAccounts(customer)
+	if len(held) != 3 {
+		t.Fatalf("the service holds %d accounts, want 3", len(held))
+	}
+	for _, a := range held {
+		if a.ID == php.id && (a.AccountType != "PHP_ACCOUNT" || a.Currency != "PHP") {
+			t.Errorf("the PHP account is held as %s %s", a.AccountType, a.Currency)
+		}
+	}
+
+	// Another customer's account, asked for by id through the BFF from this
+	// browser, is 404 exactly as an id nobody holds.
+	other := s.otherCustomersAccount()
+	for _, id := range []string{other, "ExternalAccount:0199a000-0000-7000-8000-00000000dead"} {
+		status, err := chromedp.Run(ctx, chromedp.Evaluate[int](`fetch("/api/customers/external-accounts/`+id+`", {headers: {"X-CSRF": "1"}}).then((r) => r.status)`, chromedp.EvalAwaitPromise))
+		if err != nil || status != 404 {
+			t.Errorf("GET /api/customers/external-accounts/%s from the browser: %d %v, want 404", id, status, err)
+		}
+	}
+	listed, err := chromedp.Run(ctx, chromedp.Evaluate[string](`fetch("/api/customers/external-accounts?limit=100", {headers: {"X-CSRF": "1"}}).then((r) => r.text())`, chromedp.EvalAwaitPromise))
+	if err != nil || strings.Contains(listed, other) {
+		t.Errorf("the browser's list holds the other customer's account (%v): %s", err, listed)
 	}
 
 	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)) // quality 100 gives PNG

@@ -249,3 +249,42 @@ func artifactsDir(t *testing.T) string {
 	}
 	return dir
 }
+
+// otherCustomersAccount creates, through the service's platform API, a
+// customer nobody in the browser is signed in as, with a Spark wallet, and
+// returns the wallet's external-account id.
+func (s *stack) otherCustomersAccount() string {
+	s.t.Helper()
+	customer := s.platformCall("POST", "/customers", `{"platformCustomerId":"e2e-other","customerType":"INDIVIDUAL","email":"other@example.com"}`)
+	account := s.platformCall("POST", "/customers/external-accounts", `{"customerId":`+strconv.Quote(customer)+
+		`,"currency":"BTC","accountInfo":{"accountType":"SPARK_WALLET","address":"`+otherSparkAddress+`"}}`)
+	return account
+}
+
+// otherSparkAddress is a valid Spark address (bech32m, 87 characters) that
+// no test adds through the browser.
+const otherSparkAddress = "spark1tjeq8w4ur23clxd5mzfsh79vn6pg0kaytjeq8w4ur23clxd5mzfsh79vn6pg0kaytjeq8w4ur23j07f4a"
+
+// platformCall sends body to the service with the platform credential and
+// returns the id of the object created (status 201).
+func (s *stack) platformCall(method, path, body string) string {
+	s.t.Helper()
+	req, err := http.NewRequest(method, s.service+wire.BasePath+path, strings.NewReader(body))
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	req.SetBasicAuth(platformID, platformSecret)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out struct {
+		ID string `json:"id"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != http.StatusCreated || out.ID == "" {
+		s.t.Fatalf("%s %s: status %d, id %q (%v)", method, path, resp.StatusCode, out.ID, err)
+	}
+	return out.ID
+}

@@ -5,12 +5,15 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 )
 
-// localValidator adds validateAccountInfo to the wallet stub: it reports a
-// bad routing number, and records every body it was given.
+// localValidator adds validateAccountInfo and requiredBeneficiaryFields to
+// the wallet stub: it reports a bad routing number, and records every body it
+// was given; only USD, EUR and GBP individuals (and every business) need an
+// address, as in the spec's beneficiary tables.
 const localValidator = `(() => {
   const base = globalThis.paywallet;
   globalThis.validated = [];
@@ -18,8 +21,14 @@ const localValidator = `(() => {
     validateAccountInfo: async (body) => {
       globalThis.validated.push(JSON.stringify(body));
       const info = body.accountInfo || {};
-      return info.routingNumber === "021000021" ? [] :
-        [{ field: "accountInfo.routingNumber", message: "must be 9 digits", constraint: { pattern: "^[0-9]{9}$" } }];
+      if (info.accountType !== "USD_ACCOUNT" || info.routingNumber === "021000021") return [];
+      return [{ field: "accountInfo.routingNumber", message: "must be 9 digits", constraint: { pattern: "^[0-9]{9}$" } }];
+    },
+    requiredBeneficiaryFields: async (type, currency, holder) => {
+      const address = ["address", "address.country", "address.line1", "address.postalCode"];
+      if (holder === "BUSINESS") return ["beneficiaryType", "businessInfo", "businessInfo.legalName"].concat(address);
+      if (["USD_ACCOUNT", "EUR_ACCOUNT", "GBP_ACCOUNT"].includes(type)) return ["beneficiaryType", "fullName", "address.city"].concat(address);
+      return ["beneficiaryType", "fullName"];
     },
   });
 })();`
@@ -136,9 +145,32 @@ func TestAccountsServiceErrors(t *testing.T) {
 	}
 }
 
+// posts returns the bodies POSTed to the create endpoint.
+func posts(api *fakeAPI) []string {
+	var out []string
+	for _, c := range api.requests("/api/customers/external-accounts") {
+		if c.method == "POST" {
+			out = append(out, c.body)
+		}
+	}
+	return out
+}
+
+// visible is a JavaScript condition: the input of this data-field is laid
+// out (present and not in a hidden box).
+func visible(field string) string {
+	return `(() => { const el = document.querySelector('[data-field="` + field + `"]'); return !!el && el.offsetParent !== null; })()`
+}
+
+// allTypes is the spec's accountInfo table, in its order.
+var allTypes = []string{"USD_ACCOUNT", "MXN_ACCOUNT", "BRL_ACCOUNT", "COP_ACCOUNT", "SLV_ACCOUNT", "EUR_ACCOUNT",
+	"PHP_ACCOUNT", "GBP_ACCOUNT", "INR_ACCOUNT", "NGN_ACCOUNT", "ZAR_ACCOUNT", "KES_ACCOUNT", "TZS_ACCOUNT",
+	"ZMW_ACCOUNT", "RWF_ACCOUNT", "MWK_ACCOUNT", "UGX_ACCOUNT", "XOF_ACCOUNT", "CAD_ACCOUNT", "AED_ACCOUNT", "SPARK_WALLET"}
+
 // TestAccountsLocalValidation: with paywallet.validateAccountInfo the
 // errors are shown without sending anything; PHP bank names come from the
-// discovery as a <select>.
+// discovery as a <select>; the address is asked only where the wallet
+// module's table requires it; every type of the spec is offered.
 func TestAccountsLocalValidation(t *testing.T) {
 	t.Parallel()
 	site, api := startSite(t)
@@ -149,10 +181,8 @@ func TestAccountsLocalValidation(t *testing.T) {
 	fillUSD(t, ctx, "12345", "10001")
 	do(t, ctx, chromedp.Click(chromedp.ID("account-submit")))
 	waitFor(t, ctx, errorShown("accountInfo.routingNumber"))
-	for _, c := range api.requests("/api/customers/external-accounts") {
-		if c.method == "POST" {
-			t.Fatalf("the form was sent although the local validator refused it: %s", c.body)
-		}
+	if p := posts(api); len(p) != 0 {
+		t.Fatalf("the form was sent although the local validator refused it: %s", p)
 	}
 	if n := eval[int](t, ctx, `globalThis.validated.length`); n != 1 {
 		t.Errorf("validator called %d times", n)
@@ -167,17 +197,120 @@ func TestAccountsLocalValidation(t *testing.T) {
 	if got := eval[string](t, ctx, `document.querySelector('[data-field="accountInfo.beneficiary.fullName"]').value`); got != "Ada Lovelace" {
 		t.Errorf("the holder's name was lost on changing type: %q", got)
 	}
-	if eval[bool](t, ctx, `!!document.querySelector('[data-field="accountInfo.beneficiary.address.line1"]')`) {
-		t.Error("PHP individuals need no address, but the form asks for one")
-	}
+	waitFor(t, ctx, `!(`+visible("accountInfo.beneficiary.address.line1")+`)`)
 
 	chooseType(t, ctx, "SPARK_WALLET")
 	if eval[bool](t, ctx, `!!document.querySelector('[data-field^="accountInfo.beneficiary"]')`) {
 		t.Error("a Spark wallet has no beneficiary, but the form asks for one")
 	}
-	for _, typ := range []string{"USD_ACCOUNT", "EUR_ACCOUNT", "GBP_ACCOUNT", "PHP_ACCOUNT", "NGN_ACCOUNT", "KES_ACCOUNT", "SPARK_WALLET"} {
-		if !eval[bool](t, ctx, `[...document.getElementById("account-type").options].some((o) => o.value === "`+typ+`")`) {
-			t.Errorf("type %s not offered", typ)
-		}
+	offered := eval[[]string](t, ctx, `[...document.getElementById("account-type").options].map((o) => o.value)`)
+	if strings.Join(offered, " ") != strings.Join(allTypes, " ") {
+		t.Errorf("types offered %v, want the spec's %v", offered, allTypes)
+	}
+}
+
+// TestAccountsCheckedAsTyped: a field is checked when the person leaves it,
+// not while they type it the first time, and its error goes as soon as it
+// is corrected; nothing is sent.
+func TestAccountsCheckedAsTyped(t *testing.T) {
+	t.Parallel()
+	site, api := startSite(t)
+	ctx := newTab(t, localValidator)
+	signIn(t, ctx, site)
+	waitFor(t, ctx, shown("add-account"))
+	chooseType(t, ctx, "USD_ACCOUNT")
+
+	routing := `[data-field="accountInfo.routingNumber"]`
+	do(t, ctx, chromedp.SendKeys(chromedp.CSS(routing), "12345"))
+	time.Sleep(400 * time.Millisecond) // longer than the form's pause before checking
+	if eval[bool](t, ctx, errorShown("accountInfo.routingNumber")) {
+		t.Error("the routing number was called wrong while it was being typed the first time")
+	}
+	do(t, ctx, chromedp.Focus(chromedp.CSS(`[data-field="accountInfo.accountNumber"]`)))
+	waitFor(t, ctx, errorShown("accountInfo.routingNumber"))
+	if eval[bool](t, ctx, errorShown("accountInfo.accountNumber")) || eval[bool](t, ctx, errorShown("accountInfo.beneficiary.fullName")) {
+		t.Error("fields not yet visited show errors")
+	}
+	do(t, ctx, chromedp.Focus(chromedp.CSS(routing)))
+	eval[chromedp.Void](t, ctx, `document.querySelector('`+routing+`').value = ""`)
+	do(t, ctx, chromedp.SendKeys(chromedp.CSS(routing), "021000021"))
+	waitFor(t, ctx, `!(`+errorShown("accountInfo.routingNumber")+`)`)
+	if got := eval[string](t, ctx, `document.querySelector('`+routing+`').getAttribute("aria-invalid") || ""`); got != "" {
+		t.Errorf("aria-invalid %q after the fix", got)
+	}
+	if p := posts(api); len(p) != 0 {
+		t.Fatalf("checking as typed sent the form: %s", p)
+	}
+}
+
+// TestAccountsShapesAndBusiness: COP offers the bank-transfer and the
+// mobile-money shape with their own fields; a business holder is asked for
+// its legal name and address instead of a person's name, and the body sent
+// carries beneficiaryType BUSINESS with businessInfo.
+func TestAccountsShapesAndBusiness(t *testing.T) {
+	t.Parallel()
+	site, api := startSite(t)
+	ctx := newTab(t, localValidator)
+	signIn(t, ctx, site)
+	waitFor(t, ctx, shown("add-account"))
+
+	chooseType(t, ctx, "COP_ACCOUNT")
+	waitFor(t, ctx, visible("accountInfo.accountNumber"))
+	if eval[bool](t, ctx, visible("accountInfo.phoneNumber")) {
+		t.Error("the bank-transfer shape asks for a phone number")
+	}
+	eval[chromedp.Void](t, ctx, `(() => { const s = document.getElementById("account-shape"); s.value = "MOBILE";
+  s.dispatchEvent(new Event("change", {bubbles: true})); })()`)
+	waitFor(t, ctx, visible("accountInfo.phoneNumber"))
+	if eval[bool](t, ctx, visible("accountInfo.accountNumber")) || eval[bool](t, ctx, visible("accountInfo.bankAccountType")) {
+		t.Error("the mobile-money shape asks for bank-account fields")
+	}
+	if eval[bool](t, ctx, visible("accountInfo.beneficiary.documentType")) != true {
+		t.Error("a Colombian individual is not offered an identity document")
+	}
+
+	chooseType(t, ctx, "GBP_ACCOUNT")
+	eval[chromedp.Void](t, ctx, `(() => { const s = document.querySelector('[data-field="accountInfo.beneficiary.beneficiaryType"]');
+  s.value = "BUSINESS"; s.dispatchEvent(new Event("change", {bubbles: true})); })()`)
+	waitFor(t, ctx, visible("accountInfo.beneficiary.businessInfo.legalName"))
+	if eval[bool](t, ctx, visible("accountInfo.beneficiary.fullName")) {
+		t.Error("a business holder is asked for a person's full name")
+	}
+	waitFor(t, ctx, visible("accountInfo.beneficiary.address.line1"))
+	for field, v := range map[string]string{
+		"accountInfo.sortCode":                           "123456",
+		"accountInfo.accountNumber":                      "87654321",
+		"accountInfo.beneficiary.businessInfo.legalName": "Acme Ltd",
+		"accountInfo.beneficiary.address.line1":          "1 High Street",
+		"accountInfo.beneficiary.address.postalCode":     "EC1A 1BB",
+		"accountInfo.beneficiary.address.country":        "GB",
+	} {
+		setField(t, ctx, field, v)
+	}
+	do(t, ctx, chromedp.Click(chromedp.ID("account-submit")))
+	waitFor(t, ctx, `document.querySelectorAll("#accounts-list > li[data-id]").length === 1`)
+	p := posts(api)
+	if len(p) != 1 {
+		t.Fatalf("%d POSTs, want 1", len(p))
+	}
+	var body struct {
+		Currency    string `json:"currency"`
+		AccountInfo struct {
+			AccountType string `json:"accountType"`
+			Beneficiary struct {
+				BeneficiaryType string            `json:"beneficiaryType"`
+				FullName        *string           `json:"fullName"`
+				BusinessInfo    map[string]string `json:"businessInfo"`
+				Address         map[string]string `json:"address"`
+			} `json:"beneficiary"`
+		} `json:"accountInfo"`
+	}
+	if err := json.Unmarshal([]byte(p[0]), &body); err != nil {
+		t.Fatal(err)
+	}
+	b := body.AccountInfo.Beneficiary
+	if body.Currency != "GBP" || body.AccountInfo.AccountType != "GBP_ACCOUNT" || b.BeneficiaryType != "BUSINESS" ||
+		b.FullName != nil || b.BusinessInfo["legalName"] != "Acme Ltd" || b.Address["country"] != "GB" {
+		t.Errorf("body sent %s", p[0])
 	}
 }

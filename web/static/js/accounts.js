@@ -1,7 +1,7 @@
 // The "Accounts" part of the signed-in view: the customer's external
 // accounts (GET /api/customers/external-accounts) and a form to add one
 // (POST /api/customers/external-accounts; the BFF sets customerId from the
-// cookie). Bank names for PHP and NGN come from GET /api/discoveries.
+// cookie). Bank names for PHP, NGN and ZAR come from GET /api/discoveries.
 //
 // Every input carries data-field="<dot path>" with the body's path (e.g.
 // accountInfo.beneficiary.address.postalCode), and its error element
@@ -13,59 +13,137 @@ import { api, ApiError } from "./api.js";
 
 const $ = (id) => document.getElementById(id);
 
-const BENEFICIARY = [
-  {
-    path: "accountInfo.beneficiary.beneficiaryType",
-    label: "Holder type",
-    options: [["INDIVIDUAL", "Individual"]],
-  },
-  { path: "accountInfo.beneficiary.fullName", label: "Full name", autocomplete: "name" },
-];
+// ---- the account types --------------------------------------------------------
+//
+// One table describes the form: for every account type its label, the
+// currency it requires (null: the form asks, AED_ACCOUNT), the country used
+// as a placeholder for the holder's address, and its fields besides
+// accountType and beneficiary. COP and SLV have two shapes (bank transfer or
+// mobile money), each with its own fields. A field is
+//   {path, label, optional?, options?: [[value, text]], banks?: {country, currency},
+//    suggest?: [bank names for a <datalist>], inputMode?, autocomplete?, autocapitalize?,
+//    maxLength?, spellcheck?, type?}
+// banks: the bankName must be a discovery value, so it is a <select> filled
+// from /api/discoveries; suggest: a free bankName with suggestions.
 
-const ADDRESS = [
-  { path: "accountInfo.beneficiary.address.line1", label: "Street address", autocomplete: "address-line1" },
-  { path: "accountInfo.beneficiary.address.city", label: "City", autocomplete: "address-level2" },
-  { path: "accountInfo.beneficiary.address.postalCode", label: "Postal code", autocomplete: "postal-code" },
-  {
-    path: "accountInfo.beneficiary.address.country",
-    label: "Country (two-letter code)",
-    autocomplete: "country",
-    autocapitalize: "characters",
-    maxLength: 2,
-  },
-];
+const ACCOUNT_KIND = [["CHECKING", "Checking"], ["SAVINGS", "Savings"]];
+const choose = (label) => [["", label]];
+const enumOptions = (values) => values.map((v) => [v, v]);
 
-// The account types the form offers: currency, label, and the fields
-// besides accountType. banks: the discovery query for a bankName <select>.
+const f = {
+  accountNumber: (label, inputMode = "numeric") => ({ path: "accountInfo.accountNumber", label, inputMode }),
+  bankName: (label, extra) => ({ path: "accountInfo.bankName", label, ...extra }),
+  phone: (prefix) => ({
+    path: "accountInfo.phoneNumber",
+    label: "Phone number (" + prefix + "…)",
+    inputMode: "tel",
+    autocomplete: "tel",
+    placeholder: prefix,
+  }),
+  provider: (values) => ({ path: "accountInfo.provider", label: "Provider", options: choose("Choose a provider").concat(enumOptions(values)) }),
+  iban: () => ({ path: "accountInfo.iban", label: "IBAN", autocapitalize: "characters", spellcheck: false }),
+  swift: () => ({ path: "accountInfo.swiftCode", label: "SWIFT/BIC", optional: true, autocapitalize: "characters", spellcheck: false }),
+};
+
+const mobileMoney = (label, currency, prefix, providers) => ({
+  label,
+  currency,
+  fields: [f.phone(prefix), f.provider(providers)],
+});
+
 const TYPES = {
   USD_ACCOUNT: {
     label: "US bank account",
     currency: "USD",
     country: "US",
     fields: [
-      { path: "accountInfo.accountNumber", label: "Account number", inputMode: "numeric" },
+      f.accountNumber("Account number"),
       { path: "accountInfo.routingNumber", label: "Routing number (9 digits)", inputMode: "numeric" },
-      {
-        path: "accountInfo.bankAccountType",
-        label: "Checking or savings (optional)",
-        options: [["", "Not specified"], ["CHECKING", "Checking"], ["SAVINGS", "Savings"]],
-      },
-      { path: "accountInfo.bankName", label: "Bank name (optional)" },
+      { path: "accountInfo.bankAccountType", label: "Checking or savings", optional: true, options: choose("Not specified").concat(ACCOUNT_KIND) },
+      f.bankName("Bank name", { optional: true, suggest: ["JPMorgan Chase", "Bank of America", "Wells Fargo", "Citibank"] }),
     ],
-    beneficiary: true,
-    address: true,
+  },
+  MXN_ACCOUNT: {
+    label: "Mexican bank account, CLABE",
+    currency: "MXN",
+    fields: [
+      { path: "accountInfo.clabeNumber", label: "CLABE (18 digits)", inputMode: "numeric" },
+      f.bankName("Bank name", { optional: true, suggest: ["BBVA México", "Banorte", "Santander México", "Banamex"] }),
+    ],
+  },
+  BRL_ACCOUNT: {
+    label: "Brazilian Pix account",
+    currency: "BRL",
+    fields: [
+      { path: "accountInfo.pixKey", label: "Pix key", spellcheck: false },
+      {
+        path: "accountInfo.pixKeyType",
+        label: "Pix key type",
+        options: choose("Choose a key type").concat([["CPF", "CPF"], ["CNPJ", "CNPJ"], ["EMAIL", "E-mail"], ["PHONE", "Phone"], ["RANDOM", "Random key"]]),
+      },
+      { path: "accountInfo.taxId", label: "CPF or CNPJ (11 to 14 digits)", inputMode: "numeric" },
+      f.bankName("Bank name", { optional: true, suggest: ["Itaú Unibanco", "Banco do Brasil", "Bradesco", "Caixa Econômica Federal", "Nubank"] }),
+    ],
+  },
+  COP_ACCOUNT: {
+    label: "Colombian account",
+    currency: "COP",
+    shapes: {
+      BANK: {
+        label: "Bank transfer",
+        fields: [
+          f.bankName("Bank name", { suggest: ["Bancolombia", "Banco de Bogotá", "Davivienda", "BBVA Colombia", "Banco de Occidente"] }),
+          f.accountNumber("Account number"),
+          { path: "accountInfo.bankAccountType", label: "Checking or savings", options: choose("Choose one").concat(ACCOUNT_KIND) },
+        ],
+      },
+      MOBILE: {
+        label: "Mobile money",
+        fields: [
+          f.bankName("Provider", { suggest: ["Nequi", "Daviplata"] }),
+          f.phone("+57"),
+        ],
+      },
+    },
+  },
+  SLV_ACCOUNT: {
+    label: "El Salvador account",
+    currency: "USD",
+    shapes: {
+      BANK: {
+        label: "Bank transfer",
+        fields: [
+          f.bankName("Bank name", { suggest: ["Banco Agrícola", "Banco Cuscatlán", "Banco de América Central", "Davivienda El Salvador"] }),
+          f.accountNumber("Account number"),
+          { path: "accountInfo.bankAccountType", label: "Checking or savings", options: choose("Choose one").concat(ACCOUNT_KIND) },
+        ],
+      },
+      MOBILE: {
+        label: "Mobile money",
+        fields: [
+          f.phone("+503"),
+          f.bankName("Provider", { optional: true, suggest: ["Tigo Money"] }),
+        ],
+      },
+    },
   },
   EUR_ACCOUNT: {
-    label: "Euro bank account",
+    label: "Euro bank account, IBAN",
     currency: "EUR",
     country: "DE",
     fields: [
-      { path: "accountInfo.iban", label: "IBAN", autocapitalize: "characters" },
-      { path: "accountInfo.swiftCode", label: "SWIFT/BIC (optional)", autocapitalize: "characters" },
-      { path: "accountInfo.bankName", label: "Bank name (optional)" },
+      f.iban(),
+      f.swift(),
+      f.bankName("Bank name", { optional: true, suggest: ["Deutsche Bank", "BNP Paribas", "ING", "Santander", "UniCredit"] }),
     ],
-    beneficiary: true,
-    address: true,
+  },
+  PHP_ACCOUNT: {
+    label: "Philippine bank account",
+    currency: "PHP",
+    fields: [
+      f.bankName("Bank", { banks: { country: "PH", currency: "PHP" } }),
+      f.accountNumber("Account number (8 to 16 digits)"),
+    ],
   },
   GBP_ACCOUNT: {
     label: "UK bank account",
@@ -73,45 +151,115 @@ const TYPES = {
     country: "GB",
     fields: [
       { path: "accountInfo.sortCode", label: "Sort code (6 digits)", inputMode: "numeric" },
-      { path: "accountInfo.accountNumber", label: "Account number (8 digits)", inputMode: "numeric" },
+      f.accountNumber("Account number (8 digits)"),
     ],
-    beneficiary: true,
-    address: true,
   },
-  PHP_ACCOUNT: {
-    label: "Philippine bank account",
-    currency: "PHP",
-    fields: [
-      { path: "accountInfo.bankName", label: "Bank", banks: { country: "PH", currency: "PHP" } },
-      { path: "accountInfo.accountNumber", label: "Account number (8 to 16 digits)", inputMode: "numeric" },
-    ],
-    beneficiary: true,
+  INR_ACCOUNT: {
+    label: "Indian UPI account",
+    currency: "INR",
+    fields: [{ path: "accountInfo.vpa", label: "UPI ID (name@bank)", inputMode: "email", autocapitalize: "off", spellcheck: false }],
   },
   NGN_ACCOUNT: {
     label: "Nigerian bank account",
     currency: "NGN",
     fields: [
-      { path: "accountInfo.bankName", label: "Bank", banks: { country: "NG", currency: "NGN" } },
-      { path: "accountInfo.accountNumber", label: "Account number (10 digits)", inputMode: "numeric" },
+      f.bankName("Bank", { banks: { country: "NG", currency: "NGN" } }),
+      f.accountNumber("Account number (10 digits)"),
     ],
-    beneficiary: true,
   },
-  KES_ACCOUNT: {
-    label: "M-PESA mobile money",
-    currency: "KES",
+  ZAR_ACCOUNT: {
+    label: "South African bank account",
+    currency: "ZAR",
     fields: [
-      { path: "accountInfo.phoneNumber", label: "Phone number (+254…)", inputMode: "tel", autocomplete: "tel" },
-      { path: "accountInfo.provider", label: "Provider", options: [["M-PESA", "M-PESA"]] },
+      f.bankName("Bank", { banks: { country: "ZA", currency: "ZAR" } }),
+      f.accountNumber("Account number (9 to 13 digits)"),
     ],
-    beneficiary: true,
+  },
+  KES_ACCOUNT: mobileMoney("Kenyan mobile money", "KES", "+254", ["M-PESA"]),
+  TZS_ACCOUNT: mobileMoney("Tanzanian mobile money", "TZS", "+255", ["AIRTEL", "VODACOM"]),
+  ZMW_ACCOUNT: mobileMoney("Zambian mobile money", "ZMW", "+260", ["TNM", "AIRTEL", "ZAMTEL", "MTN"]),
+  RWF_ACCOUNT: mobileMoney("Rwandan mobile money", "RWF", "+250", ["MTN", "AIRTEL"]),
+  MWK_ACCOUNT: mobileMoney("Malawian mobile money", "MWK", "+265", ["AIRTEL", "TNM"]),
+  UGX_ACCOUNT: mobileMoney("Ugandan mobile money", "UGX", "+256", ["MTN", "AIRTEL"]),
+  XOF_ACCOUNT: {
+    label: "West African mobile money",
+    currency: "XOF",
+    fields: [
+      { ...f.phone("+221, +225 or +229"), placeholder: "+221" },
+      f.provider(["MTN", "ORANGE", "WAVE", "MOOV", "FREE"]),
+      {
+        // TG is in the enum, but no Togo number is accepted: not offered.
+        path: "accountInfo.region",
+        label: "Country",
+        optional: true,
+        options: choose("From the phone number").concat([["BJ", "Benin"], ["CI", "Côte d'Ivoire"], ["SN", "Senegal"]]),
+      },
+    ],
+  },
+  CAD_ACCOUNT: {
+    label: "Canadian bank account",
+    currency: "CAD",
+    country: "CA",
+    fields: [
+      { path: "accountInfo.bankCode", label: "Institution number (3 digits)", inputMode: "numeric" },
+      { path: "accountInfo.branchCode", label: "Transit number (5 digits)", inputMode: "numeric" },
+      f.accountNumber("Account number (7 to 12 digits)"),
+    ],
+  },
+  AED_ACCOUNT: {
+    label: "UAE bank account, IBAN",
+    currency: null,
+    defaultCurrency: "AED",
+    country: "AE",
+    fields: [f.iban(), f.swift()],
   },
   SPARK_WALLET: {
     label: "Spark wallet",
     currency: "BTC",
-    fields: [{ path: "accountInfo.address", label: "Spark address (spark1…)", spellcheck: false }],
-    beneficiary: false,
+    wallet: true,
+    fields: [{ path: "accountInfo.address", label: "Spark address (spark1…)", spellcheck: false, autocapitalize: "off" }],
   },
 };
+
+const B = "accountInfo.beneficiary.";
+
+const HOLDER_TYPE = {
+  path: B + "beneficiaryType",
+  label: "Holder",
+  options: [["INDIVIDUAL", "Individual"], ["BUSINESS", "Business"]],
+  required: true,
+};
+
+const INDIVIDUAL = [
+  { path: B + "fullName", label: "Full name", autocomplete: "name", required: true },
+  { path: B + "birthDate", label: "Date of birth", type: "date", autocomplete: "bday" },
+  { path: B + "nationality", label: "Nationality (two-letter code)", autocapitalize: "characters", maxLength: 2 },
+];
+
+// Colombian individuals may give an identity document.
+const DOCUMENT = [
+  {
+    path: B + "documentType",
+    label: "Identity document",
+    options: choose("None").concat([["CC", "Cédula de ciudadanía (CC)"], ["CE", "Cédula de extranjería (CE)"], ["TI", "Tarjeta de identidad (TI)"], ["NIT", "NIT"], ["PP", "Passport (PP)"]]),
+  },
+  { path: B + "documentNumber", label: "Document number" },
+];
+
+const BUSINESS = [
+  { path: B + "businessInfo.legalName", label: "Legal name", autocomplete: "organization", required: true },
+  { path: B + "businessInfo.registrationNumber", label: "Registration number" },
+  { path: B + "businessInfo.taxId", label: "Tax ID" },
+];
+
+const ADDRESS = [
+  { path: B + "address.line1", label: "Street address", autocomplete: "address-line1" },
+  { path: B + "address.city", label: "City", autocomplete: "address-level2" },
+  { path: B + "address.postalCode", label: "Postal code", autocomplete: "postal-code" },
+  { path: B + "address.country", label: "Country (two-letter code)", autocomplete: "country", autocapitalize: "characters", maxLength: 2 },
+];
+
+const CURRENCY = { path: "currency", label: "Currency (three letters)", autocapitalize: "characters", maxLength: 3, required: true };
 
 const STATUS_TEXT = {
   PENDING: "Pending",
@@ -129,6 +277,11 @@ const ctx = {
   shown: false,
   loading: 0, // generation of the list being loaded
   banks: new Map(), // "PH/PHP" -> Promise<[{bankName, displayName}]>
+  shapes: {}, // accountType -> the chosen shape (COP and SLV: BANK or MOBILE)
+  rendering: 0, // generation of the laid-out fields
+  touched: new Set(), // data-field paths checked as the person types
+  live: 0, // generation of the check as the person types
+  liveTimer: 0,
 };
 
 /**
@@ -139,7 +292,12 @@ const ctx = {
 export function initAccounts({ wallet, setStatus }) {
   ctx.wallet = wallet;
   ctx.setStatus = setStatus;
+  $("account-type").replaceChildren(...typeOptions());
+  $("account-type").value = "USD_ACCOUNT";
   $("account-type").addEventListener("change", renderFields);
+  $("account-fields").addEventListener("change", onFieldsChange);
+  $("account-fields").addEventListener("input", onFieldInput);
+  $("account-fields").addEventListener("focusout", onFieldLeave);
   $("add-account").addEventListener("submit", onSubmit);
   $("accounts-refresh").addEventListener("click", () => loadAccounts());
   renderFields();
@@ -250,18 +408,74 @@ function currentType() {
   return TYPES[t] ? t : "USD_ACCOUNT";
 }
 
+function currentShape(type) {
+  const shapes = TYPES[type].shapes;
+  if (!shapes) return "";
+  const s = ctx.shapes[type];
+  return shapes[s] ? s : Object.keys(shapes)[0];
+}
+
+function accountFields(type) {
+  const spec = TYPES[type];
+  return spec.shapes ? spec.shapes[currentShape(type)].fields : spec.fields;
+}
+
+function typeOptions() {
+  return Object.entries(TYPES).map(
+    ([type, spec]) => new Option(spec.label + " (" + (spec.currency || spec.defaultCurrency) + ")", type),
+  );
+}
+
+// onFieldsChange re-lays the form when the shape or the holder type
+// changes, and asks again which holder fields are required when the
+// currency (AED_ACCOUNT) does.
+function onFieldsChange(event) {
+  const el = event.target;
+  if (el.id === "account-shape") {
+    ctx.shapes[currentType()] = el.value;
+    renderFields();
+  } else if (el.dataset && el.dataset.field === HOLDER_TYPE.path) {
+    renderFields();
+  } else if (el.dataset && el.dataset.field === "currency") {
+    applyRequired(++ctx.rendering);
+  }
+}
+
 // renderFields lays out the inputs of the chosen type, keeping what was
-// typed into fields the new type has too (the beneficiary, say).
+// typed into fields the new type has too (the beneficiary, say). The
+// holder's address is shown as optional until the wallet module says
+// whether this type requires it (applyRequired).
 function renderFields() {
   const box = $("account-fields");
   const kept = {};
   for (const el of box.querySelectorAll("[data-field]")) kept[el.dataset.field] = el.value;
 
-  const spec = TYPES[currentType()];
-  const parts = [fieldset("Account details", spec.fields)];
-  if (spec.beneficiary) {
-    parts.push(fieldset("Account holder", BENEFICIARY));
-    if (spec.address) parts.push(fieldset("Holder's address", ADDRESS, spec.country));
+  const type = currentType();
+  const spec = TYPES[type];
+  const details = fieldset("Account details");
+  if (spec.shapes) details.append(shapeRow(type));
+  if (spec.currency) {
+    const note = document.createElement("p");
+    note.className = "hint field";
+    note.id = "account-currency";
+    note.textContent = "Currency: " + spec.currency;
+    details.append(note);
+  } else {
+    details.append(fieldRow(CURRENCY, true));
+  }
+  for (const fl of accountFields(type)) details.append(fieldRow(fl, !fl.optional));
+  const parts = [details];
+
+  if (!spec.wallet) {
+    const business = kept[HOLDER_TYPE.path] === "BUSINESS";
+    const holder = fieldset("Account holder");
+    holder.append(fieldRow(HOLDER_TYPE, true));
+    const members = business ? BUSINESS : type === "COP_ACCOUNT" ? INDIVIDUAL.concat(DOCUMENT) : INDIVIDUAL;
+    for (const fl of members) holder.append(fieldRow(fl, !!fl.required, spec.country));
+    const address = fieldset("Holder's address");
+    address.id = "acct-address";
+    for (const fl of ADDRESS) address.append(fieldRow(fl, false, spec.country));
+    parts.push(holder, address);
   }
   box.replaceChildren(...parts);
 
@@ -269,46 +483,135 @@ function renderFields() {
     const v = kept[el.dataset.field];
     if (v !== undefined && el.tagName === "INPUT") el.value = v;
     if (v !== undefined && el.tagName === "SELECT" && [...el.options].some((o) => o.value === v)) el.value = v;
+    if (el.dataset.field === "currency" && el.value === "") el.value = spec.defaultCurrency || "";
   }
+  ctx.touched.clear();
+  ctx.live++;
   clearErrors();
+  applyRequired(++ctx.rendering);
 }
 
-function fieldset(legendText, fields, countryHint) {
+function shapeRow(type) {
+  const row = document.createElement("div");
+  row.className = "field";
+  const label = document.createElement("label");
+  label.htmlFor = "account-shape";
+  label.textContent = "Paid by";
+  const select = document.createElement("select");
+  select.id = "account-shape";
+  select.name = "shape";
+  for (const [key, shape] of Object.entries(TYPES[type].shapes)) select.append(new Option(shape.label, key));
+  select.value = currentShape(type);
+  row.append(label, select);
+  return row;
+}
+
+// applyRequired asks the wallet module which holder fields the type
+// requires (paywallet.requiredBeneficiaryFields), marks them, and shows the
+// address only when it is required. Without the module nothing changes:
+// the address stays, optional, and the service decides.
+async function applyRequired(generation) {
+  const type = currentType();
+  const spec = TYPES[type];
+  if (spec.wallet) return;
+  const wallet = await walletWithin(15000);
+  if (!wallet || typeof wallet.requiredBeneficiaryFields !== "function" || generation !== ctx.rendering) return;
+  const holderType = fieldValue(HOLDER_TYPE.path) || "INDIVIDUAL";
+  const currency = spec.currency || fieldValue("currency");
+  let list;
+  try {
+    list = await wallet.requiredBeneficiaryFields(type, currency, holderType);
+  } catch {
+    return;
+  }
+  if (generation !== ctx.rendering || !Array.isArray(list)) return;
+  const required = new Set(list.map((p) => B + p));
+  const box = $("account-fields");
+  for (const el of box.querySelectorAll('[data-field^="' + B + '"]')) {
+    markRequired(el, el.dataset.field === HOLDER_TYPE.path || required.has(el.dataset.field));
+  }
+  const address = $("acct-address");
+  if (address) {
+    const need = required.has(B + "address");
+    address.hidden = !need;
+    address.dataset.required = String(need);
+    for (const el of address.querySelectorAll("[data-field]")) el.disabled = !need;
+  }
+}
+
+async function walletWithin(ms) {
+  let timer;
+  try {
+    return await Promise.race([ctx.wallet(), new Promise((_, reject) => (timer = setTimeout(reject, ms)))]);
+  } catch {
+    return null;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function fieldValue(path) {
+  const el = $("account-fields").querySelector('[data-field="' + CSS.escape(path) + '"]');
+  return el && !el.disabled ? el.value.trim() : "";
+}
+
+function markRequired(input, required) {
+  if (required) input.setAttribute("aria-required", "true");
+  else input.removeAttribute("aria-required");
+  const mark = document.querySelector('label[for="' + CSS.escape(input.id) + '"] .optional');
+  if (mark) mark.hidden = required;
+}
+
+function fieldset(legendText) {
   const fs = document.createElement("fieldset");
   const legend = document.createElement("legend");
   legend.textContent = legendText;
   fs.append(legend);
-  for (const f of fields) fs.append(fieldRow(f, countryHint));
   return fs;
 }
 
-function fieldRow(f, countryHint) {
+function fieldRow(f, required, countryHint) {
   const id = "acct-" + f.path.replaceAll(".", "-");
   const row = document.createElement("div");
   row.className = "field";
   const label = document.createElement("label");
   label.htmlFor = id;
   label.textContent = f.label;
+  const optional = document.createElement("span");
+  optional.className = "optional";
+  optional.textContent = " (optional)";
+  optional.hidden = required;
+  label.append(optional);
 
   let input;
+  const extra = [];
   if (f.options || f.banks) {
     input = document.createElement("select");
     for (const [value, text] of f.options || [["", "Loading banks…"]]) input.append(new Option(text, value));
     if (f.banks) fillBanks(input, f.banks);
   } else {
     input = document.createElement("input");
-    input.type = "text";
+    input.type = f.type || "text";
     input.autocomplete = f.autocomplete || "off";
     if (f.inputMode) input.inputMode = f.inputMode;
     if (f.maxLength) input.maxLength = f.maxLength;
     if (f.autocapitalize) input.setAttribute("autocapitalize", f.autocapitalize);
     if (f.spellcheck === false) input.spellcheck = false;
+    if (f.placeholder) input.placeholder = f.placeholder;
     if (f.path.endsWith(".country") && countryHint) input.placeholder = countryHint;
+    if (f.suggest) {
+      const list = document.createElement("datalist");
+      list.id = id + "-suggestions";
+      for (const name of f.suggest) list.append(new Option(name));
+      input.setAttribute("list", list.id);
+      extra.push(list);
+    }
   }
   input.id = id;
   input.name = f.path;
   input.dataset.field = f.path;
   input.setAttribute("aria-describedby", id + "-error");
+  if (required) input.setAttribute("aria-required", "true");
 
   const error = document.createElement("p");
   error.className = "field-error";
@@ -316,7 +619,7 @@ function fieldRow(f, countryHint) {
   error.dataset.errorFor = f.path;
   error.hidden = true;
 
-  row.append(label, input, error);
+  row.append(label, input, ...extra, error);
   return row;
 }
 
@@ -345,19 +648,23 @@ async function fillBanks(select, { country, currency }) {
 
 // buildBody is the create body from the form: currency, and accountInfo
 // with accountType, the non-empty fields and, for fiat types, the
-// beneficiary (and its address where the type needs one) even when empty,
-// so that every missing field is reported on its own input.
+// beneficiary (with businessInfo for a business, and the address where the
+// type requires one) even when empty, so that every missing field is
+// reported on its own input. An optional address goes only when filled in.
 function buildBody() {
   const type = currentType();
   const spec = TYPES[type];
-  const body = { currency: spec.currency, accountInfo: { accountType: type } };
-  if (spec.beneficiary) {
-    body.accountInfo.beneficiary = {};
-    if (spec.address) body.accountInfo.beneficiary.address = {};
+  const body = { accountInfo: { accountType: type } };
+  if (spec.currency) body.currency = spec.currency;
+  if (!spec.wallet) {
+    const beneficiary = (body.accountInfo.beneficiary = {});
+    if (fieldValue(HOLDER_TYPE.path) === "BUSINESS") beneficiary.businessInfo = {};
+    const address = $("acct-address");
+    if (address && address.dataset.required === "true") beneficiary.address = {};
   }
   for (const el of $("account-fields").querySelectorAll("[data-field]")) {
     const value = el.value.trim();
-    if (value !== "") setPath(body, el.dataset.field, value);
+    if (value !== "" && !el.disabled) setPath(body, el.dataset.field, value);
   }
   return body;
 }
@@ -374,7 +681,11 @@ function setPath(obj, path, value) {
 
 async function onSubmit(event) {
   event.preventDefault();
+  clearTimeout(ctx.liveTimer);
+  ctx.live++;
   clearErrors();
+  // From now on every field is checked again as it is corrected.
+  for (const el of $("account-fields").querySelectorAll("[data-field]")) ctx.touched.add(el.dataset.field);
   const body = buildBody();
   const button = $("account-submit");
   button.disabled = true;
@@ -409,12 +720,7 @@ async function onSubmit(event) {
 // (and answers within a few seconds); otherwise it reports nothing and the
 // service decides.
 async function validateLocally(body) {
-  let wallet;
-  try {
-    wallet = await Promise.race([ctx.wallet(), new Promise((_, reject) => setTimeout(reject, 3000))]);
-  } catch {
-    return [];
-  }
+  const wallet = await walletWithin(3000);
   if (!wallet || typeof wallet.validateAccountInfo !== "function") return [];
   try {
     const errors = await wallet.validateAccountInfo(body);
@@ -424,14 +730,69 @@ async function validateLocally(body) {
   }
 }
 
+// ---- checks as the person types ------------------------------------------------
+//
+// A field is checked with the wallet module's validator once the person
+// leaves it with something in it (or picks a value in a list), and from then
+// on again as they type: a routing number is not called wrong after its first
+// digit, and is called right as soon as it is. Only such touched fields show
+// errors before a submit; the submit shows all of them.
+
+function onFieldInput(event) {
+  const el = event.target;
+  const field = el.dataset && el.dataset.field;
+  if (!field) return;
+  if (el.tagName === "SELECT") ctx.touched.add(field);
+  if (ctx.touched.has(field)) scheduleLiveCheck(200);
+}
+
+function onFieldLeave(event) {
+  const el = event.target;
+  const field = el.dataset && el.dataset.field;
+  if (!field) return;
+  if (!ctx.touched.has(field) && el.value.trim() === "") return; // passing through is not an error yet
+  ctx.touched.add(field);
+  scheduleLiveCheck(0);
+}
+
+function scheduleLiveCheck(ms) {
+  clearTimeout(ctx.liveTimer);
+  ctx.liveTimer = setTimeout(liveCheck, ms);
+}
+
+async function liveCheck() {
+  const generation = ++ctx.live;
+  const errors = await validateLocally(buildBody());
+  if (generation !== ctx.live) return;
+  const first = new Map();
+  for (const e of errors) if (!first.has(e.field)) first.set(e.field, e.message);
+  for (const field of ctx.touched) setFieldError(field, first.get(field));
+}
+
+// setFieldError shows message under the input of field, or clears it when
+// message is undefined.
+function setFieldError(field, message) {
+  const form = $("add-account");
+  const el = form.querySelector('[data-error-for="' + CSS.escape(field) + '"]');
+  const input = form.querySelector('[data-field="' + CSS.escape(field) + '"]');
+  if (!el) return;
+  if (message === undefined) {
+    el.hidden = true;
+    el.textContent = "";
+    if (input) input.removeAttribute("aria-invalid");
+    return;
+  }
+  el.textContent = sentence(message);
+  el.hidden = false;
+  if (input) input.setAttribute("aria-invalid", "true");
+}
+
 function resetForm() {
   const type = currentType();
   $("add-account").reset();
   $("account-type").value = type;
-  for (const el of $("account-fields").querySelectorAll("[data-field]")) {
-    el.value = el.tagName === "SELECT" && el.options.length ? el.options[0].value : "";
-  }
-  clearErrors();
+  $("account-fields").replaceChildren();
+  renderFields();
 }
 
 // ---- errors -----------------------------------------------------------------
