@@ -59,14 +59,14 @@ func sparkAddress(s string) (string, *wire.FieldConstraint) {
 	if utf8.RuneCountInString(s) != sparkLength {
 		return "must be exactly 87 characters long", &wire.FieldConstraint{MinLength: intp(sparkLength), MaxLength: intp(sparkLength)}
 	}
-	if !strings.EqualFold(s[:len(sparkHRP)+1], sparkHRP+"1") {
+	if asciiLower(s[:len(sparkHRP)+1]) != sparkHRP+"1" {
 		return "must start with spark1", &wire.FieldConstraint{Pattern: "^[sS][pP][aA][rR][kK]1"}
 	}
 	if !plainASCII(s) {
 		return "must use only the bech32 alphabet after spark1", &wire.FieldConstraint{Format: "bech32"}
 	}
-	lower := strings.ToLower(s)
-	if s != lower && s != strings.ToUpper(s) {
+	lower := asciiLower(s)
+	if s != lower && s != asciiUpper(s) {
 		return "must be all lower case or all upper case", &wire.FieldConstraint{Format: "bech32"}
 	}
 	data := make([]byte, 0, len(s)-len(sparkHRP)-1)
@@ -124,8 +124,8 @@ const earliestBirthDate = "1900-01-01"
 // before 1900 and not in the future. "The future" starts after today's date in
 // UTC+14, the earliest time zone, so that nobody born today anywhere is refused.
 func birthDate(s string) (string, *wire.FieldConstraint) {
-	d, err := time.Parse(time.DateOnly, s)
-	if err != nil {
+	d, ok := calendarDate(s)
+	if !ok {
 		return "must be a real calendar date", &wire.FieldConstraint{Format: "date"}
 	}
 	if s < earliestBirthDate {
@@ -136,4 +136,52 @@ func birthDate(s string) (string, *wire.FieldConstraint) {
 		return "must not be in the future", &wire.FieldConstraint{Format: "date"}
 	}
 	return "", nil
+}
+
+// calendarDate parses YYYY-MM-DD and reports whether it names a real day (no
+// 2023-02-29). It is time.Parse(time.DateOnly, s) without the general layout
+// parser, which would add tens of kilobytes to the wasm module.
+func calendarDate(s string) (time.Time, bool) {
+	if len(s) != 10 || s[4] != '-' || s[7] != '-' {
+		return time.Time{}, false
+	}
+	num := func(part string) (int, bool) {
+		n := 0
+		for i := 0; i < len(part); i++ {
+			c := part[i]
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+			n = n*10 + int(c-'0')
+		}
+		return n, true
+	}
+	y, okY := num(s[:4])
+	m, okM := num(s[5:7])
+	d, okD := num(s[8:])
+	if !okY || !okM || !okD || m < 1 || m > 12 || d < 1 {
+		return time.Time{}, false
+	}
+	t := time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC)
+	if t.Day() != d { // time.Date normalises 02-30 to 03-02
+		return time.Time{}, false
+	}
+	return t, true
+}
+
+// asciiLower and asciiUpper change the case of A-Z and a-z only. Spark
+// addresses are ASCII; the Unicode-aware strings.ToLower would also pull
+// Unicode case tables into the wasm module.
+func asciiLower(s string) string { return mapASCII(s, 'A', 'Z', 'a'-'A') }
+
+func asciiUpper(s string) string { return mapASCII(s, 'a', 'z', 'A'-'a') }
+
+func mapASCII(s string, lo, hi byte, delta int) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= lo && c <= hi {
+			b[i] = byte(int(c) + delta)
+		}
+	}
+	return string(b)
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // FuzzValidateCreate feeds JSON bodies, decoded as the service decodes them,
@@ -90,4 +91,20 @@ func pathUnderBody(path string, body map[string]any) bool {
 	}
 	_, ok := body[path]
 	return ok
+}
+
+// FuzzCalendarDate: calendarDate agrees with time.Parse(time.DateOnly), which
+// it replaces to keep the general layout parser out of the wasm module.
+func FuzzCalendarDate(f *testing.F) {
+	for _, s := range []string{"2024-02-29", "2023-02-29", "1900-01-01", "0000-01-01", "2000-13-01", "2000-00-10",
+		"2000-01-00", "2000-01-32", "2000-1-01", "20000-01-01", "2000/01/01", "2000-01-0a", "+200-01-01", "", "2000-04-31"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, ok := calendarDate(s)
+		want, err := time.Parse(time.DateOnly, s)
+		if ok != (err == nil) || (ok && !got.Equal(want)) {
+			t.Fatalf("calendarDate(%q) = %v, %v; time.Parse: %v, %v", s, got, ok, want, err)
+		}
+	})
 }

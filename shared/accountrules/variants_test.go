@@ -441,6 +441,7 @@ func TestSparkWallet(t *testing.T) {
 		{name: "86 characters", kind: k, set: map[string]any{a: sparkM[:86]}, want: []string{a}, how: "length"},
 		{name: "88 characters", kind: k, set: map[string]any{a: sparkM + "q"}, want: []string{a}, how: "length"},
 		{name: "87 characters not starting with spark1", kind: k, set: map[string]any{a: "spurk1" + sparkM[6:]}, want: []string{a}, how: "pattern"},
+		{name: "prefix with the long s (ſ), which Unicode folds to s", kind: k, set: map[string]any{a: "ſpark1" + sparkM[6:]}, want: []string{a}, how: "pattern"},
 		{name: "a bitcoin address", kind: k, set: map[string]any{a: "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq"}, want: []string{a}, how: "length"},
 		{name: "87 characters with a non-ASCII one", kind: k, set: map[string]any{a: sparkM[:80] + "é" + sparkM[81:]}, want: []string{a}, how: "format"},
 		{name: "beneficiary refused", kind: k, set: map[string]any{ai("beneficiary"): minimalIndividual()}, want: []string{ai("beneficiary")}, how: "other"},
