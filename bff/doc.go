@@ -30,8 +30,8 @@
 //
 // Creating an external account has no resource to own yet, so it is the
 // BFF's own handler: the body's customerId is set to the cookie's customer,
-// and a body naming another customer (or null, a platform account) is
-// refused with 400 INVALID_INPUT on customerId before anything is sent.
+// replacing whatever the browser sent (another customer's id, or null, which
+// would mean a platform account), as bound query parameters are.
 //
 // POST /api/login/start is anonymous, so it is throttled per client address
 // and per e-mail address ([Config.LoginPerIP], [Config.LoginPerEmail], a

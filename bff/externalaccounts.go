@@ -15,17 +15,13 @@ import (
 //
 // The route table cannot express a create (bind only sets query parameters
 // and there is no resource to own yet), so this handler binds the body
-// itself: it decodes the browser's JSON object, refuses a customerId that is
-// present and is not the cookie's customer (null included, which would mean
-// a platform account) with 400 INVALID_INPUT on the field customerId, sets
-// customerId to the cookie's customer and forwards the re-encoded object. The
-// service sees exactly the object checked here, whatever duplicate keys the
-// browser sent. Its status and body are passed through (201 with the
-// account, 400 INVALID_INPUT with details.errors, 409 CONFLICT, …).
-//
-// 400 rather than 404: nothing is looked up, so the answer is the same for
-// any other customer id, existing or not, and the form can show it on the
-// field like any other validation error.
+// itself: it decodes the browser's JSON object, replaces customerId, whatever
+// it was (absent, another customer's, null, which would mean a platform
+// account, or not a string), with the cookie's customer, and forwards the
+// re-encoded object. The service sees exactly the object built here, whatever
+// duplicate keys the browser sent. Its status and body are passed through
+// (201 with the account, 400 INVALID_INPUT with details.errors, 409
+// CONFLICT, …).
 func (s *Server) handleCreateExternalAccount(c *fiber.Ctx) error {
 	cs, err := s.signedIn(c)
 	if err != nil {
@@ -43,11 +39,6 @@ func (s *Server) handleCreateExternalAccount(c *fiber.Ctx) error {
 	mine := customer.of(cs.data)
 	if mine == "" {
 		return errSignedOut
-	}
-	if v, present := body["customerId"]; present {
-		if id, ok := v.(string); !ok || id != mine {
-			return invalidField("customerId", "", "must be omitted or be your own customer id")
-		}
 	}
 	body["customerId"] = mine
 	out, err := json.Marshal(body)

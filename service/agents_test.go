@@ -1,11 +1,17 @@
 package service
 
 import (
+	"bytes"
+	"context"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"paywallet/service/store/sqlstore"
 )
 
 func policy(perms ...string) map[string]any {
@@ -184,5 +190,36 @@ func TestDeviceCodes(t *testing.T) {
 	}
 	if s := redeem("AGENT-NOPE-NOPE"); s != 404 {
 		t.Fatalf("unknown code: %d", s)
+	}
+}
+
+// TestAgentTokenStoredOnlyAsHash: after a redeem, neither the access token
+// nor its secret part is anywhere in the database files, yet the token works.
+func TestAgentTokenStoredOnlyAsHash(t *testing.T) {
+	dir := t.TempDir()
+	st, err := sqlstore.OpenSQLite(context.Background(), filepath.Join(dir, "agents.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	e := newEnv(t, func(c *Config) { c.Store = st })
+	w := e.newWallet("hash@example.com")
+	mine := e.createAccount(usdBody(w.customer.ID, "000000000021"))
+	_, token := e.connectAgent(w.customer.ID, policy("MANAGE_EXTERNAL_ACCOUNTS"))
+	e.mustStatus(e.do("GET", "/agents/me/external-accounts/"+mine.ID, nil, bearer(token)), http.StatusOK)
+
+	secret := strings.TrimPrefix(token, "gat_")
+	files, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(filepath.Join(dir, f.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(b, []byte(secret)) {
+			t.Errorf("%s holds the access token", f.Name())
+		}
 	}
 }

@@ -58,6 +58,34 @@ func (s *Service) createCustomerExternalAccount(w http.ResponseWriter, r *http.R
 	return s.createExternalAccount(w, r, false)
 }
 
+// fingerprint identifies an account's destination for the duplicate check:
+// the SHA-256 of the owner, the currency and the canonical JSON of
+// accountInfo (beneficiary included), with the identifiers the rules read
+// case-insensitively (a Spark address, an IBAN) in one case, so that
+// "SPARK1…" and "spark1…" are one account. platformAccountId,
+// ownershipType and defaultUmaDepositAccount are not part of it: the same
+// destination under another platform reference is still a duplicate.
+func fingerprint(customerID, currency string, info map[string]any) ([]byte, error) {
+	norm := make(map[string]any, len(info))
+	for k, v := range info {
+		norm[k] = v
+	}
+	if a, ok := norm["address"].(string); ok && norm["accountType"] == "SPARK_WALLET" {
+		norm["address"] = strings.ToLower(a)
+	}
+	if iban, ok := norm["iban"].(string); ok {
+		norm["iban"] = strings.ToUpper(iban)
+	}
+	canonical, err := json.Marshal(norm)
+	if err != nil {
+		return nil, err
+	}
+	fp := sha256.New()
+	fp.Write([]byte(customerID + "\x00" + currency + "\x00"))
+	fp.Write(canonical)
+	return fp.Sum(nil), nil
+}
+
 // createPlatformExternalAccount handles POST /platform/external-accounts.
 func (s *Service) createPlatformExternalAccount(w http.ResponseWriter, r *http.Request) error {
 	return s.createExternalAccount(w, r, true)
@@ -116,10 +144,10 @@ func (s *Service) createExternalAccount(w http.ResponseWriter, r *http.Request, 
 		// A self-custody wallet has no holder to verify (spec: ACTIVE at creation).
 		a.Status = "ACTIVE"
 	}
-	fp := sha256.New()
-	fp.Write([]byte(customerID + "\x00" + currency + "\x00"))
-	fp.Write(canonical)
-	a.Fingerprint = fp.Sum(nil)
+	a.Fingerprint, err = fingerprint(customerID, currency, info)
+	if err != nil {
+		return err
+	}
 
 	err = s.store.Tx(ctx, func(tx store.Tx) error {
 		if customerID != "" {
@@ -326,7 +354,13 @@ func (s *Service) verifyOutcome(a *store.ExternalAccount) store.ExternalAccountS
 	case "102":
 		return store.ExternalAccountStatusUpdate{Status: "UNDER_REVIEW", BeneficiaryVerificationStatus: "NOT_MATCHED"}
 	case "103":
-		return store.ExternalAccountStatusUpdate{Status: "UNDER_REVIEW", BeneficiaryVerificationStatus: "PARTIAL_MATCH"}
+		// The bank holds a name close to, not equal to, the one given; the
+		// platform sees it in beneficiaryVerifiedData to decide.
+		u := store.ExternalAccountStatusUpdate{Status: "UNDER_REVIEW", BeneficiaryVerificationStatus: "PARTIAL_MATCH"}
+		if name := partialName(beneficiaryName(info)); name != "" {
+			u.BeneficiaryVerifiedData, _ = json.Marshal(map[string]string{"fullName": name})
+		}
+		return u
 	case "104":
 		return store.ExternalAccountStatusUpdate{Status: "PENDING", BeneficiaryVerificationStatus: "PENDING"}
 	case "106":
@@ -339,6 +373,29 @@ func (s *Service) verifyOutcome(a *store.ExternalAccount) store.ExternalAccountS
 		u.BeneficiaryVerifiedData, _ = json.Marshal(map[string]string{"fullName": name})
 	}
 	return u
+}
+
+// partialName is the sandbox's "name on file" for a partial match: the
+// given name with its middle names cut to initials, or, for a name of one
+// or two words, with its first word cut to an initial ("Ana Maria Diaz" ->
+// "Ana M. Diaz", "Ana Diaz" -> "A. Diaz").
+func partialName(name string) string {
+	words := strings.Fields(name)
+	initial := func(w string) string {
+		r := []rune(w)
+		return string(r[0]) + "."
+	}
+	switch len(words) {
+	case 0:
+		return ""
+	case 1, 2:
+		words[0] = initial(words[0])
+	default:
+		for i := 1; i < len(words)-1; i++ {
+			words[i] = initial(words[i])
+		}
+	}
+	return strings.Join(words, " ")
 }
 
 func beneficiaryName(info map[string]any) string {

@@ -2,7 +2,9 @@ package service
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -128,6 +130,18 @@ func TestCreateExternalAccount(t *testing.T) {
 	if spark.Status != "ACTIVE" || spark.CreatedAt == "" {
 		t.Fatalf("spark %+v", spark)
 	}
+	// Duplicates are found whatever the case of a Spark address and
+	// whatever platformAccountId the platform gives the same destination.
+	r = e.do("POST", "/customers/external-accounts", map[string]any{"currency": "BTC", "customerId": w.customer.ID,
+		"accountInfo": map[string]any{"accountType": "SPARK_WALLET", "address": strings.ToUpper(sparkAddress)}}, nil)
+	if r.status != 409 {
+		t.Fatalf("the same Spark address in upper case: %d %s", r.status, r.body)
+	}
+	again := usdBody(w.customer.ID, "000123456789")
+	again["platformAccountId"] = "another-reference"
+	if r = e.do("POST", "/customers/external-accounts", again, nil); r.status != 409 {
+		t.Fatalf("the same account under another platformAccountId: %d %s", r.status, r.body)
+	}
 
 	r = e.do("GET", "/customers/external-accounts?customerId="+w.customer.ID, nil, nil)
 	e.mustStatus(r, 200)
@@ -214,9 +228,98 @@ func TestSandboxVerificationPatterns(t *testing.T) {
 	if a := e.getAccount(ids["000000000101"]); a.BeneficiaryVerifiedData["fullName"] != "Ana Maria Diaz" {
 		t.Errorf("verified data %v", a.BeneficiaryVerifiedData)
 	}
+	if a := e.getAccount(ids["000000000103"]); a.BeneficiaryVerifiedData["fullName"] != "Ana M. Diaz" {
+		t.Errorf("partial match: verified data %v, want the name on file Ana M. Diaz", a.BeneficiaryVerifiedData)
+	}
+	if a := e.getAccount(ids["000000000102"]); a.BeneficiaryVerifiedData != nil {
+		t.Errorf("not matched: verified data %v, want none", a.BeneficiaryVerifiedData)
+	}
+	before := len(e.listAccounts("/customers/external-accounts?customerId=" + w.customer.ID))
 	r := e.do("POST", "/customers/external-accounts", usdBody(w.customer.ID, "000000000105"), nil)
 	if r.status != 400 || r.errorBody(t).Code != "INVALID_BANK_ACCOUNT" {
 		t.Fatalf("105: %d %s", r.status, r.body)
+	}
+	if after := len(e.listAccounts("/customers/external-accounts?customerId=" + w.customer.ID)); after != before {
+		t.Fatalf("the refused 105 account was stored: %d accounts, were %d", after, before)
+	}
+}
+
+// listAccounts follows a list endpoint's pages (path has its query, without
+// limit and cursor) two at a time and returns every id in order; between
+// pages it runs between(page number).
+func (e *env) listAccounts(path string, between ...func(page int)) []string {
+	e.t.Helper()
+	var out []string
+	cursor := ""
+	for page := 0; ; page++ {
+		q := path + "&limit=2"
+		if cursor != "" {
+			q += "&cursor=" + cursor
+		}
+		r := e.do("GET", q, nil, nil)
+		e.mustStatus(r, http.StatusOK)
+		var list wire.List[wire.ExternalAccount]
+		r.decode(e.t, &list)
+		if len(list.Data) > 2 {
+			e.t.Fatalf("page of %d with limit 2", len(list.Data))
+		}
+		for _, a := range list.Data {
+			out = append(out, a.ID)
+		}
+		if !list.HasMore {
+			if list.NextCursor != "" {
+				e.t.Fatalf("last page with a cursor: %s", r.body)
+			}
+			return out
+		}
+		if list.NextCursor == "" || page > 50 {
+			e.t.Fatalf("hasMore without a cursor (or no end): %s", r.body)
+		}
+		cursor = list.NextCursor
+		for _, f := range between {
+			f(page)
+		}
+	}
+}
+
+// TestListPagesStableUnderInserts pages through a customer's accounts and
+// the platform's two at a time while accounts are added between pages:
+// every account is seen once, in creation order, the new ones at the end.
+func TestListPagesStableUnderInserts(t *testing.T) {
+	e := newEnv(t)
+	w := e.newWallet("pages@example.com")
+	var want []string
+	for i := range 5 {
+		want = append(want, e.createAccount(usdBody(w.customer.ID, fmt.Sprintf("00000000100%d", i))).ID)
+	}
+	added := 0
+	got := e.listAccounts("/customers/external-accounts?customerId="+w.customer.ID, func(page int) {
+		if page < 2 {
+			want = append(want, e.createAccount(usdBody(w.customer.ID, fmt.Sprintf("00000000200%d", page))).ID)
+			added++
+		}
+	})
+	if added != 2 || !slices.Equal(got, want) {
+		t.Fatalf("paged %v\nwant   %v", got, want)
+	}
+
+	var plat []string
+	for i := range 3 {
+		plat = append(plat, e.createAccount(usdBody("", fmt.Sprintf("00000000300%d", i))).ID)
+	}
+	got = e.listAccounts("/platform/external-accounts?currency=USD", func(page int) {
+		if page == 0 {
+			plat = append(plat, e.createAccount(usdBody("", "000000003009")).ID)
+		}
+	})
+	if !slices.Equal(got, plat) {
+		t.Fatalf("platform pages %v\nwant %v", got, plat)
+	}
+
+	for _, bad := range []string{"limit=0", "limit=101", "limit=x", "cursor=nope"} {
+		if r := e.do("GET", "/customers/external-accounts?customerId="+w.customer.ID+"&"+bad, nil, nil); r.status != 400 {
+			t.Errorf("%s: %d %s", bad, r.status, r.body)
+		}
 	}
 }
 
@@ -260,10 +363,15 @@ func TestPlatformExternalAccounts(t *testing.T) {
 func TestDeactivateAndNotFound(t *testing.T) {
 	e := newEnv(t)
 	w := e.newWallet("x@example.com")
-	a := e.createAccount(usdBody(w.customer.ID, "000000000555"))
+	body := usdBody(w.customer.ID, "000000000555")
+	body["defaultUmaDepositAccount"] = true
+	a := e.createAccount(body)
+	if !a.DefaultUmaDepositAccount {
+		t.Fatal("created without the default flag")
+	}
 	e.mustStatus(e.do("DELETE", "/customers/external-accounts/"+a.ID, nil, nil), 204)
-	if got := e.getAccount(a.ID); got.Status != "INACTIVE" {
-		t.Fatalf("status %s", got.Status)
+	if got := e.getAccount(a.ID); got.Status != "INACTIVE" || got.DefaultUmaDepositAccount {
+		t.Fatalf("status %s, default %v: want INACTIVE and no longer the default", got.Status, got.DefaultUmaDepositAccount)
 	}
 	e.verify() // the verifier leaves an INACTIVE account alone
 	if got := e.getAccount(a.ID); got.Status != "INACTIVE" {
@@ -276,5 +384,20 @@ func TestDeactivateAndNotFound(t *testing.T) {
 	}
 	if r := e.do("GET", "/customers/external-accounts", nil, nil); r.status != 400 {
 		t.Errorf("list without customerId: %d", r.status)
+	}
+}
+
+func TestPartialName(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"Ana Maria Diaz", "Ana M. Diaz"},
+		{"Ana Maria Luisa Diaz", "Ana M. L. Diaz"},
+		{"Ana Diaz", "A. Diaz"},
+		{"Ólafur", "Ó."},
+		{"  Ana   Diaz ", "A. Diaz"},
+		{"", ""},
+	} {
+		if got := partialName(tt.in); got != tt.want {
+			t.Errorf("partialName(%q) = %q, want %q", tt.in, got, tt.want)
+		}
 	}
 }

@@ -269,6 +269,19 @@ func TestAccountsShapesAndBusiness(t *testing.T) {
 		t.Error("a Colombian individual is not offered an identity document")
 	}
 
+	// Euro bank names come from every euro country: the discovery is asked
+	// by currency alone, and the bank is optional.
+	chooseType(t, ctx, "EUR_ACCOUNT")
+	waitFor(t, ctx, `(() => { const s = document.querySelector('select[data-field="accountInfo.bankName"]');
+  return !!s && s.options.length > 1 && s.options[0].textContent === "Not specified"; })()`)
+	euro := false
+	for _, c := range api.requests("/api/discoveries") {
+		euro = euro || c.query == "currency=EUR"
+	}
+	if !euro {
+		t.Errorf("EUR banks not asked as /api/discoveries?currency=EUR: %v", api.requests("/api/discoveries"))
+	}
+
 	chooseType(t, ctx, "GBP_ACCOUNT")
 	eval[chromedp.Void](t, ctx, `(() => { const s = document.querySelector('[data-field="accountInfo.beneficiary.beneficiaryType"]');
   s.value = "BUSINESS"; s.dispatchEvent(new Event("change", {bubbles: true})); })()`)

@@ -73,7 +73,7 @@ func clockSkew(ms int64) string {
 }
 
 type apiCall struct {
-	method, path, body string
+	method, path, query, body string
 	header             http.Header
 }
 
@@ -118,7 +118,7 @@ func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.calls = append(f.calls, apiCall{method: r.Method, path: r.URL.Path, body: string(body), header: r.Header.Clone()})
+	f.calls = append(f.calls, apiCall{method: r.Method, path: r.URL.Path, query: r.URL.RawQuery, body: string(body), header: r.Header.Clone()})
 	send := func(rp reply) {
 		for k, v := range rp.header {
 			w.Header().Set(k, v)

@@ -19,7 +19,9 @@ type ExternalAccountTx interface {
 	GetExternalAccount(ctx context.Context, id string) (*ExternalAccount, error)
 	ListExternalAccounts(ctx context.Context, f ExternalAccountFilter) (Page[ExternalAccount], error)
 	// UpdateExternalAccountStatus sets the status and the verification
-	// result, and UpdatedAt = at. ErrNotFound for a missing id.
+	// result, and UpdatedAt = at. Setting INACTIVE also clears
+	// DefaultUmaDepositAccount: deposits then go to the customer's primary
+	// internal account, as with no default. ErrNotFound for a missing id.
 	UpdateExternalAccountStatus(ctx context.Context, id string, u ExternalAccountStatusUpdate, at time.Time) error
 	// PendingExternalAccounts returns up to limit accounts in status
 	// PENDING that no verification has looked at yet (empty

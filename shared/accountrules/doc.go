@@ -38,20 +38,20 @@
 // optional (o) members besides accountType and beneficiary:
 //
 //	USD_ACCOUNT   USD  accountNumber R (1-34 chars), routingNumber R (9 digits),
-//	                   bankAccountType o (CHECKING|SAVINGS), bankName o (1-140)
-//	MXN_ACCOUNT   MXN  clabeNumber R (18 digits), bankName o
+//	                   bankAccountType o (CHECKING|SAVINGS), bankName o (US/USD)
+//	MXN_ACCOUNT   MXN  clabeNumber R (18 digits), bankName o (MX/MXN)
 //	BRL_ACCOUNT   BRL  pixKey R (1-77), pixKeyType R (CPF|CNPJ|EMAIL|PHONE|RANDOM),
-//	                   taxId R (11-14 digits), bankName o
-//	COP_ACCOUNT   COP  bank transfer: bankName R, accountNumber R (1-34), bankAccountType R;
-//	                   mobile money: bankName R (the provider), phoneNumber R (+ and 6-14 digits)
-//	SLV_ACCOUNT   USD  bank transfer: bankName R, accountNumber R, bankAccountType R;
-//	                   mobile money: phoneNumber R (+ and 6-14 digits), bankName o
-//	EUR_ACCOUNT   EUR  iban R (pattern and ISO 13616 mod 97), swiftCode o, bankName o
-//	PHP_ACCOUNT   PHP  bankName R (discovery value, PH/PHP), accountNumber R (8-16 digits)
+//	                   taxId R (11-14 digits), bankName o (BR/BRL)
+//	COP_ACCOUNT   COP  bank transfer: bankName R (CO/COP), accountNumber R (1-34), bankAccountType R;
+//	                   mobile money: bankName R (the provider, CO/COP), phoneNumber R (+ and 6-14 digits)
+//	SLV_ACCOUNT   USD  bank transfer: bankName R (SV/USD), accountNumber R, bankAccountType R;
+//	                   mobile money: phoneNumber R (+ and 6-14 digits), bankName o (SV/USD)
+//	EUR_ACCOUNT   EUR  iban R (pattern and ISO 13616 mod 97), swiftCode o, bankName o (any/EUR)
+//	PHP_ACCOUNT   PHP  bankName R (PH/PHP), accountNumber R (8-16 digits)
 //	GBP_ACCOUNT   GBP  sortCode R (6 digits), accountNumber R (8 digits)
 //	INR_ACCOUNT   INR  vpa R (name@bank, 3-255)
-//	NGN_ACCOUNT   NGN  accountNumber R (10 digits), bankName R (discovery value, NG/NGN)
-//	ZAR_ACCOUNT   ZAR  accountNumber R (9-13 digits), bankName R (discovery value, ZA/ZAR)
+//	NGN_ACCOUNT   NGN  accountNumber R (10 digits), bankName R (NG/NGN)
+//	ZAR_ACCOUNT   ZAR  accountNumber R (9-13 digits), bankName R (ZA/ZAR)
 //	KES_ACCOUNT   KES  phoneNumber R (+254 and 9 digits), provider R (M-PESA)
 //	TZS_ACCOUNT   TZS  phoneNumber R (+255 and 9 digits), provider R (AIRTEL|VODACOM)
 //	ZMW_ACCOUNT   ZMW  phoneNumber R (+260 and 9 digits), provider R (TNM|AIRTEL|ZAMTEL|MTN)
@@ -63,6 +63,10 @@
 //	CAD_ACCOUNT   CAD  bankCode R (3 digits), branchCode R (5 digits), accountNumber R (7-12 digits)
 //	AED_ACCOUNT   any  iban R (AE and 21 digits, and mod 97), swiftCode o
 //	SPARK_WALLET  BTC  address R; no beneficiary
+//
+// A bankName, wherever it is taken, must be exactly the bankName of an entry of
+// [paywallet/shared/banks] (what GET /discoveries serves) for the country and
+// currency shown; "any/EUR" is any country of the euro entries.
 //
 // swiftCode is ^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$. A Spark address
 // is 87 characters, starts with spark1 in either case, is all one case, uses
@@ -101,10 +105,12 @@
 //   - Required or optional: the spec lists members, the reference API says which
 //     are required. USD bankName and bankAccountType, MXN, BRL and EUR bankName,
 //     EUR and AED swiftCode, and SLV mobile-money bankName are optional; the
-//     rest of the table is required. USD bankName keeps the reference API's 140
-//     characters; the other free bank names (MXN, BRL, COP, SLV, EUR) take any 1
-//     to 255 characters. PHP, NGN and ZAR bank names must be
-//     [paywallet/shared/banks] values, exactly.
+//     rest of the table is required.
+//   - Bank names: the spec asks for discovery values for PHP, NGN and ZAR; we
+//     ask the same of every variant with a bankName, since discovery lists
+//     banks (and, for COP and SLV mobile money, providers) for each of them.
+//     A bank missing from the list must be added to [paywallet/shared/banks];
+//     an optional bankName can be left out.
 //   - COP and SLV: accountNumber means a bank transfer, phoneNumber mobile money;
 //     both or neither is refused on both fields, and bankAccountType is refused
 //     with mobile money.

@@ -81,8 +81,6 @@ func prefixedPhone(code string, min, max int) *rule {
 var (
 	ruleAccountNumber   = text(1, 34) // the generic accountNumber of USD, COP and SLV
 	ruleBankAccountType = enum("CHECKING", "SAVINGS")
-	ruleBankName        = text(1, 255)
-	ruleBankNameUSD     = text(1, 140) // the reference API's USD limit
 	ruleRoutingNumber   = digitsRule(9, 9, "must be 9 digits")
 	ruleClabe           = digitsRule(18, 18, "must be 18 digits")
 	rulePixKey          = text(1, 77)
@@ -172,21 +170,27 @@ func xofRegion(s string) string {
 	return ""
 }
 
-// knownBank is the bankName rule of the countries whose bank names must be
-// discovery values.
+// knownBank is the bankName rule of every variant that takes one: the name
+// must be, exactly, a bankName that GET /discoveries lists for the country and
+// currency. An empty country means any country of the currency (EUR, whose
+// accountInfo names no country).
 func knownBank(country, currency string) *rule {
 	return &rule{
 		min: 1, max: 255,
 		extra: func(s string) (string, *wire.FieldConstraint) {
-			if banks.Known(country, currency, s) {
-				return "", nil
-			}
+			list := banks.List(country, currency)
 			var names []string
-			for _, b := range banks.List(country, currency) {
+			for _, b := range list {
+				if b.BankName == s {
+					return "", nil
+				}
 				names = append(names, b.BankName)
 			}
-			return "must be a bankName from GET /discoveries?country=" + country + "&currency=" + currency,
-				&wire.FieldConstraint{Enum: names}
+			query := "currency=" + currency
+			if country != "" {
+				query = "country=" + country + "&" + query
+			}
+			return "must be a bankName from GET /discoveries?" + query, &wire.FieldConstraint{Enum: names}
 		},
 	}
 }

@@ -64,7 +64,8 @@ func mobileMoney(currency string, phone *rule, providers ...string) *variant {
 // bankOrMobile is the variant of COP_ACCOUNT and SLV_ACCOUNT, which hold
 // either a bank transfer (accountNumber) or mobile money (phoneNumber).
 // bankNameForMobile says whether mobile money needs bankName (the provider).
-func bankOrMobile(accountType, currency string, bankNameForMobile bool) *variant {
+func bankOrMobile(accountType, country, currency string, bankNameForMobile bool) *variant {
+	ruleBankName := knownBank(country, currency)
 	return &variant{
 		accountType: accountType,
 		currency:    currency,
@@ -112,19 +113,19 @@ var variants = []*variant{
 			req("accountNumber", ruleAccountNumber),
 			req("routingNumber", ruleRoutingNumber),
 			opt("bankAccountType", ruleBankAccountType),
-			opt("bankName", ruleBankNameUSD),
+			opt("bankName", knownBank("US", "USD")),
 		),
 		individualAddress: true,
 	},
 	simple("MXN_ACCOUNT", "MXN", []string{"clabeNumber"},
-		req("clabeNumber", ruleClabe), opt("bankName", ruleBankName)),
+		req("clabeNumber", ruleClabe), opt("bankName", knownBank("MX", "MXN"))),
 	simple("BRL_ACCOUNT", "BRL", []string{"pixKey"},
-		req("pixKey", rulePixKey), req("pixKeyType", rulePixKeyType), opt("bankName", ruleBankName), req("taxId", ruleBRLTaxID)),
-	bankOrMobile("COP_ACCOUNT", "COP", true),
-	bankOrMobile("SLV_ACCOUNT", "USD", false),
+		req("pixKey", rulePixKey), req("pixKeyType", rulePixKeyType), opt("bankName", knownBank("BR", "BRL")), req("taxId", ruleBRLTaxID)),
+	bankOrMobile("COP_ACCOUNT", "CO", "COP", true),
+	bankOrMobile("SLV_ACCOUNT", "SV", "USD", false),
 	func() *variant {
 		v := simple("EUR_ACCOUNT", "EUR", []string{"iban"},
-			req("iban", ruleIBAN), opt("swiftCode", ruleSwift), opt("bankName", ruleBankName))
+			req("iban", ruleIBAN), opt("swiftCode", ruleSwift), opt("bankName", knownBank("", "EUR")))
 		v.individualAddress = true
 		return v
 	}(),

@@ -112,9 +112,10 @@ func TestUSDAccount(t *testing.T) {
 		{name: "bankAccountType other", kind: k, set: map[string]any{ai("bankAccountType"): "BROKERAGE"}, want: []string{ai("bankAccountType")}, how: "enum"},
 		{name: "bankAccountType lower case", kind: k, set: map[string]any{ai("bankAccountType"): "checking"}, want: []string{ai("bankAccountType")}, how: "enum"},
 		{name: "bankName optional", kind: k, set: map[string]any{ai("bankName"): absent}},
-		{name: "bankName any name", kind: k, set: map[string]any{ai("bankName"): "First Community Credit Union"}},
-		{name: "bankName 140 characters", kind: k, set: map[string]any{ai("bankName"): strings.Repeat("b", 140)}},
-		{name: "bankName 141 characters", kind: k, set: map[string]any{ai("bankName"): strings.Repeat("b", 141)}, want: []string{ai("bankName")}, how: "length"},
+		{name: "bankName a discovery value", kind: k, set: map[string]any{ai("bankName"): "Wells Fargo"}},
+		{name: "bankName not a discovery value", kind: k, set: map[string]any{ai("bankName"): "First Community Credit Union"}, want: []string{ai("bankName")}, how: "enum"},
+		{name: "bankName of another country in USD", kind: k, set: map[string]any{ai("bankName"): "Banco Agricola"}, want: []string{ai("bankName")}, how: "enum"},
+		{name: "bankName empty", kind: k, set: map[string]any{ai("bankName"): ""}, want: []string{ai("bankName")}, how: "length"},
 		{name: "no other members (intermediaryBankName)", kind: k, set: map[string]any{ai("intermediaryBankName"): "Citibank"}, want: []string{ai("intermediaryBankName")}, how: "unknown"},
 	})
 }
@@ -128,8 +129,8 @@ func TestMXNAccount(t *testing.T) {
 		{name: "clabeNumber 19 digits", kind: k, set: map[string]any{ai("clabeNumber"): "0121800012345678970"}, want: []string{ai("clabeNumber")}, how: "pattern"},
 		{name: "clabeNumber with a space", kind: k, set: map[string]any{ai("clabeNumber"): "012180 01234567897"}, want: []string{ai("clabeNumber")}, how: "pattern"},
 		{name: "bankName optional", kind: k, set: map[string]any{ai("bankName"): absent}},
-		{name: "bankName not a discovery value is fine", kind: k, set: map[string]any{ai("bankName"): "Banco Local"}},
-		{name: "bankName 255", kind: k, set: map[string]any{ai("bankName"): strings.Repeat("b", 255)}},
+		{name: "bankName a discovery value", kind: k, set: map[string]any{ai("bankName"): "Banorte"}},
+		{name: "bankName not a discovery value", kind: k, set: map[string]any{ai("bankName"): "Banco Local"}, want: []string{ai("bankName")}, how: "enum"},
 		{name: "bankName 256", kind: k, set: map[string]any{ai("bankName"): strings.Repeat("b", 256)}, want: []string{ai("bankName")}, how: "length"},
 		{name: "no accountNumber", kind: k, set: map[string]any{ai("accountNumber"): "123"}, want: []string{ai("accountNumber")}, how: "unknown"},
 	})
@@ -151,6 +152,8 @@ func TestBRLAccount(t *testing.T) {
 		{name: "taxId 15 digits", kind: k, set: map[string]any{ai("taxId"): "123456789012345"}, want: []string{ai("taxId")}, how: "pattern"},
 		{name: "taxId with punctuation", kind: k, set: map[string]any{ai("taxId"): "123.456.789-01"}, want: []string{ai("taxId")}, how: "pattern"},
 		{name: "bankName optional", kind: k, set: map[string]any{ai("bankName"): absent}},
+		{name: "bankName a discovery value", kind: k, set: map[string]any{ai("bankName"): "Nubank"}},
+		{name: "bankName not a discovery value", kind: k, set: map[string]any{ai("bankName"): "Banco Qualquer"}, want: []string{ai("bankName")}, how: "enum"},
 	}
 	for _, pt := range []string{"CPF", "CNPJ", "EMAIL", "PHONE", "RANDOM"} {
 		rows = append(rows, row{name: "pixKeyType " + pt, kind: k, set: map[string]any{ai("pixKeyType"): pt}})
@@ -166,7 +169,9 @@ func TestCOPAccount(t *testing.T) {
 		{name: "bank transfer bankAccountType CHECKING", kind: k, set: map[string]any{ai("bankAccountType"): "CHECKING"}},
 		{name: "bank transfer bankAccountType other", kind: k, set: map[string]any{ai("bankAccountType"): "CURRENT"}, want: []string{ai("bankAccountType")}, how: "enum"},
 		{name: "bank transfer accountNumber 35 characters", kind: k, set: map[string]any{ai("accountNumber"): strings.Repeat("1", 35)}, want: []string{ai("accountNumber")}, how: "length"},
-		{name: "bankName is free: any bank", kind: k, set: map[string]any{ai("bankName"): "Banco Falabella"}},
+		{name: "bankName a discovery value", kind: k, set: map[string]any{ai("bankName"): "Davivienda"}},
+		{name: "bankName not a discovery value", kind: k, set: map[string]any{ai("bankName"): "Banco Falabella"}, want: []string{ai("bankName")}, how: "enum"},
+		{name: "mobile money provider not a discovery value", kind: m, set: map[string]any{ai("bankName"): "Movii"}, want: []string{ai("bankName")}, how: "enum"},
 		{name: "mobile money requires bankName (the provider)", kind: m, set: map[string]any{ai("bankName"): absent}, want: []string{ai("bankName")}, how: "required"},
 		{name: "mobile money Daviplata", kind: m, set: map[string]any{ai("bankName"): "Daviplata"}},
 		{name: "mobile money phoneNumber international", kind: m, set: map[string]any{ai("phoneNumber"): "+573101234567"}},
@@ -191,11 +196,16 @@ func TestSLVAccount(t *testing.T) {
 	runRows(t, []row{
 		{name: "bank transfer requires bankName", kind: k, set: map[string]any{ai("bankName"): absent}, want: []string{ai("bankName")}, how: "required"},
 		{name: "bank transfer requires bankAccountType", kind: k, set: map[string]any{ai("bankAccountType"): absent}, want: []string{ai("bankAccountType")}, how: "required"},
+		{name: "bank transfer bankName a discovery value", kind: k, set: map[string]any{ai("bankName"): "Banco Cuscatlan"}},
+		{name: "bank transfer bankName not a discovery value", kind: k, set: map[string]any{ai("bankName"): "Banco Inexistente"}, want: []string{ai("bankName")}, how: "enum"},
+		{name: "bank transfer bankName of Colombia", kind: k, set: map[string]any{ai("bankName"): "Bancolombia"}, want: []string{ai("bankName")}, how: "enum"},
 		{name: "bank transfer bankAccountType SAVINGS", kind: k, set: map[string]any{ai("bankAccountType"): "SAVINGS"}},
 		{name: "bank transfer bankAccountType other", kind: k, set: map[string]any{ai("bankAccountType"): "SAVING"}, want: []string{ai("bankAccountType")}, how: "enum"},
 		{name: "bank transfer accountNumber empty", kind: k, set: map[string]any{ai("accountNumber"): ""}, want: []string{ai("accountNumber")}, how: "length"},
 		{name: "mobile money: phoneNumber alone", kind: m},
 		{name: "mobile money: bankName optional but checked", kind: m, set: map[string]any{ai("bankName"): ""}, want: []string{ai("bankName")}, how: "length"},
+		{name: "mobile money: provider Tigo Money", kind: m, set: map[string]any{ai("bankName"): "Tigo Money"}},
+		{name: "mobile money: provider not a discovery value", kind: m, set: map[string]any{ai("bankName"): "Chivo"}, want: []string{ai("bankName")}, how: "enum"},
 		{name: "mobile money phoneNumber national", kind: m, set: map[string]any{ai("phoneNumber"): "70001234"}, want: []string{ai("phoneNumber")}, how: "pattern"},
 		{name: "mobile money phoneNumber 14 digits", kind: m, set: map[string]any{ai("phoneNumber"): "+50370001234567"}},
 		{name: "mobile money refuses bankAccountType", kind: m, set: map[string]any{ai("bankAccountType"): "CHECKING"}, want: []string{ai("bankAccountType")}, how: "other"},
@@ -224,7 +234,9 @@ func TestEURAccount(t *testing.T) {
 		{name: "swiftCode lower case", kind: k, set: map[string]any{ai("swiftCode"): "deutdeff"}, want: []string{ai("swiftCode")}, how: "pattern"},
 		{name: "swiftCode digit in the country", kind: k, set: map[string]any{ai("swiftCode"): "DEUTD3FF"}, want: []string{ai("swiftCode")}, how: "pattern"},
 		{name: "bankName optional", kind: k, set: map[string]any{ai("bankName"): absent}},
-		{name: "bankName free", kind: k, set: map[string]any{ai("bankName"): "Sparkasse KölnBonn"}},
+		{name: "bankName a discovery value of any euro country", kind: k, set: map[string]any{ai("bankName"): "Intesa Sanpaolo"}},
+		{name: "bankName not a discovery value", kind: k, set: map[string]any{ai("bankName"): "Sparkasse KölnBonn"}, want: []string{ai("bankName")}, how: "enum"},
+		{name: "bankName of a non-euro bank", kind: k, set: map[string]any{ai("bankName"): "Wells Fargo"}, want: []string{ai("bankName")}, how: "enum"},
 	})
 }
 

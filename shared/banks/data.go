@@ -120,6 +120,7 @@ var all = []Bank{
 	{"Banco Industrial El Salvador", "Banco Industrial El Salvador", "SV", "USD"},
 	{"Banco Promerica", "Banco Promerica El Salvador", "SV", "USD"},
 	{"BAC Credomatic", "Banco de America Central (BAC)", "SV", "USD"},
+	{"Tigo Money", "Tigo Money (mobile money)", "SV", "USD"},
 
 	// United States
 	{"Bank of America", "Bank of America", "US", "USD"},

@@ -111,12 +111,14 @@ func (t *tx) ListExternalAccounts(ctx context.Context, f store.ExternalAccountFi
 }
 
 // UpdateExternalAccountStatus replaces the verification result as a whole:
-// a nil u.BeneficiaryVerifiedData clears stored data.
+// a nil u.BeneficiaryVerifiedData clears stored data. An INACTIVE account
+// also loses defaultUmaDepositAccount.
 func (t *tx) UpdateExternalAccountStatus(ctx context.Context, id string, u store.ExternalAccountStatusUpdate, at time.Time) error {
+	keepDefault := u.Status != "INACTIVE"
 	return t.updateOne(ctx, fmt.Sprintf("update status of external account %q", id),
 		`UPDATE external_accounts SET status = ?, beneficiary_verification_status = ?, beneficiary_verified_data = ?,
-		updated_at = ? WHERE id = ?`,
-		u.Status, u.BeneficiaryVerificationStatus, exactBlob(u.BeneficiaryVerifiedData), t.d.timeArg(at), id)
+		default_uma_deposit_account = (default_uma_deposit_account AND ?), updated_at = ? WHERE id = ?`,
+		u.Status, u.BeneficiaryVerificationStatus, exactBlob(u.BeneficiaryVerifiedData), keepDefault, t.d.timeArg(at), id)
 }
 
 // PendingExternalAccounts orders by CreatedAt and breaks ties by id. A limit

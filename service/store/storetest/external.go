@@ -728,6 +728,7 @@ func testUpdateExternalAccountStatus(f *fixture) {
 		{"data with NUL, empty verification status", store.ExternalAccountStatusUpdate{Status: "ACTIVE",
 			BeneficiaryVerifiedData: []byte{0x00, 0xff}}, at(4 * time.Hour)},
 	}
+	isDefault := true // until the account is made INACTIVE, for good
 	for _, s := range steps {
 		f.Run(s.name, func(t *testing.T) {
 			err := f.s.Tx(f.ctx, func(tx store.Tx) error {
@@ -736,7 +737,11 @@ func testUpdateExternalAccountStatus(f *fixture) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if s.u.Status == "INACTIVE" {
+				isDefault = false
+			}
 			want := *a
+			want.DefaultUmaDepositAccount = isDefault
 			want.Status, want.BeneficiaryVerificationStatus = s.u.Status, s.u.BeneficiaryVerificationStatus
 			want.BeneficiaryVerifiedData, want.UpdatedAt = s.u.BeneficiaryVerifiedData, s.at
 			err = f.s.Tx(f.ctx, func(tx store.Tx) error {

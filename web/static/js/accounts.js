@@ -21,10 +21,10 @@ const $ = (id) => document.getElementById(id);
 // accountType and beneficiary. COP and SLV have two shapes (bank transfer or
 // mobile money), each with its own fields. A field is
 //   {path, label, optional?, options?: [[value, text]], banks?: {country, currency},
-//    suggest?: [bank names for a <datalist>], inputMode?, autocomplete?, autocapitalize?,
+//    inputMode?, autocomplete?, autocapitalize?,
 //    maxLength?, spellcheck?, type?}
 // banks: the bankName must be a discovery value, so it is a <select> filled
-// from /api/discoveries; suggest: a free bankName with suggestions.
+// from /api/discoveries (country may be left out: EUR banks of every country).
 
 const ACCOUNT_KIND = [["CHECKING", "Checking"], ["SAVINGS", "Savings"]];
 const choose = (label) => [["", label]];
@@ -60,7 +60,7 @@ const TYPES = {
       f.accountNumber("Account number"),
       { path: "accountInfo.routingNumber", label: "Routing number (9 digits)", inputMode: "numeric" },
       { path: "accountInfo.bankAccountType", label: "Checking or savings", optional: true, options: choose("Not specified").concat(ACCOUNT_KIND) },
-      f.bankName("Bank name", { optional: true, suggest: ["JPMorgan Chase", "Bank of America", "Wells Fargo", "Citibank"] }),
+      f.bankName("Bank", { optional: true, banks: { country: "US", currency: "USD" } }),
     ],
   },
   MXN_ACCOUNT: {
@@ -68,7 +68,7 @@ const TYPES = {
     currency: "MXN",
     fields: [
       { path: "accountInfo.clabeNumber", label: "CLABE (18 digits)", inputMode: "numeric" },
-      f.bankName("Bank name", { optional: true, suggest: ["BBVA México", "Banorte", "Santander México", "Banamex"] }),
+      f.bankName("Bank", { optional: true, banks: { country: "MX", currency: "MXN" } }),
     ],
   },
   BRL_ACCOUNT: {
@@ -82,7 +82,7 @@ const TYPES = {
         options: choose("Choose a key type").concat([["CPF", "CPF"], ["CNPJ", "CNPJ"], ["EMAIL", "E-mail"], ["PHONE", "Phone"], ["RANDOM", "Random key"]]),
       },
       { path: "accountInfo.taxId", label: "CPF or CNPJ (11 to 14 digits)", inputMode: "numeric" },
-      f.bankName("Bank name", { optional: true, suggest: ["Itaú Unibanco", "Banco do Brasil", "Bradesco", "Caixa Econômica Federal", "Nubank"] }),
+      f.bankName("Bank", { optional: true, banks: { country: "BR", currency: "BRL" } }),
     ],
   },
   COP_ACCOUNT: {
@@ -92,7 +92,7 @@ const TYPES = {
       BANK: {
         label: "Bank transfer",
         fields: [
-          f.bankName("Bank name", { suggest: ["Bancolombia", "Banco de Bogotá", "Davivienda", "BBVA Colombia", "Banco de Occidente"] }),
+          f.bankName("Bank", { banks: { country: "CO", currency: "COP" } }),
           f.accountNumber("Account number"),
           { path: "accountInfo.bankAccountType", label: "Checking or savings", options: choose("Choose one").concat(ACCOUNT_KIND) },
         ],
@@ -100,7 +100,7 @@ const TYPES = {
       MOBILE: {
         label: "Mobile money",
         fields: [
-          f.bankName("Provider", { suggest: ["Nequi", "Daviplata"] }),
+          f.bankName("Provider", { banks: { country: "CO", currency: "COP" } }),
           f.phone("+57"),
         ],
       },
@@ -113,7 +113,7 @@ const TYPES = {
       BANK: {
         label: "Bank transfer",
         fields: [
-          f.bankName("Bank name", { suggest: ["Banco Agrícola", "Banco Cuscatlán", "Banco de América Central", "Davivienda El Salvador"] }),
+          f.bankName("Bank", { banks: { country: "SV", currency: "USD" } }),
           f.accountNumber("Account number"),
           { path: "accountInfo.bankAccountType", label: "Checking or savings", options: choose("Choose one").concat(ACCOUNT_KIND) },
         ],
@@ -122,7 +122,7 @@ const TYPES = {
         label: "Mobile money",
         fields: [
           f.phone("+503"),
-          f.bankName("Provider", { optional: true, suggest: ["Tigo Money"] }),
+          f.bankName("Provider", { optional: true, banks: { country: "SV", currency: "USD" } }),
         ],
       },
     },
@@ -134,7 +134,7 @@ const TYPES = {
     fields: [
       f.iban(),
       f.swift(),
-      f.bankName("Bank name", { optional: true, suggest: ["Deutsche Bank", "BNP Paribas", "ING", "Santander", "UniCredit"] }),
+      f.bankName("Bank", { optional: true, banks: { currency: "EUR" } }),
     ],
   },
   PHP_ACCOUNT: {
@@ -584,11 +584,10 @@ function fieldRow(f, required, countryHint) {
   label.append(optional);
 
   let input;
-  const extra = [];
   if (f.options || f.banks) {
     input = document.createElement("select");
     for (const [value, text] of f.options || [["", "Loading banks…"]]) input.append(new Option(text, value));
-    if (f.banks) fillBanks(input, f.banks);
+    if (f.banks) fillBanks(input, f.banks, !required);
   } else {
     input = document.createElement("input");
     input.type = f.type || "text";
@@ -599,13 +598,6 @@ function fieldRow(f, required, countryHint) {
     if (f.spellcheck === false) input.spellcheck = false;
     if (f.placeholder) input.placeholder = f.placeholder;
     if (f.path.endsWith(".country") && countryHint) input.placeholder = countryHint;
-    if (f.suggest) {
-      const list = document.createElement("datalist");
-      list.id = id + "-suggestions";
-      for (const name of f.suggest) list.append(new Option(name));
-      input.setAttribute("list", list.id);
-      extra.push(list);
-    }
   }
   input.id = id;
   input.name = f.path;
@@ -619,23 +611,24 @@ function fieldRow(f, required, countryHint) {
   error.dataset.errorFor = f.path;
   error.hidden = true;
 
-  row.append(label, input, ...extra, error);
+  row.append(label, input, error);
   return row;
 }
 
 // fillBanks puts the discovery's bank names into a <select>: the value is
 // the exact bankName the service requires, the text its display name.
-async function fillBanks(select, { country, currency }) {
-  const key = country + "/" + currency;
+async function fillBanks(select, { country, currency }, optional) {
+  const key = (country || "") + "/" + currency;
   if (!ctx.banks.has(key)) {
-    const q = new URLSearchParams({ country, currency });
+    const q = new URLSearchParams(country ? { country, currency } : { currency });
     const p = api("GET", "/api/discoveries?" + q).then(({ data }) => (data && Array.isArray(data.data) ? data.data : []));
     p.catch(() => ctx.banks.delete(key)); // try again next time
     ctx.banks.set(key, p);
   }
   try {
     const banks = await ctx.banks.get(key);
-    const options = [new Option(banks.length ? "Choose a bank" : "No banks available", "")];
+    const first = !banks.length ? "No banks available" : optional ? "Not specified" : "Choose one";
+    const options = [new Option(first, "")];
     for (const b of banks) {
       if (b && typeof b.bankName === "string") options.push(new Option(b.displayName || b.bankName, b.bankName));
     }
