@@ -74,7 +74,7 @@ func clockSkew(ms int64) string {
 
 type apiCall struct {
 	method, path, query, body string
-	header             http.Header
+	header                    http.Header
 }
 
 type reply struct {
