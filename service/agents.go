@@ -94,10 +94,25 @@ func (p *agentPolicy) validate(fe *fieldErrors) {
 		for i, rule := range ar.AccountRules {
 			if rule.AccountID == "" {
 				fe.add("policy.accountRestrictions.accountRules."+strconv.Itoa(i)+".accountId", "required")
+			} else if !ids.Valid("ExternalAccount", rule.AccountID) && !ids.Valid("InternalAccount", rule.AccountID) {
+				fe.add("policy.accountRestrictions.accountRules."+strconv.Itoa(i)+".accountId", "must be an account id")
+			}
+			if v := rule.PerTransactionLimit; v != nil && *v < 0 {
+				fe.add("policy.accountRestrictions.accountRules."+strconv.Itoa(i)+".perTransactionLimit", "must not be negative")
 			}
 			if rule.ExecutionMode != "" && !slices.Contains(modes, rule.ExecutionMode) {
 				fe.addConstraint("policy.accountRestrictions.accountRules."+strconv.Itoa(i)+".executionMode", "must be AUTO or APPROVAL_REQUIRED", wire.FieldConstraint{Enum: modes})
 			}
+		}
+	}
+	if at := p.ApprovalThresholds; at != nil {
+		if at.Currency != "" && !currencyCode(at.Currency) {
+			fe.add("policy.approvalThresholds.currency", "must be a currency code")
+		}
+		if at.Amount == nil {
+			fe.add("policy.approvalThresholds.amount", "required")
+		} else if *at.Amount < 0 {
+			fe.add("policy.approvalThresholds.amount", "must not be negative")
 		}
 	}
 }

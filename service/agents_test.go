@@ -114,11 +114,24 @@ func TestAgentCreateRefusals(t *testing.T) {
 	bad := policy("FLY")
 	bad["defaultExecutionMode"] = "SOMETIMES"
 	delete(bad, "spendingLimits")
+	restricted := policy("VIEW_TRANSACTIONS")
+	restricted["accountRestrictions"] = map[string]any{
+		"allowedAccountIds": []string{"acct-1"},
+		"accountRules":      []map[string]any{{"accountId": "acct-2", "perTransactionLimit": -1, "executionMode": "LATER"}},
+	}
+	restricted["approvalThresholds"] = map[string]any{"currency": "dollars", "amount": -5}
+	noAmount := policy("VIEW_TRANSACTIONS")
+	noAmount["approvalThresholds"] = map[string]any{"currency": "USD"}
 	tests := []struct {
 		name   string
 		body   map[string]any
 		fields string
 	}{
+		{"account restrictions and thresholds", map[string]any{"customerId": w.customer.ID, "name": "n", "policy": restricted},
+			"policy.accountRestrictions.accountRules.0.accountId,policy.accountRestrictions.accountRules.0.executionMode," +
+				"policy.accountRestrictions.accountRules.0.perTransactionLimit,policy.accountRestrictions.allowedAccountIds.0," +
+				"policy.approvalThresholds.amount,policy.approvalThresholds.currency"},
+		{"threshold without an amount", map[string]any{"customerId": w.customer.ID, "name": "n", "policy": noAmount}, "policy.approvalThresholds.amount"},
 		{"everything wrong", map[string]any{"customerId": "x", "name": "", "policy": bad},
 			"customerId,name,policy.defaultExecutionMode,policy.permissions.0,policy.spendingLimits"},
 		{"unknown customer", map[string]any{"customerId": "Customer:0190a1b2-c3d4-7e5f-8a6b-7c8d9e0f1a2b", "name": "n", "policy": policy("VIEW_TRANSACTIONS")}, "customerId"},
