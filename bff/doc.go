@@ -31,7 +31,9 @@
 // Creating an external account has no resource to own yet, so it is the
 // BFF's own handler: the body's customerId is set to the cookie's customer,
 // replacing whatever the browser sent (another customer's id, or null, which
-// would mean a platform account), as bound query parameters are.
+// would mean a platform account), as bound query parameters are, and checks
+// the body with shared/accountrules, the rules the service and the wasm
+// module run, before anything is sent.
 //
 // POST /api/login/start is anonymous, so it is throttled per client address
 // and per e-mail address ([Config.LoginPerIP], [Config.LoginPerEmail], a

@@ -6,8 +6,11 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strconv"
 
 	"github.com/gofiber/fiber/v2"
+
+	"paywallet/shared/accountrules"
 )
 
 // handleCreateExternalAccount is POST /api/customers/external-accounts: it
@@ -22,6 +25,11 @@ import (
 // duplicate keys the browser sent. Its status and body are passed through
 // (201 with the account, 400 INVALID_INPUT with details.errors, 409
 // CONFLICT, …).
+//
+// Before forwarding, the body is checked with the same rules the service and
+// the wasm module run (shared/accountrules): a body the service would refuse
+// is answered here with the same 400 INVALID_INPUT and details.errors, and
+// never reaches the service.
 func (s *Server) handleCreateExternalAccount(c *fiber.Ctx) error {
 	cs, err := s.signedIn(c)
 	if err != nil {
@@ -45,12 +53,35 @@ func (s *Server) handleCreateExternalAccount(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	if e := checkAccount(out); e != nil {
+		return e
+	}
 	header.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
 	r, err := s.up.do(c.UserContext(), call{method: http.MethodPost, path: "/customers/external-accounts", header: header, body: out})
 	if err != nil {
 		return s.unreachable(err)
 	}
 	return writeReply(c, r)
+}
+
+// checkAccount runs the shared account rules over the JSON that is about to
+// be forwarded, decoded as the service decodes it (numbers as float64).
+func checkAccount(out []byte) *Error {
+	var tree map[string]any
+	if err := json.Unmarshal(out, &tree); err != nil {
+		return &Error{Status: http.StatusBadRequest, Code: codeInvalidRequestFormat, Message: "the body must be one JSON object"}
+	}
+	errs := accountrules.ValidateCreate(tree)
+	if len(errs) == 0 {
+		return nil
+	}
+	// The service's wording, so the browser cannot tell who answered.
+	msg := "invalid " + errs[0].Field + ": " + errs[0].Message
+	if len(errs) > 1 {
+		msg = strconv.Itoa(len(errs)) + " fields are invalid; see details.errors"
+	}
+	return &Error{Status: http.StatusBadRequest, Code: codeInvalidInput, Message: msg,
+		Details: map[string]any{"errors": errs}}
 }
 
 // decodeObject decodes exactly one JSON object, keeping numbers as written

@@ -74,7 +74,11 @@ func TestExternalAccountRoutes(t *testing.T) {
 		}
 	})
 
-	const info = `"currency":"USD","accountInfo":{"accountType":"USD_ACCOUNT","accountNumber":"12345678","routingNumber":"021000021"}`
+	const holder = `"beneficiary":{"beneficiaryType":"INDIVIDUAL","fullName":"Ana Diaz","address":{"line1":"1 Main St","city":"Austin","postalCode":"78701","country":"US"}}`
+	const info = `"currency":"USD","accountInfo":{"accountType":"USD_ACCOUNT","accountNumber":"12345678","routingNumber":"021000021",` + holder + `}`
+	// The fake service answers 409 for this account number: a refusal only
+	// the service can make (it needs the stored accounts).
+	const taken = `"currency":"USD","accountInfo":{"accountType":"USD_ACCOUNT","accountNumber":"99999999","routingNumber":"021000021",` + holder + `}`
 	creates := []struct {
 		name, body string
 		status     int
@@ -94,7 +98,9 @@ func TestExternalAccountRoutes(t *testing.T) {
 		{"null body", `null`, 400, "INVALID_REQUEST_FORMAT", false},
 		{"empty body", ``, 400, "INVALID_REQUEST_FORMAT", false},
 		{"trailing data", `{` + info + `}{}`, 400, "INVALID_REQUEST_FORMAT", false},
-		{"service validation error passes through", `{"currency":"USD"}`, 400, "INVALID_INPUT", true},
+		{"refused by the shared account rules before the service", `{"currency":"USD"}`, 400, "INVALID_INPUT", false},
+		{"a number where a boolean belongs", `{"defaultUmaDepositAccount":1,` + info + `}`, 400, "INVALID_INPUT", false},
+		{"service refusal passes through", `{` + taken + `}`, 409, "CONFLICT", true},
 	}
 	for _, tc := range creates {
 		t.Run("create: "+tc.name, func(t *testing.T) {
@@ -140,14 +146,28 @@ func TestExternalAccountRoutes(t *testing.T) {
 		})
 	}
 
-	t.Run("numbers are forwarded as written", func(t *testing.T) {
+	t.Run("the shared rules name every bad field, as the service does", func(t *testing.T) {
 		h.svc.reset()
-		r := h.do("POST", "/api/customers/external-accounts", `{"n":12345678901234567890.5,`+info+`}`, nil)
-		if r.status != 201 {
+		r := h.do("POST", "/api/customers/external-accounts", `{"currency":"usd","accountInfo":{"accountType":"USD_ACCOUNT","routingNumber":"12345",`+holder+`}}`, nil)
+		if r.status != 400 || r.code(t) != "INVALID_INPUT" {
 			t.Fatalf("%d %s", r.status, r.body)
 		}
-		if rs := h.svc.reqs(); len(rs) != 1 || !bytes.Contains(rs[0].body, []byte(`12345678901234567890.5`)) {
-			t.Errorf("forwarded %s", rs[0].body)
+		var e wire.Error
+		if err := json.Unmarshal(r.body, &e); err != nil {
+			t.Fatal(err)
+		}
+		var fields []string
+		for _, fe := range e.Details["errors"].([]any) {
+			fields = append(fields, fe.(map[string]any)["field"].(string))
+		}
+		if want := "accountInfo.accountNumber,accountInfo.routingNumber,currency"; strings.Join(fields, ",") != want {
+			t.Errorf("fields %v, want %s", fields, want)
+		}
+		if e.Message != "3 fields are invalid; see details.errors" {
+			t.Errorf("message %q", e.Message)
+		}
+		if n := len(h.svc.reqs()); n != 0 {
+			t.Errorf("a refused body reached the service %d times", n)
 		}
 	})
 }

@@ -280,6 +280,10 @@ func (f *fakeService) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				Details: map[string]any{"errors": []wire.FieldError{{Field: "accountInfo", Message: "required"}}}})
 			return
 		}
+		if info["accountNumber"] == "99999999" {
+			writeErr(w, 409, "CONFLICT", "an identical external account already exists")
+			return
+		}
 		id := newID("ExternalAccount")
 		ea := map[string]any{"id": id, "status": "PENDING", "currency": in["currency"], "accountInfo": info}
 		if c, ok := in["customerId"].(string); ok {
