@@ -222,6 +222,8 @@ func (s *Service) routes() []route {
 		{"POST", "/auth/credentials/{id}/challenge", s.challengeCredential, authPlatform},
 		{"POST", "/auth/credentials/{id}/verify", s.verifyCredential, authPlatform},
 		{"GET", "/auth/sessions", s.listSessions, authPlatform},
+		{"DELETE", "/auth/sessions/{id}", s.revokeSession, authPlatform},
+		{"POST", "/auth/sessions/{id}/refresh", s.refreshSession, authPlatform},
 		{"GET", "/discoveries", s.discoveries, authPlatform},
 		{"POST", "/customers/external-accounts", s.createCustomerExternalAccount, authPlatform},
 		{"GET", "/customers/external-accounts", s.listCustomerExternalAccounts, authPlatform},

@@ -1,9 +1,16 @@
 package service
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
 	"net/http"
+	"strconv"
 
+	"paywallet/service/ids"
 	"paywallet/service/store"
+	"paywallet/shared/walletcrypto"
 	"paywallet/shared/wire"
 )
 
@@ -43,4 +50,230 @@ func sessionJSON(s *store.Session) wire.Session {
 		UpdatedAt: timestamp(s.UpdatedAt),
 		ExpiresAt: timestamp(s.ExpiresAt),
 	}
+}
+
+// Signed-retry operations on sessions (grid-api-facts §3.3 "Session APIs").
+const (
+	opRevokeSession  = "auth.sessions.delete"
+	opRefreshSession = "auth.sessions.refresh"
+)
+
+// activeSession loads a session that is neither revoked nor expired; any
+// other id (malformed, unknown, revoked, expired) is the same 404, as the
+// spec's "idempotent at the user intent level" asks.
+func (s *Service) activeSession(ctx context.Context, tx store.Tx, id string) (*store.Session, error) {
+	missing := errorf(http.StatusNotFound, codeNotFound, "no active session with this id")
+	if !ids.Valid("Session", id) {
+		return nil, missing
+	}
+	sess, err := tx.GetSession(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, missing
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !sess.RevokedAt.IsZero() || !s.now().Before(sess.ExpiresAt) {
+		return nil, missing
+	}
+	return sess, nil
+}
+
+// activeKeyOf reports whether key is the API key of an active session of
+// the account: who may sign the account's signed retries.
+func (s *Service) activeKeyOf(ctx context.Context, tx store.Tx, accountID string) func(*walletcrypto.PublicKey) (bool, error) {
+	return func(key *walletcrypto.PublicKey) (bool, error) {
+		sessions, err := tx.ListActiveSessions(ctx, accountID, s.now())
+		if err != nil {
+			return false, err
+		}
+		for i := range sessions {
+			k, err := walletcrypto.ParsePublicKey(sessions[i].PublicKey)
+			if err == nil && k.Equal(key) {
+				return true, nil
+			}
+		}
+		return false, nil
+	}
+}
+
+// activity is the payloadToSign of an account operation: canonical JSON in
+// the shape of a Turnkey activity (grid-api-facts §4.5), keys sorted,
+// organizationId the wallet account. Only its bytes matter: the retry must
+// be signed over them exactly, and the challenge binds the request body.
+func (s *Service) activity(accountID, typ string, params map[string]any) (string, error) {
+	b, err := json.Marshal(map[string]any{
+		"organizationId": accountID,
+		"parameters":     params,
+		"timestampMs":    strconv.FormatInt(s.now().UnixMilli(), 10),
+		"type":           typ,
+	})
+	return string(b), err
+}
+
+// revokeSession handles DELETE /auth/sessions/{id}. The first call answers
+// 202 with a challenge whose type is the session's credential type; the
+// retry, signed by any active session of the same account (the session
+// itself included: that is logging out), revokes it and answers 204.
+func (s *Service) revokeSession(w http.ResponseWriter, r *http.Request) error {
+	ctx := r.Context()
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	if t := bytes.TrimSpace(body); len(t) > 0 && !bytes.Equal(t, []byte("{}")) {
+		return errorf(http.StatusBadRequest, codeInvalidRequestFormat, "this request takes no body")
+	}
+	bodyHash, _ := canonicalBodyHash(nil)
+	hdr, isRetry, herr := readRetryHeaders(r)
+	if herr != nil {
+		return herr
+	}
+	id := r.PathValue("id")
+	var challenge *store.Challenge
+	var typ string
+	err = s.store.Tx(ctx, func(tx store.Tx) error {
+		sess, err := s.activeSession(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		op := operation{name: opRevokeSession, targetID: sess.ID, accountID: sess.AccountID, bodyHash: bodyHash}
+		if !isRetry {
+			payload, err := s.activity(sess.AccountID, "ACTIVITY_TYPE_DELETE_API_KEYS",
+				map[string]any{"apiKeyIds": []string{sess.ID}, "userId": sess.AccountID})
+			if err != nil {
+				return err
+			}
+			typ = sess.Type
+			challenge, err = s.issueChallenge(ctx, tx, op, payload, nil)
+			return err
+		}
+		if _, err := s.completeRetry(ctx, tx, op, hdr, s.activeKeyOf(ctx, tx, sess.AccountID)); err != nil {
+			return err
+		}
+		if _, err := tx.RevokeSession(ctx, sess.ID, s.now()); err != nil {
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if challenge != nil {
+		writeJSON(w, http.StatusAccepted, challengeJSON(typ, challenge))
+		return nil
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// refreshSession handles POST /auth/sessions/{id}/refresh with body
+// {clientPublicKey} on both legs. The retry must be signed with the key of
+// that very session, while it is still active; it answers 201 with a new
+// session that lives a full SessionTTL. A compressed clientPublicKey becomes
+// the new session's key (client-held); an uncompressed one gets a new key
+// made here and sealed to it in encryptedSessionSigningKey. The old session
+// is revoked in the same transaction: it has been replaced, and a device
+// keeps one session.
+func (s *Service) refreshSession(w http.ResponseWriter, r *http.Request) error {
+	ctx := r.Context()
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	hdr, isRetry, herr := readRetryHeaders(r)
+	if herr != nil {
+		return herr
+	}
+	var req wire.ChallengeRequest
+	if err := decodeJSON(r, body, &req, false); err != nil {
+		return err
+	}
+	var client *walletcrypto.PublicKey
+	if req.ClientPublicKey == "" {
+		return invalidField("clientPublicKey", "required")
+	} else if client, err = walletcrypto.ParseClientPublicKey(req.ClientPublicKey); err != nil {
+		return invalidField("clientPublicKey", "must match ^04[0-9a-fA-F]{128}$ or ^0[23][0-9a-fA-F]{64}$ and be a P-256 point")
+	}
+	bodyHash, err := canonicalBodyHash(body)
+	if err != nil {
+		return err
+	}
+	id := r.PathValue("id")
+	var challenge *store.Challenge
+	var fresh *store.Session
+	var sealed string
+	err = s.store.Tx(ctx, func(tx store.Tx) error {
+		// Unknown: 404. Known but revoked or expired: 401 on either leg
+		// (grid-api-facts §3.3): the person must sign in again.
+		if !ids.Valid("Session", id) {
+			return errorf(http.StatusNotFound, codeNotFound, "no session with this id")
+		}
+		sess, err := tx.GetSession(ctx, id)
+		if errors.Is(err, store.ErrNotFound) {
+			return errorf(http.StatusNotFound, codeNotFound, "no session with this id")
+		} else if err != nil {
+			return err
+		}
+		if !sess.RevokedAt.IsZero() || !s.now().Before(sess.ExpiresAt) {
+			return errorf(http.StatusUnauthorized, codeUnauthorized, "the session is no longer active; sign in again")
+		}
+		current, err := walletcrypto.ParsePublicKey(sess.PublicKey)
+		if err != nil {
+			return err
+		}
+		op := operation{name: opRefreshSession, targetID: sess.ID, accountID: sess.AccountID, bodyHash: bodyHash}
+		if !isRetry {
+			payload, err := s.activity(sess.AccountID, "ACTIVITY_TYPE_CREATE_READ_WRITE_SESSION_V2",
+				map[string]any{"targetPublicKey": req.ClientPublicKey})
+			if err != nil {
+				return err
+			}
+			challenge, err = s.issueChallenge(ctx, tx, op, payload, current)
+			return err
+		}
+		if _, err := s.completeRetry(ctx, tx, op, hdr, nil); err != nil {
+			return err
+		}
+		key := client
+		if walletcrypto.IsUncompressedHex(req.ClientPublicKey) {
+			made, err := walletcrypto.GenerateKey()
+			if err != nil {
+				return err
+			}
+			defer made.Wipe()
+			if sealed, err = walletcrypto.SealSessionKey(client, made); err != nil {
+				return err
+			}
+			key = made.PublicKey()
+		}
+		now := s.now()
+		fresh = &store.Session{
+			ID:           ids.New("Session"),
+			AccountID:    sess.AccountID,
+			CredentialID: sess.CredentialID,
+			Type:         sess.Type,
+			Nickname:     sess.Nickname,
+			PublicKey:    key.Compressed(),
+			CreatedAt:    now,
+			UpdatedAt:    now,
+			ExpiresAt:    now.Add(s.cfg.SessionTTL),
+		}
+		if err := tx.CreateSession(ctx, fresh); err != nil {
+			return err
+		}
+		_, err = tx.RevokeSession(ctx, sess.ID, now)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if challenge != nil {
+		writeJSON(w, http.StatusAccepted, challengeJSON("", challenge))
+		return nil
+	}
+	out := sessionJSON(fresh)
+	out.EncryptedSessionSigningKey = sealed
+	writeJSON(w, http.StatusCreated, out)
+	return nil
 }
