@@ -248,6 +248,9 @@ func (f *fakeService) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, 200, cred)
 	case r.Method == "POST" && len(seg) == 4 && seg[0] == "auth" && seg[1] == "credentials" && seg[3] == "verify":
 		f.verify(w, r, seg[2], body)
+	case (r.Method == "DELETE" && len(seg) == 3 || r.Method == "POST" && len(seg) == 4 && seg[3] == "refresh") &&
+		seg[0] == "auth" && seg[1] == "sessions":
+		f.sessionOp(w, r, seg[2], body)
 	case r.Method == "GET" && p == "/auth/sessions":
 		out := wire.Data[wire.Session]{Data: []wire.Session{}}
 		for _, s := range f.sessions {
@@ -375,6 +378,42 @@ func (f *fakeService) verify(w http.ResponseWriter, r *http.Request, id string, 
 		ExpiresAt: f.now().Add(f.sessionTTL).UTC().Format(time.RFC3339)}
 	f.sessions[s.ID] = s
 	writeJSON(w, 200, s)
+}
+
+// sessionOp mimics DELETE /auth/sessions/{id} and its refresh: 404 for a
+// session it does not hold, 202 without a signature, 401 unless the retry
+// carries testStamp and testRequestID; then 204 (revoked) or 201 with a new
+// session replacing the old one.
+func (f *fakeService) sessionOp(w http.ResponseWriter, r *http.Request, id string, body []byte) {
+	old, ok := f.sessions[id]
+	if !ok {
+		writeErr(w, 404, "NOT_FOUND", "no active session with this id")
+		return
+	}
+	if r.Header.Get(wire.HeaderWalletSignature) == "" {
+		writeJSON(w, 202, wire.SignedRequestChallenge{Type: old.Type, PayloadToSign: testPayload,
+			RequestID: testRequestID, ExpiresAt: f.now().Add(5 * time.Minute).UTC().Format(time.RFC3339)})
+		return
+	}
+	if r.Header.Get(wire.HeaderWalletSignature) != testStamp || r.Header.Get(wire.HeaderRequestID) != testRequestID {
+		writeErr(w, 401, "WALLET_SIGNATURE_INVALID", "signature does not verify")
+		return
+	}
+	delete(f.sessions, id)
+	if r.Method == "DELETE" {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	var in struct{ ClientPublicKey string }
+	if err := json.Unmarshal(body, &in); err != nil || in.ClientPublicKey == "" {
+		writeErr(w, 400, "INVALID_INPUT", "clientPublicKey required")
+		return
+	}
+	s := old
+	s.ID = newID("Session")
+	s.ExpiresAt = f.now().Add(f.sessionTTL).UTC().Format(time.RFC3339)
+	f.sessions[s.ID] = s
+	writeJSON(w, 201, s)
 }
 
 // ---- harness -----------------------------------------------------------

@@ -252,6 +252,8 @@ func New(cfg Config) (*Server, error) {
 	api.Post("/login/verify", s.handleLoginVerify)
 	api.Get("/me", s.handleMe)
 	api.Post("/logout", s.handleLogout)
+	api.Delete("/auth/sessions/:id", s.handleRevokeSession)
+	api.Post("/auth/sessions/:id/refresh", s.handleRefreshSession)
 	api.Post("/customers/external-accounts", s.handleCreateExternalAccount)
 	table := cfg.routes
 	if table == nil {

@@ -1,0 +1,126 @@
+package bff
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"slices"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"paywallet/shared/wire"
+)
+
+// handleRevokeSession is DELETE /api/auth/sessions/:id, the service's signed
+// retry DELETE /auth/sessions/{id} for a session of the cookie's wallet
+// account: the first call answers the service's 202 challenge, the retry
+// (Service-Wallet-Signature and Request-Id, stamped in the browser by a
+// session key of the account) its 204. A session that is not an active
+// session of this account is 404 before anything is forwarded, exactly as a
+// missing one.
+//
+// Revoking the cookie's own session is logging out: after the service's 204
+// the cookie session ends too, so the browser is signed out at once.
+func (s *Server) handleRevokeSession(c *fiber.Ctx) error {
+	cs, err := s.signedIn(c)
+	if err != nil {
+		return err
+	}
+	id := c.Params("id")
+	if !validID("Session", id) {
+		return notFound()
+	}
+	header, err := forwardable(c)
+	if err != nil {
+		return err
+	}
+	ctx := c.UserContext()
+	ids, err := s.activeSessionIDs(ctx, cs.data.InternalAccountID)
+	if err != nil {
+		return err
+	}
+	if !slices.Contains(ids, id) {
+		return notFound()
+	}
+	r, err := s.up.do(ctx, call{method: http.MethodDelete, path: "/auth/sessions/" + id, header: header})
+	if err != nil {
+		return s.unreachable(err)
+	}
+	if r.status == http.StatusNoContent && id == cs.data.WalletSessionID {
+		if err := s.endSession(c); err != nil {
+			return err
+		}
+	}
+	return writeReply(c, r)
+}
+
+// handleRefreshSession is POST /api/auth/sessions/:id/refresh for the cookie's
+// own session only (the retry must be signed by that session's key, which
+// only this browser holds): any other id is 404. The body
+// ({clientPublicKey}) and the signed-retry headers go to the service as
+// they are. On the service's 201 the cookie session follows the new wallet
+// session (its id and expiry) under a new cookie value, since the service
+// has revoked the old session.
+func (s *Server) handleRefreshSession(c *fiber.Ctx) error {
+	cs, err := s.signedIn(c)
+	if err != nil {
+		return err
+	}
+	id := c.Params("id")
+	if id != cs.data.WalletSessionID {
+		return notFound()
+	}
+	header, err := forwardable(c)
+	if err != nil {
+		return err
+	}
+	body := c.Body()
+	if len(body) > 0 {
+		header.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+	}
+	r, err := s.up.do(c.UserContext(), call{method: http.MethodPost, path: "/auth/sessions/" + id + "/refresh", header: header, body: body})
+	if err != nil {
+		return s.unreachable(err)
+	}
+	if r.status != http.StatusCreated {
+		return writeReply(c, r)
+	}
+	var ws wire.Session
+	if err := json.Unmarshal(r.body, &ws); err != nil || !validID("Session", ws.ID) || ws.AccountID != cs.data.InternalAccountID {
+		return s.malformed("refreshed session", err)
+	}
+	expires, err := time.Parse(time.RFC3339, ws.ExpiresAt)
+	if err != nil || !expires.After(s.now()) {
+		return s.malformed("refreshed session expiry", err)
+	}
+	data := cs.data
+	data.WalletSessionID = ws.ID
+	data.WalletSessionExpiresAt = expires
+	if err := s.startSession(c, data, expires.Sub(s.now())); err != nil {
+		return err
+	}
+	return writeReply(c, r)
+}
+
+// activeSessionIDs lists the ids of the account's active sessions, asked of
+// the service with the platform credential.
+func (s *Server) activeSessionIDs(ctx context.Context, accountID string) ([]string, error) {
+	r, err := s.up.do(ctx, call{method: http.MethodGet, path: "/auth/sessions", query: url.Values{"accountId": {accountID}}})
+	if err != nil {
+		return nil, s.unreachable(err)
+	}
+	if r.status != http.StatusOK {
+		return nil, s.relayInternal(r)
+	}
+	var list wire.Data[wire.Session]
+	if err := json.Unmarshal(r.body, &list); err != nil {
+		return nil, s.malformed("session list", err)
+	}
+	out := make([]string, 0, len(list.Data))
+	for _, ws := range list.Data {
+		out = append(out, ws.ID)
+	}
+	return out, nil
+}
