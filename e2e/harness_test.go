@@ -46,7 +46,7 @@ type stack struct {
 	service string // the service base URL
 }
 
-func startStack(t *testing.T, mode service.Mode) *stack {
+func startStack(t *testing.T, mode service.Mode, options ...func(*service.Config)) *stack {
 	t.Helper()
 	ctx := context.Background()
 	if _, err := os.Stat("../web/static/wasm/wallet.wasm"); err != nil {
@@ -58,12 +58,16 @@ func startStack(t *testing.T, mode service.Mode) *stack {
 	}
 	t.Cleanup(func() { st.Close() })
 	box := &mail.Mailbox{}
-	svc, err := service.New(ctx, service.Config{
+	cfg := service.Config{
 		Store:              st,
 		Mailer:             box,
 		Mode:               mode,
 		PlatformCredential: platformID + ":" + platformSecret,
-	})
+	}
+	for _, o := range options {
+		o(&cfg)
+	}
+	svc, err := service.New(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -94,6 +95,8 @@ type fakeAPI struct {
 	expiresIn any      // me.session.expiresIn
 	external  []string // external accounts (JSON objects) GET /api/customers/external-accounts lists
 	create    []reply  // queued answers to POST /api/customers/external-accounts; 201 when empty
+	others    []string // ids of the account's other active sessions
+	refreshes int      // completed session refreshes; the session id changes with each
 }
 
 func (f *fakeAPI) set(change func(*fakeAPI)) {
@@ -168,6 +171,16 @@ func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			`"internalAccount":{"id":"` + fakeAccount + `","type":"EMBEDDED_WALLET","status":"ACTIVE","balance":{"amount":123456,"currency":{"code":"USD","symbol":"$","decimals":2}}},` +
 			`"session":{"id":"` + f.sessionID() + `","type":"EMAIL_OTP","nickname":"ada@example.com","expiresAt":"` +
 			time.Now().Add(15*time.Minute).UTC().Format(time.RFC3339) + `","expiresIn":` + string(expiresIn) + `}}`})
+	case "GET /api/auth/sessions":
+		if !f.signedIn {
+			send(signedOut)
+			return
+		}
+		items := []string{`{"id":"` + f.sessionID() + `","accountId":"` + fakeAccount + `","type":"EMAIL_OTP","createdAt":"2026-11-23T09:00:00Z","expiresAt":"2099-01-01T00:00:00Z"}`}
+		for _, id := range f.others {
+			items = append(items, `{"id":"`+id+`","accountId":"`+fakeAccount+`","type":"EMAIL_OTP","createdAt":"2026-11-22T09:00:00Z","expiresAt":"2099-01-01T00:00:00Z"}`)
+		}
+		send(reply{status: 200, body: `{"data":[` + strings.Join(items, ",") + `]}`})
 	case "GET /api/customers/external-accounts":
 		send(reply{status: 200, body: `{"data":[` + strings.Join(f.external, ",") + `],"hasMore":false}`})
 	case "POST /api/customers/external-accounts":
@@ -196,12 +209,50 @@ func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		f.signedIn = false
 		send(reply{status: 204})
 	default:
+		if strings.HasPrefix(r.URL.Path, "/api/auth/sessions/") {
+			f.sessionOp(r, send)
+			return
+		}
 		send(reply{status: 404, body: `{"status":404,"code":"NOT_FOUND","message":"not found"}`})
 	}
 }
 
 func (f *fakeAPI) sessionID() string {
-	return fmt.Sprintf("Session:0199a000-0000-7000-8000-%012d", f.logins)
+	return fmt.Sprintf("Session:0199a000-0000-7000-8000-%012d", f.logins+1000*f.refreshes)
+}
+
+// sessionOp answers DELETE /api/auth/sessions/{id} and POST
+// /api/auth/sessions/{id}/refresh: 202 without a signature, then, with the
+// stub wallet's stamp over fakePayload, 204 (revoked) or 201 (a new session
+// with a full lifetime).
+func (f *fakeAPI) sessionOp(r *http.Request, send func(reply)) {
+	rest := strings.TrimPrefix(r.URL.Path, "/api/auth/sessions/")
+	id, refresh := strings.CutSuffix(rest, "/refresh")
+	known := f.signedIn && id == f.sessionID() || !refresh && slices.Contains(f.others, id)
+	if !known || refresh != (r.Method == "POST") || !refresh && r.Method != "DELETE" {
+		send(reply{status: 404, body: `{"status":404,"code":"NOT_FOUND","message":"not found"}`})
+		return
+	}
+	switch r.Header.Get("Service-Wallet-Signature") {
+	case "":
+		send(reply{status: 202, body: `{"payloadToSign":"` + fakePayload + `","requestId":"` + fakeReqID + `","expiresAt":"2099-01-01T00:00:00Z"}`})
+		return
+	case "stamp-of-" + fakePayload:
+	default:
+		send(reply{status: 401, body: `{"status":401,"code":"WALLET_SIGNATURE_INVALID","message":"bad signature"}`})
+		return
+	}
+	if refresh {
+		f.refreshes++
+		f.expiresIn = nil
+		send(reply{status: 201, body: `{"id":"` + f.sessionID() + `","accountId":"` + fakeAccount + `","type":"EMAIL_OTP","expiresAt":"2099-01-01T00:00:00Z"}`})
+		return
+	}
+	if id == f.sessionID() {
+		f.signedIn = false
+	}
+	f.others = slices.DeleteFunc(f.others, func(o string) bool { return o == id })
+	send(reply{status: 204})
 }
 
 func quote(s string) string {

@@ -82,7 +82,11 @@ export async function api(method, path, options = {}) {
       data = null;
     }
   }
-  if (res.status === 401 && !path.startsWith("/api/login/") && signedOutHandler) {
+  // A 401 UNAUTHORIZED means the browser is signed out. The 401s of a
+  // signed retry (WALLET_SIGNATURE_*, REQUEST_ID_MISSING) only refuse that
+  // one call.
+  const code = data && typeof data === "object" && typeof data.code === "string" ? data.code : "";
+  if (res.status === 401 && (code === "" || code === "UNAUTHORIZED") && !path.startsWith("/api/login/") && signedOutHandler) {
     signedOutHandler();
   }
   if (!res.ok) {

@@ -19,6 +19,7 @@
 import { api, ApiError, onSignedOut } from "./api.js";
 import { formatAmount, formatCountdown, formatWait, shortKey } from "./format.js";
 import { hideAccounts, initAccounts, showAccounts } from "./accounts.js";
+import { hideSessions, initSessions, showSessions, signedRetry } from "./sessions.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -32,7 +33,14 @@ const state = {
   timer: 0,
   resendUntil: 0, // performance.now() until which "Send a new code" waits (429 Retry-After)
   resendTimer: 0,
+  refreshing: false, // a session refresh is under way
+  refreshAfter: 0, // performance.now() before which a failed refresh is not tried again
 };
+
+// The session is refreshed this long before it ends, with a new key: the
+// person keeps working and the old key signs for nothing any more.
+const REFRESH_AHEAD_MS = 90 * 1000;
+const REFRESH_RETRY_MS = 15 * 1000;
 
 const RESEND_LABEL = "Send a new code";
 
@@ -49,7 +57,9 @@ if (document.readyState === "loading") {
 async function start() {
   if (started) return;
   started = true;
-  initAccounts({ wallet: () => state.wallet || Promise.reject(new Error("not loaded")), setStatus });
+  const wallet = () => state.wallet || Promise.reject(new Error("not loaded"));
+  initAccounts({ wallet, setStatus });
+  initSessions({ wallet, key: () => (state.key && state.key.sessionId ? state.key : null), setStatus });
   $("email-form").addEventListener("submit", onEmailSubmit);
   $("code-form").addEventListener("submit", onCodeSubmit);
   $("code-back").addEventListener("click", onBack);
@@ -132,12 +142,16 @@ async function keepKeyOf(me) {
 async function onOtherTab(message) {
   if (message === "logout") {
     if (state.signedIn || state.login || state.key) await endHere("You signed out in another tab.");
+  } else if (message === "refresh") {
+    // Another tab refreshed the session: the cookie follows the new one.
+    if (state.signedIn) await refresh();
   } else if (message === "login") {
     // The cookie now holds the other tab's session: a login in progress
     // here is void, and a key of this tab signs for nothing.
     state.login = null;
     await forgetKey();
     hideAccounts(); // they may be another customer's now
+    hideSessions();
     await showCurrent();
   }
 }
@@ -161,6 +175,7 @@ function showLogin({ step = "email" } = {}) {
   state.signedIn = false;
   $("signed-in").hidden = true;
   hideAccounts();
+  hideSessions();
   $("login").hidden = false;
   $("email-submit").disabled = false;
   $("email-form").hidden = step !== "email";
@@ -358,6 +373,7 @@ function showSignedIn(me, { quiet = false } = {}) {
   time.dateTime = typeof session.expiresAt === "string" ? session.expiresAt : "";
   time.title = state.deadline ? "until about " + new Date(Date.now() + left * 1000).toLocaleTimeString() : "";
   startCountdown();
+  showSessions(session.id);
   if (!quiet) {
     setStatus("You are signed in.");
     $("wallet-title").focus();
@@ -380,16 +396,81 @@ function tick() {
     $("session-expiry").textContent = "unknown";
     return;
   }
-  const left = state.deadline - performance.now();
+  const now = performance.now();
+  const left = state.deadline - now;
   $("session-expiry").textContent = formatCountdown(left);
-  if (left <= 0) expire();
+  if (left <= 0) {
+    expire();
+  } else if (left < REFRESH_AHEAD_MS && state.key && state.key.sessionId && !state.refreshing && now >= state.refreshAfter) {
+    refreshSession();
+  }
 }
 
+// expire runs when the countdown reaches zero. Another tab may have
+// refreshed the session meanwhile, so the BFF is asked first.
 async function expire() {
+  stopCountdown();
+  await refresh();
+  if (state.signedIn && state.deadline > performance.now()) {
+    startCountdown();
+    return;
+  }
   await endEverywhere("Your session has ended. Sign in again.");
 }
 
+// refreshSession replaces the wallet session shortly before it ends: a new
+// key in the wallet module, POST /api/auth/sessions/{id}/refresh signed
+// with the current key (its compressed public key makes the new key the
+// session key), then the old key is wiped. On failure the session simply
+// runs on, and the refresh is tried again a little later.
+async function refreshSession() {
+  const old = state.key;
+  state.refreshing = true;
+  let fresh = null;
+  try {
+    const wallet = await state.wallet;
+    fresh = await wallet.generateKey();
+    const res = await signedRetry("POST", "/api/auth/sessions/" + old.sessionId + "/refresh", {
+      clientPublicKey: fresh.publicKey,
+    });
+    if (res.status !== 201 || !res.data || typeof res.data.id !== "string") throw new Error("unexpected answer " + res.status);
+    if (state.key !== old) throw new Error("the session changed meanwhile");
+    state.key = { handle: fresh.handle, publicKey: fresh.publicKey, sessionId: res.data.id };
+    fresh = null;
+    try {
+      await wallet.forget(old.handle);
+    } catch {
+      // already gone
+    }
+    await refresh();
+    if (channel) channel.postMessage("refresh");
+  } catch {
+    state.refreshAfter = performance.now() + REFRESH_RETRY_MS;
+    if (fresh) {
+      try {
+        await (await state.wallet).forget(fresh.handle);
+      } catch {
+        // nothing to wipe
+      }
+    }
+  } finally {
+    state.refreshing = false;
+  }
+}
+
+// onLogout revokes this tab's wallet session with a signed retry (so its
+// key signs for nothing any more, even before it would expire), then ends
+// the cookie session everywhere. Without the key (after a reload) only the
+// cookie ends; the wallet session then lapses on its own.
 async function onLogout() {
+  const key = state.key;
+  if (key && key.sessionId) {
+    try {
+      await signedRetry("DELETE", "/api/auth/sessions/" + key.sessionId);
+    } catch {
+      // Signed out below all the same.
+    }
+  }
   await endEverywhere("You are signed out.");
 }
 

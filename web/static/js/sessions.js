@@ -1,0 +1,179 @@
+// The "Sessions" part of the signed-in view, and the signed retry every
+// account operation of a session uses.
+//
+// A signed retry (DESIGN.md "Signed retry"): the first call answers 202
+// {payloadToSign, requestId}; the wallet module stamps payloadToSign with
+// this tab's session key; the same call, with the same body bytes, is sent
+// again with Service-Wallet-Signature and Request-Id.
+//
+// The panel lists the wallet's active sessions (GET /api/auth/sessions):
+// this tab's own is marked, every other one (another device, another
+// browser) has a "Sign out" button that revokes it with a signed
+// DELETE /api/auth/sessions/{id}. Without this tab's key (after a reload)
+// nothing can be signed, and the buttons say so.
+
+import { api, ApiError } from "./api.js";
+
+const $ = (id) => document.getElementById(id);
+
+const ctx = {
+  wallet: null, // () => Promise<paywallet>
+  key: null, // () => {handle, publicKey, sessionId} | null
+  setStatus: null,
+  currentId: "", // the cookie's wallet session
+  loading: 0, // generation of the list being loaded
+};
+
+const TYPE_TEXT = { EMAIL_OTP: "E-mail code", PASSKEY: "Passkey", OAUTH: "Single sign-on" };
+
+/**
+ * Wires the panel once.
+ *
+ * @param {{wallet: () => Promise<object>, key: () => object|null, setStatus: (text: string) => void}} options
+ */
+export function initSessions({ wallet, key, setStatus }) {
+  ctx.wallet = wallet;
+  ctx.key = key;
+  ctx.setStatus = setStatus;
+  $("sessions-list").addEventListener("click", onListClick);
+  $("sessions-refresh").addEventListener("click", () => loadSessions());
+}
+
+/** Shows the panel for the signed-in wallet session currentId and (re)loads it. */
+export function showSessions(currentId) {
+  ctx.currentId = typeof currentId === "string" ? currentId : "";
+  $("sessions").hidden = false;
+  loadSessions();
+}
+
+/** Hides the panel and forgets what it showed. */
+export function hideSessions() {
+  ctx.loading++;
+  ctx.currentId = "";
+  $("sessions").hidden = true;
+  $("sessions-list").replaceChildren();
+  $("sessions-error").hidden = true;
+}
+
+/**
+ * Runs a signed-retry operation with this tab's session key and returns the
+ * answer of the signed call.
+ *
+ * @param {string} method
+ * @param {string} path an /api path
+ * @param {object} [body] sent as the same JSON bytes on both legs
+ * @returns {Promise<{status: number, data: any}>}
+ */
+export async function signedRetry(method, path, body) {
+  const key = ctx.key();
+  if (!key) throw new Error("this tab holds no signing key; sign in again here");
+  const wallet = await ctx.wallet();
+  const options = body === undefined ? {} : { body: JSON.stringify(body) };
+  const first = await api(method, path, options);
+  if (first.status !== 202 || !first.data || typeof first.data.payloadToSign !== "string") {
+    throw new Error("unexpected answer " + first.status + " to " + method + " " + path);
+  }
+  const stamp = await wallet.stamp(key.handle, first.data.payloadToSign);
+  return api(method, path, {
+    ...options,
+    headers: { "Service-Wallet-Signature": stamp, "Request-Id": first.data.requestId },
+  });
+}
+
+async function loadSessions() {
+  const generation = ++ctx.loading;
+  const errorEl = $("sessions-error");
+  errorEl.hidden = true;
+  try {
+    const { data } = await api("GET", "/api/auth/sessions");
+    if (generation !== ctx.loading) return;
+    const list = data && Array.isArray(data.data) ? data.data : [];
+    // This device first, then the newest.
+    list.sort((a, b) => (a.id === ctx.currentId ? -1 : b.id === ctx.currentId ? 1 : String(b.createdAt).localeCompare(String(a.createdAt))));
+    $("sessions-list").replaceChildren(...list.map(sessionItem));
+  } catch (err) {
+    if (generation !== ctx.loading) return;
+    if (err instanceof ApiError && err.status === 401) return; // the page signs out
+    errorEl.textContent = "Could not load your sessions: " + messageOf(err);
+    errorEl.hidden = false;
+  }
+}
+
+function sessionItem(s) {
+  const li = document.createElement("li");
+  li.className = "session";
+  li.dataset.id = String(s.id || "");
+  const current = s.id === ctx.currentId;
+
+  const main = document.createElement("div");
+  main.className = "session-main";
+  const kind = document.createElement("span");
+  kind.className = "session-kind";
+  kind.textContent = TYPE_TEXT[s.type] || "Sign-in";
+  const when = document.createElement("span");
+  when.className = "session-when";
+  when.textContent = describeTimes(s);
+  main.append(kind, " ", when);
+  li.append(main);
+
+  if (current) {
+    const badge = document.createElement("span");
+    badge.className = "badge badge-active";
+    badge.textContent = "This device";
+    li.append(badge);
+  } else {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "small secondary";
+    button.dataset.revoke = li.dataset.id;
+    button.textContent = "Sign out";
+    if (!ctx.key()) {
+      button.disabled = true;
+      button.title = "Sign in again in this tab to manage other sessions.";
+    }
+    button.setAttribute("aria-label", "Sign out the " + kind.textContent.toLowerCase() + " session " + when.textContent);
+    li.append(button);
+  }
+  return li;
+}
+
+function describeTimes(s) {
+  const started = Date.parse(s.createdAt);
+  const ends = Date.parse(s.expiresAt);
+  const parts = [];
+  if (Number.isFinite(started)) parts.push("signed in " + new Date(started).toLocaleString([], { dateStyle: "medium", timeStyle: "short" }));
+  if (Number.isFinite(ends)) parts.push("until " + new Date(ends).toLocaleTimeString([], { timeStyle: "short" }));
+  return parts.join(", ");
+}
+
+async function onListClick(event) {
+  const button = event.target.closest("button[data-revoke]");
+  if (!button || button.disabled) return;
+  const id = button.dataset.revoke;
+  button.disabled = true;
+  button.setAttribute("aria-busy", "true");
+  try {
+    // Ids go into the path as they are: the BFF takes only the exact
+    // "Session:<uuid>" form, never a percent-encoded one.
+    if (!/^Session:[0-9a-f-]{36}$/.test(id)) throw new Error("not a session id");
+    await signedRetry("DELETE", "/api/auth/sessions/" + id);
+    ctx.setStatus("That session is signed out.");
+  } catch (err) {
+    if (!(err instanceof ApiError && err.status === 401 && err.code === "UNAUTHORIZED")) {
+      const errorEl = $("sessions-error");
+      errorEl.textContent = "Could not sign that session out: " + messageOf(err);
+      errorEl.hidden = false;
+    }
+  } finally {
+    button.removeAttribute("aria-busy");
+    await loadSessions();
+  }
+}
+
+function messageOf(err) {
+  if (err instanceof ApiError) {
+    if (err.status === 0 || err.status >= 500) return "The service is not reachable right now. Try again shortly.";
+    return err.message;
+  }
+  return err && err.message ? err.message : String(err);
+}
