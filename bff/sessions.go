@@ -61,8 +61,8 @@ func (s *Server) handleRevokeSession(c *fiber.Ctx) error {
 // only this browser holds): any other id is 404. The body
 // ({clientPublicKey}) and the signed-retry headers go to the service as
 // they are. On the service's 201 the cookie session follows the new wallet
-// session (its id and expiry) under a new cookie value, since the service
-// has revoked the old session.
+// session (its id and expiry), since the service has revoked the old one;
+// the cookie value does not change.
 func (s *Server) handleRefreshSession(c *fiber.Ctx) error {
 	cs, err := s.signedIn(c)
 	if err != nil {
@@ -95,12 +95,15 @@ func (s *Server) handleRefreshSession(c *fiber.Ctx) error {
 	if err != nil || !expires.After(s.now()) {
 		return s.malformed("refreshed session expiry", err)
 	}
+	// The cookie value stays: a refresh grants nothing new, and requests
+	// of the same browser already in flight carry the current value.
 	data := cs.data
 	data.WalletSessionID = ws.ID
 	data.WalletSessionExpiresAt = expires
-	if err := s.startSession(c, data, expires.Sub(s.now())); err != nil {
+	if err := s.store.Put(c.UserContext(), storeKey(cs.id), data, expires.Sub(s.now())); err != nil {
 		return err
 	}
+	cs.data = data
 	return writeReply(c, r)
 }
 

@@ -55,7 +55,7 @@ func TestSessionRefresh(t *testing.T) {
 		t.Fatalf("%d sessions after sign-in", len(first))
 	}
 	var fresh store.Session
-	waitUntil(t, 20*time.Second, "the page to refresh its session", func() bool {
+	waitUntil(t, 45*time.Second, "the page to refresh its session", func() bool {
 		active := s.activeSessions(account)
 		if len(active) == 1 && active[0].ID != first[0].ID {
 			fresh = active[0]
