@@ -197,8 +197,15 @@ func fill(t *testing.T, ctx context.Context, values map[string]string) {
 	}
 }
 
+// click clicks the element with this id as a pointer would, once no form
+// check is pending (a check shows or hides field errors, which moves what
+// is below them).
 func click(t *testing.T, ctx context.Context, id string) {
 	t.Helper()
+	settled := `!document.querySelector("form[data-checking]")`
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](settled, chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(10*time.Second))); err != nil {
+		t.Fatalf("click #%s: a form check did not settle: %v", id, err)
+	}
 	if err := chromedp.Do(ctx, chromedp.WaitEnabled(chromedp.ID(id)), chromedp.Click(chromedp.ID(id))); err != nil {
 		t.Fatalf("click #%s: %v", id, err)
 	}

@@ -132,6 +132,10 @@ func TestAccountsServiceErrors(t *testing.T) {
 
 	setField(t, ctx, "accountInfo.routingNumber", "021000021")
 	setField(t, ctx, "accountInfo.beneficiary.address.postalCode", "10001")
+	// Corrected fields lose their errors as they are typed (checked again
+	// after a short pause); wait for that, so that the click does not race
+	// the form's layout.
+	waitFor(t, ctx, `!(`+errorShown("accountInfo.routingNumber")+`) && !(`+errorShown("accountInfo.beneficiary.address.postalCode")+`)`)
 	do(t, ctx, chromedp.Click(chromedp.ID("account-submit")))
 	waitFor(t, ctx, `document.querySelectorAll("#accounts-list > li[data-id]").length === 2`)
 	if got := eval[string](t, ctx, `document.querySelector("#accounts-list li:last-child .badge").textContent`); got != "Pending" {

@@ -486,7 +486,9 @@ function renderFields() {
     if (el.dataset.field === "currency" && el.value === "") el.value = spec.defaultCurrency || "";
   }
   ctx.touched.clear();
+  clearTimeout(ctx.liveTimer);
   ctx.live++;
+  delete $("add-account").dataset.checking;
   clearErrors();
   applyRequired(++ctx.rendering);
 }
@@ -676,6 +678,7 @@ async function onSubmit(event) {
   event.preventDefault();
   clearTimeout(ctx.liveTimer);
   ctx.live++;
+  delete $("add-account").dataset.checking;
   clearErrors();
   // From now on every field is checked again as it is corrected.
   for (const el of $("account-fields").querySelectorAll("[data-field]")) ctx.touched.add(el.dataset.field);
@@ -743,19 +746,30 @@ function onFieldLeave(event) {
   const el = event.target;
   const field = el.dataset && el.dataset.field;
   if (!field) return;
+  // Leaving for the submit button: the submit checks everything, and an
+  // error shown or hidden now would move the button under the pointer.
+  if (event.relatedTarget && event.relatedTarget.id === "account-submit") return;
   if (!ctx.touched.has(field) && el.value.trim() === "") return; // passing through is not an error yet
   ctx.touched.add(field);
   scheduleLiveCheck(0);
 }
 
+// While a check is scheduled or running the form carries data-checking, so
+// that tests (and styles) can wait for it to settle.
 function scheduleLiveCheck(ms) {
   clearTimeout(ctx.liveTimer);
+  $("add-account").dataset.checking = "true";
   ctx.liveTimer = setTimeout(liveCheck, ms);
 }
 
 async function liveCheck() {
   const generation = ++ctx.live;
-  const errors = await validateLocally(buildBody());
+  let errors;
+  try {
+    errors = await validateLocally(buildBody());
+  } finally {
+    if (generation === ctx.live) delete $("add-account").dataset.checking;
+  }
   if (generation !== ctx.live) return;
   const first = new Map();
   for (const e of errors) if (!first.has(e.field)) first.set(e.field, e.message);
