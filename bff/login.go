@@ -340,19 +340,11 @@ func (s *Server) handleMe(c *fiber.Ctx) error {
 		return s.signOut(c)
 	}
 
-	r, err := s.up.do(ctx, call{method: http.MethodGet, path: "/auth/sessions",
-		query: url.Values{"accountId": {cs.data.InternalAccountID}}})
+	sessions, err := s.walletSessions(ctx, cs.data.InternalAccountID)
 	if err != nil {
-		return s.unreachable(err)
+		return err
 	}
-	if r.status != http.StatusOK {
-		return s.relayInternal(r)
-	}
-	var sessions wire.Data[wire.Session]
-	if err := json.Unmarshal(r.body, &sessions); err != nil {
-		return s.malformed("session list", err)
-	}
-	for _, ws := range sessions.Data {
+	for _, ws := range sessions {
 		if ws.ID != cs.data.WalletSessionID {
 			continue
 		}

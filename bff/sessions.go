@@ -37,11 +37,11 @@ func (s *Server) handleRevokeSession(c *fiber.Ctx) error {
 		return err
 	}
 	ctx := c.UserContext()
-	ids, err := s.activeSessionIDs(ctx, cs.data.InternalAccountID)
+	sessions, err := s.walletSessions(ctx, cs.data.InternalAccountID)
 	if err != nil {
 		return err
 	}
-	if !slices.Contains(ids, id) {
+	if !slices.ContainsFunc(sessions, func(ws wire.Session) bool { return ws.ID == id }) {
 		return notFound()
 	}
 	r, err := s.up.do(ctx, call{method: http.MethodDelete, path: "/auth/sessions/" + id, header: header})
@@ -107,9 +107,9 @@ func (s *Server) handleRefreshSession(c *fiber.Ctx) error {
 	return writeReply(c, r)
 }
 
-// activeSessionIDs lists the ids of the account's active sessions, asked of
-// the service with the platform credential.
-func (s *Server) activeSessionIDs(ctx context.Context, accountID string) ([]string, error) {
+// walletSessions lists the account's active wallet sessions, asked of the
+// service with the platform credential.
+func (s *Server) walletSessions(ctx context.Context, accountID string) ([]wire.Session, error) {
 	r, err := s.up.do(ctx, call{method: http.MethodGet, path: "/auth/sessions", query: url.Values{"accountId": {accountID}}})
 	if err != nil {
 		return nil, s.unreachable(err)
@@ -121,9 +121,5 @@ func (s *Server) activeSessionIDs(ctx context.Context, accountID string) ([]stri
 	if err := json.Unmarshal(r.body, &list); err != nil {
 		return nil, s.malformed("session list", err)
 	}
-	out := make([]string, 0, len(list.Data))
-	for _, ws := range list.Data {
-		out = append(out, ws.ID)
-	}
-	return out, nil
+	return list.Data, nil
 }

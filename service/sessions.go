@@ -58,11 +58,10 @@ const (
 	opRefreshSession = "auth.sessions.refresh"
 )
 
-// activeSession loads a session that is neither revoked nor expired; any
-// other id (malformed, unknown, revoked, expired) is the same 404, as the
-// spec's "idempotent at the user intent level" asks.
-func (s *Service) activeSession(ctx context.Context, tx store.Tx, id string) (*store.Session, error) {
-	missing := errorf(http.StatusNotFound, codeNotFound, "no active session with this id")
+// sessionByID loads a session, revoked and expired ones included; a
+// malformed or unknown id is 404.
+func sessionByID(ctx context.Context, tx store.Tx, id string) (*store.Session, error) {
+	missing := errorf(http.StatusNotFound, codeNotFound, "no session with this id")
 	if !ids.Valid("Session", id) {
 		return nil, missing
 	}
@@ -70,11 +69,24 @@ func (s *Service) activeSession(ctx context.Context, tx store.Tx, id string) (*s
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, missing
 	}
+	return sess, err
+}
+
+// active reports whether the session is neither revoked nor expired.
+func (s *Service) active(sess *store.Session) bool {
+	return sess.RevokedAt.IsZero() && s.now().Before(sess.ExpiresAt)
+}
+
+// activeSession loads a session that is neither revoked nor expired; any
+// other id (malformed, unknown, revoked, expired) is the same 404, as the
+// spec's "idempotent at the user intent level" asks.
+func (s *Service) activeSession(ctx context.Context, tx store.Tx, id string) (*store.Session, error) {
+	sess, err := sessionByID(ctx, tx, id)
 	if err != nil {
 		return nil, err
 	}
-	if !sess.RevokedAt.IsZero() || !s.now().Before(sess.ExpiresAt) {
-		return nil, missing
+	if !s.active(sess) {
+		return nil, errorf(http.StatusNotFound, codeNotFound, "no active session with this id")
 	}
 	return sess, nil
 }
@@ -206,16 +218,11 @@ func (s *Service) refreshSession(w http.ResponseWriter, r *http.Request) error {
 	err = s.store.Tx(ctx, func(tx store.Tx) error {
 		// Unknown: 404. Known but revoked or expired: 401 on either leg
 		// (grid-api-facts §3.3): the person must sign in again.
-		if !ids.Valid("Session", id) {
-			return errorf(http.StatusNotFound, codeNotFound, "no session with this id")
-		}
-		sess, err := tx.GetSession(ctx, id)
-		if errors.Is(err, store.ErrNotFound) {
-			return errorf(http.StatusNotFound, codeNotFound, "no session with this id")
-		} else if err != nil {
+		sess, err := sessionByID(ctx, tx, id)
+		if err != nil {
 			return err
 		}
-		if !sess.RevokedAt.IsZero() || !s.now().Before(sess.ExpiresAt) {
+		if !s.active(sess) {
 			return errorf(http.StatusUnauthorized, codeUnauthorized, "the session is no longer active; sign in again")
 		}
 		current, err := walletcrypto.ParsePublicKey(sess.PublicKey)

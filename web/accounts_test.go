@@ -55,7 +55,16 @@ func setField(t *testing.T, ctx context.Context, field, value string) {
 
 func chooseType(t *testing.T, ctx context.Context, typ string) {
 	t.Helper()
-	eval[chromedp.Void](t, ctx, `(() => { const s = document.getElementById("account-type"); s.value = "`+typ+`";
+	choose(t, ctx, "#account-type", typ)
+}
+
+// choose picks value in the <select> matching the CSS selector, as a
+// person would (a change event).
+func choose(t *testing.T, ctx context.Context, selector, value string) {
+	t.Helper()
+	sel, _ := json.Marshal(selector)
+	v, _ := json.Marshal(value)
+	eval[chromedp.Void](t, ctx, `(() => { const s = document.querySelector(`+string(sel)+`); s.value = `+string(v)+`;
   s.dispatchEvent(new Event("change", {bubbles: true})); })()`)
 }
 
@@ -263,8 +272,7 @@ func TestAccountsShapesAndBusiness(t *testing.T) {
 	if eval[bool](t, ctx, visible("accountInfo.phoneNumber")) {
 		t.Error("the bank-transfer shape asks for a phone number")
 	}
-	eval[chromedp.Void](t, ctx, `(() => { const s = document.getElementById("account-shape"); s.value = "MOBILE";
-  s.dispatchEvent(new Event("change", {bubbles: true})); })()`)
+	choose(t, ctx, "#account-shape", "MOBILE")
 	waitFor(t, ctx, visible("accountInfo.phoneNumber"))
 	if eval[bool](t, ctx, visible("accountInfo.accountNumber")) || eval[bool](t, ctx, visible("accountInfo.bankAccountType")) {
 		t.Error("the mobile-money shape asks for bank-account fields")
@@ -287,8 +295,7 @@ func TestAccountsShapesAndBusiness(t *testing.T) {
 	}
 
 	chooseType(t, ctx, "GBP_ACCOUNT")
-	eval[chromedp.Void](t, ctx, `(() => { const s = document.querySelector('[data-field="accountInfo.beneficiary.beneficiaryType"]');
-  s.value = "BUSINESS"; s.dispatchEvent(new Event("change", {bubbles: true})); })()`)
+	choose(t, ctx, `[data-field="accountInfo.beneficiary.beneficiaryType"]`, "BUSINESS")
 	waitFor(t, ctx, visible("accountInfo.beneficiary.businessInfo.legalName"))
 	if eval[bool](t, ctx, visible("accountInfo.beneficiary.fullName")) {
 		t.Error("a business holder is asked for a person's full name")

@@ -178,12 +178,11 @@ func knownBank(country, currency string) *rule {
 	return &rule{
 		min: 1, max: 255,
 		extra: func(s string) (string, *wire.FieldConstraint) {
-			list := banks.List(country, currency)
+			if banks.Known(country, currency, s) {
+				return "", nil
+			}
 			var names []string
-			for _, b := range list {
-				if b.BankName == s {
-					return "", nil
-				}
+			for _, b := range banks.List(country, currency) {
 				names = append(names, b.BankName)
 			}
 			query := "currency=" + currency

@@ -51,13 +51,14 @@ func List(country, currency string) []Bank {
 }
 
 // Known reports whether bankName is, exactly, the BankName of an entry of the
-// country and currency. Empty arguments match nothing.
+// country and currency. As in [List], an empty country means any country of
+// the currency (EUR); an empty currency or bankName matches nothing.
 func Known(country, currency, bankName string) bool {
-	if country == "" || currency == "" || bankName == "" {
+	if currency == "" || bankName == "" {
 		return false
 	}
 	for _, b := range all {
-		if b.Country == country && b.Currency == currency && b.BankName == bankName {
+		if (country == "" || b.Country == country) && b.Currency == currency && b.BankName == bankName {
 			return true
 		}
 	}

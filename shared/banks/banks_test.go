@@ -151,6 +151,10 @@ func TestKnown(t *testing.T) {
 		{"ZA", "ZAR", "First Bank of Nigeria", false},
 		{"PH", "USD", "BDO Unibank", false},
 		{"", "", "", false},
+		{"", "EUR", "Intesa Sanpaolo", true}, // any euro country
+		{"", "EUR", "Wells Fargo", false},
+		{"", "", "Wells Fargo", false},
+		{"US", "", "Wells Fargo", false},
 		{"CO", "COP", "Nequi", true},
 	} {
 		if got := Known(tc.country, tc.currency, tc.name); got != tc.want {

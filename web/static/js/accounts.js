@@ -9,7 +9,7 @@
 // validator (paywallet.validateAccountInfo, when the module has it) and of
 // the service's 400 INVALID_INPUT (details.errors) land next to their input.
 
-import { api, ApiError } from "./api.js";
+import { api, ApiError, messageOf } from "./api.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -857,12 +857,4 @@ function humanize(value) {
   if (typeof value !== "string" || value === "") return "";
   const s = value.toLowerCase().replaceAll("_", " ");
   return s[0].toUpperCase() + s.slice(1);
-}
-
-function messageOf(err) {
-  if (err instanceof ApiError) {
-    if (err.status === 0 || err.status >= 500) return "The service is not reachable right now. Try again shortly.";
-    return err.message;
-  }
-  return err && err.message ? err.message : String(err);
 }

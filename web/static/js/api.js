@@ -102,3 +102,18 @@ export async function api(method, path, options = {}) {
   }
   return { status: res.status, data };
 }
+
+/**
+ * The words to show a person for an error: the service's message, or a
+ * plain sentence when the service could not be reached.
+ *
+ * @param {unknown} err
+ * @returns {string}
+ */
+export function messageOf(err) {
+  if (err instanceof ApiError) {
+    if (err.status === 0 || err.status >= 500) return "The service is not reachable right now. Try again shortly.";
+    return err.message;
+  }
+  return err && err.message ? err.message : String(err);
+}

@@ -16,7 +16,7 @@
 // back into view asks GET /api/me again. Whenever the session is not the one
 // this tab's key signed in (another tab's login, a 401), the key is wiped.
 
-import { api, ApiError, onSignedOut } from "./api.js";
+import { api, ApiError, messageOf, onSignedOut } from "./api.js";
 import { formatAmount, formatCountdown, formatWait, shortKey } from "./format.js";
 import { hideAccounts, initAccounts, showAccounts } from "./accounts.js";
 import { hideSessions, initSessions, showSessions, signedRetry } from "./sessions.js";
@@ -549,14 +549,6 @@ function reportError(err, field) {
     }
   }
   formError(messageOf(err));
-}
-
-function messageOf(err) {
-  if (err instanceof ApiError) {
-    if (err.status === 0 || err.status >= 500) return "The service is not reachable right now. Try again shortly.";
-    return err.message;
-  }
-  return err && err.message ? err.message : String(err);
 }
 
 async function busy(button, text, fn) {

@@ -12,7 +12,7 @@
 // DELETE /api/auth/sessions/{id}. Without this tab's key (after a reload)
 // nothing can be signed, and the buttons say so.
 
-import { api, ApiError } from "./api.js";
+import { api, ApiError, messageOf } from "./api.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -168,12 +168,4 @@ async function onListClick(event) {
     button.removeAttribute("aria-busy");
     await loadSessions();
   }
-}
-
-function messageOf(err) {
-  if (err instanceof ApiError) {
-    if (err.status === 0 || err.status >= 500) return "The service is not reachable right now. Try again shortly.";
-    return err.message;
-  }
-  return err && err.message ? err.message : String(err);
 }
