@@ -63,11 +63,18 @@ type Tx interface {
 	// CreateCustomer fails with ErrConflict when PlatformCustomerID is taken.
 	CreateCustomer(ctx context.Context, c *Customer) error
 	GetCustomer(ctx context.Context, id string) (*Customer, error)
+	// UpdateCustomer writes Email, FullName, UmaAddress and UpdatedAt of c.
+	UpdateCustomer(ctx context.Context, c *Customer) error
 	ListCustomers(ctx context.Context, f CustomerFilter) (Page[Customer], error)
 
 	CreateInternalAccount(ctx context.Context, a *InternalAccount) error
 	GetInternalAccount(ctx context.Context, id string) (*InternalAccount, error)
 	ListInternalAccounts(ctx context.Context, f InternalAccountFilter) (Page[InternalAccount], error)
+	// SetPrivateEnabled sets the account's privateEnabled flag.
+	SetPrivateEnabled(ctx context.Context, id string, enabled bool, now time.Time) error
+	// SetWalletSecret stores the sealed wallet secret of an account that has
+	// none and reports whether this call stored it (false: one was there).
+	SetWalletSecret(ctx context.Context, id string, sealed []byte) (bool, error)
 
 	// CreateCredential fails with ErrConflict when the account already has an
 	// EMAIL_OTP credential and this is one too, or when another EMAIL_OTP
@@ -79,6 +86,19 @@ type Tx interface {
 	// SetCredentialLock records failed verification attempts and an optional
 	// lock-out end (zero time for none).
 	SetCredentialLock(ctx context.Context, id string, failedAttempts int, lockedUntil time.Time, now time.Time) error
+	// SetCredentialNickname renames a credential; for EMAIL_OTP the nickname
+	// is the e-mail, so it fails with ErrConflict when another EMAIL_OTP
+	// credential has it.
+	SetCredentialNickname(ctx context.Context, id, nickname string, now time.Time) error
+	// UpdatePasskey stores the WebAuthn record and the sign counter after a
+	// successful assertion.
+	UpdatePasskey(ctx context.Context, id string, record []byte, signCount int64, now time.Time) error
+	// DeleteCredential removes the credential together with its OTP
+	// issuances and every session it issued (active or not).
+	DeleteCredential(ctx context.Context, id string) error
+	// UseRegistrationChallenge records a WebAuthn registration challenge (by
+	// its hash) and reports whether this call was the first to do so.
+	UseRegistrationChallenge(ctx context.Context, hash []byte, at time.Time) (bool, error)
 
 	// CreateOTP stores a new issuance and marks every earlier unused issuance
 	// of the same credential as used at o.CreatedAt (a new code supersedes the old).
@@ -91,6 +111,9 @@ type Tx interface {
 
 	CreateChallenge(ctx context.Context, c *Challenge) error
 	GetChallenge(ctx context.Context, id string) (*Challenge, error)
+	// LatestChallenge is the newest challenge of the operation on the
+	// target, consumed or not (for re-challenge rate limits).
+	LatestChallenge(ctx context.Context, operation, targetID string) (*Challenge, error)
 	// ConsumeChallenge marks the challenge consumed at the given time if it is
 	// unconsumed and reports whether this call did it.
 	ConsumeChallenge(ctx context.Context, id string, at time.Time) (bool, error)
@@ -145,8 +168,11 @@ type InternalAccount struct {
 	Status         string // ACTIVE, ...
 	Currency       string // ISO 4217 code
 	PrivateEnabled bool
-	CreatedAt      time.Time
-	UpdatedAt      time.Time
+	// WalletSecret is the wallet's BIP-39 mnemonic sealed at rest (see
+	// service/atrest); nil when none was made yet.
+	WalletSecret []byte
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
 }
 
 // InternalAccountFilter selects internal accounts; empty fields do not filter.
@@ -161,15 +187,22 @@ type InternalAccountFilter struct {
 // Credential is an authentication method of an internal account (AuthMethod
 // on the wire).
 type Credential struct {
-	ID             string // AuthMethod:<uuid>
-	AccountID      string // InternalAccount:<uuid>
-	Type           string // EMAIL_OTP, PASSKEY, OAUTH
-	Nickname       string
-	CredentialID   string // PASSKEY only: base64url rawId
-	FailedAttempts int
-	LockedUntil    time.Time
-	CreatedAt      time.Time
-	UpdatedAt      time.Time
+	ID           string // AuthMethod:<uuid>
+	AccountID    string // InternalAccount:<uuid>
+	Type         string // EMAIL_OTP, PASSKEY, OAUTH
+	Nickname     string
+	CredentialID string // PASSKEY only: base64url rawId
+	// Passkey is the WebAuthn credential record as JSON (PASSKEY only) and
+	// SignCount the last accepted signature counter.
+	Passkey   []byte
+	SignCount int64
+	// OIDCIssuer, OIDCSubject and OIDCAudience are the identity of an
+	// OAUTH credential (the token's iss, sub and aud).
+	OIDCIssuer, OIDCSubject, OIDCAudience string
+	FailedAttempts                        int
+	LockedUntil                           time.Time
+	CreatedAt                             time.Time
+	UpdatedAt                             time.Time
 }
 
 // OTP is one issuance of an e-mail one-time code together with the target

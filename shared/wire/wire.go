@@ -147,10 +147,80 @@ type ChallengeRequest struct {
 }
 
 // VerifyRequest is the body of POST /auth/credentials/{id}/verify. Only the
-// fields of the credential's type may be present.
+// fields of the credential's type may be present: encryptedOtpBundle for
+// EMAIL_OTP, oidcToken and clientPublicKey for OAUTH, assertion for PASSKEY.
 type VerifyRequest struct {
-	Type               string `json:"type"`
-	EncryptedOTPBundle string `json:"encryptedOtpBundle,omitempty"`
+	Type               string            `json:"type"`
+	EncryptedOTPBundle string            `json:"encryptedOtpBundle,omitempty"`
+	OIDCToken          string            `json:"oidcToken,omitempty"`
+	ClientPublicKey    string            `json:"clientPublicKey,omitempty"`
+	Assertion          *PasskeyAssertion `json:"assertion,omitempty"`
+}
+
+// PasskeyAssertion is a WebAuthn assertion, every member base64url
+// (grid-api-facts §3.3).
+type PasskeyAssertion struct {
+	CredentialID      string `json:"credentialId"`
+	ClientDataJSON    string `json:"clientDataJson"`
+	AuthenticatorData string `json:"authenticatorData"`
+	Signature         string `json:"signature"`
+	UserHandle        string `json:"userHandle,omitempty"`
+}
+
+// PasskeyAttestation is a WebAuthn registration response, every member but
+// transports base64url.
+type PasskeyAttestation struct {
+	CredentialID      string   `json:"credentialId"`
+	ClientDataJSON    string   `json:"clientDataJson"`
+	AttestationObject string   `json:"attestationObject"`
+	Transports        []string `json:"transports,omitempty"`
+}
+
+// CredentialCreateRequest is the body of POST /auth/credentials.
+type CredentialCreateRequest struct {
+	Type        string              `json:"type"`
+	AccountID   string              `json:"accountId"`
+	OIDCToken   string              `json:"oidcToken,omitempty"`
+	Nickname    string              `json:"nickname,omitempty"`
+	Challenge   string              `json:"challenge,omitempty"`
+	Attestation *PasskeyAttestation `json:"attestation,omitempty"`
+}
+
+// PasskeyAuthChallenge answers the challenge of a PASSKEY credential: the
+// AuthMethod plus what the WebAuthn assertion and the verify call need.
+// Challenge is the lower-case hex SHA-256 of the canonical session-creation
+// body; the client passes its UTF-8 bytes (not the decoded digest) as the
+// WebAuthn challenge.
+type PasskeyAuthChallenge struct {
+	AuthMethod
+	Challenge string `json:"challenge"`
+	RequestID string `json:"requestId"`
+	ExpiresAt string `json:"expiresAt"`
+}
+
+// InternalAccountUpdateRequest is the body of PATCH /internal-accounts/{id}.
+type InternalAccountUpdateRequest struct {
+	PrivateEnabled *bool `json:"privateEnabled,omitempty"`
+}
+
+// ExportRequest is the body of POST /internal-accounts/{id}/export.
+type ExportRequest struct {
+	ClientPublicKey string `json:"clientPublicKey"`
+}
+
+// ExportResponse answers a completed export.
+type ExportResponse struct {
+	ID                         string `json:"id"`
+	EncryptedWalletCredentials string `json:"encryptedWalletCredentials"`
+}
+
+// CustomerUpdateRequest is the body of PATCH /customers/{id}; absent fields
+// stay as they are.
+type CustomerUpdateRequest struct {
+	CustomerType string  `json:"customerType"`
+	Email        *string `json:"email,omitempty"`
+	FullName     *string `json:"fullName,omitempty"`
+	UmaAddress   *string `json:"umaAddress,omitempty"`
 }
 
 // Header names of the signed retry.

@@ -238,6 +238,12 @@ func (t *tx) GetCustomer(ctx context.Context, id string) (*store.Customer, error
 	return &c, nil
 }
 
+func (t *tx) UpdateCustomer(ctx context.Context, c *store.Customer) error {
+	return t.updateOne(ctx, fmt.Sprintf("update customer %q", c.ID),
+		`UPDATE customers SET email = ?, full_name = ?, uma_address = ?, updated_at = ? WHERE id = ?`,
+		c.Email, c.FullName, c.UmaAddress, t.d.timeArg(c.UpdatedAt), c.ID)
+}
+
 func (t *tx) ListCustomers(ctx context.Context, f store.CustomerFilter) (store.Page[store.Customer], error) {
 	var w filter
 	w.eq("platform_customer_id", f.PlatformCustomerID)
@@ -248,20 +254,31 @@ func (t *tx) ListCustomers(ctx context.Context, f store.CustomerFilter) (store.P
 
 // ---- internal accounts
 
-const accountCols = `id, customer_id, type, status, currency, private_enabled, created_at, updated_at`
+const accountCols = `id, customer_id, type, status, currency, private_enabled, wallet_secret, created_at, updated_at`
 
 func scanAccount(s scanner) (store.InternalAccount, error) {
 	var a store.InternalAccount
 	err := s.Scan(&a.ID, optStringCol{&a.CustomerID}, &a.Type, &a.Status, &a.Currency, &a.PrivateEnabled,
-		timeCol{&a.CreatedAt}, timeCol{&a.UpdatedAt})
+		bytesCol{&a.WalletSecret}, timeCol{&a.CreatedAt}, timeCol{&a.UpdatedAt})
 	return a, err
 }
 
 func (t *tx) CreateInternalAccount(ctx context.Context, a *store.InternalAccount) error {
 	return t.insert(ctx, fmt.Sprintf("create internal account %q", a.ID),
-		`INSERT INTO internal_accounts (`+accountCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		a.ID, optString(a.CustomerID), a.Type, a.Status, a.Currency, a.PrivateEnabled,
+		`INSERT INTO internal_accounts (`+accountCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		a.ID, optString(a.CustomerID), a.Type, a.Status, a.Currency, a.PrivateEnabled, optBlob(a.WalletSecret),
 		t.d.timeArg(a.CreatedAt), t.d.timeArg(a.UpdatedAt))
+}
+
+func (t *tx) SetPrivateEnabled(ctx context.Context, id string, enabled bool, now time.Time) error {
+	return t.updateOne(ctx, fmt.Sprintf("set privateEnabled of %q", id),
+		`UPDATE internal_accounts SET private_enabled = ?, updated_at = ? WHERE id = ?`, enabled, t.d.timeArg(now), id)
+}
+
+// SetWalletSecret never overwrites: a wallet's secret is made once.
+func (t *tx) SetWalletSecret(ctx context.Context, id string, sealed []byte) (bool, error) {
+	return t.compareAndSet(ctx, fmt.Sprintf("set wallet secret of %q", id), "internal_accounts", id, time.Unix(1, 0),
+		`UPDATE internal_accounts SET wallet_secret = ? WHERE id = ? AND wallet_secret IS NULL`, blob(sealed), id)
 }
 
 func (t *tx) GetInternalAccount(ctx context.Context, id string) (*store.InternalAccount, error) {
@@ -283,22 +300,25 @@ func (t *tx) ListInternalAccounts(ctx context.Context, f store.InternalAccountFi
 
 // ---- credentials
 
-const credentialCols = `id, account_id, type, nickname, credential_id, failed_attempts, locked_until, created_at, updated_at`
+const credentialCols = `id, account_id, type, nickname, credential_id, passkey, sign_count,
+	oidc_issuer, oidc_subject, oidc_audience, failed_attempts, locked_until, created_at, updated_at`
 
 func scanCredential(s scanner) (store.Credential, error) {
 	var c store.Credential
-	err := s.Scan(&c.ID, &c.AccountID, &c.Type, &c.Nickname, &c.CredentialID, &c.FailedAttempts,
+	err := s.Scan(&c.ID, &c.AccountID, &c.Type, &c.Nickname, &c.CredentialID, bytesCol{&c.Passkey}, &c.SignCount,
+		&c.OIDCIssuer, &c.OIDCSubject, &c.OIDCAudience, &c.FailedAttempts,
 		timeCol{&c.LockedUntil}, timeCol{&c.CreatedAt}, timeCol{&c.UpdatedAt})
 	return c, err
 }
 
-// CreateCredential relies on two partial unique indexes (see the
-// migrations) for the EMAIL_OTP rules, so that concurrent requests cannot
-// both pass a check-then-insert.
+// CreateCredential relies on partial unique indexes (see the migrations)
+// for the EMAIL_OTP, passkey and OAuth uniqueness rules, so that concurrent
+// requests cannot both pass a check-then-insert.
 func (t *tx) CreateCredential(ctx context.Context, c *store.Credential) error {
 	return t.insert(ctx, fmt.Sprintf("create credential %q", c.ID),
-		`INSERT INTO credentials (`+credentialCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		c.ID, c.AccountID, c.Type, c.Nickname, c.CredentialID, c.FailedAttempts,
+		`INSERT INTO credentials (`+credentialCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		c.ID, c.AccountID, c.Type, c.Nickname, c.CredentialID, optBlob(c.Passkey), c.SignCount,
+		c.OIDCIssuer, c.OIDCSubject, c.OIDCAudience, c.FailedAttempts,
 		t.d.timeArg(c.LockedUntil), t.d.timeArg(c.CreatedAt), t.d.timeArg(c.UpdatedAt))
 }
 
@@ -327,6 +347,43 @@ func (t *tx) SetCredentialLock(ctx context.Context, id string, failedAttempts in
 	return t.updateOne(ctx, fmt.Sprintf("set lock of credential %q", id),
 		`UPDATE credentials SET failed_attempts = ?, locked_until = ?, updated_at = ? WHERE id = ?`,
 		failedAttempts, t.d.timeArg(lockedUntil), t.d.timeArg(now), id)
+}
+
+// SetCredentialNickname maps a unique-index refusal (the e-mail of another
+// EMAIL_OTP credential) to ErrConflict through fail.
+func (t *tx) SetCredentialNickname(ctx context.Context, id, nickname string, now time.Time) error {
+	return t.updateOne(ctx, fmt.Sprintf("rename credential %q", id),
+		`UPDATE credentials SET nickname = ?, updated_at = ? WHERE id = ?`, nickname, t.d.timeArg(now), id)
+}
+
+func (t *tx) UpdatePasskey(ctx context.Context, id string, record []byte, signCount int64, now time.Time) error {
+	return t.updateOne(ctx, fmt.Sprintf("update passkey %q", id),
+		`UPDATE credentials SET passkey = ?, sign_count = ?, updated_at = ? WHERE id = ? AND type = 'PASSKEY'`,
+		optBlob(record), signCount, t.d.timeArg(now), id)
+}
+
+// DeleteCredential deletes the rows that reference the credential first, so
+// the foreign keys hold at every statement.
+func (t *tx) DeleteCredential(ctx context.Context, id string) error {
+	what := fmt.Sprintf("delete credential %q", id)
+	for _, q := range []string{
+		`DELETE FROM sessions WHERE credential_id = ?`,
+		`DELETE FROM otps WHERE credential_id = ?`,
+	} {
+		if _, err := t.exec(ctx, q, id); err != nil {
+			return t.fail(what, err)
+		}
+	}
+	return t.updateOne(ctx, what, `DELETE FROM credentials WHERE id = ?`, id)
+}
+
+func (t *tx) UseRegistrationChallenge(ctx context.Context, hash []byte, at time.Time) (bool, error) {
+	err := t.insert(ctx, "use registration challenge",
+		`INSERT INTO registration_challenges (challenge_hash, used_at) VALUES (?, ?)`, blob(hash), t.d.timeArg(at))
+	if errors.Is(err, store.ErrConflict) {
+		return false, nil
+	}
+	return err == nil, err
 }
 
 // ---- OTPs
@@ -396,6 +453,15 @@ func (t *tx) GetChallenge(ctx context.Context, id string) (*store.Challenge, err
 	c, err := scanChallenge(t.queryRow(ctx, `SELECT `+challengeCols+` FROM challenges WHERE id = ?`, id))
 	if err != nil {
 		return nil, t.fail(fmt.Sprintf("challenge %q", id), err)
+	}
+	return &c, nil
+}
+
+func (t *tx) LatestChallenge(ctx context.Context, operation, targetID string) (*store.Challenge, error) {
+	c, err := scanChallenge(t.queryRow(ctx, `SELECT `+challengeCols+` FROM challenges
+		WHERE target_id = ? AND operation = ? ORDER BY created_at DESC, id DESC LIMIT 1`, targetID, operation))
+	if err != nil {
+		return nil, t.fail(fmt.Sprintf("latest %s challenge of %q", operation, targetID), err)
 	}
 	return &c, nil
 }

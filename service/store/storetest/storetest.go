@@ -55,6 +55,11 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"CredentialConflicts", testCredentialConflicts},
 		{"CredentialConcurrentEmail", testCredentialConcurrentEmail},
 		{"CredentialLock", testCredentialLock},
+		{"CredentialUpdates", testCredentialUpdates},
+		{"DeleteCredential", testDeleteCredential},
+		{"RegistrationChallenge", testRegistrationChallenge},
+		{"LatestChallenge", testLatestChallenge},
+		{"AccountAndCustomerUpdates", testAccountAndCustomerUpdates},
 		{"OTP", testOTP},
 		{"OTPSupersede", testOTPSupersede},
 		{"Challenge", testChallenge},
@@ -163,8 +168,10 @@ func newAccount(customerID string) *store.InternalAccount {
 	}
 }
 
+// newCredential fills the fields of the type: a passkey gets its own
+// WebAuthn credential id and record, an OAuth credential its own identity.
 func newCredential(accountID, typ, nickname string) *store.Credential {
-	return &store.Credential{
+	c := &store.Credential{
 		ID:        newID("AuthMethod"),
 		AccountID: accountID,
 		Type:      typ,
@@ -172,6 +179,17 @@ func newCredential(accountID, typ, nickname string) *store.Credential {
 		CreatedAt: at(5 * time.Second),
 		UpdatedAt: at(6 * time.Second),
 	}
+	switch typ {
+	case "PASSKEY":
+		c.CredentialID = "cred-" + c.ID[len(c.ID)-12:]
+		c.Passkey = []byte(`{"id":"` + c.CredentialID + `","publicKey":"pQECAyYgASFYIA"}`)
+		c.SignCount = 7
+	case "OAUTH":
+		c.OIDCIssuer = "https://issuer.example"
+		c.OIDCSubject = "sub-" + c.ID[len(c.ID)-12:]
+		c.OIDCAudience = "client-1"
+	}
+	return c
 }
 
 func newOTP(credentialID string, created time.Time) *store.OTP {
@@ -760,6 +778,8 @@ func testCredentialConflicts(f *fixture) {
 	_, a, email := f.world() // a has EMAIL_OTP email.Nickname
 	_, b, _ := f.world()
 	c := newAccount("")
+	passkeyOf := newCredential(a.ID, "PASSKEY", email.Nickname)
+	oauthOf := newCredential(b.ID, "OAUTH", "shared@example.com")
 	f.tx(func(tx store.Tx) error {
 		if err := tx.CreateInternalAccount(f.ctx, c); err != nil {
 			return err
@@ -767,9 +787,9 @@ func testCredentialConflicts(f *fixture) {
 		// Not EMAIL_OTP: nicknames may repeat, and an account may have
 		// several.
 		for _, cr := range []*store.Credential{
+			passkeyOf,
 			newCredential(a.ID, "PASSKEY", email.Nickname),
-			newCredential(a.ID, "PASSKEY", email.Nickname),
-			newCredential(b.ID, "OAUTH", "shared@example.com"),
+			oauthOf,
 		} {
 			if err := tx.CreateCredential(f.ctx, cr); err != nil {
 				return err
@@ -787,6 +807,9 @@ func testCredentialConflicts(f *fixture) {
 		{"same e-mail in other case", newCredential(c.ID, "EMAIL_OTP", upperASCII(email.Nickname)), store.ErrConflict},
 		{"e-mail used as a passkey nickname elsewhere", newCredential(c.ID, "EMAIL_OTP", "shared@example.com"), nil},
 		{"PASSKEY nickname equal to an e-mail", newCredential(c.ID, "PASSKEY", email.Nickname), nil},
+		{"same WebAuthn credential id on another account", sameAs(newCredential(c.ID, "PASSKEY", "x"), passkeyOf), store.ErrConflict},
+		{"same OAuth identity on the same account", sameAs(newCredential(b.ID, "OAUTH", "y"), oauthOf), store.ErrConflict},
+		{"same OAuth identity on another account", sameAs(newCredential(c.ID, "OAUTH", "y"), oauthOf), nil},
 	}
 	for _, tc := range cases {
 		f.Run(tc.name, func(t *testing.T) {
@@ -818,6 +841,14 @@ func testCredentialConflicts(f *fixture) {
 		}
 		return nil
 	})
+}
+
+// sameAs copies the identity (WebAuthn credential id, OIDC issuer and
+// subject) of like into c.
+func sameAs(c, like *store.Credential) *store.Credential {
+	c.CredentialID = like.CredentialID
+	c.OIDCIssuer, c.OIDCSubject, c.OIDCAudience = like.OIDCIssuer, like.OIDCSubject, like.OIDCAudience
+	return c
 }
 
 func upperASCII(s string) string {
