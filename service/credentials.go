@@ -44,6 +44,13 @@ func (s *Service) listCredentials(w http.ResponseWriter, r *http.Request) error 
 	return nil
 }
 
+// notFor flags a member that the body's credential type does not take.
+func notFor(fe *fieldErrors, typ, field string, present bool) {
+	if present {
+		fe.add(field, "not allowed for "+typ+" credentials")
+	}
+}
+
 // accountIDParam reads the required accountId query parameter.
 func accountIDParam(r *http.Request) (string, error) {
 	id := r.URL.Query().Get("accountId")
@@ -93,9 +100,9 @@ func lockedError(until, now time.Time) *Error {
 }
 
 // challengeCredential handles POST /auth/credentials/{id}/challenge.
-// For EMAIL_OTP it makes a fresh target key pair and 6-digit code, stores
-// them (superseding any earlier code), e-mails the code and answers the
-// AuthMethod with the signed otpEncryptionTargetBundle.
+// EMAIL_OTP gets a fresh code by e-mail and the signed target bundle to
+// seal it to; PASSKEY gets a WebAuthn challenge bound to clientPublicKey
+// (passkeys.go); OAUTH does not use this endpoint.
 func (s *Service) challengeCredential(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	body, err := readBody(r)
@@ -106,29 +113,30 @@ func (s *Service) challengeCredential(w http.ResponseWriter, r *http.Request) er
 	if err := decodeJSON(r, body, &req, true); err != nil {
 		return err
 	}
-
-	target, err := walletcrypto.GenerateKey()
+	var typ string
+	err = s.store.Tx(ctx, func(tx store.Tx) error {
+		cred, err := loadCredential(ctx, tx, r.PathValue("id"))
+		if err == nil {
+			typ = cred.Type
+		}
+		return err
+	})
 	if err != nil {
 		return err
 	}
-	code, err := otpCode()
-	if err != nil {
-		return err
-	}
-	bundle, err := walletcrypto.NewTargetBundle(s.signer, target.PublicKey())
-	if err != nil {
-		return err
+	switch typ {
+	case wire.TypePasskey:
+		return s.challengePasskey(w, r, &req)
+	case wire.TypeOAuth:
+		return errorf(http.StatusBadRequest, codeInvalidInput, "OAUTH credentials have no challenge: verify with a fresh oidcToken")
 	}
 
 	var cred *store.Credential
+	var otp *issuedOTP
 	err = s.store.Tx(ctx, func(tx store.Tx) error {
 		var err error
-		cred, err = loadCredential(ctx, tx, r.PathValue("id"))
-		if err != nil {
+		if cred, err = loadCredential(ctx, tx, r.PathValue("id")); err != nil {
 			return err
-		}
-		if cred.Type != wire.TypeEmailOTP {
-			return errorf(http.StatusBadRequest, codeInvalidInput, "only EMAIL_OTP credentials can be challenged for now")
 		}
 		now := s.now()
 		if cred.LockedUntil.After(now) {
@@ -144,21 +152,66 @@ func (s *Service) challengeCredential(w http.ResponseWriter, r *http.Request) er
 			e.RetryAfter = int(math.Ceil(last.CreatedAt.Add(s.cfg.OTPResendInterval).Sub(now).Seconds()))
 			return e
 		}
-		otp := store.OTP{
-			ID:               ids.New("Otp"),
-			CredentialID:     cred.ID,
-			TargetPrivateKey: target.Bytes(),
-			CreatedAt:        now,
-			ExpiresAt:        now.Add(s.cfg.OTPTTL),
-		}
-		otp.CodeHash = codeHash(otp.ID, code)
-		return tx.CreateOTP(ctx, &otp)
+		otp, err = s.issueOTP(ctx, tx, cred)
+		return err
 	})
-	target.Wipe()
 	if err != nil {
 		return err
 	}
+	if err := s.mailOTP(ctx, cred, otp.code); err != nil {
+		return err
+	}
+	out := authMethodJSON(cred)
+	out.OTPEncryptionTargetBundle = otp.bundle
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
 
+// issuedOTP is a code that was stored and must now be e-mailed, with the
+// target bundle the client seals it to.
+type issuedOTP struct {
+	code, bundle string
+}
+
+// issueOTP makes a fresh target key pair and 6-digit code for an EMAIL_OTP
+// credential and stores them (superseding any earlier code). The target
+// key is kept sealed at rest, bound to the issuance id.
+func (s *Service) issueOTP(ctx context.Context, tx store.Tx, cred *store.Credential) (*issuedOTP, error) {
+	target, err := walletcrypto.GenerateKey()
+	if err != nil {
+		return nil, err
+	}
+	defer target.Wipe()
+	code, err := otpCode()
+	if err != nil {
+		return nil, err
+	}
+	bundle, err := walletcrypto.NewTargetBundle(s.signer, target.PublicKey())
+	if err != nil {
+		return nil, err
+	}
+	now := s.now()
+	otp := store.OTP{
+		ID:           ids.New("Otp"),
+		CredentialID: cred.ID,
+		CreatedAt:    now,
+		ExpiresAt:    now.Add(s.cfg.OTPTTL),
+	}
+	scalar := target.Bytes()
+	otp.TargetPrivateKey = s.box.Seal(scalar, otpKeyLabel(otp.ID))
+	clear(scalar)
+	otp.CodeHash = codeHash(otp.ID, code)
+	if err := tx.CreateOTP(ctx, &otp); err != nil {
+		return nil, err
+	}
+	return &issuedOTP{code: code, bundle: bundle}, nil
+}
+
+func otpKeyLabel(otpID string) string { return otpID + "/otp-target-key" }
+
+// mailOTP sends the code. A failure is 503: the code exists but the person
+// never got it, so they should ask again.
+func (s *Service) mailOTP(ctx context.Context, cred *store.Credential, code string) error {
 	msg := mail.Message{
 		From:    s.cfg.MailFrom,
 		To:      cred.Nickname,
@@ -171,9 +224,6 @@ func (s *Service) challengeCredential(w http.ResponseWriter, r *http.Request) er
 		s.log.Error("OTP e-mail not sent", "credential", cred.ID, "err", err)
 		return errorf(http.StatusServiceUnavailable, codeServiceUnavailable, "the sign-in code could not be e-mailed; try again shortly")
 	}
-	out := authMethodJSON(cred)
-	out.OTPEncryptionTargetBundle = bundle
-	writeJSON(w, http.StatusOK, out)
 	return nil
 }
 
@@ -208,10 +258,6 @@ func (s *Service) verifyCredential(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	hdr, isRetry, herr := readRetryHeaders(r)
-	if herr != nil {
-		return herr
-	}
 	var req wire.VerifyRequest
 	if err := decodeJSON(r, body, &req, false); err != nil {
 		return err
@@ -224,8 +270,23 @@ func (s *Service) verifyCredential(w http.ResponseWriter, r *http.Request) error
 		if req.EncryptedOTPBundle == "" {
 			fe.add("encryptedOtpBundle", "required")
 		}
-	case wire.TypePasskey, wire.TypeOAuth:
-		fe.add("type", "only EMAIL_OTP verification is available for now")
+		notFor(&fe, req.Type, "oidcToken", req.OIDCToken != "")
+		notFor(&fe, req.Type, "clientPublicKey", req.ClientPublicKey != "")
+		notFor(&fe, req.Type, "assertion", req.Assertion != nil)
+	case wire.TypeOAuth:
+		if req.OIDCToken == "" {
+			fe.add("oidcToken", "required")
+		}
+		if req.ClientPublicKey == "" {
+			fe.add("clientPublicKey", "required")
+		}
+		notFor(&fe, req.Type, "encryptedOtpBundle", req.EncryptedOTPBundle != "")
+		notFor(&fe, req.Type, "assertion", req.Assertion != nil)
+	case wire.TypePasskey:
+		checkAssertionFields(req.Assertion, &fe)
+		notFor(&fe, req.Type, "encryptedOtpBundle", req.EncryptedOTPBundle != "")
+		notFor(&fe, req.Type, "oidcToken", req.OIDCToken != "")
+		notFor(&fe, req.Type, "clientPublicKey", req.ClientPublicKey != "")
 	default:
 		fe.addConstraint("type", "must be EMAIL_OTP, PASSKEY or OAUTH", wire.FieldConstraint{Enum: []string{wire.TypeEmailOTP, wire.TypePasskey, wire.TypeOAuth}})
 	}
@@ -238,6 +299,16 @@ func (s *Service) verifyCredential(w http.ResponseWriter, r *http.Request) error
 	}
 	if e := fe.err(); e != nil {
 		return e
+	}
+	switch req.Type {
+	case wire.TypePasskey:
+		return s.verifyPasskey(w, r, req.Assertion)
+	case wire.TypeOAuth:
+		return s.verifyOAuth(w, r, &req)
+	}
+	hdr, isRetry, herr := readRetryHeaders(r)
+	if herr != nil {
+		return herr
 	}
 	bodyHash, err := canonicalBodyHash(body)
 	if err != nil {
@@ -283,7 +354,12 @@ func (s *Service) startOTPLogin(w http.ResponseWriter, r *http.Request, sealed w
 		if !now.Before(otp.ExpiresAt) {
 			return errorf(http.StatusUnauthorized, codeUnauthorized, "the code has expired; request a new one")
 		}
-		targetKey, err := walletcrypto.NewPrivateKey(otp.TargetPrivateKey)
+		scalar, err := s.box.Open(otp.TargetPrivateKey, otpKeyLabel(otp.ID))
+		if err != nil {
+			return err
+		}
+		targetKey, err := walletcrypto.NewPrivateKey(scalar)
+		clear(scalar)
 		if err != nil {
 			return err
 		}

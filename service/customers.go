@@ -99,6 +99,10 @@ func (s *Service) provisionWallet(ctx context.Context, tx store.Tx, c *store.Cus
 		CreatedAt:  c.CreatedAt,
 		UpdatedAt:  c.CreatedAt,
 	}
+	var err error
+	if acct.WalletSecret, err = s.newWalletSecret(acct.ID); err != nil {
+		return err
+	}
 	if err := tx.CreateInternalAccount(ctx, &acct); err != nil {
 		return err
 	}

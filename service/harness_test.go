@@ -54,7 +54,14 @@ func newEnv(t *testing.T, mutate ...func(*Config)) *env {
 	ctx := context.Background()
 	clk := &clock{t: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)}
 	box := &mail.Mailbox{}
-	cfg := Config{Mailer: box, PlatformCredential: testCredential, Now: clk.Now}
+	cfg := Config{
+		Mailer:             box,
+		PlatformCredential: testCredential,
+		Now:                clk.Now,
+		AtRestKey:          testAtRestKey,
+		WebAuthnRPID:       testRPID,
+		WebAuthnOrigins:    []string{testOrigin},
+	}
 	for _, m := range mutate {
 		m(&cfg)
 	}
@@ -85,6 +92,14 @@ func onPostgres(t *testing.T) func(*Config) {
 }
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
+
+// The relying party and at-rest key of every test service.
+const (
+	testRPID   = "localhost"
+	testOrigin = "http://localhost:8080"
+)
+
+var testAtRestKey = []byte("0123456789abcdef0123456789abcdef")
 
 type response struct {
 	status int

@@ -32,7 +32,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-webauthn/webauthn/webauthn"
+
+	"paywallet/service/atrest"
 	"paywallet/service/mail"
+	"paywallet/service/oidc"
 	"paywallet/service/store"
 	"paywallet/shared/walletcrypto"
 	"paywallet/shared/wire"
@@ -81,6 +85,28 @@ type Config struct {
 	// credential, so nobody can use the service to flood an inbox.
 	// 30 seconds when zero; negative disables it.
 	OTPResendInterval time.Duration
+	// PasskeyChallengeInterval is the least time between two login
+	// challenges of one passkey. 2 seconds when zero; negative disables it.
+	PasskeyChallengeInterval time.Duration
+
+	// AtRestKey is the 32-byte key that seals secrets in the store (wallet
+	// mnemonics, OTP target keys). Required; every instance sharing a
+	// database needs the same key.
+	AtRestKey []byte
+
+	// WebAuthnRPID is the passkey relying party id (a registrable domain,
+	// "localhost" in development); WebAuthnOrigins are the exact origins
+	// (scheme, host, port) the wallet pages are served from. Required.
+	WebAuthnRPID    string
+	WebAuthnOrigins []string
+	// WebAuthnRPName is shown by authenticators; "Wallet" when empty.
+	WebAuthnRPName string
+
+	// OIDCProviders are the only issuers whose ID tokens OAUTH credentials
+	// accept. HTTPClient fetches their keys (a client with a 10 s timeout
+	// when nil).
+	OIDCProviders []oidc.Provider
+	HTTPClient    *http.Client
 
 	// Now is the clock; tests inject one. Defaults to time.Now.
 	Now    func() time.Time
@@ -97,6 +123,11 @@ type Service struct {
 	tokenID,
 	secret string
 	signer *walletcrypto.PrivateKey
+	box    *atrest.Box
+	// webauthn is the passkey relying party; oidc verifies OAuth tokens
+	// (nil when no issuer is configured).
+	webauthn *webauthn.WebAuthn
+	oidc     *oidc.Verifier
 }
 
 // New validates cfg, loads (or on first start creates) the target-bundle
@@ -135,6 +166,10 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	setDefault(&cfg.ChallengeTTL, 5*time.Minute)
 	setDefault(&cfg.LockoutDuration, 15*time.Minute)
 	setDefault(&cfg.OTPResendInterval, 30*time.Second)
+	setDefault(&cfg.PasskeyChallengeInterval, 2*time.Second)
+	if cfg.WebAuthnRPName == "" {
+		cfg.WebAuthnRPName = "Wallet"
+	}
 	if cfg.MaxOTPFailures == 0 {
 		cfg.MaxOTPFailures = 5
 	}
@@ -145,6 +180,21 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Service{cfg: cfg, store: cfg.Store, mailer: cfg.Mailer, log: cfg.Logger, mode: cfg.Mode, tokenID: id, secret: secret}
+	var err error
+	if s.box, err = atrest.New(cfg.AtRestKey); err != nil {
+		return nil, fmt.Errorf("service: Config.AtRestKey: %w", err)
+	}
+	if cfg.WebAuthnRPID == "" || len(cfg.WebAuthnOrigins) == 0 {
+		return nil, errors.New("service: Config.WebAuthnRPID and WebAuthnOrigins are required")
+	}
+	if s.webauthn, err = newWebAuthn(&cfg); err != nil {
+		return nil, fmt.Errorf("service: WebAuthn configuration: %w", err)
+	}
+	if len(cfg.OIDCProviders) > 0 {
+		if s.oidc, err = oidc.NewVerifier(cfg.OIDCProviders, cfg.HTTPClient, cfg.Now); err != nil {
+			return nil, fmt.Errorf("service: OIDC providers: %w", err)
+		}
+	}
 	signer, err := s.loadSigner(ctx)
 	if err != nil {
 		return nil, err
@@ -218,7 +268,12 @@ func (s *Service) routes() []route {
 		{"GET", "/customers", s.listCustomers, authPlatform},
 		{"GET", "/customers/internal-accounts", s.listInternalAccounts, authPlatform},
 		{"GET", "/customers/{customerId}", s.getCustomer, authPlatform},
+		{"PATCH", "/customers/{customerId}", s.updateCustomer, authPlatform},
+		{"PATCH", "/internal-accounts/{id}", s.updateInternalAccount, authPlatform},
+		{"POST", "/internal-accounts/{id}/export", s.exportWallet, authPlatform},
 		{"GET", "/auth/credentials", s.listCredentials, authPlatform},
+		{"POST", "/auth/credentials", s.createCredential, authPlatform},
+		{"DELETE", "/auth/credentials/{id}", s.deleteCredential, authPlatform},
 		{"POST", "/auth/credentials/{id}/challenge", s.challengeCredential, authPlatform},
 		{"POST", "/auth/credentials/{id}/verify", s.verifyCredential, authPlatform},
 		{"GET", "/auth/sessions", s.listSessions, authPlatform},

@@ -242,18 +242,15 @@ func (s *Service) refreshSession(w http.ResponseWriter, r *http.Request) error {
 		if _, err := s.completeRetry(ctx, tx, op, hdr, nil); err != nil {
 			return err
 		}
-		key := client
+		raw := client.Compressed()
 		if walletcrypto.IsUncompressedHex(req.ClientPublicKey) {
-			made, err := walletcrypto.GenerateKey()
-			if err != nil {
-				return err
-			}
-			defer made.Wipe()
-			if sealed, err = walletcrypto.SealSessionKey(client, made); err != nil {
-				return err
-			}
-			key = made.PublicKey()
+			raw = client.Uncompressed()
 		}
+		key, sealedKey, err := s.sessionKey(raw)
+		if err != nil {
+			return err
+		}
+		sealed = sealedKey
 		now := s.now()
 		fresh = &store.Session{
 			ID:           ids.New("Session"),

@@ -81,6 +81,9 @@ type Tx interface {
 	// credential anywhere has the same Nickname (e-mail, compared in lower case).
 	CreateCredential(ctx context.Context, c *Credential) error
 	GetCredential(ctx context.Context, id string) (*Credential, error)
+	// GetPasskey finds the PASSKEY credential with the WebAuthn credential
+	// id (base64url rawId).
+	GetPasskey(ctx context.Context, webauthnID string) (*Credential, error)
 	// ListCredentials returns the account's credentials, oldest first.
 	ListCredentials(ctx context.Context, accountID string) ([]Credential, error)
 	// SetCredentialLock records failed verification attempts and an optional

@@ -258,3 +258,45 @@ type ExternalAccount struct {
 	CreatedAt                     string         `json:"createdAt"`
 	UpdatedAt                     string         `json:"updatedAt,omitempty"`
 }
+
+// WebAuthnUserHandle is the WebAuthn user handle (user.id) of a wallet
+// account: the 16 bytes of the UUID in its InternalAccount:<uuid> id. The
+// BFF puts it in passkey creation options and the service checks it in
+// assertions, so both derive it here. ok is false for any other id.
+func WebAuthnUserHandle(accountID string) (handle []byte, ok bool) {
+	const prefix = "InternalAccount:"
+	if len(accountID) != len(prefix)+36 || accountID[:len(prefix)] != prefix {
+		return nil, false
+	}
+	u := accountID[len(prefix):]
+	out := make([]byte, 0, 16)
+	for i := 0; i < len(u); {
+		if i == 8 || i == 13 || i == 18 || i == 23 {
+			if u[i] != '-' {
+				return nil, false
+			}
+			i++
+			continue
+		}
+		hi, ok1 := hexVal(u[i])
+		lo, ok2 := hexVal(u[i+1])
+		if !ok1 || !ok2 {
+			return nil, false
+		}
+		out = append(out, hi<<4|lo)
+		i += 2
+	}
+	return out, true
+}
+
+func hexVal(c byte) (byte, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0', true
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10, true
+	case 'A' <= c && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
+}

@@ -330,6 +330,15 @@ func (t *tx) GetCredential(ctx context.Context, id string) (*store.Credential, e
 	return &c, nil
 }
 
+func (t *tx) GetPasskey(ctx context.Context, webauthnID string) (*store.Credential, error) {
+	c, err := scanCredential(t.queryRow(ctx, `SELECT `+credentialCols+` FROM credentials
+		WHERE type = 'PASSKEY' AND credential_id = ?`, webauthnID))
+	if err != nil {
+		return nil, t.fail(fmt.Sprintf("passkey %q", webauthnID), err)
+	}
+	return &c, nil
+}
+
 func (t *tx) ListCredentials(ctx context.Context, accountID string) ([]store.Credential, error) {
 	what := fmt.Sprintf("list credentials of %q", accountID)
 	rows, err := t.query(ctx, `SELECT `+credentialCols+` FROM credentials WHERE account_id = ? ORDER BY id`, accountID)

@@ -31,9 +31,12 @@ func testCredentialUpdates(f *fixture) {
 		if got.Nickname != "new-"+email.Nickname || !got.UpdatedAt.Equal(at(time.Minute)) {
 			f.Errorf("renamed credential: %+v", got)
 		}
-		got, err = tx.GetCredential(f.ctx, passkey.ID)
+		got, err = tx.GetPasskey(f.ctx, passkey.CredentialID)
 		if err != nil {
 			return err
+		}
+		if got.ID != passkey.ID {
+			f.Errorf("GetPasskey found %s, want %s", got.ID, passkey.ID)
 		}
 		if string(got.Passkey) != `{"v":2}` || got.SignCount != 42 || !got.UpdatedAt.Equal(at(2*time.Minute)) {
 			f.Errorf("updated passkey: %+v", got)
@@ -53,6 +56,11 @@ func testCredentialUpdates(f *fixture) {
 		return tx.UpdatePasskey(f.ctx, email.ID, []byte(`{}`), 1, at(3*time.Minute))
 	})
 	wantErr(f, "UpdatePasskey of an EMAIL_OTP credential", err, store.ErrNotFound)
+	err = f.s.Tx(f.ctx, func(tx store.Tx) error {
+		_, err := tx.GetPasskey(f.ctx, "no-such-passkey")
+		return err
+	})
+	wantErr(f, "GetPasskey of an unknown id", err, store.ErrNotFound)
 }
 
 // testDeleteCredential checks that a credential goes with its OTPs and

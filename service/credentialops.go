@@ -1,0 +1,664 @@
+package service
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"paywallet/service/ids"
+	"paywallet/service/oidc"
+	"paywallet/service/store"
+	"paywallet/shared/walletcrypto"
+	"paywallet/shared/wire"
+)
+
+// Signed-retry and login operations on credentials (grid-api-facts §3.3).
+const (
+	opCreateCredential = "auth.credentials.create"
+	opDeleteCredential = "auth.credentials.delete"
+	opPasskeyLogin     = "auth.credentials.passkey-login"
+)
+
+// createCredential handles POST /auth/credentials. Adding a credential to
+// an account that has one is a signed retry: the first call checks
+// everything the retry will need (the passkey attestation, the OIDC token,
+// the duplicate rules) and answers 202; the retry, signed by an active
+// session of the account, stores the credential and answers 201. For
+// EMAIL_OTP the retry also issues the first code and returns its
+// otpEncryptionTargetBundle. An account with no credential at all gets its
+// first one directly (201), as there is nothing to sign with.
+func (s *Service) createCredential(w http.ResponseWriter, r *http.Request) error {
+	ctx := r.Context()
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	hdr, isRetry, herr := readRetryHeaders(r)
+	if herr != nil {
+		return herr
+	}
+	var req wire.CredentialCreateRequest
+	if err := decodeJSON(r, body, &req, false); err != nil {
+		return err
+	}
+	if err := checkCreateCredential(&req); err != nil {
+		return err
+	}
+	bodyHash, err := canonicalBodyHash(body)
+	if err != nil {
+		return err
+	}
+
+	var token *oidc.Token
+	if req.Type == wire.TypeOAuth {
+		if token, err = s.verifyOIDCToken(ctx, req.OIDCToken, "oidcToken"); err != nil {
+			return err
+		}
+		if err := s.fresh(token); err != nil {
+			return err
+		}
+	}
+
+	var challenge *store.Challenge
+	var created *store.Credential
+	var otp *issuedOTP
+	err = s.store.Tx(ctx, func(tx store.Tx) error {
+		challenge, created, otp = nil, nil, nil
+		acct, err := s.walletAccount(ctx, tx, req.AccountID)
+		if err != nil {
+			return err
+		}
+		existing, err := tx.ListCredentials(ctx, acct.ID)
+		if err != nil {
+			return err
+		}
+		cred, err := s.newCredential(ctx, tx, &req, acct, existing, token)
+		if err != nil {
+			return err
+		}
+		op := operation{name: opCreateCredential, targetID: acct.ID, accountID: acct.ID, bodyHash: bodyHash}
+		if len(existing) > 0 && !isRetry {
+			payload, err := s.activity(acct.ID, createActivityType(req.Type), createActivityParams(&req, acct.ID, cred))
+			if err != nil {
+				return err
+			}
+			challenge, err = s.issueChallenge(ctx, tx, op, payload, nil)
+			return err
+		}
+		if len(existing) > 0 {
+			if _, err := s.completeRetry(ctx, tx, op, hdr, s.activeKeyOf(ctx, tx, acct.ID)); err != nil {
+				return err
+			}
+		}
+		if req.Type == wire.TypePasskey {
+			won, err := tx.UseRegistrationChallenge(ctx, registrationChallengeHash(req.Challenge), s.now())
+			if err != nil {
+				return err
+			}
+			if !won {
+				return invalidField("challenge", "this registration challenge was already used; start the registration again")
+			}
+		}
+		if err := tx.CreateCredential(ctx, cred); err != nil {
+			if errors.Is(err, store.ErrConflict) {
+				return duplicateCredential(cred.Type)
+			}
+			return err
+		}
+		created = cred
+		if cred.Type == wire.TypeEmailOTP {
+			otp, err = s.issueOTP(ctx, tx, cred)
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if challenge != nil {
+		writeJSON(w, http.StatusAccepted, challengeJSON(req.Type, challenge))
+		return nil
+	}
+	out := authMethodJSON(created)
+	if otp != nil {
+		if err := s.mailOTP(ctx, created, otp.code); err != nil {
+			return err
+		}
+		out.OTPEncryptionTargetBundle = otp.bundle
+	}
+	writeJSON(w, http.StatusCreated, out)
+	return nil
+}
+
+// checkCreateCredential names every bad field of a create body; only the
+// fields of the body's type may be present.
+func checkCreateCredential(req *wire.CredentialCreateRequest) error {
+	var fe fieldErrors
+	if req.AccountID == "" {
+		fe.add("accountId", "required")
+	} else if !ids.Valid("InternalAccount", req.AccountID) {
+		fe.add("accountId", "must be an InternalAccount:<uuid> id")
+	}
+	extra := func(field string, present bool) {
+		if present {
+			fe.add(field, "not allowed for "+req.Type+" credentials")
+		}
+	}
+	switch req.Type {
+	case "":
+		fe.add("type", "required")
+	case wire.TypeEmailOTP:
+		extra("oidcToken", req.OIDCToken != "")
+		extra("nickname", req.Nickname != "")
+		extra("challenge", req.Challenge != "")
+		extra("attestation", req.Attestation != nil)
+	case wire.TypeOAuth:
+		if req.OIDCToken == "" {
+			fe.add("oidcToken", "required")
+		}
+		extra("nickname", req.Nickname != "")
+		extra("challenge", req.Challenge != "")
+		extra("attestation", req.Attestation != nil)
+	case wire.TypePasskey:
+		extra("oidcToken", req.OIDCToken != "")
+		checkAttestationFields(req, &fe)
+	default:
+		fe.addConstraint("type", "must be EMAIL_OTP, OAUTH or PASSKEY",
+			wire.FieldConstraint{Enum: []string{wire.TypeEmailOTP, wire.TypeOAuth, wire.TypePasskey}})
+	}
+	if e := fe.err(); e != nil {
+		return e
+	}
+	return nil
+}
+
+// walletAccount loads an internal account by id or answers 404.
+func (s *Service) walletAccount(ctx context.Context, tx store.Tx, id string) (*store.InternalAccount, error) {
+	notFound := errorf(http.StatusNotFound, codeNotFound, "no internal account with this id")
+	if !ids.Valid("InternalAccount", id) {
+		return nil, notFound
+	}
+	a, err := tx.GetInternalAccount(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, notFound
+	}
+	return a, err
+}
+
+// newCredential builds the credential a create body asks for and applies
+// the uniqueness rules with their reference codes, on both legs.
+func (s *Service) newCredential(ctx context.Context, tx store.Tx, req *wire.CredentialCreateRequest,
+	acct *store.InternalAccount, existing []store.Credential, token *oidc.Token) (*store.Credential, error) {
+	now := s.now()
+	c := &store.Credential{ID: ids.New("AuthMethod"), AccountID: acct.ID, Type: req.Type, CreatedAt: now, UpdatedAt: now}
+	switch req.Type {
+	case wire.TypeEmailOTP:
+		for i := range existing {
+			if existing[i].Type == wire.TypeEmailOTP {
+				return nil, errorf(http.StatusBadRequest, "EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS", "this account already has an EMAIL_OTP credential")
+			}
+		}
+		if acct.CustomerID == "" {
+			return nil, invalidField("accountId", "a platform account has no customer e-mail to send codes to")
+		}
+		cust, err := tx.GetCustomer(ctx, acct.CustomerID)
+		if err != nil {
+			return nil, err
+		}
+		if cust.Email == "" {
+			return nil, invalidField("accountId", "the account's customer has no e-mail; set one with PATCH /customers/{id} first")
+		}
+		c.Nickname = cust.Email
+	case wire.TypeOAuth:
+		for i := range existing {
+			if existing[i].Type == wire.TypeOAuth && existing[i].OIDCIssuer == token.Issuer && existing[i].OIDCSubject == token.Subject {
+				return nil, errorf(http.StatusBadRequest, codeInvalidInput, "this identity is already an OAUTH credential of the account")
+			}
+		}
+		c.Nickname = token.Email
+		if c.Nickname == "" {
+			c.Nickname = token.Subject
+		}
+		c.OIDCIssuer, c.OIDCSubject = token.Issuer, token.Subject
+		c.OIDCAudience = s.audienceFor(token)
+	case wire.TypePasskey:
+		handle, _ := wire.WebAuthnUserHandle(acct.ID)
+		rec, err := s.verifyAttestation(req, handle)
+		if err != nil {
+			return nil, err
+		}
+		c.Nickname = strings.TrimSpace(req.Nickname)
+		c.CredentialID = req.Attestation.CredentialID
+		c.SignCount = int64(rec.Authenticator.SignCount)
+		if c.Passkey, err = passkeyRecord(rec); err != nil {
+			return nil, err
+		}
+		if _, err := tx.GetPasskey(ctx, c.CredentialID); err == nil {
+			return nil, duplicateCredential(wire.TypePasskey)
+		} else if !errors.Is(err, store.ErrNotFound) {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+func duplicateCredential(typ string) error {
+	switch typ {
+	case wire.TypePasskey:
+		return errorf(http.StatusBadRequest, "PASSKEY_CREDENTIAL_ALREADY_EXISTS", "this passkey is already registered")
+	case wire.TypeEmailOTP:
+		return errorf(http.StatusBadRequest, "EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS", "this account already has an EMAIL_OTP credential, or the e-mail signs in to another wallet")
+	}
+	return errorf(http.StatusBadRequest, codeInvalidInput, "this identity is already an OAUTH credential of the account")
+}
+
+// createActivityType and createActivityParams are the payloadToSign of a
+// credential creation (grid-api-facts §4.5).
+func createActivityType(typ string) string {
+	switch typ {
+	case wire.TypeEmailOTP:
+		return "ACTIVITY_TYPE_UPDATE_USER_EMAIL"
+	case wire.TypeOAuth:
+		return "ACTIVITY_TYPE_CREATE_OAUTH_PROVIDERS"
+	}
+	return "ACTIVITY_TYPE_CREATE_AUTHENTICATORS_V2"
+}
+
+func createActivityParams(req *wire.CredentialCreateRequest, accountID string, c *store.Credential) map[string]any {
+	switch req.Type {
+	case wire.TypeEmailOTP:
+		return map[string]any{"userEmail": c.Nickname, "userId": accountID}
+	case wire.TypeOAuth:
+		return map[string]any{"oauthProviders": []any{map[string]any{"oidcToken": req.OIDCToken, "providerName": c.OIDCIssuer}}, "userId": accountID}
+	}
+	a := req.Attestation
+	return map[string]any{
+		"authenticators": []any{map[string]any{
+			"attestation": map[string]any{
+				"attestationObject": a.AttestationObject,
+				"clientDataJson":    a.ClientDataJSON,
+				"credentialId":      a.CredentialID,
+			},
+			"authenticatorName": c.Nickname,
+			"challenge":         req.Challenge,
+			"transports":        append([]string{}, a.Transports...),
+		}},
+		"userId": accountID,
+	}
+}
+
+// deleteCredential handles DELETE /auth/credentials/{id}: 202, then a retry
+// signed by an active session of another credential of the account (a
+// credential cannot vouch for its own removal) gives 204. The credential's
+// sessions go with it. The account's last credential cannot be removed.
+func (s *Service) deleteCredential(w http.ResponseWriter, r *http.Request) error {
+	ctx := r.Context()
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	if t := strings.TrimSpace(string(body)); t != "" && t != "{}" {
+		return errorf(http.StatusBadRequest, codeInvalidRequestFormat, "this request takes no body")
+	}
+	bodyHash, _ := canonicalBodyHash(nil)
+	hdr, isRetry, herr := readRetryHeaders(r)
+	if herr != nil {
+		return herr
+	}
+	var challenge *store.Challenge
+	var typ string
+	err = s.store.Tx(ctx, func(tx store.Tx) error {
+		cred, err := loadCredential(ctx, tx, r.PathValue("id"))
+		if err != nil {
+			return err
+		}
+		all, err := tx.ListCredentials(ctx, cred.AccountID)
+		if err != nil {
+			return err
+		}
+		if len(all) <= 1 {
+			return errorf(http.StatusBadRequest, codeInvalidInput, "this is the account's last credential; add another before removing it")
+		}
+		op := operation{name: opDeleteCredential, targetID: cred.ID, accountID: cred.AccountID, bodyHash: bodyHash}
+		if !isRetry {
+			payload, err := s.activity(cred.AccountID, "ACTIVITY_TYPE_DELETE_AUTHENTICATORS",
+				map[string]any{"authenticatorIds": []string{cred.ID}, "userId": cred.AccountID})
+			if err != nil {
+				return err
+			}
+			typ = cred.Type
+			challenge, err = s.issueChallenge(ctx, tx, op, payload, nil)
+			return err
+		}
+		if _, err := s.completeRetry(ctx, tx, op, hdr, s.keyOfOtherCredential(ctx, tx, cred)); err != nil {
+			return err
+		}
+		return tx.DeleteCredential(ctx, cred.ID)
+	})
+	if err != nil {
+		return err
+	}
+	if challenge != nil {
+		writeJSON(w, http.StatusAccepted, challengeJSON(typ, challenge))
+		return nil
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// keyOfOtherCredential allows the key of an active session of the account
+// that another credential than cred issued.
+func (s *Service) keyOfOtherCredential(ctx context.Context, tx store.Tx, cred *store.Credential) func(*walletcrypto.PublicKey) (bool, error) {
+	return func(key *walletcrypto.PublicKey) (bool, error) {
+		sessions, err := tx.ListActiveSessions(ctx, cred.AccountID, s.now())
+		if err != nil {
+			return false, err
+		}
+		for i := range sessions {
+			if sessions[i].CredentialID == cred.ID {
+				continue
+			}
+			k, err := walletcrypto.ParsePublicKey(sessions[i].PublicKey)
+			if err == nil && k.Equal(key) {
+				return true, nil
+			}
+		}
+		return false, nil
+	}
+}
+
+// challengePasskey is the PASSKEY branch of POST
+// /auth/credentials/{id}/challenge: it binds clientPublicKey to a canonical
+// session-creation body and answers its digest as the WebAuthn challenge.
+func (s *Service) challengePasskey(w http.ResponseWriter, r *http.Request, req *wire.ChallengeRequest) error {
+	ctx := r.Context()
+	if req.ClientPublicKey == "" {
+		return invalidField("clientPublicKey", "required for PASSKEY credentials")
+	}
+	client, err := walletcrypto.ParseClientPublicKey(req.ClientPublicKey)
+	if err != nil {
+		return invalidField("clientPublicKey", "must match ^04[0-9a-fA-F]{128}$ or ^0[23][0-9a-fA-F]{64}$ and be a P-256 point")
+	}
+	var cred *store.Credential
+	var ch *store.Challenge
+	err = s.store.Tx(ctx, func(tx store.Tx) error {
+		var err error
+		if cred, err = loadCredential(ctx, tx, r.PathValue("id")); err != nil {
+			return err
+		}
+		now := s.now()
+		last, err := tx.LatestChallenge(ctx, opPasskeyLogin, cred.ID)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+		case err != nil:
+			return err
+		case s.cfg.PasskeyChallengeInterval > 0 && now.Before(last.CreatedAt.Add(s.cfg.PasskeyChallengeInterval)):
+			e := errorf(http.StatusTooManyRequests, codeRateLimited, "a challenge was issued moments ago; wait before asking for another")
+			e.RetryAfter = int(math.Ceil(last.CreatedAt.Add(s.cfg.PasskeyChallengeInterval).Sub(now).Seconds()))
+			return e
+		}
+		// The nonce makes every challenge unpredictable and distinct, even
+		// two asked for in the same millisecond with the same key.
+		nonce := make([]byte, 16)
+		if _, err := rand.Read(nonce); err != nil {
+			return err
+		}
+		payload, err := s.activity(cred.AccountID, "ACTIVITY_TYPE_STAMP_LOGIN", map[string]any{
+			"authenticatorId":   cred.ID,
+			"expirationSeconds": strconv.Itoa(int(s.cfg.SessionTTL / time.Second)),
+			"nonce":             hex.EncodeToString(nonce),
+			"publicKey":         strings.ToLower(req.ClientPublicKey),
+		})
+		if err != nil {
+			return err
+		}
+		raw := client.Compressed()
+		if walletcrypto.IsUncompressedHex(req.ClientPublicKey) {
+			raw = client.Uncompressed()
+		}
+		digest := sha256.Sum256([]byte(payload))
+		ch = &store.Challenge{
+			ID:        ids.New("Request"),
+			Operation: opPasskeyLogin,
+			TargetID:  cred.ID,
+			AccountID: cred.AccountID,
+			BodyHash:  digest[:],
+			Payload:   payload,
+			PublicKey: raw,
+			CreatedAt: now,
+			ExpiresAt: now.Add(s.cfg.ChallengeTTL),
+		}
+		return tx.CreateChallenge(ctx, ch)
+	})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, wire.PasskeyAuthChallenge{
+		AuthMethod: authMethodJSON(cred),
+		Challenge:  hex.EncodeToString(ch.BodyHash),
+		RequestID:  ch.ID,
+		ExpiresAt:  timestamp(ch.ExpiresAt),
+	})
+	return nil
+}
+
+// verifyPasskey completes a passkey login: the Request-Id of the challenge,
+// an assertion over its challenge by this credential's authenticator, and a
+// session bound to the key the challenge carried. The challenge is consumed
+// in the same transaction that advances the sign counter and creates the
+// session.
+func (s *Service) verifyPasskey(w http.ResponseWriter, r *http.Request, a *wire.PasskeyAssertion) error {
+	ctx := r.Context()
+	requestID := strings.TrimSpace(r.Header.Get(wire.HeaderRequestID))
+	if requestID == "" {
+		return errorf(http.StatusUnauthorized, codeRequestIDMissing, "a PASSKEY verification needs the Request-Id of its challenge")
+	}
+	var sess *store.Session
+	var sealed string
+	err := s.store.Tx(ctx, func(tx store.Tx) error {
+		cred, err := loadCredential(ctx, tx, r.PathValue("id"))
+		if err != nil {
+			return err
+		}
+		if cred.Type != wire.TypePasskey {
+			return invalidField("type", "this credential is "+cred.Type+", not PASSKEY")
+		}
+		ch, err := s.pendingChallenge(ctx, tx, requestID, opPasskeyLogin, cred.ID)
+		if err != nil {
+			return err
+		}
+		if a.CredentialID != cred.CredentialID {
+			return errorf(http.StatusUnauthorized, codeUnauthorized, "the assertion was made with another passkey than this credential")
+		}
+		if !(s.mode == ModeSandbox && a.Signature == sandboxPasskeySignature) {
+			all, err := tx.ListCredentials(ctx, cred.AccountID)
+			if err != nil {
+				return err
+			}
+			user, err := passkeyUserOf(cred.AccountID, all)
+			if err != nil {
+				return err
+			}
+			rec, err := s.verifyAssertion(a, hex.EncodeToString(ch.BodyHash), user, cred.CredentialID)
+			if err != nil {
+				return err
+			}
+			record, err := passkeyRecord(rec)
+			if err != nil {
+				return err
+			}
+			if err := tx.UpdatePasskey(ctx, cred.ID, record, int64(rec.Authenticator.SignCount), s.now()); err != nil {
+				return err
+			}
+		}
+		won, err := tx.ConsumeChallenge(ctx, ch.ID, s.now())
+		if err != nil {
+			return err
+		}
+		if !won {
+			return errorf(http.StatusUnauthorized, codeUnauthorized, "this Request-Id was already used")
+		}
+		sess, sealed, err = s.startSession(ctx, tx, cred, ch.PublicKey)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	out := sessionJSON(sess)
+	out.EncryptedSessionSigningKey = sealed
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// pendingChallenge loads an unconsumed, unexpired challenge of the
+// operation on the target, or answers 401.
+func (s *Service) pendingChallenge(ctx context.Context, tx store.Tx, requestID, op, targetID string) (*store.Challenge, error) {
+	unknown := errorf(http.StatusUnauthorized, codeUnauthorized, "Request-Id does not match a pending challenge of this credential")
+	if !ids.Valid("Request", requestID) {
+		return nil, unknown
+	}
+	ch, err := tx.GetChallenge(ctx, requestID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, unknown
+	}
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case ch.Operation != op || ch.TargetID != targetID:
+		return nil, unknown
+	case !ch.ConsumedAt.IsZero():
+		return nil, errorf(http.StatusUnauthorized, codeUnauthorized, "this Request-Id was already used")
+	case !s.now().Before(ch.ExpiresAt):
+		return nil, errorf(http.StatusUnauthorized, codeUnauthorized, "this Request-Id has expired; ask for a new challenge")
+	}
+	return ch, nil
+}
+
+// verifyOAuth completes an OAuth login in one call: the token must verify
+// against a trusted issuer, name this credential's identity, be at most 60
+// seconds old and carry nonce = hex SHA-256 of the clientPublicKey text.
+func (s *Service) verifyOAuth(w http.ResponseWriter, r *http.Request, req *wire.VerifyRequest) error {
+	ctx := r.Context()
+	client, err := walletcrypto.ParseClientPublicKey(req.ClientPublicKey)
+	if err != nil {
+		return invalidField("clientPublicKey", "must match ^04[0-9a-fA-F]{128}$ or ^0[23][0-9a-fA-F]{64}$ and be a P-256 point")
+	}
+	token, err := s.verifyOIDCToken(ctx, req.OIDCToken, "oidcToken")
+	if err != nil {
+		return err
+	}
+	if err := s.fresh(token); err != nil {
+		return err
+	}
+	nonce := sha256.Sum256([]byte(req.ClientPublicKey))
+	if token.Nonce != hex.EncodeToString(nonce[:]) {
+		return errorf(http.StatusUnauthorized, codeUnauthorized, "the token's nonce is not the SHA-256 of clientPublicKey")
+	}
+	raw := client.Compressed()
+	if walletcrypto.IsUncompressedHex(req.ClientPublicKey) {
+		raw = client.Uncompressed()
+	}
+	var sess *store.Session
+	var sealed string
+	err = s.store.Tx(ctx, func(tx store.Tx) error {
+		cred, err := loadCredential(ctx, tx, r.PathValue("id"))
+		if err != nil {
+			return err
+		}
+		if cred.Type != wire.TypeOAuth {
+			return invalidField("type", "this credential is "+cred.Type+", not OAUTH")
+		}
+		if token.Issuer != cred.OIDCIssuer || token.Subject != cred.OIDCSubject || !contains(token.Audience, cred.OIDCAudience) {
+			return errorf(http.StatusUnauthorized, codeUnauthorized, "the token is for another identity than this credential")
+		}
+		sess, sealed, err = s.startSession(ctx, tx, cred, raw)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	out := sessionJSON(sess)
+	out.EncryptedSessionSigningKey = sealed
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func contains(list []string, v string) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// startSession creates a session of cred. clientKey is the SEC1 key the
+// client sent: compressed (33 bytes) makes it the session key (client-held,
+// nothing returned); uncompressed (65 bytes) makes the service create a
+// session key and seal it to clientKey, returned once as
+// encryptedSessionSigningKey. In sandbox mode that value is a stub of the
+// same shape that cannot be decrypted (spec, Authentication §4).
+func (s *Service) startSession(ctx context.Context, tx store.Tx, cred *store.Credential, clientKey []byte) (*store.Session, string, error) {
+	key, sealed, err := s.sessionKey(clientKey)
+	if err != nil {
+		return nil, "", err
+	}
+	now := s.now()
+	sess := &store.Session{
+		ID:           ids.New("Session"),
+		AccountID:    cred.AccountID,
+		CredentialID: cred.ID,
+		Type:         cred.Type,
+		Nickname:     cred.Nickname,
+		PublicKey:    key.Compressed(),
+		CreatedAt:    now,
+		UpdatedAt:    now,
+		ExpiresAt:    now.Add(s.cfg.SessionTTL),
+	}
+	if err := tx.CreateSession(ctx, sess); err != nil {
+		return nil, "", err
+	}
+	return sess, sealed, nil
+}
+
+// sessionKey decides the session's API key from the client's key (see
+// startSession) and returns the sealed session key where one is delivered.
+func (s *Service) sessionKey(clientKey []byte) (*walletcrypto.PublicKey, string, error) {
+	client, err := walletcrypto.ParsePublicKey(clientKey)
+	if err != nil {
+		return nil, "", err
+	}
+	if len(clientKey) != 65 {
+		return client, "", nil
+	}
+	made, err := walletcrypto.GenerateKey()
+	if err != nil {
+		return nil, "", err
+	}
+	defer made.Wipe()
+	if s.mode == ModeSandbox {
+		return made.PublicKey(), sandboxSessionKeyStub(made.PublicKey()), nil
+	}
+	sealed, err := walletcrypto.SealSessionKey(client, made)
+	if err != nil {
+		return nil, "", err
+	}
+	return made.PublicKey(), sealed, nil
+}
+
+// sandboxSessionKeyStub is random bytes shaped like a sealed session key:
+// base58check of a 33-byte compressed point and 48 bytes (a 32-byte
+// ciphertext and its tag). Nobody can open it, the service included.
+func sandboxSessionKeyStub(point *walletcrypto.PublicKey) string {
+	payload := make([]byte, 33+48)
+	copy(payload, point.Compressed())
+	_, _ = rand.Read(payload[33:])
+	return walletcrypto.Base58CheckEncode(payload)
+}
