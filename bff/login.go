@@ -26,6 +26,9 @@ type configResponse struct {
 	WasmExecURL        string `json:"wasmExecUrl"`
 	DevMailbox         bool   `json:"devMailbox"`
 	DevMailboxURL      string `json:"devMailboxUrl,omitempty"`
+	// OAuth is the identity provider offered for sign-in, when one is
+	// configured.
+	OAuth *OAuthProvider `json:"oauth,omitempty"`
 }
 
 func (s *Server) handleConfig(c *fiber.Ctx) error {
@@ -35,6 +38,7 @@ func (s *Server) handleConfig(c *fiber.Ctx) error {
 		WasmURL:            s.assets.wasmURL,
 		WasmExecURL:        wasmExecURL,
 		DevMailbox:         s.devMailbox,
+		OAuth:              s.oauth,
 	}
 	if s.devMailbox {
 		out.DevMailboxURL = devMailboxPath + "/"
@@ -267,6 +271,13 @@ func (s *Server) handleLoginVerify(c *fiber.Ctx) error {
 	if err != nil {
 		return s.unreachable(err)
 	}
+	return s.completeLogin(c, cs, r)
+}
+
+// completeLogin relays the service's answer to a login's last call; a 200
+// also binds the cookie session to the issued wallet session and rotates
+// the cookie.
+func (s *Server) completeLogin(c *fiber.Ctx, cs *cookieSession, r *reply) error {
 	if r.status != http.StatusOK {
 		return writeReply(c, r)
 	}
@@ -286,7 +297,7 @@ func (s *Server) handleLoginVerify(c *fiber.Ctx) error {
 		return errUpstream
 	}
 	data := cs.data
-	data.PendingCredentialID = ""
+	data.PendingCredentialID, data.PendingRequestID = "", ""
 	data.WalletSessionID = ws.ID
 	data.WalletSessionExpiresAt = expires
 	if err := s.startSession(c, data, expires.Sub(s.now())); err != nil {

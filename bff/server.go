@@ -50,6 +50,13 @@ type Config struct {
 	// DevMailbox, when set, is mounted at /dev/mailbox (it receives paths
 	// relative to that prefix) and announced by /api/config.
 	DevMailbox http.Handler
+	// WebAuthnRPID and WebAuthnRPName are the passkey relying party the
+	// browser registers with: the same id the service verifies ("localhost"
+	// when empty) and the name authenticators show ("Wallet" when empty).
+	WebAuthnRPID, WebAuthnRPName string
+	// OAuth, when set, is the identity provider the page offers for
+	// sign-in and linking; the service must trust its issuer.
+	OAuth *OAuthProvider
 	// Sessions stores cookie sessions; a MemoryStore when nil.
 	Sessions SessionStore
 	// Logger receives the BFF's log lines; slog.Default() when nil.
@@ -100,6 +107,9 @@ type Server struct {
 	mode       string
 	signerKey  string
 	devMailbox bool
+	rpID       string
+	rpName     string
+	oauth      *OAuthProvider
 	conns      connSet
 
 	// base is the parent of every /api request's context; Shutdown cancels
@@ -156,7 +166,18 @@ const apiTimeout = 20 * time.Second
 // New validates cfg and builds the Server.
 func New(cfg Config) (*Server, error) {
 	s := &Server{log: cfg.Logger, now: cfg.Now, store: cfg.Sessions, mode: cfg.Mode,
-		limiter: cfg.Limiter, apiTimeout: cfg.apiTimeout}
+		limiter: cfg.Limiter, apiTimeout: cfg.apiTimeout, rpID: cfg.WebAuthnRPID, rpName: cfg.WebAuthnRPName, oauth: cfg.OAuth}
+	if s.rpID == "" {
+		s.rpID = "localhost"
+	}
+	if s.rpName == "" {
+		s.rpName = "Wallet"
+	}
+	if s.oauth != nil {
+		if err := s.oauth.validate(); err != nil {
+			return nil, fmt.Errorf("bff: OAuth: %w", err)
+		}
+	}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -255,6 +276,14 @@ func New(cfg Config) (*Server, error) {
 	api.Delete("/auth/sessions/:id", s.handleRevokeSession)
 	api.Post("/auth/sessions/:id/refresh", s.handleRefreshSession)
 	api.Post("/customers/external-accounts", s.handleCreateExternalAccount)
+	api.Post("/login/passkey/start", s.handlePasskeyStart)
+	api.Post("/login/passkey/verify", s.handlePasskeyVerify)
+	api.Post("/login/oauth", s.handleOAuthLogin)
+	api.Post("/passkeys/registration-options", s.handleRegistrationOptions)
+	api.Post("/auth/credentials", s.handleAddCredential)
+	api.Delete("/auth/credentials/:id", s.handleDeleteCredential)
+	api.Post("/internal-accounts/:InternalAccount/export", s.handleAccountOperation(http.MethodPost, "/export"))
+	api.Patch("/internal-accounts/:InternalAccount", s.handleAccountOperation(http.MethodPatch, ""))
 	table := cfg.routes
 	if table == nil {
 		table = routes

@@ -37,6 +37,12 @@ type Session struct {
 	// PendingCredentialID is the EMAIL_OTP credential being verified,
 	// between login start and verify.
 	PendingCredentialID string `json:"pendingCredentialId,omitempty"`
+	// PendingRequestID is the Request-Id of a passkey login's challenge.
+	PendingRequestID string `json:"pendingRequestId,omitempty"`
+	// RegistrationChallenge is the passkey registration challenge minted
+	// for this browser, valid until RegistrationExpiresAt.
+	RegistrationChallenge string    `json:"registrationChallenge,omitempty"`
+	RegistrationExpiresAt time.Time `json:"registrationExpiresAt,omitzero"`
 	// WalletSessionID and WalletSessionExpiresAt describe the service
 	// session issued at verify; the browser is signed in while it lasts.
 	WalletSessionID        string    `json:"walletSessionId,omitempty"`

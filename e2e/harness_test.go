@@ -24,6 +24,8 @@ import (
 	"paywallet/internal/browsertest"
 
 	"paywallet/bff"
+	"paywallet/internal/devoidc"
+	"paywallet/service/oidc"
 	"paywallet/service"
 	"paywallet/service/mail"
 	"paywallet/service/store"
@@ -44,6 +46,7 @@ type stack struct {
 	mailbox *mail.Mailbox
 	url     string // the BFF, as a browser reaches it: http://localhost:<port>
 	service string // the service base URL
+	issuer  *devoidc.Issuer
 }
 
 func startStack(t *testing.T, mode service.Mode, options ...func(*service.Config)) *stack {
@@ -58,11 +61,27 @@ func startStack(t *testing.T, mode service.Mode, options ...func(*service.Config
 	}
 	t.Cleanup(func() { st.Close() })
 	box := &mail.Mailbox{}
+	// The BFF's port is the WebAuthn origin, so listen first.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	origin := "http://localhost:" + strconv.Itoa(port)
+	iss, err := devoidc.Start(devoidc.Config{RedirectURIs: []string{origin + "/oauth-callback.html"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { iss.Close() })
 	cfg := service.Config{
 		Store:              st,
 		Mailer:             box,
 		Mode:               mode,
 		PlatformCredential: platformID + ":" + platformSecret,
+		AtRestKey:          []byte("e2e-at-rest-key-0123456789abcdef"),
+		WebAuthnRPID:       "localhost",
+		WebAuthnOrigins:    []string{origin},
+		OIDCProviders:      []oidc.Provider{{Issuer: iss.URL(), ClientID: iss.ClientID()}},
 	}
 	for _, o := range options {
 		o(&cfg)
@@ -74,11 +93,9 @@ func startStack(t *testing.T, mode service.Mode, options ...func(*service.Config
 	upstream := httptest.NewServer(svc.Handler())
 	t.Cleanup(upstream.Close)
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	srv, err := bff.New(bff.Config{
+		WebAuthnRPID:       "localhost",
+		OAuth:              &bff.OAuthProvider{Name: "Dev sign-in", Issuer: iss.URL(), ClientID: iss.ClientID(), AuthorizationEndpoint: iss.URL() + "/authorize"},
 		ServiceURL:         upstream.URL + wire.BasePath,
 		PlatformCredential: platformID + ":" + platformSecret,
 		Mode:               string(mode),
@@ -94,8 +111,7 @@ func startStack(t *testing.T, mode service.Mode, options ...func(*service.Config
 		defer cancel()
 		_ = srv.Shutdown(ctx)
 	})
-	port := ln.Addr().(*net.TCPAddr).Port
-	return &stack{t: t, svc: svc, store: st, mailbox: box, url: "http://localhost:" + strconv.Itoa(port), service: upstream.URL}
+	return &stack{t: t, svc: svc, store: st, mailbox: box, url: "http://localhost:" + strconv.Itoa(port), service: upstream.URL, issuer: iss}
 }
 
 // newBrowser starts a headless Chromium for one test. Register it after the

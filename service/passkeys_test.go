@@ -79,7 +79,7 @@ func cborHead(major byte, n int) []byte {
 	return []byte{major<<5 | 25, byte(n >> 8), byte(n)}
 }
 
-func cborText(s string) []byte { return append(cborHead(3, len(s)), s...) }
+func cborText(s string) []byte  { return append(cborHead(3, len(s)), s...) }
 func cborBytes(b []byte) []byte { return append(cborHead(2, len(b)), b...) }
 
 // coseKey is the credential public key: {1:2, 3:-7, -1:1, -2:x, -3:y}.

@@ -6,11 +6,15 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
+	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"strings"
@@ -18,8 +22,10 @@ import (
 	"time"
 
 	"paywallet/bff"
+	"paywallet/internal/devoidc"
 	"paywallet/internal/inproc"
 	"paywallet/internal/serviceconfig"
+	"paywallet/service/oidc"
 	"paywallet/shared/wire"
 )
 
@@ -49,11 +55,17 @@ Flags (each can also be set with the environment variable in brackets):
 `)
 		fs.PrintDefaults()
 	}
-	var listen, serviceURL, signerKey, logLevel string
+	var listen, serviceURL, signerKey, logLevel, oauthIssuer, oauthClientID, oauthName string
+	var devOIDC bool
 	envString(fs, &listen, "listen", "WALLET_LISTEN", "127.0.0.1:8080", "address the wallet listens on")
 	envString(fs, &serviceURL, "service-url", "WALLET_SERVICE_URL", "", "base URL of a remote payments service, e.g. https://payments.example/2025-10-13; empty embeds the service")
 	envString(fs, &signerKey, "otp-signer-public-key", "WALLET_OTP_SIGNER_PUBLIC_KEY", "", "with --service-url: the service's OTP target-bundle signer public key (hex) that browsers pin")
 	envString(fs, &logLevel, "log-level", "WALLET_LOG_LEVEL", "info", "debug, info, warn or error")
+	envBool(fs, &devOIDC, "dev-oidc", "WALLET_DEV_OIDC",
+		"development only: run a local OpenID Connect issuer on loopback and offer \"Dev sign-in\" (OAuth) with it; anyone can sign in there as any e-mail address")
+	envString(fs, &oauthIssuer, "oauth-issuer", "WALLET_OAUTH_ISSUER", "", "OAuth sign-in button: the OpenID Connect issuer (it must be among the service's trusted --oidc-providers)")
+	envString(fs, &oauthClientID, "oauth-client-id", "WALLET_OAUTH_CLIENT_ID", "", "OAuth sign-in button: the client id registered with the issuer")
+	envString(fs, &oauthName, "oauth-name", "WALLET_OAUTH_NAME", "", "OAuth sign-in button: the provider's name shown to people (default: the issuer's host)")
 	var svcOpts serviceconfig.Options
 	svcOpts.Register(fs)
 	if err := fs.Parse(args); err != nil {
@@ -72,7 +84,30 @@ Flags (each can also be set with the environment variable in brackets):
 	}
 	base := "http://" + displayAddr(ln.Addr().String())
 
-	cfg := bff.Config{Logger: log, Mode: svcOpts.Mode}
+	cfg := bff.Config{Logger: log, Mode: svcOpts.Mode, WebAuthnRPID: svcOpts.WebAuthnRPID}
+	switch {
+	case devOIDC && oauthIssuer != "":
+		ln.Close()
+		return errors.New("choose either --dev-oidc or --oauth-issuer, not both")
+	case devOIDC:
+		iss, err := devoidc.Start(devoidc.Config{RedirectURIs: []string{base + "/oauth-callback.html"}})
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("dev OIDC issuer: %w", err)
+		}
+		defer iss.Close()
+		log.Warn("dev OIDC issuer is on: anyone can sign in there as any e-mail address (development only)", "issuer", iss.URL())
+		svcOpts.ExtraOIDCProviders = append(svcOpts.ExtraOIDCProviders, oidc.Provider{Issuer: iss.URL(), ClientID: iss.ClientID()})
+		cfg.OAuth = &bff.OAuthProvider{Name: "Dev sign-in", Issuer: iss.URL(), ClientID: iss.ClientID(), AuthorizationEndpoint: iss.URL() + "/authorize"}
+	case oauthIssuer != "":
+		p, err := discoverOAuth(ctx, oauthIssuer, oauthClientID, oauthName)
+		if err != nil {
+			ln.Close()
+			return err
+		}
+		cfg.OAuth = p
+	}
+	svcOpts.DefaultOrigin = base
 	if serviceURL == "" {
 		built, err := svcOpts.Build(ctx, log, base+"/dev/mailbox", true)
 		if err != nil {
@@ -123,6 +158,48 @@ Flags (each can also be set with the environment variable in brackets):
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	return srv.Shutdown(shutdownCtx)
+}
+
+func envBool(fs *flag.FlagSet, p *bool, name, env, usage string) {
+	def := false
+	if v, ok := os.LookupEnv(env); ok {
+		def = v == "1" || strings.EqualFold(v, "true") || strings.EqualFold(v, "yes")
+	}
+	fs.BoolVar(p, name, def, usage+" ["+env+"]")
+}
+
+// discoverOAuth reads the issuer's OpenID configuration for the
+// authorization endpoint the sign-in pop-up opens.
+func discoverOAuth(ctx context.Context, issuer, clientID, name string) (*bff.OAuthProvider, error) {
+	if clientID == "" {
+		return nil, errors.New("--oauth-issuer needs --oauth-client-id")
+	}
+	u, err := url.Parse(issuer)
+	if err != nil || u.Host == "" {
+		return nil, fmt.Errorf("--oauth-issuer %q is not a URL", issuer)
+	}
+	if name == "" {
+		name = u.Hostname()
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(issuer, "/")+"/.well-known/openid-configuration", nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("--oauth-issuer: %w", err)
+	}
+	defer resp.Body.Close()
+	var doc struct {
+		Issuer                string `json:"issuer"`
+		AuthorizationEndpoint string `json:"authorization_endpoint"`
+	}
+	if resp.StatusCode != http.StatusOK || json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&doc) != nil || doc.AuthorizationEndpoint == "" {
+		return nil, fmt.Errorf("--oauth-issuer: no usable OpenID configuration at %s", req.URL)
+	}
+	return &bff.OAuthProvider{Name: name, Issuer: issuer, ClientID: clientID, AuthorizationEndpoint: doc.AuthorizationEndpoint}, nil
 }
 
 func envString(fs *flag.FlagSet, p *string, name, env, def, usage string) {

@@ -16,10 +16,13 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"paywallet/service"
+	"paywallet/service/atrest"
 	"paywallet/service/mail"
+	"paywallet/service/oidc"
 	"paywallet/service/store/sqlstore"
 )
 
@@ -36,6 +39,16 @@ type Options struct {
 	DevMailbox         bool
 	WebAuthnRPID       string
 	WebAuthnOrigins    string
+	DataKey            string
+	DataKeyFile        string
+	OIDCProviders      string
+
+	// DefaultOrigin is the WebAuthn origin used when --webauthn-origins is
+	// empty: the embedded wallet sets it to the URL it serves.
+	DefaultOrigin string
+	// ExtraOIDCProviders are trusted besides --oidc-providers (the local
+	// development issuer of `make run`).
+	ExtraOIDCProviders []oidc.Provider
 }
 
 // Register adds the service flags to fs, with defaults taken from the
@@ -54,8 +67,64 @@ func (o *Options) Register(fs *flag.FlagSet) {
 	str(fs, &o.MailFrom, "mail-from", "WALLET_MAIL_FROM", "Wallet <no-reply@localhost>", "From address of OTP e-mail")
 	boolean(fs, &o.DevMailbox, "dev-mailbox", "WALLET_DEV_MAILBOX",
 		"development only: keep e-mail in memory and show it at /dev/mailbox instead of sending it (anyone who can reach that page reads every code)")
-	str(fs, &o.WebAuthnRPID, "webauthn-rp-id", "WALLET_WEBAUTHN_RP_ID", "localhost", "WebAuthn relying party id (passkeys; not used yet)")
-	str(fs, &o.WebAuthnOrigins, "webauthn-origins", "WALLET_WEBAUTHN_ORIGINS", "http://localhost:8080", "comma-separated WebAuthn origins (passkeys; not used yet)")
+	str(fs, &o.WebAuthnRPID, "webauthn-rp-id", "WALLET_WEBAUTHN_RP_ID", "localhost", "passkey (WebAuthn) relying party id: the wallet's domain")
+	str(fs, &o.WebAuthnOrigins, "webauthn-origins", "WALLET_WEBAUTHN_ORIGINS", "",
+		"comma-separated exact origins the wallet pages are served from, e.g. https://wallet.example (default: the embedded wallet's own URL, else http://localhost:8080)")
+	str(fs, &o.DataKey, "data-key", "WALLET_DATA_KEY", "",
+		"64 hex characters: the key that seals secrets at rest (wallet recovery phrases, OTP keys); every instance on one database needs the same key")
+	str(fs, &o.DataKeyFile, "data-key-file", "WALLET_DATA_KEY_FILE", "",
+		"file holding the at-rest key, created (mode 0600) on first start when missing (default with SQLite: wallet.key beside the database)")
+	str(fs, &o.OIDCProviders, "oidc-providers", "WALLET_OIDC_PROVIDERS", "",
+		"OAuth sign-in: comma-separated issuer=client-id pairs whose ID tokens are trusted, e.g. https://accounts.google.com=1234.apps.googleusercontent.com")
+}
+
+// dataKey finds the at-rest key: the flag, else the key file, else (SQLite
+// only) wallet.key beside the database. PostgreSQL serves several
+// instances, which must share one key, so it is never made up locally.
+func (o *Options) dataKey() ([]byte, error) {
+	switch {
+	case o.DataKey != "":
+		return atrest.ParseKey(o.DataKey)
+	case o.DataKeyFile != "":
+		return atrest.LoadOrCreateKeyFile(o.DataKeyFile)
+	case strings.HasPrefix(o.Database, "postgres://") || strings.HasPrefix(o.Database, "postgresql://"):
+		return nil, errors.New("with PostgreSQL set --data-key (or --data-key-file) to a key every instance shares; make one with: openssl rand -hex 32")
+	}
+	return atrest.LoadOrCreateKeyFile(filepath.Join(filepath.Dir(o.Database), "wallet.key"))
+}
+
+// providers parses --oidc-providers and adds the extra ones.
+func (o *Options) providers() ([]oidc.Provider, error) {
+	out := append([]oidc.Provider(nil), o.ExtraOIDCProviders...)
+	for _, pair := range strings.Split(o.OIDCProviders, ",") {
+		pair = strings.TrimSpace(pair)
+		if pair == "" {
+			continue
+		}
+		i := strings.LastIndex(pair, "=")
+		if i <= 0 || i == len(pair)-1 {
+			return nil, fmt.Errorf("--oidc-providers: %q is not issuer=client-id", pair)
+		}
+		out = append(out, oidc.Provider{Issuer: pair[:i], ClientID: pair[i+1:]})
+	}
+	return out, nil
+}
+
+// origins is the WebAuthn origin list in force.
+func (o *Options) origins() []string {
+	var out []string
+	for _, s := range strings.Split(o.WebAuthnOrigins, ",") {
+		if s = strings.TrimSuffix(strings.TrimSpace(s), "/"); s != "" {
+			out = append(out, s)
+		}
+	}
+	switch {
+	case len(out) > 0:
+		return out
+	case o.DefaultOrigin != "":
+		return []string{o.DefaultOrigin}
+	}
+	return []string{"http://localhost:8080"}
 }
 
 func str(fs *flag.FlagSet, p *string, name, env, def, usage string) {
@@ -127,6 +196,14 @@ func (o *Options) Build(ctx context.Context, log *slog.Logger, mailboxURL string
 		return nil, errors.New("no way to send e-mail: configure SMTP (--smtp-addr) or, for development, --dev-mailbox")
 	}
 
+	providers, err := o.providers()
+	if err != nil {
+		return nil, err
+	}
+	key, err := o.dataKey()
+	if err != nil {
+		return nil, err
+	}
 	st, err := sqlstore.Open(ctx, o.Database)
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
@@ -138,6 +215,10 @@ func (o *Options) Build(ctx context.Context, log *slog.Logger, mailboxURL string
 		PlatformCredential: cred,
 		MailFrom:           o.MailFrom,
 		Logger:             log,
+		AtRestKey:          key,
+		WebAuthnRPID:       o.WebAuthnRPID,
+		WebAuthnOrigins:    o.origins(),
+		OIDCProviders:      providers,
 	})
 	if err != nil {
 		st.Close()
