@@ -195,6 +195,7 @@ var idTypes = map[string]bool{
 	"InternalAccount": true,
 	"AuthMethod":      true,
 	"Session":         true,
+	"Request":         true,
 	"ExternalAccount": true,
 	"Quote":           true,
 	"Transaction":     true,

@@ -25,9 +25,9 @@ import (
 
 	"paywallet/bff"
 	"paywallet/internal/devoidc"
-	"paywallet/service/oidc"
 	"paywallet/service"
 	"paywallet/service/mail"
+	"paywallet/service/oidc"
 	"paywallet/service/store"
 	"paywallet/service/store/sqlstore"
 	"paywallet/shared/wire"

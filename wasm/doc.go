@@ -12,19 +12,60 @@
 //
 // Two kinds of private key live here: client key pairs (generateKey), which
 // prove possession in the OTP login and are the HPKE recipient of a
-// service-delivered session key, and session signing keys
-// (decryptSessionKey). The OTP target key is the service's; this module only
-// checks the signed bundle that carries its public half against a pinned
-// signer before sealing the code to it. A private key never crosses into
-// JavaScript: the page holds an opaque, random handle, and every method
-// returns only public keys, sealed bundles, stamps and booleans. forget wipes
-// a key and drops its handle; the page calls it on logout and at session
-// expiry.
+// service-delivered session key or of a wallet export, and session signing
+// keys (decryptSessionKey). The OTP target key is the service's; this module
+// only checks the signed bundle that carries its public half against a
+// pinned signer before sealing the code to it. A private key never crosses
+// into JavaScript: the page holds an opaque, random handle, and every method
+// but revealSecret returns only public keys, sealed bundles, stamps, booleans
+// and handles.
+// forget wipes a key and drops its handle; the page calls it on logout, and
+// setExpiry makes the module do it by itself at session expiry.
+//
+// Wallet export brings the one secret that does cross: the mnemonic. It stays
+// in wasm memory, under a secret handle, until the person asks to see it;
+// only revealSecret hands it to the page. Secret handles look like key
+// handles but are not interchangeable with them.
 //
 // The boundary is only as strong as the page around it: wasm linear memory
 // is readable by any script running in the page, so this module narrows the
 // exposure (no key bytes in JavaScript values, short-lived keys, wiping) but
 // does not replace a content security policy.
+//
+// # Calls
+//
+// Every call returns a Promise.
+//
+//   - generateKey() -> {handle, publicKey, publicKeyUncompressed}: a new
+//     client key; publicKey is compressed (66 hex), publicKeyUncompressed is
+//     the 130-hex form sent as clientPublicKey.
+//   - verifyTargetBundle(bundle, pinnedSignerHex) -> {targetPublic}: checks an
+//     otpEncryptionTargetBundle against the pinned signer.
+//   - sealOtp(handle, code, bundle, pinnedSignerHex) -> string: verifies the
+//     target bundle, then seals {otp_code, public_key} to it: the
+//     encryptedOtpBundle.
+//   - decryptSessionKey(handle, bundle) -> {handle, publicKey,
+//     publicKeyUncompressed}: opens an encryptedSessionSigningKey with the
+//     client key and keeps the session key under a new handle.
+//   - stamp(handle, payload) -> string: the Service-Wallet-Signature header
+//     over payload.
+//   - openExportBundle(handle, bundle, pinnedSignerHex) -> {secret,
+//     organizationId}: checks an export bundle (encryptedWalletCredentials)
+//     against the pinned signer, opens it with the key under handle and keeps
+//     the plaintext, the mnemonic, under the new secret handle. The page
+//     compares organizationId with the one it expects.
+//   - revealSecret(secretHandle) -> string: the plaintext kept under a secret
+//     handle. Call it only when the person asks to reveal the phrase.
+//   - setExpiry(handle, expiresAtMs) -> boolean: the key or secret under
+//     handle is wiped at that Date.now() time (a timer does it, and every call
+//     checks it first, so an expired handle is unknown even if the timer is
+//     late). A later call replaces the time; a time already past wipes at
+//     once and resolves false.
+//   - forget(handle) -> boolean: wipes a key or a secret and drops its
+//     handle; false if there was none.
+//   - validateAccountInfo, accountTypes, requiredBeneficiaryFields: below.
+//
+// The object also has version, a string that changes with the calls.
 //
 // # Account validation
 //

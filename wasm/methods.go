@@ -5,6 +5,7 @@ package main
 import (
 	"errors"
 	"syscall/js"
+	"unsafe"
 
 	"paywallet/shared/walletcrypto"
 )
@@ -29,6 +30,9 @@ func newWallet(keys *keyStore) js.Value {
 		{"stamp", w.stamp},
 		{"decryptSessionKey", w.decryptSessionKey},
 		{"forget", w.forget},
+		{"setExpiry", w.setExpiry},
+		{"openExportBundle", w.openExportBundle},
+		{"revealSecret", w.revealSecret},
 		{"validateAccountInfo", w.validateAccountInfo},
 		{"accountTypes", w.accountTypes},
 		{"requiredBeneficiaryFields", w.requiredBeneficiaryFields},
@@ -171,7 +175,7 @@ func (w *wallet) decryptSessionKey(args []js.Value) (any, error) {
 	return w.keep(session)
 }
 
-// forget(handle) -> boolean
+// forget(handle) -> boolean; handle is a key or a secret handle.
 func (w *wallet) forget(args []js.Value) (any, error) {
 	if err := checkCount(args, "handle"); err != nil {
 		return nil, err
@@ -181,6 +185,92 @@ func (w *wallet) forget(args []js.Value) (any, error) {
 		return nil, err
 	}
 	return w.keys.forget(handle)
+}
+
+// setExpiry(handle, expiresAtMs) -> boolean; handle is a key or a secret
+// handle, expiresAtMs a Date.now() time. It resolves false if that time has
+// already passed (the handle is then wiped at once).
+func (w *wallet) setExpiry(args []js.Value) (any, error) {
+	if err := checkCount(args, "handle", "expiresAtMs"); err != nil {
+		return nil, err
+	}
+	handle, err := handleArg(args[0])
+	if err != nil {
+		return nil, err
+	}
+	at := args[1]
+	// 2^53 keeps the conversion exact; NaN fails both tests.
+	if at.Type() != js.TypeNumber || !(at.Float() > 0 && at.Float() < 1<<53) {
+		return nil, errors.New("expiresAtMs must be a positive number of milliseconds (Date.now())")
+	}
+	return w.keys.setExpiry(handle, int64(at.Float()))
+}
+
+// openExportBundle(handle, bundle, pinnedSignerHex) -> {secret, organizationId}
+//
+// It opens an export bundle (encryptedWalletCredentials) with the key under
+// handle after checking its signature against the pinned signer, and keeps
+// the plaintext (the mnemonic) under a new secret handle: revealSecret
+// returns it, forget wipes it.
+func (w *wallet) openExportBundle(args []js.Value) (any, error) {
+	if err := checkCount(args, "handle", "bundle", "pinnedSignerHex"); err != nil {
+		return nil, err
+	}
+	handle, err := handleArg(args[0])
+	if err != nil {
+		return nil, err
+	}
+	bundle, err := stringArg(args[1], "bundle", maxBundle, true)
+	if err != nil {
+		return nil, err
+	}
+	signer, err := signerArg(args[2])
+	if err != nil {
+		return nil, err
+	}
+	var org string
+	var secret []byte
+	err = w.keys.use(handle, func(k *walletcrypto.PrivateKey) error {
+		var err error
+		org, secret, err = walletcrypto.OpenExportBundle(bundle, signer, k)
+		return err
+	})
+	switch {
+	case errors.Is(err, errBadHandle), errors.Is(err, errUnknownHandle):
+		return nil, err
+	case err != nil:
+		return nil, bundleError("export bundle", err)
+	}
+	h, err := w.keys.addSecret(secret)
+	if err != nil {
+		clear(secret)
+		return nil, err
+	}
+	return map[string]any{"secret": h, "organizationId": org}, nil
+}
+
+// revealSecret(secretHandle) -> string: the explicit reveal, the one call
+// that hands a secret to JavaScript.
+func (w *wallet) revealSecret(args []js.Value) (any, error) {
+	if err := checkCount(args, "secretHandle"); err != nil {
+		return nil, err
+	}
+	handle, err := handleArg(args[0])
+	if err != nil {
+		return nil, err
+	}
+	var v js.Value
+	err = w.keys.useSecret(handle, func(b []byte) error {
+		// A string over the stored bytes rather than a copy: JavaScript
+		// decodes it into its own string right here, and the only Go copy
+		// stays the one forget zeroes.
+		v = js.ValueOf(unsafe.String(unsafe.SliceData(b), len(b)))
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 // keep stores k and describes it to JavaScript by handle and public keys
@@ -216,13 +306,22 @@ func signerArg(v js.Value) (*walletcrypto.PublicKey, error) {
 // signer and returns targetPublic.
 func verifyTarget(bundle string, signer *walletcrypto.PublicKey) (*walletcrypto.PublicKey, error) {
 	target, err := walletcrypto.VerifyTargetBundle(bundle, signer)
-	switch {
-	case errors.Is(err, walletcrypto.ErrSignerMismatch):
-		return nil, errors.New("target bundle is not signed by the pinned signer")
-	case errors.Is(err, walletcrypto.ErrInvalidSignature):
-		return nil, errors.New("target bundle signature does not verify")
-	case err != nil:
-		return nil, errors.New("invalid target bundle: " + cryptoReason(err))
+	if err != nil {
+		return nil, bundleError("target bundle", err)
 	}
 	return target, nil
+}
+
+// bundleError turns a walletcrypto error about a signed bundle (what names
+// it) into a rejection reason.
+func bundleError(what string, err error) error {
+	switch {
+	case errors.Is(err, walletcrypto.ErrSignerMismatch):
+		return errors.New(what + " is not signed by the pinned signer")
+	case errors.Is(err, walletcrypto.ErrInvalidSignature):
+		return errors.New(what + " signature does not verify")
+	case errors.Is(err, walletcrypto.ErrDecrypt):
+		return errors.New(what + " does not open with this key")
+	}
+	return errors.New("invalid " + what + ": " + cryptoReason(err))
 }

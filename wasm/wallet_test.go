@@ -228,7 +228,8 @@ func TestReadyAndShape(t *testing.T) {
 	if !js.Global().Get("Object").Call("isFrozen", pw).Bool() {
 		t.Error("paywallet is not frozen")
 	}
-	want := []string{"accountTypes", "decryptSessionKey", "forget", "generateKey", "requiredBeneficiaryFields", "sealOtp", "stamp", "validateAccountInfo", "verifyTargetBundle", "version"}
+	want := []string{"accountTypes", "decryptSessionKey", "forget", "generateKey", "openExportBundle", "requiredBeneficiaryFields",
+		"revealSecret", "sealOtp", "setExpiry", "stamp", "validateAccountInfo", "verifyTargetBundle", "version"}
 	if got := ownKeys(t, pw); !slices.Equal(got, want) {
 		t.Errorf("paywallet keys = %q, want %q", got, want)
 	}
@@ -531,6 +532,24 @@ func TestArgumentErrors(t *testing.T) {
 		{"forget", []any{js.Null()}, "forget: handle must be a string, got null"},
 		{"forget", []any{js.Global().Get("Object")}, "forget: handle must be a string, got function"},
 		{"forget", []any{"not-a-handle"}, "forget: malformed key handle"},
+
+		{"setExpiry", []any{k.handle}, "setExpiry: expected 2 arguments (handle, expiresAtMs), got 1"},
+		{"setExpiry", []any{1, 1}, "setExpiry: handle must be a string, got number"},
+		{"setExpiry", []any{"x", 1}, "setExpiry: malformed key handle"},
+		{"setExpiry", []any{unknown, 1e12}, "setExpiry: unknown handle"},
+
+		{"openExportBundle", []any{k.handle, bundle}, "openExportBundle: expected 3 arguments (handle, bundle, pinnedSignerHex), got 2"},
+		{"openExportBundle", []any{k.handle, "", pinned}, "openExportBundle: bundle must not be empty"},
+		{"openExportBundle", []any{k.handle, 7, pinned}, "openExportBundle: bundle must be a string, got number"},
+		{"openExportBundle", []any{k.handle, strings.Repeat(" ", maxBundle+1), pinned}, "openExportBundle: bundle is longer than 65536 bytes"},
+		{"openExportBundle", []any{k.handle, bundle, "04"}, "openExportBundle: pinnedSignerHex is not a P-256 public key in hex"},
+		{"openExportBundle", []any{"", bundle, pinned}, "openExportBundle: malformed key handle"},
+		{"openExportBundle", []any{unknown, bundle, pinned}, "openExportBundle: unknown key handle"},
+
+		{"revealSecret", nil, "revealSecret: expected 1 argument (secretHandle), got 0"},
+		{"revealSecret", []any{js.Null()}, "revealSecret: handle must be a string, got null"},
+		{"revealSecret", []any{"zz"}, "revealSecret: malformed key handle"},
+		{"revealSecret", []any{unknown}, "revealSecret: unknown secret handle"},
 	}
 	for _, tt := range tests {
 		wantReject(t, tt.want, tt.method, tt.args...)
@@ -644,7 +663,7 @@ func TestBadCallsReturnRejectedPromises(t *testing.T) {
 	// Argument errors reject; they never throw synchronously.
 	pw := js.Global().Get("paywallet")
 	for _, name := range []string{"generateKey", "verifyTargetBundle", "sealOtp", "stamp", "decryptSessionKey", "forget",
-		"validateAccountInfo", "accountTypes", "requiredBeneficiaryFields"} {
+		"validateAccountInfo", "accountTypes", "requiredBeneficiaryFields", "setExpiry", "openExportBundle", "revealSecret"} {
 		p := pw.Call(name, js.Undefined(), 1, 2, 3, 4, 5)
 		if !p.InstanceOf(js.Global().Get("Promise")) {
 			t.Fatalf("%s did not return a Promise", name)

@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 )
@@ -185,6 +186,55 @@ func TestOpenExportBundle(t *testing.T) {
 	}
 }
 
+// TestExportBundleKAT opens a bundle made with Turnkey's published JavaScript
+// (testdata/exportbundle.json), and checks that ours has its exact layout.
+// The other direction, Turnkey's decryptExportBundle opening a bundle from
+// NewExportBundle, was checked once by hand with the same packages.
+func TestExportBundleKAT(t *testing.T) {
+	b, err := os.ReadFile("testdata/exportbundle.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v struct {
+		Source          string `json:"_source"`
+		SignerPrivate   string `json:"signerPrivate"`
+		SignerPublic    string `json:"signerPublic"`
+		ReceiverPrivate string `json:"receiverPrivate"`
+		OrganizationID  string `json:"organizationId"`
+		Plaintext       string `json:"plaintext"`
+		Bundle          string `json:"bundle"`
+	}
+	strictDecode(t, b, &v)
+	signer := mustPrivateKey(t, v.SignerPrivate)
+	if signer.PublicKey().UncompressedHex() != v.SignerPublic {
+		t.Fatal("signerPublic is not the signer's")
+	}
+	recipient := mustPrivateKey(t, v.ReceiverPrivate)
+	org, pt, err := OpenExportBundle(v.Bundle, signer.PublicKey(), recipient)
+	if err != nil || org != v.OrganizationID || string(pt) != v.Plaintext {
+		t.Fatalf("OpenExportBundle = %q, %q, %v", org, pt, err)
+	}
+	env, err := parseEnvelope(v.Bundle, "export bundle")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if env.Encode() != v.Bundle {
+		t.Fatalf("our envelope layout differs:\n%s\n%s", env.Encode(), v.Bundle)
+	}
+	_, d, err := parseExportData(env.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := exportData(d.EncappedPublic, d.Ciphertext, org); !bytes.Equal(got, env.Data) {
+		t.Fatalf("our data layout differs:\n%s\n%s", got, env.Data)
+	}
+	// The vector is pinned to its signer, not to Turnkey's production key.
+	prod, _ := ParsePublicKeyHex(loadKAT(t).PinnedKeys["signer"])
+	if _, _, err := OpenExportBundle(v.Bundle, prod, recipient); !isErr(err, ErrSignerMismatch) {
+		t.Fatalf("production signer: %v", err)
+	}
+}
+
 func wipedKey(t testing.TB) *PrivateKey {
 	k := mustGenerateKey(t)
 	k.Wipe()
@@ -282,6 +332,12 @@ func FuzzOpenExportBundle(f *testing.F) {
 		f.Fatal(err)
 	}
 	tb, _ := NewTargetBundle(signer, recipient.PublicKey())
+	// testdata/exportbundle.json uses the same two keys.
+	var kat struct{ Bundle, OrganizationID, Plaintext string }
+	if b, err := os.ReadFile("testdata/exportbundle.json"); err != nil || json.Unmarshal(b, &kat) != nil {
+		f.Fatal("testdata/exportbundle.json")
+	}
+	f.Add(kat.Bundle)                                                                   // from Turnkey's JavaScript, opens
 	f.Add(s)                                                                            // canonical, opens
 	f.Add(strings.Replace(s, `","`, `", "`, -1))                                        // whitespace: still opens
 	f.Add(strings.Replace(s, "v1.0.0", "v2.0.0", 1))                                    // wrong version
@@ -295,8 +351,8 @@ func FuzzOpenExportBundle(f *testing.F) {
 			if org != "" || pt != nil {
 				t.Fatalf("results %q, %q with error %v", org, pt, err)
 			}
-		} else if org != testOrgID || string(pt) != testMnemonic {
-			// Only the fixture's signer can sign, and it signed one bundle.
+		} else if (org != testOrgID || string(pt) != testMnemonic) && (org != kat.OrganizationID || string(pt) != kat.Plaintext) {
+			// Only the fixture's signer can sign, and it signed two bundles.
 			t.Fatalf("opened to %q, %q", org, pt)
 		}
 		env, err := parseEnvelope(s, "export bundle")

@@ -20,6 +20,8 @@ import { api, ApiError, messageOf, onSignedOut } from "./api.js";
 import { formatAmount, formatCountdown, formatWait, shortKey } from "./format.js";
 import { hideAccounts, initAccounts, showAccounts } from "./accounts.js";
 import { hideSessions, initSessions, showSessions, signedRetry } from "./sessions.js";
+import { hideCredentials, initCredentials, showCredentials } from "./credentials.js";
+import { getAssertion, oauthToken, passkeyProblem, passkeysAvailable } from "./webauthn.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -60,6 +62,13 @@ async function start() {
   const wallet = () => state.wallet || Promise.reject(new Error("not loaded"));
   initAccounts({ wallet, setStatus });
   initSessions({ wallet, key: () => (state.key && state.key.sessionId ? state.key : null), setStatus });
+  initCredentials({ wallet, config: () => state.config, setStatus });
+  $("passkey-login").addEventListener("click", () => onPasskeyLogin());
+  $("passkey-choices").addEventListener("click", (event) => {
+    const b = event.target.closest("button[data-id]");
+    if (b) onPasskeyLogin(b.dataset.id);
+  });
+  $("oauth-login").addEventListener("click", onOAuthLogin);
   $("email-form").addEventListener("submit", onEmailSubmit);
   $("code-form").addEventListener("submit", onCodeSubmit);
   $("code-back").addEventListener("click", onBack);
@@ -97,6 +106,9 @@ function loadWalletModule(url) {
 
 function applyConfig(config) {
   $("sandbox-banner").hidden = config.mode !== "sandbox";
+  $("passkey-login").hidden = !passkeysAvailable();
+  $("oauth-login").hidden = !config.oauth;
+  if (config.oauth) $("oauth-login").textContent = "Continue with " + config.oauth.name;
   const link = $("dev-mailbox-link");
   if (config.devMailbox && typeof config.devMailboxUrl === "string" && config.devMailboxUrl.startsWith("/")) {
     link.href = config.devMailboxUrl;
@@ -152,6 +164,7 @@ async function onOtherTab(message) {
     await forgetKey();
     hideAccounts(); // they may be another customer's now
     hideSessions();
+    hideCredentials();
     await showCurrent();
   }
 }
@@ -176,6 +189,8 @@ function showLogin({ step = "email" } = {}) {
   $("signed-in").hidden = true;
   hideAccounts();
   hideSessions();
+  hideCredentials();
+  $("passkey-choose").hidden = true;
   $("login").hidden = false;
   $("email-submit").disabled = false;
   $("email-form").hidden = step !== "email";
@@ -305,6 +320,81 @@ async function onCodeSubmit(event) {
   });
 }
 
+// onPasskeyLogin signs in with a passkey: a new key in the wallet module,
+// a login challenge bound to it, the browser's passkey prompt, then the
+// verify call. The key becomes the session key (client-held, compressed).
+async function onPasskeyLogin(authMethodId) {
+  clearErrors();
+  const email = $("email").value.trim();
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) {
+    return fieldError("email", "Enter the e-mail address of your wallet, then choose the passkey.");
+  }
+  await busy($("passkey-login"), "Waiting for your passkey…", async () => {
+    try {
+      const wallet = await state.wallet;
+      await newKey(wallet);
+      const body = { email, clientPublicKey: state.key.publicKey };
+      if (authMethodId) body.authMethodId = authMethodId;
+      const { data } = await api("POST", "/api/login/passkey/start", { body });
+      if (Array.isArray(data.choose)) return showPasskeyChoices(data.choose);
+      $("passkey-choose").hidden = true;
+      const assertion = await getAssertion(data);
+      const res = await api("POST", "/api/login/passkey/verify", { body: { assertion } });
+      await finishLogin(res);
+    } catch (err) {
+      await forgetKey();
+      const problem = passkeyProblem(err);
+      if (problem) return formError(problem);
+      if (err instanceof ApiError && err.status === 401) return formError("The passkey was not accepted. Try again, or sign in with a code.");
+      reportError(err, "email");
+    }
+  });
+}
+
+function showPasskeyChoices(choices) {
+  const items = choices.map((c) => {
+    const li = document.createElement("li");
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = "secondary";
+    b.dataset.id = c.id;
+    b.textContent = c.nickname;
+    li.append(b);
+    return li;
+  });
+  $("passkey-choices").replaceChildren(...items);
+  $("passkey-choose").hidden = false;
+  setStatus("Choose the passkey on this device.");
+}
+
+// onOAuthLogin signs in with the configured OpenID Connect provider: the ID
+// token's nonce is the SHA-256 of a new wallet key, so the token is good
+// for this key only.
+async function onOAuthLogin() {
+  clearErrors();
+  await busy($("oauth-login"), "Waiting for " + state.config.oauth.name + "…", async () => {
+    try {
+      const wallet = await state.wallet;
+      await newKey(wallet);
+      const oidcToken = await oauthToken(state.config.oauth, state.key.publicKey);
+      const res = await api("POST", "/api/login/oauth", { body: { oidcToken, clientPublicKey: state.key.publicKey } });
+      await finishLogin(res);
+    } catch (err) {
+      await forgetKey();
+      reportError(err, "email");
+    }
+  });
+}
+
+// finishLogin takes the 200 Session of a one-call login (passkey, OAuth).
+async function finishLogin(res) {
+  if (res.status !== 200 || !res.data || typeof res.data.id !== "string") throw new Error("unexpected answer " + res.status);
+  state.key.sessionId = res.data.id;
+  state.login = null;
+  await showCurrent();
+  if (channel) channel.postMessage("login");
+}
+
 async function onBack() {
   clearErrors();
   await forgetKey();
@@ -373,7 +463,14 @@ function showSignedIn(me, { quiet = false } = {}) {
   time.dateTime = typeof session.expiresAt === "string" ? session.expiresAt : "";
   time.title = state.deadline ? "until about " + new Date(Date.now() + left * 1000).toLocaleTimeString() : "";
   startCountdown();
+  // The key is wiped inside the wallet module when the session ends, even
+  // if this page's timers are asleep then.
+  const key = state.key;
+  if (key && key.sessionId === session.id && state.deadline) {
+    state.wallet.then((w) => w.setExpiry(key.handle, Date.now() + left * 1000)).catch(() => {});
+  }
   showSessions(session.id);
+  if (!quiet || $("credentials").hidden) showCredentials(acct.id);
   if (!quiet) {
     setStatus("You are signed in.");
     $("wallet-title").focus();

@@ -1,0 +1,128 @@
+// Passkeys and OAuth in the browser: the WebAuthn ceremonies and the OpenID
+// Connect pop-up. Nothing here holds a wallet key: the passkey signs a
+// challenge the service bound to this tab's wallet key, and the ID token's
+// nonce is the SHA-256 of that key, so neither can sign a stranger in.
+
+/** base64url (no padding) of bytes. */
+export function toB64url(bytes) {
+  const u8 = bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let s = "";
+  for (const b of u8) s += String.fromCharCode(b);
+  return btoa(s).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+}
+
+/** Bytes of a base64url string (padding optional). */
+export function fromB64url(text) {
+  const s = text.replaceAll("-", "+").replaceAll("_", "/");
+  const bin = atob(s + "=".repeat((4 - (s.length % 4)) % 4));
+  return Uint8Array.from(bin, (c) => c.charCodeAt(0));
+}
+
+/** Whether this browser can use passkeys at all. */
+export function passkeysAvailable() {
+  return typeof window.PublicKeyCredential === "function" && !!navigator.credentials;
+}
+
+/**
+ * Creates a passkey from the BFF's creation options ({publicKey: …}, binary
+ * members base64url) and returns the attestation as the service wants it.
+ */
+export async function createPasskey(options) {
+  const pk = options.publicKey;
+  const publicKey = {
+    ...pk,
+    challenge: fromB64url(pk.challenge),
+    user: { ...pk.user, id: fromB64url(pk.user.id) },
+    excludeCredentials: (pk.excludeCredentials || []).map((c) => ({ type: c.type, id: fromB64url(c.id) })),
+  };
+  const cred = await navigator.credentials.create({ publicKey });
+  if (!cred) throw new Error("no passkey was created");
+  const transports = typeof cred.response.getTransports === "function" ? cred.response.getTransports() : [];
+  return {
+    credentialId: toB64url(cred.rawId),
+    clientDataJson: toB64url(cred.response.clientDataJSON),
+    attestationObject: toB64url(cred.response.attestationObject),
+    transports: transports.filter((t) => ["usb", "nfc", "ble", "internal", "hybrid"].includes(t)),
+  };
+}
+
+/**
+ * Signs the service's login challenge with the passkey. The challenge is
+ * hex text; its UTF-8 bytes (not the digest it spells) are the WebAuthn
+ * challenge.
+ */
+export async function getAssertion({ challenge, credentialId, rpId, userVerification }) {
+  const cred = await navigator.credentials.get({
+    publicKey: {
+      challenge: new TextEncoder().encode(challenge),
+      allowCredentials: [{ type: "public-key", id: fromB64url(credentialId) }],
+      rpId,
+      userVerification: userVerification || "required",
+      timeout: 120000,
+    },
+  });
+  if (!cred) throw new Error("the passkey did not answer");
+  const r = cred.response;
+  const out = {
+    credentialId: toB64url(cred.rawId),
+    clientDataJson: toB64url(r.clientDataJSON),
+    authenticatorData: toB64url(r.authenticatorData),
+    signature: toB64url(r.signature),
+  };
+  if (r.userHandle && r.userHandle.byteLength > 0) out.userHandle = toB64url(r.userHandle);
+  return out;
+}
+
+/** A friendly sentence for a WebAuthn failure. */
+export function passkeyProblem(err) {
+  if (err && err.name === "NotAllowedError") return "The passkey request was cancelled or timed out.";
+  if (err && err.name === "InvalidStateError") return "This device already has a passkey for your wallet.";
+  if (err && err.name === "SecurityError") return "Passkeys do not work on this address.";
+  return null;
+}
+
+async function sha256Hex(text) {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * Signs in with the OpenID Connect provider in a pop-up and resolves to an
+ * ID token whose nonce is the SHA-256 (hex) of clientPublicKey. The
+ * provider sends the pop-up back to /oauth-callback.html, which hands the
+ * token over on a BroadcastChannel (the pop-up has no opener: the wallet's
+ * pages isolate themselves from other origins).
+ */
+export async function oauthToken(provider, clientPublicKey) {
+  const nonce = await sha256Hex(clientPublicKey);
+  const state = toB64url(crypto.getRandomValues(new Uint8Array(16)));
+  const url = new URL(provider.authorizationEndpoint);
+  url.search = new URLSearchParams({
+    client_id: provider.clientId,
+    redirect_uri: location.origin + "/oauth-callback.html",
+    response_type: "id_token",
+    response_mode: "fragment",
+    scope: "openid email",
+    nonce,
+    state,
+  }).toString();
+  const channel = new BroadcastChannel("wallet-oauth");
+  try {
+    const answer = new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error("the sign-in window did not answer in time")), 5 * 60 * 1000);
+      channel.onmessage = (event) => {
+        const m = event.data || {};
+        if (m.state !== state) return;
+        clearTimeout(timer);
+        if (m.error) reject(new Error("the provider refused the sign-in: " + m.error));
+        else if (typeof m.idToken === "string" && m.idToken) resolve(m.idToken);
+        else reject(new Error("the provider sent no ID token"));
+      };
+    });
+    const popup = window.open(url.toString(), "wallet-oauth", "popup,width=480,height=640");
+    if (!popup) throw new Error("the browser blocked the sign-in window; allow pop-ups for this page");
+    return await answer;
+  } finally {
+    channel.close();
+  }
+}
