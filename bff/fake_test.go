@@ -317,6 +317,24 @@ func (f *fakeService) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		writeJSON(w, 200, map[string]any{"id": seg[1], "status": "PROCESSING"})
+	case r.Method == "POST" && p == "/auth/credentials",
+		r.Method == "DELETE" && len(seg) == 3 && seg[0] == "auth" && seg[1] == "credentials",
+		r.Method == "POST" && len(seg) == 3 && seg[0] == "internal-accounts" && seg[2] == "export",
+		r.Method == "PATCH" && len(seg) == 2 && seg[0] == "internal-accounts":
+		// The signed retries the BFF passes through: 202 without the
+		// headers, the operation's success code with them.
+		if r.Header.Get(wire.HeaderWalletSignature) == "" {
+			writeJSON(w, 202, wire.SignedRequestChallenge{PayloadToSign: "{}", RequestID: testRequestID, ExpiresAt: "2030-01-01T00:00:00Z"})
+			return
+		}
+		switch r.Method {
+		case "DELETE":
+			w.WriteHeader(204)
+		case "PATCH":
+			writeJSON(w, 200, map[string]any{"id": seg[1]})
+		default:
+			writeJSON(w, map[bool]int{true: 201, false: 200}[seg[0] == "auth"], map[string]any{"ok": true})
+		}
 	case r.Method == "GET" && p == "/redirect":
 		// To a path of this same fake, so that following it would show.
 		http.Redirect(w, r, wire.BasePath+"/redirected", http.StatusFound)
