@@ -55,7 +55,7 @@ Flags (each can also be set with the environment variable in brackets):
 `)
 		fs.PrintDefaults()
 	}
-	var listen, serviceURL, signerKey, logLevel, oauthIssuer, oauthClientID, oauthName string
+	var listen, serviceURL, signerKey, logLevel, oauthIssuer, oauthClientID, oauthName, devOIDCAddr string
 	var devOIDC bool
 	envString(fs, &listen, "listen", "WALLET_LISTEN", "127.0.0.1:8080", "address the wallet listens on")
 	envString(fs, &serviceURL, "service-url", "WALLET_SERVICE_URL", "", "base URL of a remote payments service, e.g. https://payments.example/2025-10-13; empty embeds the service")
@@ -63,6 +63,8 @@ Flags (each can also be set with the environment variable in brackets):
 	envString(fs, &logLevel, "log-level", "WALLET_LOG_LEVEL", "info", "debug, info, warn or error")
 	envBool(fs, &devOIDC, "dev-oidc", "WALLET_DEV_OIDC",
 		"development only: run a local OpenID Connect issuer on loopback and offer \"Dev sign-in\" (OAuth) with it; anyone can sign in there as any e-mail address")
+	envString(fs, &devOIDCAddr, "dev-oidc-addr", "WALLET_DEV_OIDC_ADDR", "127.0.0.1:8091",
+		"with --dev-oidc: the issuer's loopback address; keep it fixed, since linked sign-ins name the issuer by its URL")
 	envString(fs, &oauthIssuer, "oauth-issuer", "WALLET_OAUTH_ISSUER", "", "OAuth sign-in button: the OpenID Connect issuer (it must be among the service's trusted --oidc-providers)")
 	envString(fs, &oauthClientID, "oauth-client-id", "WALLET_OAUTH_CLIENT_ID", "", "OAuth sign-in button: the client id registered with the issuer")
 	envString(fs, &oauthName, "oauth-name", "WALLET_OAUTH_NAME", "", "OAuth sign-in button: the provider's name shown to people (default: the issuer's host)")
@@ -90,7 +92,7 @@ Flags (each can also be set with the environment variable in brackets):
 		ln.Close()
 		return errors.New("choose either --dev-oidc or --oauth-issuer, not both")
 	case devOIDC:
-		iss, err := devoidc.Start(devoidc.Config{RedirectURIs: []string{base + "/oauth-callback.html"}})
+		iss, err := devoidc.Start(devoidc.Config{Addr: devOIDCAddr, RedirectURIs: []string{base + "/oauth-callback.html"}})
 		if err != nil {
 			ln.Close()
 			return fmt.Errorf("dev OIDC issuer: %w", err)
@@ -143,6 +145,9 @@ Flags (each can also be set with the environment variable in brackets):
 	fmt.Fprintf(os.Stderr, "\n  Wallet:     %s\n", base)
 	if cfg.DevMailbox != nil {
 		fmt.Fprintf(os.Stderr, "  OTP e-mail: %s/dev/mailbox  (dev mailbox: codes are shown there, not sent)\n", base)
+	}
+	if devOIDC {
+		fmt.Fprintf(os.Stderr, "  Dev sign-in (OAuth): %s  (local OpenID Connect issuer)\n", cfg.OAuth.Issuer)
 	}
 	fmt.Fprintln(os.Stderr)
 	if ready != nil {
