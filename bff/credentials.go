@@ -51,7 +51,7 @@ func (s *Server) handleRegistrationOptions(c *fiber.Ctx) error {
 	data := cs.data
 	data.RegistrationChallenge = challenge
 	data.RegistrationExpiresAt = s.now().Add(registrationTTL)
-	if err := s.store.Put(c.UserContext(), storeKey(cs.id), data, cs.data.WalletSessionExpiresAt.Sub(s.now())); err != nil {
+	if err := s.updateSession(c, cs, data); err != nil {
 		return err
 	}
 	exclude := []fiber.Map{}
@@ -120,7 +120,7 @@ func (s *Server) handleAddCredential(c *fiber.Ctx) error {
 	if r.status == http.StatusCreated && in.Type == wire.TypePasskey {
 		data := cs.data
 		data.RegistrationChallenge, data.RegistrationExpiresAt = "", time.Time{}
-		if err := s.store.Put(c.UserContext(), storeKey(cs.id), data, cs.data.WalletSessionExpiresAt.Sub(s.now())); err != nil {
+		if err := s.updateSession(c, cs, data); err != nil {
 			return err
 		}
 	}
@@ -213,25 +213,12 @@ func (s *Server) accountCredentials(ctx context.Context, accountID string) ([]wi
 // creating anything: the passkey and OAuth logins only sign existing
 // wallets in.
 func (s *Server) findWallet(ctx context.Context, email string) (customerID, accountID string, err error) {
-	platformID := strings.ToLower(email)
-	r, err := s.up.do(ctx, call{method: http.MethodGet, path: "/customers", query: url.Values{"platformCustomerId": {platformID}}})
-	if err != nil {
-		return "", "", s.unreachable(err)
+	cust, err := s.findCustomer(ctx, strings.ToLower(email))
+	if err != nil || cust == nil {
+		return "", "", err
 	}
-	if r.status != http.StatusOK {
-		return "", "", s.relayInternal(r)
-	}
-	var list wire.List[wire.Customer]
-	if err := json.Unmarshal(r.body, &list); err != nil {
-		return "", "", s.malformed("customer list", err)
-	}
-	for _, cust := range list.Data {
-		if cust.PlatformCustomerID == platformID && validID("Customer", cust.ID) {
-			acct, err := s.walletAccount(ctx, cust.ID)
-			return cust.ID, acct, err
-		}
-	}
-	return "", "", nil
+	acct, err := s.walletAccount(ctx, cust.ID)
+	return cust.ID, acct, err
 }
 
 // passkeyStartRequest is the body of POST /api/login/passkey/start.
@@ -253,11 +240,8 @@ func (s *Server) handlePasskeyStart(c *fiber.Ctx) error {
 		return &Error{Status: http.StatusBadRequest, Code: codeInvalidRequestFormat,
 			Message: `body must be a JSON object {"email": "…", "clientPublicKey": "…"}`}
 	}
-	email := strings.TrimSpace(in.Email)
-	if msg := checkEmail(email); msg != "" {
-		return invalidField("email", "email", msg)
-	}
-	if err := s.throttleLogin(c, email); err != nil {
+	email, err := s.admitLogin(c, in.Email)
+	if err != nil {
 		return err
 	}
 	ctx := c.UserContext()

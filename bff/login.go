@@ -70,11 +70,8 @@ func (s *Server) handleLoginStart(c *fiber.Ctx) error {
 		return &Error{Status: http.StatusBadRequest, Code: codeInvalidRequestFormat,
 			Message: "body must be a JSON object {\"email\": \"…\"}"}
 	}
-	email := strings.TrimSpace(in.Email)
-	if msg := checkEmail(email); msg != "" {
-		return invalidField("email", "email", msg)
-	}
-	if err := s.throttleLogin(c, email); err != nil {
+	email, err := s.admitLogin(c, in.Email)
+	if err != nil {
 		return err
 	}
 	ctx := c.UserContext()
@@ -120,28 +117,26 @@ func (s *Server) handleLoginStart(c *fiber.Ctx) error {
 	return c.JSON(loginStartResponse{OTPEncryptionTargetBundle: challenged.OTPEncryptionTargetBundle, Email: email})
 }
 
+// admitLogin checks the e-mail address a login starts with and counts the
+// start against the login limits (throttleLogin); it returns the address
+// trimmed.
+func (s *Server) admitLogin(c *fiber.Ctx, typed string) (string, error) {
+	email := strings.TrimSpace(typed)
+	if msg := checkEmail(email); msg != "" {
+		return "", invalidField("email", "email", msg)
+	}
+	return email, s.throttleLogin(c, email)
+}
+
 // findOrCreateCustomer looks the customer up by platformCustomerId and
 // creates it when absent. A 409 CONFLICT on creation means another request
 // (a second tab) created it meanwhile: look it up again.
 func (s *Server) findOrCreateCustomer(ctx context.Context, platformID, email string) (*wire.Customer, error) {
 	var conflict *reply
 	for attempt := 0; attempt < 2; attempt++ {
-		r, err := s.up.do(ctx, call{method: http.MethodGet, path: "/customers",
-			query: url.Values{"platformCustomerId": {platformID}}})
-		if err != nil {
-			return nil, s.unreachable(err)
-		}
-		if r.status != http.StatusOK {
-			return nil, s.relayInternal(r)
-		}
-		var list wire.List[wire.Customer]
-		if err := json.Unmarshal(r.body, &list); err != nil {
-			return nil, s.malformed("customer list", err)
-		}
-		for i := range list.Data {
-			if list.Data[i].PlatformCustomerID == platformID && validID("Customer", list.Data[i].ID) {
-				return &list.Data[i], nil
-			}
+		found, err := s.findCustomer(ctx, platformID)
+		if err != nil || found != nil {
+			return found, err
 		}
 		if conflict != nil {
 			break
@@ -151,7 +146,7 @@ func (s *Server) findOrCreateCustomer(ctx context.Context, platformID, email str
 			CustomerType:       "INDIVIDUAL",
 			Email:              email,
 		})
-		r, err = s.up.do(ctx, call{method: http.MethodPost, path: "/customers", body: body,
+		r, err := s.up.do(ctx, call{method: http.MethodPost, path: "/customers", body: body,
 			header: http.Header{"Content-Type": {"application/json"}}})
 		if err != nil {
 			return nil, s.unreachable(err)
@@ -170,6 +165,29 @@ func (s *Server) findOrCreateCustomer(ctx context.Context, platformID, email str
 		}
 	}
 	return nil, relay(conflict)
+}
+
+// findCustomer looks the customer up by platformCustomerId; nil when there
+// is none.
+func (s *Server) findCustomer(ctx context.Context, platformID string) (*wire.Customer, error) {
+	r, err := s.up.do(ctx, call{method: http.MethodGet, path: "/customers",
+		query: url.Values{"platformCustomerId": {platformID}}})
+	if err != nil {
+		return nil, s.unreachable(err)
+	}
+	if r.status != http.StatusOK {
+		return nil, s.relayInternal(r)
+	}
+	var list wire.List[wire.Customer]
+	if err := json.Unmarshal(r.body, &list); err != nil {
+		return nil, s.malformed("customer list", err)
+	}
+	for i := range list.Data {
+		if list.Data[i].PlatformCustomerID == platformID && validID("Customer", list.Data[i].ID) {
+			return &list.Data[i], nil
+		}
+	}
+	return nil, nil
 }
 
 // wallet is one EMBEDDED_WALLET account as the service lists it: the
@@ -226,21 +244,12 @@ func (s *Server) walletAccount(ctx context.Context, customerID string) (string, 
 // to another EMAIL_OTP credential: the browser is anonymous here, and a
 // code must never go to, nor the page show, an address nobody typed.
 func (s *Server) emailCredential(ctx context.Context, accountID, email string) (*wire.AuthMethod, error) {
-	r, err := s.up.do(ctx, call{method: http.MethodGet, path: "/auth/credentials",
-		query: url.Values{"accountId": {accountID}}})
+	list, err := s.accountCredentials(ctx, accountID)
 	if err != nil {
-		return nil, s.unreachable(err)
+		return nil, err
 	}
-	if r.status != http.StatusOK {
-		return nil, s.relayInternal(r)
-	}
-	var list wire.Data[wire.AuthMethod]
-	if err := json.Unmarshal(r.body, &list); err != nil {
-		return nil, s.malformed("credential list", err)
-	}
-	for i := range list.Data {
-		m := &list.Data[i]
-		if m.Type == wire.TypeEmailOTP && validID("AuthMethod", m.ID) && strings.EqualFold(m.Nickname, email) {
+	for i := range list {
+		if m := &list[i]; m.Type == wire.TypeEmailOTP && strings.EqualFold(m.Nickname, email) {
 			return m, nil
 		}
 	}

@@ -235,6 +235,18 @@ func (s *Server) signedIn(c *fiber.Ctx) (*cookieSession, error) {
 	return cs, nil
 }
 
+// updateSession stores new data for the signed-in cookie session cs, kept
+// until its wallet session ends. The cookie value does not change: nothing
+// new is granted, and requests of the same browser already in flight carry
+// the current value.
+func (s *Server) updateSession(c *fiber.Ctx, cs *cookieSession, data Session) error {
+	if err := s.store.Put(c.UserContext(), storeKey(cs.id), data, data.WalletSessionExpiresAt.Sub(s.now())); err != nil {
+		return err
+	}
+	cs.data = data
+	return nil
+}
+
 // startSession stores data under a fresh random id and sets the cookie to
 // it, deleting the request's previous session if there was one. It is the
 // only way a cookie value is issued, so every login step rotates the id.

@@ -95,15 +95,12 @@ func (s *Server) handleRefreshSession(c *fiber.Ctx) error {
 	if err != nil || !expires.After(s.now()) {
 		return s.malformed("refreshed session expiry", err)
 	}
-	// The cookie value stays: a refresh grants nothing new, and requests
-	// of the same browser already in flight carry the current value.
 	data := cs.data
 	data.WalletSessionID = ws.ID
 	data.WalletSessionExpiresAt = expires
-	if err := s.store.Put(c.UserContext(), storeKey(cs.id), data, expires.Sub(s.now())); err != nil {
+	if err := s.updateSession(c, cs, data); err != nil {
 		return err
 	}
-	cs.data = data
 	return writeReply(c, r)
 }
 

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/hex"
 	"strings"
 	"testing"
 	"time"
@@ -113,7 +114,7 @@ func TestPasskeyRegisterThenSignIn(t *testing.T) {
 	}
 	// The page's key is the session key (client-held).
 	shown, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("session-public-key").dataset.value`))
-	if err != nil || !strings.EqualFold(shown, hexOf(active[0].PublicKey)) {
+	if err != nil || !strings.EqualFold(shown, hex.EncodeToString(active[0].PublicKey)) {
 		t.Fatalf("page key %q, session key %x (%v)", shown, active[0].PublicKey, err)
 	}
 	for _, c := range s.credentials(account) {
@@ -212,13 +213,4 @@ func (s *stack) oauthPopup(t *testing.T, ctx context.Context, button, email stri
 	); err != nil {
 		t.Fatalf("the issuer's sign-in page: %v", err)
 	}
-}
-
-func hexOf(b []byte) string {
-	const digits = "0123456789abcdef"
-	out := make([]byte, 0, 2*len(b))
-	for _, c := range b {
-		out = append(out, digits[c>>4], digits[c&15])
-	}
-	return string(out)
 }

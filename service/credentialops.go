@@ -8,6 +8,7 @@ import (
 	"errors"
 	"math"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -145,11 +146,7 @@ func checkCreateCredential(req *wire.CredentialCreateRequest) error {
 	} else if !ids.Valid("InternalAccount", req.AccountID) {
 		fe.add("accountId", "must be an InternalAccount:<uuid> id")
 	}
-	extra := func(field string, present bool) {
-		if present {
-			fe.add(field, "not allowed for "+req.Type+" credentials")
-		}
-	}
+	extra := func(field string, present bool) { notFor(&fe, req.Type, field, present) }
 	switch req.Type {
 	case "":
 		fe.add("type", "required")
@@ -336,7 +333,7 @@ func (s *Service) deleteCredential(w http.ResponseWriter, r *http.Request) error
 			challenge, err = s.issueChallenge(ctx, tx, op, payload, nil)
 			return err
 		}
-		if _, err := s.completeRetry(ctx, tx, op, hdr, s.keyOfOtherCredential(ctx, tx, cred)); err != nil {
+		if _, err := s.completeRetry(ctx, tx, op, hdr, s.activeKeyExcept(ctx, tx, cred.AccountID, cred.ID)); err != nil {
 			return err
 		}
 		return tx.DeleteCredential(ctx, cred.ID)
@@ -352,27 +349,6 @@ func (s *Service) deleteCredential(w http.ResponseWriter, r *http.Request) error
 	return nil
 }
 
-// keyOfOtherCredential allows the key of an active session of the account
-// that another credential than cred issued.
-func (s *Service) keyOfOtherCredential(ctx context.Context, tx store.Tx, cred *store.Credential) func(*walletcrypto.PublicKey) (bool, error) {
-	return func(key *walletcrypto.PublicKey) (bool, error) {
-		sessions, err := tx.ListActiveSessions(ctx, cred.AccountID, s.now())
-		if err != nil {
-			return false, err
-		}
-		for i := range sessions {
-			if sessions[i].CredentialID == cred.ID {
-				continue
-			}
-			k, err := walletcrypto.ParsePublicKey(sessions[i].PublicKey)
-			if err == nil && k.Equal(key) {
-				return true, nil
-			}
-		}
-		return false, nil
-	}
-}
-
 // challengePasskey is the PASSKEY branch of POST
 // /auth/credentials/{id}/challenge: it binds clientPublicKey to a canonical
 // session-creation body and answers its digest as the WebAuthn challenge.
@@ -381,13 +357,12 @@ func (s *Service) challengePasskey(w http.ResponseWriter, r *http.Request, req *
 	if req.ClientPublicKey == "" {
 		return invalidField("clientPublicKey", "required for PASSKEY credentials")
 	}
-	client, err := walletcrypto.ParseClientPublicKey(req.ClientPublicKey)
-	if err != nil {
-		return invalidField("clientPublicKey", "must match ^04[0-9a-fA-F]{128}$ or ^0[23][0-9a-fA-F]{64}$ and be a P-256 point")
+	if _, err := walletcrypto.ParseClientPublicKey(req.ClientPublicKey); err != nil {
+		return invalidField("clientPublicKey", clientKeyRule)
 	}
 	var cred *store.Credential
 	var ch *store.Challenge
-	err = s.store.Tx(ctx, func(tx store.Tx) error {
+	err := s.store.Tx(ctx, func(tx store.Tx) error {
 		var err error
 		if cred, err = loadCredential(ctx, tx, r.PathValue("id")); err != nil {
 			return err
@@ -418,10 +393,6 @@ func (s *Service) challengePasskey(w http.ResponseWriter, r *http.Request, req *
 		if err != nil {
 			return err
 		}
-		raw := client.Compressed()
-		if walletcrypto.IsUncompressedHex(req.ClientPublicKey) {
-			raw = client.Uncompressed()
-		}
 		digest := sha256.Sum256([]byte(payload))
 		ch = &store.Challenge{
 			ID:        ids.New("Request"),
@@ -430,7 +401,7 @@ func (s *Service) challengePasskey(w http.ResponseWriter, r *http.Request, req *
 			AccountID: cred.AccountID,
 			BodyHash:  digest[:],
 			Payload:   payload,
-			PublicKey: raw,
+			PublicKey: sec1Of(req.ClientPublicKey),
 			CreatedAt: now,
 			ExpiresAt: now.Add(s.cfg.ChallengeTTL),
 		}
@@ -510,35 +481,8 @@ func (s *Service) verifyPasskey(w http.ResponseWriter, r *http.Request, a *wire.
 	if err != nil {
 		return err
 	}
-	out := sessionJSON(sess)
-	out.EncryptedSessionSigningKey = sealed
-	writeJSON(w, http.StatusOK, out)
+	writeSession(w, http.StatusOK, sess, sealed)
 	return nil
-}
-
-// pendingChallenge loads an unconsumed, unexpired challenge of the
-// operation on the target, or answers 401.
-func (s *Service) pendingChallenge(ctx context.Context, tx store.Tx, requestID, op, targetID string) (*store.Challenge, error) {
-	unknown := errorf(http.StatusUnauthorized, codeUnauthorized, "Request-Id does not match a pending challenge of this credential")
-	if !ids.Valid("Request", requestID) {
-		return nil, unknown
-	}
-	ch, err := tx.GetChallenge(ctx, requestID)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, unknown
-	}
-	if err != nil {
-		return nil, err
-	}
-	switch {
-	case ch.Operation != op || ch.TargetID != targetID:
-		return nil, unknown
-	case !ch.ConsumedAt.IsZero():
-		return nil, errorf(http.StatusUnauthorized, codeUnauthorized, "this Request-Id was already used")
-	case !s.now().Before(ch.ExpiresAt):
-		return nil, errorf(http.StatusUnauthorized, codeUnauthorized, "this Request-Id has expired; ask for a new challenge")
-	}
-	return ch, nil
 }
 
 // verifyOAuth completes an OAuth login in one call: the token must verify
@@ -546,9 +490,8 @@ func (s *Service) pendingChallenge(ctx context.Context, tx store.Tx, requestID, 
 // seconds old and carry nonce = hex SHA-256 of the clientPublicKey text.
 func (s *Service) verifyOAuth(w http.ResponseWriter, r *http.Request, req *wire.VerifyRequest) error {
 	ctx := r.Context()
-	client, err := walletcrypto.ParseClientPublicKey(req.ClientPublicKey)
-	if err != nil {
-		return invalidField("clientPublicKey", "must match ^04[0-9a-fA-F]{128}$ or ^0[23][0-9a-fA-F]{64}$ and be a P-256 point")
+	if _, err := walletcrypto.ParseClientPublicKey(req.ClientPublicKey); err != nil {
+		return invalidField("clientPublicKey", clientKeyRule)
 	}
 	token, err := s.verifyOIDCToken(ctx, req.OIDCToken, "oidcToken")
 	if err != nil {
@@ -561,10 +504,6 @@ func (s *Service) verifyOAuth(w http.ResponseWriter, r *http.Request, req *wire.
 	if token.Nonce != hex.EncodeToString(nonce[:]) {
 		return errorf(http.StatusUnauthorized, codeUnauthorized, "the token's nonce is not the SHA-256 of clientPublicKey")
 	}
-	raw := client.Compressed()
-	if walletcrypto.IsUncompressedHex(req.ClientPublicKey) {
-		raw = client.Uncompressed()
-	}
 	var sess *store.Session
 	var sealed string
 	err = s.store.Tx(ctx, func(tx store.Tx) error {
@@ -575,28 +514,28 @@ func (s *Service) verifyOAuth(w http.ResponseWriter, r *http.Request, req *wire.
 		if cred.Type != wire.TypeOAuth {
 			return invalidField("type", "this credential is "+cred.Type+", not OAUTH")
 		}
-		if token.Issuer != cred.OIDCIssuer || token.Subject != cred.OIDCSubject || !contains(token.Audience, cred.OIDCAudience) {
+		if token.Issuer != cred.OIDCIssuer || token.Subject != cred.OIDCSubject || !slices.Contains(token.Audience, cred.OIDCAudience) {
 			return errorf(http.StatusUnauthorized, codeUnauthorized, "the token is for another identity than this credential")
 		}
-		sess, sealed, err = s.startSession(ctx, tx, cred, raw)
+		sess, sealed, err = s.startSession(ctx, tx, cred, sec1Of(req.ClientPublicKey))
 		return err
 	})
 	if err != nil {
 		return err
 	}
-	out := sessionJSON(sess)
-	out.EncryptedSessionSigningKey = sealed
-	writeJSON(w, http.StatusOK, out)
+	writeSession(w, http.StatusOK, sess, sealed)
 	return nil
 }
 
-func contains(list []string, v string) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
+// clientKeyRule says what a clientPublicKey must be.
+const clientKeyRule = "must match ^04[0-9a-fA-F]{128}$ or ^0[23][0-9a-fA-F]{64}$ and be a P-256 point"
+
+// sec1Of is a validated clientPublicKey as bytes, in the encoding it was
+// sent in: 33 bytes (compressed) or 65 (uncompressed), which selects the
+// session-key flow (see sessionKey).
+func sec1Of(clientPublicKeyHex string) []byte {
+	b, _ := hex.DecodeString(clientPublicKeyHex)
+	return b
 }
 
 // startSession creates a session of cred. clientKey is the SEC1 key the

@@ -440,23 +440,13 @@ func (s *Service) completeOTPLogin(w http.ResponseWriter, r *http.Request, hdr r
 		if err != nil {
 			return err
 		}
-		now := s.now()
-		sess = &store.Session{
-			ID:           ids.New("Session"),
-			AccountID:    cred.AccountID,
-			CredentialID: cred.ID,
-			Type:         cred.Type,
-			Nickname:     cred.Nickname,
-			PublicKey:    ch.PublicKey,
-			CreatedAt:    now,
-			UpdatedAt:    now,
-			ExpiresAt:    now.Add(s.cfg.SessionTTL),
-		}
-		return tx.CreateSession(ctx, sess)
+		// The bound key is stored compressed: it becomes the session key.
+		sess, _, err = s.startSession(ctx, tx, cred, ch.PublicKey)
+		return err
 	})
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, sessionJSON(sess))
+	writeSession(w, http.StatusOK, sess, "")
 	return nil
 }

@@ -52,6 +52,14 @@ func sessionJSON(s *store.Session) wire.Session {
 	}
 }
 
+// writeSession answers a session-issuing call: the session, and the sealed
+// session key where the flow delivers one (empty: none).
+func writeSession(w http.ResponseWriter, status int, sess *store.Session, sealed string) {
+	out := sessionJSON(sess)
+	out.EncryptedSessionSigningKey = sealed
+	writeJSON(w, status, out)
+}
+
 // Signed-retry operations on sessions (grid-api-facts §3.3 "Session APIs").
 const (
 	opRevokeSession  = "auth.sessions.delete"
@@ -94,12 +102,21 @@ func (s *Service) activeSession(ctx context.Context, tx store.Tx, id string) (*s
 // activeKeyOf reports whether key is the API key of an active session of
 // the account: who may sign the account's signed retries.
 func (s *Service) activeKeyOf(ctx context.Context, tx store.Tx, accountID string) func(*walletcrypto.PublicKey) (bool, error) {
+	return s.activeKeyExcept(ctx, tx, accountID, "")
+}
+
+// activeKeyExcept is activeKeyOf leaving out the sessions that the
+// credential exceptCredentialID issued ("" leaves out none).
+func (s *Service) activeKeyExcept(ctx context.Context, tx store.Tx, accountID, exceptCredentialID string) func(*walletcrypto.PublicKey) (bool, error) {
 	return func(key *walletcrypto.PublicKey) (bool, error) {
 		sessions, err := tx.ListActiveSessions(ctx, accountID, s.now())
 		if err != nil {
 			return false, err
 		}
 		for i := range sessions {
+			if exceptCredentialID != "" && sessions[i].CredentialID == exceptCredentialID {
+				continue
+			}
 			k, err := walletcrypto.ParsePublicKey(sessions[i].PublicKey)
 			if err == nil && k.Equal(key) {
 				return true, nil
@@ -201,11 +218,10 @@ func (s *Service) refreshSession(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(r, body, &req, false); err != nil {
 		return err
 	}
-	var client *walletcrypto.PublicKey
 	if req.ClientPublicKey == "" {
 		return invalidField("clientPublicKey", "required")
-	} else if client, err = walletcrypto.ParseClientPublicKey(req.ClientPublicKey); err != nil {
-		return invalidField("clientPublicKey", "must match ^04[0-9a-fA-F]{128}$ or ^0[23][0-9a-fA-F]{64}$ and be a P-256 point")
+	} else if _, err := walletcrypto.ParseClientPublicKey(req.ClientPublicKey); err != nil {
+		return invalidField("clientPublicKey", clientKeyRule)
 	}
 	bodyHash, err := canonicalBodyHash(body)
 	if err != nil {
@@ -242,11 +258,7 @@ func (s *Service) refreshSession(w http.ResponseWriter, r *http.Request) error {
 		if _, err := s.completeRetry(ctx, tx, op, hdr, nil); err != nil {
 			return err
 		}
-		raw := client.Compressed()
-		if walletcrypto.IsUncompressedHex(req.ClientPublicKey) {
-			raw = client.Uncompressed()
-		}
-		key, sealedKey, err := s.sessionKey(raw)
+		key, sealedKey, err := s.sessionKey(sec1Of(req.ClientPublicKey))
 		if err != nil {
 			return err
 		}
@@ -276,8 +288,6 @@ func (s *Service) refreshSession(w http.ResponseWriter, r *http.Request) error {
 		writeJSON(w, http.StatusAccepted, challengeJSON("", challenge))
 		return nil
 	}
-	out := sessionJSON(fresh)
-	out.EncryptedSessionSigningKey = sealed
-	writeJSON(w, http.StatusCreated, out)
+	writeSession(w, http.StatusCreated, fresh, sealed)
 	return nil
 }

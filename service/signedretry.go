@@ -102,25 +102,12 @@ func (s *Service) completeRetry(ctx context.Context, tx store.Tx, op operation, 
 		}
 	}
 
-	unknown := errorf(http.StatusUnauthorized, codeUnauthorized, "Request-Id does not match a pending challenge of this operation")
-	if !ids.Valid("Request", h.requestID) {
-		return nil, unknown
-	}
-	c, err := tx.GetChallenge(ctx, h.requestID)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, unknown
-	}
+	c, err := s.pendingChallenge(ctx, tx, h.requestID, op.name, op.targetID)
 	if err != nil {
 		return nil, err
 	}
-	if c.Operation != op.name || c.TargetID != op.targetID || c.AccountID != op.accountID {
-		return nil, unknown
-	}
-	if !c.ConsumedAt.IsZero() {
-		return nil, errorf(http.StatusUnauthorized, codeUnauthorized, "this Request-Id was already used")
-	}
-	if !s.now().Before(c.ExpiresAt) {
-		return nil, errorf(http.StatusUnauthorized, codeUnauthorized, "this Request-Id has expired; start again")
+	if c.AccountID != op.accountID {
+		return nil, errUnknownRequest
 	}
 	if !bytes.Equal(c.BodyHash, op.bodyHash) {
 		return nil, errorf(http.StatusUnauthorized, codeSignatureBodyMismatch, "the retry body differs from the body of the first call")
@@ -155,6 +142,34 @@ func (s *Service) completeRetry(ctx context.Context, tx store.Tx, op operation, 
 		return nil, errorf(http.StatusUnauthorized, codeUnauthorized, "this Request-Id was already used")
 	}
 	return c, nil
+}
+
+// errUnknownRequest answers a Request-Id that names no pending challenge of
+// the operation: unknown, malformed, or another operation's.
+var errUnknownRequest = errorf(http.StatusUnauthorized, codeUnauthorized, "Request-Id does not match a pending challenge of this operation")
+
+// pendingChallenge loads an unconsumed, unexpired challenge of the
+// operation on the target, or answers its 401.
+func (s *Service) pendingChallenge(ctx context.Context, tx store.Tx, requestID, op, targetID string) (*store.Challenge, error) {
+	if !ids.Valid("Request", requestID) {
+		return nil, errUnknownRequest
+	}
+	ch, err := tx.GetChallenge(ctx, requestID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, errUnknownRequest
+	}
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case ch.Operation != op || ch.TargetID != targetID:
+		return nil, errUnknownRequest
+	case !ch.ConsumedAt.IsZero():
+		return nil, errorf(http.StatusUnauthorized, codeUnauthorized, "this Request-Id was already used")
+	case !s.now().Before(ch.ExpiresAt):
+		return nil, errorf(http.StatusUnauthorized, codeUnauthorized, "this Request-Id has expired; start again")
+	}
+	return ch, nil
 }
 
 // stampProblem names what is wrong with a stamp header without echoing it.

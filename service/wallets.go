@@ -92,7 +92,7 @@ func (s *Service) exportWallet(w http.ResponseWriter, r *http.Request) error {
 	if req.ClientPublicKey == "" {
 		return invalidField("clientPublicKey", "required")
 	} else if client, err = walletcrypto.ParseClientPublicKey(req.ClientPublicKey); err != nil {
-		return invalidField("clientPublicKey", "must match ^04[0-9a-fA-F]{128}$ or ^0[23][0-9a-fA-F]{64}$ and be a P-256 point")
+		return invalidField("clientPublicKey", clientKeyRule)
 	}
 	bodyHash, err := canonicalBodyHash(body)
 	if err != nil {
