@@ -44,6 +44,12 @@ var routes = []route{
 	{method: "GET", path: "/customers/external-accounts", upstream: "/customers/external-accounts", query: []string{"limit", "cursor", "currency"}, scope: scope{bind: boundTo("customerId", customer)}},
 	{method: "GET", path: "/customers/external-accounts/:ExternalAccount", upstream: "/customers/external-accounts/{ExternalAccount}", scope: scope{owner: boundTo("customerId", customer)}},
 	{method: "GET", path: "/discoveries", upstream: "/discoveries", query: []string{"country", "currency"}, scope: scope{shared: true}},
+	{method: "GET", path: "/exchange-rates", upstream: "/exchange-rates", query: []string{"sourceCurrency", "destinationCurrency", "sendingAmount"}, scope: scope{shared: true}},
+	{method: "GET", path: "/quotes/:Quote", upstream: "/quotes/{Quote}", scope: scope{owner: boundTo("source.customerId", customer)}},
+	{method: "POST", path: "/quotes/:Quote/execute", upstream: "/quotes/{Quote}/execute", scope: scope{owner: boundTo("source.customerId", customer), check: "/quotes/{Quote}"}},
+	{method: "GET", path: "/transactions", upstream: "/transactions", query: []string{"limit", "cursor", "status", "type", "startDate", "endDate", "sortOrder"}, scope: scope{bind: boundTo("customerId", customer)}},
+	{method: "GET", path: "/transactions/:Transaction", upstream: "/transactions/{Transaction}", scope: scope{owner: boundTo("customerId", customer)}},
+	{method: "POST", path: "/transactions/:Transaction/confirm", upstream: "/transactions/{Transaction}/confirm", scope: scope{owner: boundTo("customerId", customer), check: "/transactions/{Transaction}"}},
 }
 
 // subject names a value of the cookie session a request is bound to.

@@ -276,6 +276,8 @@ func New(cfg Config) (*Server, error) {
 	api.Delete("/auth/sessions/:id", s.handleRevokeSession)
 	api.Post("/auth/sessions/:id/refresh", s.handleRefreshSession)
 	api.Post("/customers/external-accounts", s.handleCreateExternalAccount)
+	api.Post("/quotes", s.handleCreateQuote)
+	api.Post("/sandbox/fund", s.handleSandboxFund)
 	api.Post("/login/passkey/start", s.handlePasskeyStart)
 	api.Post("/login/passkey/verify", s.handlePasskeyVerify)
 	api.Post("/login/oauth", s.handleOAuthLogin)

@@ -45,7 +45,7 @@ var forwardHeaders = []string{
 }
 
 // relayHeaders are the only response headers copied from the service.
-var relayHeaders = []string{fiber.HeaderContentType, fiber.HeaderRetryAfter}
+var relayHeaders = []string{fiber.HeaderContentType, fiber.HeaderRetryAfter, "Idempotent-Replayed"}
 
 // call is one request to the service.
 type call struct {

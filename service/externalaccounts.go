@@ -441,19 +441,48 @@ func (s *Service) VerifyPending(ctx context.Context) (int, error) {
 	return done, nil
 }
 
-// RunWorkers runs the service's background work (the account verifier)
-// until ctx ends. The binaries start it next to the HTTP server.
+// RunWorkers runs the service's background work until ctx ends: the
+// external-account verifier every second, the settlement worker every
+// quarter second, and a daily sweep of idempotency records. The binaries
+// start it next to the HTTP server; several instances may run it at once.
 func (s *Service) RunWorkers(ctx context.Context) {
-	t := time.NewTicker(time.Second)
-	defer t.Stop()
+	settle := time.NewTicker(250 * time.Millisecond)
+	defer settle.Stop()
+	verify := time.NewTicker(time.Second)
+	defer verify.Stop()
+	sweep := time.NewTicker(time.Hour)
+	defer sweep.Stop()
+	s.runVerifier(ctx)
 	for {
-		if _, err := s.VerifyPending(ctx); err != nil && ctx.Err() == nil {
-			s.log.Error("external account verifier failed", "err", err)
-		}
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
+		case <-verify.C:
+			s.runVerifier(ctx)
+		case <-settle.C:
+			if _, err := s.SettleDue(ctx); err != nil && ctx.Err() == nil {
+				s.log.Error("settlement worker failed", "err", err)
+			}
+		case <-sweep.C:
+			if err := s.sweepIdempotency(ctx); err != nil && ctx.Err() == nil {
+				s.log.Error("idempotency sweep failed", "err", err)
+			}
 		}
 	}
+}
+
+func (s *Service) runVerifier(ctx context.Context) {
+	if _, err := s.VerifyPending(ctx); err != nil && ctx.Err() == nil {
+		s.log.Error("external account verifier failed", "err", err)
+	}
+}
+
+// idempotencyTTL is how long a stored Idempotency-Key answer is replayed.
+const idempotencyTTL = 24 * time.Hour
+
+func (s *Service) sweepIdempotency(ctx context.Context) error {
+	return s.store.Tx(ctx, func(tx store.Tx) error {
+		_, err := tx.DeleteIdempotencyRecords(ctx, s.now().Add(-idempotencyTTL))
+		return err
+	})
 }

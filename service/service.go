@@ -13,7 +13,9 @@
 //
 // In [ModeProduction] every signed retry needs a stamp that verifies. In
 // [ModeSandbox] the literal `sandbox-valid-signature` is accepted in place of
-// a stamp, as the spec's Authentication §4 says. Nothing else differs yet.
+// a stamp, as the spec's Authentication §4 says; the sandbox endpoints
+// (funding) answer, and the last digits of destinations choose verification
+// and payment outcomes (grid-api-facts §5).
 //
 // # Signed retries
 //
@@ -29,6 +31,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -37,6 +40,7 @@ import (
 	"paywallet/service/atrest"
 	"paywallet/service/mail"
 	"paywallet/service/oidc"
+	"paywallet/service/rates"
 	"paywallet/service/store"
 	"paywallet/shared/walletcrypto"
 	"paywallet/shared/wire"
@@ -108,6 +112,21 @@ type Config struct {
 	OIDCProviders []oidc.Provider
 	HTTPClient    *http.Client
 
+	// Rates prices quotes (rates.Default() when nil).
+	Rates *rates.Source
+	// QuoteTTL, when positive, replaces every rail's quote lifetime.
+	QuoteTTL time.Duration
+	// SettlementDelay, when positive, replaces every rail's settlement
+	// time (how long an executed payment stays PROCESSING).
+	SettlementDelay time.Duration
+	// LongPaymentDelay is how long a sandbox "long payment" (destination
+	// ending in 003) stays PROCESSING; 6 minutes when zero.
+	LongPaymentDelay time.Duration
+	// CounterpartyInformation lists the counterpartyInformation keys
+	// (see CounterpartyFields) quotes and transactions carry, read from
+	// the destination's beneficiary. None when empty.
+	CounterpartyInformation []string
+
 	// Now is the clock; tests inject one. Defaults to time.Now.
 	Now    func() time.Time
 	Logger *slog.Logger
@@ -128,6 +147,7 @@ type Service struct {
 	// (nil when no issuer is configured).
 	webauthn *webauthn.WebAuthn
 	oidc     *oidc.Verifier
+	rates    *rates.Source
 }
 
 // New validates cfg, loads (or on first start creates) the target-bundle
@@ -167,6 +187,18 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	setDefault(&cfg.LockoutDuration, 15*time.Minute)
 	setDefault(&cfg.OTPResendInterval, 30*time.Second)
 	setDefault(&cfg.PasskeyChallengeInterval, 2*time.Second)
+	setDefault(&cfg.LongPaymentDelay, 6*time.Minute)
+	if cfg.Rates == nil {
+		cfg.Rates = rates.Default()
+	}
+	if _, ok := cfg.Rates.Currency(cfg.WalletCurrency); !ok {
+		return nil, fmt.Errorf("service: the rates source has no currency %q (the wallet currency)", cfg.WalletCurrency)
+	}
+	for _, k := range cfg.CounterpartyInformation {
+		if !slices.Contains(CounterpartyFields, k) {
+			return nil, fmt.Errorf("service: unknown counterpartyInformation key %q (want one of %v)", k, CounterpartyFields)
+		}
+	}
 	if cfg.WebAuthnRPName == "" {
 		cfg.WebAuthnRPName = "Wallet"
 	}
@@ -179,7 +211,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Service{cfg: cfg, store: cfg.Store, mailer: cfg.Mailer, log: cfg.Logger, mode: cfg.Mode, tokenID: id, secret: secret}
+	s := &Service{cfg: cfg, store: cfg.Store, mailer: cfg.Mailer, log: cfg.Logger, mode: cfg.Mode, tokenID: id, secret: secret, rates: cfg.Rates}
 	var err error
 	if s.box, err = atrest.New(cfg.AtRestKey); err != nil {
 		return nil, fmt.Errorf("service: Config.AtRestKey: %w", err)
@@ -293,6 +325,14 @@ func (s *Service) routes() []route {
 		{"GET", "/agents/device-codes/{code}/status", s.deviceCodeStatus, authPlatform},
 		{"POST", "/agents/device-codes/{code}/redeem", s.redeemDeviceCode, authNone},
 		{"GET", "/agents/me/external-accounts/{externalAccountId}", s.agentExternalAccount, authAgent},
+		{"GET", "/exchange-rates", s.exchangeRates, authPlatform},
+		{"POST", "/quotes", s.createQuote, authPlatform},
+		{"GET", "/quotes/{quoteId}", s.getQuote, authPlatform},
+		{"POST", "/quotes/{quoteId}/execute", s.executeQuote, authPlatform},
+		{"GET", "/transactions", s.listTransactions, authPlatform},
+		{"GET", "/transactions/{transactionId}", s.getTransaction, authPlatform},
+		{"POST", "/transactions/{transactionId}/confirm", s.confirmReceipt, authPlatform},
+		{"POST", "/sandbox/internal-accounts/{accountId}/fund", s.fundSandbox, authPlatform},
 	}
 }
 

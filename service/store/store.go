@@ -52,6 +52,7 @@ type Store interface {
 // Tx is everything the service can read and write within one transaction.
 type Tx interface {
 	ExternalAccountTx
+	MoneyTx
 
 	// Settings hold service-wide values such as the target-bundle signer key.
 	// PutSettingIfAbsent stores value under key unless the key exists, and
@@ -171,6 +172,10 @@ type InternalAccount struct {
 	Status         string // ACTIVE, ...
 	Currency       string // ISO 4217 code
 	PrivateEnabled bool
+	// Available is the spendable balance and Held the money executed
+	// payments have taken from it but that has not left yet, both in the
+	// smallest unit of Currency. Only MoneyTx methods change them.
+	Available, Held int64
 	// WalletSecret is the wallet's BIP-39 mnemonic sealed at rest (see
 	// service/atrest); nil when none was made yet.
 	WalletSecret []byte

@@ -300,3 +300,134 @@ func hexVal(c byte) (byte, bool) {
 	}
 	return 0, false
 }
+
+// QuoteRequest is the body of POST /quotes (grid-api-facts §3.6) with an
+// ACCOUNT source and an ACCOUNT destination.
+type QuoteRequest struct {
+	Source               QuoteSource      `json:"source"`
+	Destination          QuoteDestination `json:"destination"`
+	LockedCurrencySide   string           `json:"lockedCurrencySide"`
+	LockedCurrencyAmount int64            `json:"lockedCurrencyAmount"`
+	Description          string           `json:"description,omitempty"`
+}
+
+// QuoteSource is where a quote's money comes from.
+type QuoteSource struct {
+	SourceType string `json:"sourceType"`
+	AccountID  string `json:"accountId"`
+	CustomerID string `json:"customerId,omitempty"`
+	Currency   string `json:"currency,omitempty"`
+}
+
+// QuoteDestination is where a quote's money goes.
+type QuoteDestination struct {
+	DestinationType string `json:"destinationType"`
+	AccountID       string `json:"accountId"`
+	PaymentRail     string `json:"paymentRail,omitempty"`
+	Currency        string `json:"currency,omitempty"`
+}
+
+// RateDetails breaks a quote's rate into its parts (spec "RateDetails").
+// The counterparty fields are present on quotes only.
+type RateDetails struct {
+	CounterpartyMultiplier      *float64 `json:"counterpartyMultiplier,omitempty"`
+	CounterpartyFixedFee        *int64   `json:"counterpartyFixedFee,omitempty"`
+	ServiceAPIMultiplier        float64  `json:"serviceApiMultiplier"`
+	ServiceAPIFixedFee          int64    `json:"serviceApiFixedFee"`
+	ServiceAPIVariableFeeRate   float64  `json:"serviceApiVariableFeeRate"`
+	ServiceAPIVariableFeeAmount int64    `json:"serviceApiVariableFeeAmount"`
+}
+
+// Quote is a locked rate and fees for one payment (spec "Quote").
+type Quote struct {
+	ID                      string                `json:"id"`
+	Status                  string                `json:"status"`
+	CreatedAt               string                `json:"createdAt"`
+	ExpiresAt               string                `json:"expiresAt"`
+	Source                  QuoteSource           `json:"source"`
+	Destination             QuoteDestination      `json:"destination"`
+	SendingCurrency         Currency              `json:"sendingCurrency"`
+	ReceivingCurrency       Currency              `json:"receivingCurrency"`
+	TotalSendingAmount      int64                 `json:"totalSendingAmount"`
+	TotalReceivingAmount    int64                 `json:"totalReceivingAmount"`
+	ExchangeRate            float64               `json:"exchangeRate"`
+	FeesIncluded            int64                 `json:"feesIncluded"`
+	TransactionID           string                `json:"transactionId"`
+	PaymentInstructions     []PaymentInstructions `json:"paymentInstructions,omitempty"`
+	CounterpartyInformation map[string]string     `json:"counterpartyInformation,omitempty"`
+	RateDetails             *RateDetails          `json:"rateDetails,omitempty"`
+	Description             string                `json:"description,omitempty"`
+}
+
+// TransactionEndpoint is the source or destination of a transaction.
+type TransactionEndpoint struct {
+	SourceType      string `json:"sourceType,omitempty"`
+	DestinationType string `json:"destinationType,omitempty"`
+	AccountID       string `json:"accountId"`
+	Currency        string `json:"currency"`
+}
+
+// ReconciliationInstructions let a platform match a transaction with its
+// own books.
+type ReconciliationInstructions struct {
+	Reference       string `json:"reference"`
+	TransactionHash string `json:"transactionHash,omitempty"`
+}
+
+// Transaction is one payment (spec "Transaction").
+type Transaction struct {
+	ID                         string                      `json:"id"`
+	Status                     string                      `json:"status"`
+	Type                       string                      `json:"type"`
+	Destination                TransactionEndpoint         `json:"destination"`
+	Source                     *TransactionEndpoint        `json:"source,omitempty"`
+	CustomerID                 string                      `json:"customerId"`
+	PlatformCustomerID         string                      `json:"platformCustomerId"`
+	SentAmount                 *CurrencyAmount             `json:"sentAmount,omitempty"`
+	ReceivedAmount             CurrencyAmount              `json:"receivedAmount"`
+	ExchangeRate               float64                     `json:"exchangeRate,omitempty"`
+	QuoteID                    string                      `json:"quoteId,omitempty"`
+	PaymentRail                string                      `json:"paymentRail,omitempty"`
+	SettledAt                  string                      `json:"settledAt,omitempty"`
+	CreatedAt                  string                      `json:"createdAt,omitempty"`
+	UpdatedAt                  string                      `json:"updatedAt,omitempty"`
+	ReceiptDeliveryConfirmedAt string                      `json:"receiptDeliveryConfirmedAt,omitempty"`
+	Description                string                      `json:"description,omitempty"`
+	CounterpartyInformation    map[string]string           `json:"counterpartyInformation,omitempty"`
+	Fees                       *int64                      `json:"fees,omitempty"`
+	ReconciliationInstructions *ReconciliationInstructions `json:"reconciliationInstructions,omitempty"`
+	RateDetails                *RateDetails                `json:"rateDetails,omitempty"`
+	FailureReason              string                      `json:"failureReason,omitempty"`
+}
+
+// ConfirmReceiptRequest is the optional body of POST
+// /transactions/{id}/confirm.
+type ConfirmReceiptRequest struct {
+	ReceiptDeliveryConfirmedAt string `json:"receiptDeliveryConfirmedAt,omitempty"`
+}
+
+// SandboxFundRequest is the body of POST /sandbox/internal-accounts/{id}/fund.
+type SandboxFundRequest struct {
+	Amount int64 `json:"amount"`
+}
+
+// ExchangeRate is one row of GET /exchange-rates (grid-api-facts §3.9).
+type ExchangeRate struct {
+	SourceCurrency         Currency         `json:"sourceCurrency"`
+	DestinationCurrency    Currency         `json:"destinationCurrency"`
+	DestinationPaymentRail string           `json:"destinationPaymentRail,omitempty"`
+	MinSendingAmount       int64            `json:"minSendingAmount"`
+	MaxSendingAmount       int64            `json:"maxSendingAmount"`
+	SendingAmount          int64            `json:"sendingAmount"`
+	ReceivingAmount        int64            `json:"receivingAmount"`
+	ExchangeRate           float64          `json:"exchangeRate"`
+	Fees                   ExchangeRateFees `json:"fees"`
+	UpdatedAt              string           `json:"updatedAt"`
+}
+
+// ExchangeRateFees are the fees of an ExchangeRate row, in the smallest
+// unit of the sending currency.
+type ExchangeRateFees struct {
+	Fixed int64 `json:"fixed"`
+	Total int64 `json:"total"`
+}

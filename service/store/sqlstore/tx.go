@@ -254,19 +254,19 @@ func (t *tx) ListCustomers(ctx context.Context, f store.CustomerFilter) (store.P
 
 // ---- internal accounts
 
-const accountCols = `id, customer_id, type, status, currency, private_enabled, wallet_secret, created_at, updated_at`
+const accountCols = `id, customer_id, type, status, currency, private_enabled, available, held, wallet_secret, created_at, updated_at`
 
 func scanAccount(s scanner) (store.InternalAccount, error) {
 	var a store.InternalAccount
 	err := s.Scan(&a.ID, optStringCol{&a.CustomerID}, &a.Type, &a.Status, &a.Currency, &a.PrivateEnabled,
-		bytesCol{&a.WalletSecret}, timeCol{&a.CreatedAt}, timeCol{&a.UpdatedAt})
+		&a.Available, &a.Held, bytesCol{&a.WalletSecret}, timeCol{&a.CreatedAt}, timeCol{&a.UpdatedAt})
 	return a, err
 }
 
 func (t *tx) CreateInternalAccount(ctx context.Context, a *store.InternalAccount) error {
 	return t.insert(ctx, fmt.Sprintf("create internal account %q", a.ID),
-		`INSERT INTO internal_accounts (`+accountCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		a.ID, optString(a.CustomerID), a.Type, a.Status, a.Currency, a.PrivateEnabled, optBlob(a.WalletSecret),
+		`INSERT INTO internal_accounts (`+accountCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		a.ID, optString(a.CustomerID), a.Type, a.Status, a.Currency, a.PrivateEnabled, a.Available, a.Held, optBlob(a.WalletSecret),
 		t.d.timeArg(a.CreatedAt), t.d.timeArg(a.UpdatedAt))
 }
 

@@ -1,0 +1,160 @@
+package service
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	"paywallet/service/store"
+	"paywallet/shared/wire"
+)
+
+// Idempotency-Key (grid-api-facts §9, DESIGN "Wire conventions"): a
+// money-moving POST sent again with the same key gets the stored answer of
+// the first one, for 2xx and 4xx answers alike; a 5xx is not stored, so the
+// request can be retried and is then processed again. A key names one
+// request: reusing it for another body is 409 CONFLICT. Keys are scoped by
+// operation and target, and records are deleted after idempotencyTTL.
+
+// answer is what an operation replies: a status and a JSON body.
+type answer struct {
+	status int
+	body   any
+}
+
+// maxIdempotencyKey bounds the header (IETF draft keys are UUIDs; we allow
+// any printable ASCII token up to this length).
+const maxIdempotencyKey = 255
+
+// idempotent runs op in one store transaction and writes its answer. When
+// the request carries an Idempotency-Key, the answer is recorded in that
+// same transaction (success) or right after it (4xx; op's writes are rolled
+// back first), and a request repeating the key replays the record instead of
+// running op. Two requests racing with one key cannot both run op to
+// success: the loser's record insert conflicts and it replays the winner's.
+func (s *Service) idempotent(w http.ResponseWriter, r *http.Request, scope string, body []byte, op func(tx store.Tx) (answer, error)) error {
+	ctx := r.Context()
+	key := r.Header.Get(wire.HeaderIdempotencyKey)
+	if key != "" && !validIdempotencyKey(key) {
+		return errorf(http.StatusBadRequest, codeInvalidInput, "Idempotency-Key must be 1 to 255 printable ASCII characters")
+	}
+	reqHash := requestHash(r, body)
+	var ans answer
+	var encoded []byte
+	var replay *store.IdempotencyRecord
+	err := s.store.Tx(ctx, func(tx store.Tx) error {
+		ans, encoded, replay = answer{}, nil, nil
+		if key != "" {
+			rec, err := tx.GetIdempotencyRecord(ctx, scope, key)
+			switch {
+			case err == nil:
+				replay = rec
+				return nil
+			case !errors.Is(err, store.ErrNotFound):
+				return err
+			}
+		}
+		var err error
+		if ans, err = op(tx); err != nil {
+			return err
+		}
+		if encoded, err = json.Marshal(ans.body); err != nil {
+			return err
+		}
+		if key == "" {
+			return nil
+		}
+		return tx.PutIdempotencyRecord(ctx, &store.IdempotencyRecord{Scope: scope, Key: key, RequestHash: reqHash,
+			Status: ans.status, Body: encoded, CreatedAt: s.now()})
+	})
+	if errors.Is(err, store.ErrConflict) && key != "" {
+		// Another request with this key committed first.
+		replay, err = s.idempotencyRecord(ctx, scope, key)
+	}
+	if err != nil {
+		e, known := asError(err)
+		if key == "" || !known || e.Status >= 500 {
+			return err
+		}
+		rec, stored := s.recordRefusal(ctx, scope, key, reqHash, e)
+		if !stored {
+			return err
+		}
+		replay = rec
+	}
+	if replay != nil {
+		if string(replay.RequestHash) != string(reqHash) {
+			return errorf(http.StatusConflict, codeConflict, "this Idempotency-Key was already used for a different request")
+		}
+		w.Header().Set("Idempotent-Replayed", "true")
+		writeRawJSON(w, replay.Status, replay.Body)
+		return nil
+	}
+	writeRawJSON(w, ans.status, encoded)
+	return nil
+}
+
+// recordRefusal stores a 4xx answer under the key. If a record appeared
+// meanwhile (a racing request with the same key), that one is returned.
+func (s *Service) recordRefusal(ctx context.Context, scope, key string, reqHash []byte, e *Error) (*store.IdempotencyRecord, bool) {
+	body, err := json.Marshal(wire.Error{Status: e.Status, Code: e.Code, Message: e.Message, Details: e.Details})
+	if err != nil {
+		return nil, false
+	}
+	rec := &store.IdempotencyRecord{Scope: scope, Key: key, RequestHash: reqHash, Status: e.Status, Body: body, CreatedAt: s.now()}
+	err = s.store.Tx(ctx, func(tx store.Tx) error { return tx.PutIdempotencyRecord(ctx, rec) })
+	switch {
+	case err == nil:
+		return rec, true
+	case errors.Is(err, store.ErrConflict):
+		other, err := s.idempotencyRecord(ctx, scope, key)
+		return other, err == nil
+	}
+	s.log.Error("storing an idempotent refusal failed", "err", err)
+	return nil, false
+}
+
+func (s *Service) idempotencyRecord(ctx context.Context, scope, key string) (*store.IdempotencyRecord, error) {
+	var rec *store.IdempotencyRecord
+	err := s.store.Tx(ctx, func(tx store.Tx) error {
+		var err error
+		rec, err = tx.GetIdempotencyRecord(ctx, scope, key)
+		return err
+	})
+	return rec, err
+}
+
+// requestHash identifies a request for idempotency: method, path and the
+// canonical body (so re-serialising the same JSON is the same request).
+func requestHash(r *http.Request, body []byte) []byte {
+	h := sha256.New()
+	h.Write([]byte(r.Method + " " + r.URL.Path + "\n"))
+	if c, err := canonicalBodyHash(body); err == nil {
+		h.Write(c)
+	} else {
+		h.Write(body)
+	}
+	return h.Sum(nil)
+}
+
+func validIdempotencyKey(k string) bool {
+	if len(k) == 0 || len(k) > maxIdempotencyKey {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		if k[i] < 0x21 || k[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+func writeRawJSON(w http.ResponseWriter, status int, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+	_, _ = w.Write([]byte("\n"))
+}

@@ -1,0 +1,135 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"paywallet/service/store"
+)
+
+// The settlement worker moves transactions along once their NextStepAt has
+// passed. There is no bank or card network behind this service: a payment
+// "leaves" when the worker completes it after the rail's settlement time
+// (rates.Rail.SettleAfter, or Config.SettlementDelay), and the outcome the
+// (simulated) network gives was fixed when the quote was made (see
+// outcomeOf). The transitions, all compare-and-set on the status so that
+// several workers (instances) never apply one twice:
+//
+//	PENDING    → EXPIRED (failureReason QUOTE_EXPIRED) once the quote's expiresAt passed
+//	PROCESSING → COMPLETED                      held money leaves; settledAt = now
+//	PROCESSING → FAILED QUOTE_EXECUTION_FAILED   (sandbox 002) held money returns to available
+//	PROCESSING → FAILED OFFRAMP_FAILED           (sandbox 004) held money returns to available
+//	PROCESSING → COMPLETED, then REFUNDED        (sandbox 005) the payment comes back and is credited
+//	PROCESSING → REJECTED                        (sandbox 006) recipient cancelled; held money returns
+//	PROCESSING → FAILED OFFRAMP_FAILED           (sandbox 007) the refund failed too: money stays held
+//	PROCESSING stays for Config.LongPaymentDelay (sandbox 003), then COMPLETED
+
+// settleAfter is how long a payment on the rail stays PROCESSING.
+func (s *Service) settleAfter(rail, outcome string) time.Duration {
+	if outcome == "003" {
+		return s.cfg.LongPaymentDelay
+	}
+	if s.cfg.SettlementDelay > 0 {
+		return s.cfg.SettlementDelay
+	}
+	if r, ok := s.rates.Rail(rail); ok {
+		return r.SettleAfter
+	}
+	return 2 * time.Second
+}
+
+// SettleDue applies every transition that is due now, each in its own store
+// transaction, and reports how many it applied.
+func (s *Service) SettleDue(ctx context.Context) (int, error) {
+	done := 0
+	for {
+		var due []store.Transaction
+		err := s.store.Tx(ctx, func(tx store.Tx) error {
+			var err error
+			due, err = tx.DueTransactions(ctx, s.now(), 100)
+			return err
+		})
+		if err != nil {
+			return done, err
+		}
+		progressed := 0
+		for i := range due {
+			applied, err := s.settleOne(ctx, due[i].ID)
+			if err != nil {
+				return done, err
+			}
+			if applied {
+				done++
+				progressed++
+			}
+		}
+		if len(due) < 100 || progressed == 0 {
+			return done, nil
+		}
+	}
+}
+
+// settleOne re-reads the transaction and applies its due transition, if it
+// is still due (another worker may have been first).
+func (s *Service) settleOne(ctx context.Context, id string) (bool, error) {
+	applied := false
+	err := s.store.Tx(ctx, func(tx store.Tx) error {
+		applied = false
+		x, err := tx.GetTransaction(ctx, id)
+		if err != nil {
+			return err
+		}
+		now := s.now()
+		if x.NextStepAt.IsZero() || x.NextStepAt.After(now) {
+			return nil
+		}
+		next := *x
+		next.UpdatedAt, next.NextStepAt = now, time.Time{}
+		var money func() error
+		switch {
+		case x.Status == "PENDING":
+			next.Status, next.FailureReason = "EXPIRED", "QUOTE_EXPIRED"
+		case x.Status == "PROCESSING":
+			switch x.Outcome {
+			case "", "003":
+				next.Status, next.SettledAt = "COMPLETED", now
+				money = func() error { return tx.SettleHold(ctx, x.SourceAccountID, x.SentAmount, now) }
+			case "005":
+				next.Status, next.SettledAt = "COMPLETED", now
+				next.NextStepAt = now.Add(s.settleAfter(x.PaymentRail, ""))
+				money = func() error { return tx.SettleHold(ctx, x.SourceAccountID, x.SentAmount, now) }
+			case "002":
+				next.Status, next.FailureReason = "FAILED", "QUOTE_EXECUTION_FAILED"
+				money = func() error { return tx.ReleaseHold(ctx, x.SourceAccountID, x.SentAmount, now) }
+			case "004":
+				next.Status, next.FailureReason = "FAILED", "OFFRAMP_FAILED"
+				money = func() error { return tx.ReleaseHold(ctx, x.SourceAccountID, x.SentAmount, now) }
+			case "006":
+				next.Status = "REJECTED"
+				money = func() error { return tx.ReleaseHold(ctx, x.SourceAccountID, x.SentAmount, now) }
+			case "007":
+				next.Status, next.FailureReason = "FAILED", "OFFRAMP_FAILED"
+			default:
+				return fmt.Errorf("service: transaction %s has unknown outcome %q", x.ID, x.Outcome)
+			}
+		case x.Status == "COMPLETED" && x.Outcome == "005":
+			next.Status, next.FailureReason = "REFUNDED", "OFFRAMP_FAILED"
+			money = func() error { return tx.Credit(ctx, x.SourceAccountID, x.SentAmount, now) }
+		default:
+			// Nothing is due in this state; clear the stray mark.
+		}
+		won, err := tx.AdvanceTransaction(ctx, &next, x.Status)
+		if err != nil || !won {
+			return err
+		}
+		if money != nil {
+			if err := money(); err != nil {
+				return err
+			}
+		}
+		applied = true
+		return nil
+	})
+	return applied, err
+}

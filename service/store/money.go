@@ -1,0 +1,143 @@
+package store
+
+import (
+	"context"
+	"time"
+)
+
+// MoneyTx is what the service keeps about money: balances of internal
+// accounts, quotes, the transactions made from them, and the stored answers
+// of requests made with an Idempotency-Key. It is part of [Tx].
+//
+// Balances move only through the methods below, each one UPDATE whose WHERE
+// clause checks that the move is possible, so that two transactions racing
+// for the same money cannot both take it (the schema's CHECK constraints
+// refuse a negative balance as a last resort).
+type MoneyTx interface {
+	// Credit adds amount to the account's available balance.
+	Credit(ctx context.Context, accountID string, amount int64, at time.Time) error
+	// Hold moves amount from available to held if available covers it,
+	// and reports whether it did (false: insufficient funds, nothing changed).
+	Hold(ctx context.Context, accountID string, amount int64, at time.Time) (bool, error)
+	// ReleaseHold moves amount from held back to available (a refund of
+	// a payment that did not leave).
+	ReleaseHold(ctx context.Context, accountID string, amount int64, at time.Time) error
+	// SettleHold removes amount from held: the payment left the service.
+	SettleHold(ctx context.Context, accountID string, amount int64, at time.Time) error
+
+	// CreateQuote stores a quote; its transaction must exist.
+	CreateQuote(ctx context.Context, q *Quote) error
+	GetQuote(ctx context.Context, id string) (*Quote, error)
+
+	CreateTransaction(ctx context.Context, t *Transaction) error
+	GetTransaction(ctx context.Context, id string) (*Transaction, error)
+	// ListTransactions pages by id in the filter's order.
+	ListTransactions(ctx context.Context, f TransactionFilter) (Page[Transaction], error)
+	// AdvanceTransaction writes Status, FailureReason, NextStepAt,
+	// SettledAt, Reference and UpdatedAt of t if the stored status is
+	// still from, and reports whether it did. This compare-and-set is what
+	// makes a quote execute at most once and a payment settle once, even
+	// when several instances of the worker run.
+	AdvanceTransaction(ctx context.Context, t *Transaction, from string) (bool, error)
+	// ConfirmReceipt sets ReceiptConfirmedAt (overwriting an earlier
+	// value) and UpdatedAt.
+	ConfirmReceipt(ctx context.Context, id string, confirmedAt, now time.Time) error
+	// DueTransactions returns up to limit transactions whose NextStepAt is
+	// set and not after now, earliest first.
+	DueTransactions(ctx context.Context, now time.Time, limit int) ([]Transaction, error)
+
+	// GetIdempotencyRecord finds the stored answer for (scope, key).
+	GetIdempotencyRecord(ctx context.Context, scope, key string) (*IdempotencyRecord, error)
+	// PutIdempotencyRecord stores an answer; ErrConflict when the (scope,
+	// key) pair already has one.
+	PutIdempotencyRecord(ctx context.Context, r *IdempotencyRecord) error
+	// DeleteIdempotencyRecords removes records created before the time and
+	// reports how many.
+	DeleteIdempotencyRecords(ctx context.Context, before time.Time) (int64, error)
+}
+
+// Quote is a locked offer to pay a destination from an internal account.
+// It never changes; the state of the payment is its [Transaction].
+type Quote struct {
+	ID                   string // Quote:<uuid>
+	TransactionID        string
+	CustomerID           string
+	SourceAccountID      string // InternalAccount:<uuid>
+	DestinationAccountID string // ExternalAccount:<uuid>
+	PaymentRail          string // empty for destinations without rails
+	LockedSide           string // SENDING or RECEIVING
+	LockedAmount         int64
+	SendingCurrency      string
+	ReceivingCurrency    string
+	TotalSendingAmount   int64
+	TotalReceivingAmount int64
+	FeesIncluded         int64
+	ExchangeRate         float64 // display only; amounts never derive from it
+	RateDetails          []byte  // RateDetails as JSON
+	// Payload is the payloadToSign of an embedded-wallet source, byte for
+	// byte; executing needs a stamp over it.
+	Payload     string
+	Description string
+	CreatedAt   time.Time
+	ExpiresAt   time.Time
+}
+
+// Transaction is one payment: outgoing (from a quote) or incoming (a
+// funding of an internal account).
+type Transaction struct {
+	ID                   string // Transaction:<uuid>
+	QuoteID              string // empty for incoming payments
+	Type                 string // OUTGOING or INCOMING
+	Status               string
+	CustomerID           string
+	PlatformCustomerID   string
+	SourceAccountID      string // empty for incoming payments
+	DestinationAccountID string
+	SendingCurrency      string
+	ReceivingCurrency    string
+	SentAmount           int64 // smallest unit of SendingCurrency
+	ReceivedAmount       int64 // smallest unit of ReceivingCurrency
+	Fees                 int64 // smallest unit of ReceivingCurrency
+	ExchangeRate         float64
+	RateDetails          []byte // nil for incoming payments
+	PaymentRail          string
+	Description          string
+	FailureReason        string
+	// Outcome is what the (simulated) payout network will answer, fixed
+	// when the quote is made: "" for success, or a sandbox pattern such as
+	// "004". See the service's settlement worker.
+	Outcome      string
+	Reference    string // reconciliation reference, set when it leaves CREATED
+	Counterparty []byte // counterpartyInformation as JSON, or nil
+	NextStepAt   time.Time
+	SettledAt    time.Time
+	// ReceiptConfirmedAt is when the platform delivered the receipt.
+	ReceiptConfirmedAt time.Time
+	CreatedAt          time.Time
+	UpdatedAt          time.Time
+}
+
+// TransactionFilter selects transactions; empty fields do not filter.
+type TransactionFilter struct {
+	CustomerID string
+	// AccountID matches the source or the destination.
+	AccountID     string
+	Status        string
+	Type          string
+	CreatedAfter  time.Time // inclusive
+	CreatedBefore time.Time // exclusive
+	Descending    bool      // newest first
+	Limit         int
+	Cursor        string
+}
+
+// IdempotencyRecord is the stored answer of a request made with an
+// Idempotency-Key.
+type IdempotencyRecord struct {
+	Scope       string // operation and target, e.g. "quotes.execute Quote:…"
+	Key         string
+	RequestHash []byte // SHA-256 of what identifies the request
+	Status      int
+	Body        []byte
+	CreatedAt   time.Time
+}

@@ -1,0 +1,244 @@
+package sqlstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"paywallet/service/store"
+)
+
+// ---- balances
+
+func (t *tx) Credit(ctx context.Context, accountID string, amount int64, at time.Time) error {
+	if amount <= 0 {
+		return fmt.Errorf("store: credit %q: amount %d is not positive", accountID, amount)
+	}
+	return t.updateOne(ctx, fmt.Sprintf("credit %q", accountID),
+		`UPDATE internal_accounts SET available = available + ?, updated_at = ? WHERE id = ?`,
+		amount, t.d.timeArg(at), accountID)
+}
+
+func (t *tx) Hold(ctx context.Context, accountID string, amount int64, at time.Time) (bool, error) {
+	if amount <= 0 {
+		return false, fmt.Errorf("store: hold on %q: amount %d is not positive", accountID, amount)
+	}
+	return t.compareAndSet(ctx, fmt.Sprintf("hold on %q", accountID), "internal_accounts", accountID, at,
+		`UPDATE internal_accounts SET available = available - ?, held = held + ?, updated_at = ?
+		 WHERE id = ? AND available >= ?`,
+		amount, amount, t.d.timeArg(at), accountID, amount)
+}
+
+func (t *tx) ReleaseHold(ctx context.Context, accountID string, amount int64, at time.Time) error {
+	return t.moveHeld(ctx, "release hold on", accountID, amount, at,
+		`UPDATE internal_accounts SET held = held - ?, available = available + ?, updated_at = ?
+		 WHERE id = ? AND held >= ?`, amount, amount)
+}
+
+func (t *tx) SettleHold(ctx context.Context, accountID string, amount int64, at time.Time) error {
+	return t.moveHeld(ctx, "settle hold on", accountID, amount, at,
+		`UPDATE internal_accounts SET held = held - ?, updated_at = ? WHERE id = ? AND held >= ?`, amount)
+}
+
+// moveHeld runs an update that takes amount out of held. A held balance
+// smaller than amount means the books are wrong, never a race the caller
+// could lose, so it is an error rather than a false.
+func (t *tx) moveHeld(ctx context.Context, verb, accountID string, amount int64, at time.Time, update string, amounts ...any) error {
+	what := fmt.Sprintf("%s %q", verb, accountID)
+	if amount <= 0 {
+		return fmt.Errorf("store: %s: amount %d is not positive", what, amount)
+	}
+	args := append(amounts, t.d.timeArg(at), accountID, amount)
+	ok, err := t.compareAndSet(ctx, what, "internal_accounts", accountID, at, update, args...)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("store: %s: held balance is smaller than %d", what, amount)
+	}
+	return nil
+}
+
+// ---- quotes
+
+const quoteCols = `id, transaction_id, customer_id, source_account_id, destination_account_id, payment_rail,
+	locked_side, locked_amount, sending_currency, receiving_currency, total_sending_amount, total_receiving_amount,
+	fees_included, exchange_rate, rate_details, payload, description, created_at, expires_at`
+
+func scanQuote(s scanner) (store.Quote, error) {
+	var q store.Quote
+	var payload []byte
+	err := s.Scan(&q.ID, &q.TransactionID, &q.CustomerID, &q.SourceAccountID, &q.DestinationAccountID, &q.PaymentRail,
+		&q.LockedSide, &q.LockedAmount, &q.SendingCurrency, &q.ReceivingCurrency, &q.TotalSendingAmount,
+		&q.TotalReceivingAmount, &q.FeesIncluded, &q.ExchangeRate, bytesCol{&q.RateDetails}, bytesCol{&payload},
+		&q.Description, timeCol{&q.CreatedAt}, timeCol{&q.ExpiresAt})
+	q.Payload = string(payload)
+	return q, err
+}
+
+func (t *tx) CreateQuote(ctx context.Context, q *store.Quote) error {
+	return t.insert(ctx, fmt.Sprintf("create quote %q", q.ID),
+		`INSERT INTO quotes (`+quoteCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		q.ID, q.TransactionID, q.CustomerID, q.SourceAccountID, q.DestinationAccountID, q.PaymentRail,
+		q.LockedSide, q.LockedAmount, q.SendingCurrency, q.ReceivingCurrency, q.TotalSendingAmount,
+		q.TotalReceivingAmount, q.FeesIncluded, q.ExchangeRate, blob(q.RateDetails), blob([]byte(q.Payload)),
+		q.Description, t.d.timeArg(q.CreatedAt), t.d.timeArg(q.ExpiresAt))
+}
+
+func (t *tx) GetQuote(ctx context.Context, id string) (*store.Quote, error) {
+	q, err := scanQuote(t.queryRow(ctx, `SELECT `+quoteCols+` FROM quotes WHERE id = ?`, id))
+	if err != nil {
+		return nil, t.fail(fmt.Sprintf("quote %q", id), err)
+	}
+	return &q, nil
+}
+
+// ---- transactions
+
+const transactionCols = `id, quote_id, type, status, customer_id, platform_customer_id, source_account_id,
+	destination_account_id, sending_currency, receiving_currency, sent_amount, received_amount, fees,
+	exchange_rate, rate_details, payment_rail, description, failure_reason, outcome, reference, counterparty,
+	next_step_at, settled_at, receipt_confirmed_at, created_at, updated_at`
+
+func scanTransaction(s scanner) (store.Transaction, error) {
+	var x store.Transaction
+	err := s.Scan(&x.ID, optStringCol{&x.QuoteID}, &x.Type, &x.Status, &x.CustomerID, &x.PlatformCustomerID,
+		optStringCol{&x.SourceAccountID}, &x.DestinationAccountID, &x.SendingCurrency, &x.ReceivingCurrency,
+		&x.SentAmount, &x.ReceivedAmount, &x.Fees, &x.ExchangeRate, bytesCol{&x.RateDetails}, &x.PaymentRail,
+		&x.Description, &x.FailureReason, &x.Outcome, &x.Reference, bytesCol{&x.Counterparty},
+		timeCol{&x.NextStepAt}, timeCol{&x.SettledAt}, timeCol{&x.ReceiptConfirmedAt},
+		timeCol{&x.CreatedAt}, timeCol{&x.UpdatedAt})
+	return x, err
+}
+
+func (t *tx) CreateTransaction(ctx context.Context, x *store.Transaction) error {
+	return t.insert(ctx, fmt.Sprintf("create transaction %q", x.ID),
+		`INSERT INTO transactions (`+transactionCols+`)
+		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		x.ID, optString(x.QuoteID), x.Type, x.Status, x.CustomerID, x.PlatformCustomerID, optString(x.SourceAccountID),
+		x.DestinationAccountID, x.SendingCurrency, x.ReceivingCurrency, x.SentAmount, x.ReceivedAmount, x.Fees,
+		x.ExchangeRate, optBlob(x.RateDetails), x.PaymentRail, x.Description, x.FailureReason, x.Outcome,
+		x.Reference, optBlob(x.Counterparty), t.d.timeArg(x.NextStepAt), t.d.timeArg(x.SettledAt),
+		t.d.timeArg(x.ReceiptConfirmedAt), t.d.timeArg(x.CreatedAt), t.d.timeArg(x.UpdatedAt))
+}
+
+func (t *tx) GetTransaction(ctx context.Context, id string) (*store.Transaction, error) {
+	x, err := scanTransaction(t.queryRow(ctx, `SELECT `+transactionCols+` FROM transactions WHERE id = ?`, id))
+	if err != nil {
+		return nil, t.fail(fmt.Sprintf("transaction %q", id), err)
+	}
+	return &x, nil
+}
+
+// ListTransactions is keyset-paginated like listPage, in either order.
+func (t *tx) ListTransactions(ctx context.Context, f store.TransactionFilter) (store.Page[store.Transaction], error) {
+	const what = "list transactions"
+	var w filter
+	w.eq("customer_id", f.CustomerID)
+	w.eq("status", f.Status)
+	w.eq("type", f.Type)
+	if f.AccountID != "" {
+		w.conds = append(w.conds, "(source_account_id = ? OR destination_account_id = ?)")
+		w.args = append(w.args, f.AccountID, f.AccountID)
+	}
+	if !f.CreatedAfter.IsZero() {
+		w.conds = append(w.conds, "created_at >= ?")
+		w.args = append(w.args, t.d.timeArg(f.CreatedAfter))
+	}
+	if !f.CreatedBefore.IsZero() {
+		w.conds = append(w.conds, "created_at < ?")
+		w.args = append(w.args, t.d.timeArg(f.CreatedBefore))
+	}
+	var p store.Page[store.Transaction]
+	if err := t.queryRow(ctx, "SELECT count(*) FROM transactions"+w.where(), w.args...).Scan(&p.TotalCount); err != nil {
+		return p, t.fail(what, err)
+	}
+	order, after := " ORDER BY id", "id > ?"
+	if f.Descending {
+		order, after = " ORDER BY id DESC", "id < ?"
+	}
+	if f.Cursor != "" {
+		w.conds = append(w.conds, after)
+		w.args = append(w.args, f.Cursor)
+	}
+	limit := pageLimit(f.Limit)
+	rows, err := t.query(ctx, "SELECT "+transactionCols+" FROM transactions"+w.where()+order+" LIMIT ?",
+		append(w.args, limit+1)...)
+	if err != nil {
+		return p, t.fail(what, err)
+	}
+	items, err := collect(rows, scanTransaction)
+	if err != nil {
+		return p, t.fail(what, err)
+	}
+	if len(items) > limit {
+		items = items[:limit]
+		p.HasMore = true
+		p.NextCursor = items[limit-1].ID
+	}
+	p.Items = items
+	return p, nil
+}
+
+func (t *tx) AdvanceTransaction(ctx context.Context, x *store.Transaction, from string) (bool, error) {
+	return t.compareAndSet(ctx, fmt.Sprintf("advance transaction %q", x.ID), "transactions", x.ID, x.UpdatedAt,
+		`UPDATE transactions SET status = ?, failure_reason = ?, next_step_at = ?, settled_at = ?, reference = ?,
+		 updated_at = ? WHERE id = ? AND status = ?`,
+		x.Status, x.FailureReason, t.d.timeArg(x.NextStepAt), t.d.timeArg(x.SettledAt), x.Reference,
+		t.d.timeArg(x.UpdatedAt), x.ID, from)
+}
+
+func (t *tx) ConfirmReceipt(ctx context.Context, id string, confirmedAt, now time.Time) error {
+	if confirmedAt.IsZero() {
+		return errors.New("store: confirm receipt: zero time")
+	}
+	return t.updateOne(ctx, fmt.Sprintf("confirm receipt of %q", id),
+		`UPDATE transactions SET receipt_confirmed_at = ?, updated_at = ? WHERE id = ?`,
+		t.d.timeArg(confirmedAt), t.d.timeArg(now), id)
+}
+
+func (t *tx) DueTransactions(ctx context.Context, now time.Time, limit int) ([]store.Transaction, error) {
+	rows, err := t.query(ctx, `SELECT `+transactionCols+` FROM transactions
+		WHERE next_step_at IS NOT NULL AND next_step_at <= ? ORDER BY next_step_at, id LIMIT ?`,
+		t.d.timeArg(now), limit)
+	if err != nil {
+		return nil, t.fail("due transactions", err)
+	}
+	items, err := collect(rows, scanTransaction)
+	if err != nil {
+		return nil, t.fail("due transactions", err)
+	}
+	return items, nil
+}
+
+// ---- idempotency records
+
+func (t *tx) GetIdempotencyRecord(ctx context.Context, scope, key string) (*store.IdempotencyRecord, error) {
+	r := store.IdempotencyRecord{Scope: scope, Key: key}
+	err := t.queryRow(ctx, `SELECT request_hash, status, body, created_at FROM idempotency_records
+		WHERE scope = ? AND key = ?`, scope, key).
+		Scan(bytesCol{&r.RequestHash}, &r.Status, exactBytesCol{&r.Body}, timeCol{&r.CreatedAt})
+	if err != nil {
+		return nil, t.fail(fmt.Sprintf("idempotency record %q", key), err)
+	}
+	return &r, nil
+}
+
+func (t *tx) PutIdempotencyRecord(ctx context.Context, r *store.IdempotencyRecord) error {
+	return t.insert(ctx, fmt.Sprintf("put idempotency record %q", r.Key),
+		`INSERT INTO idempotency_records (scope, key, request_hash, status, body, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+		r.Scope, r.Key, blob(r.RequestHash), r.Status, blob(r.Body), t.d.timeArg(r.CreatedAt))
+}
+
+func (t *tx) DeleteIdempotencyRecords(ctx context.Context, before time.Time) (int64, error) {
+	res, err := t.exec(ctx, `DELETE FROM idempotency_records WHERE created_at < ?`, t.d.timeArg(before))
+	if err != nil {
+		return 0, t.fail("delete idempotency records", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, t.fail("delete idempotency records", err)
+	}
+	return n, nil
+}

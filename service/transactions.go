@@ -1,0 +1,336 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"slices"
+	"strconv"
+	"time"
+
+	"paywallet/service/ids"
+	"paywallet/service/store"
+	"paywallet/shared/wire"
+)
+
+// Transactions: reads, receipt confirmation, and sandbox funding (which
+// records an INCOMING transaction next to the credit).
+
+var transactionStatuses = []string{"CREATED", "PENDING", "PROCESSING", "COMPLETED", "REJECTED", "FAILED", "REFUNDED", "EXPIRED"}
+
+var errTransactionNotFound = errorf(http.StatusNotFound, "TRANSACTION_NOT_FOUND", "no transaction with this id")
+
+func loadTransaction(ctx context.Context, tx store.Tx, id string) (*store.Transaction, error) {
+	if !ids.Valid("Transaction", id) {
+		return nil, errTransactionNotFound
+	}
+	x, err := tx.GetTransaction(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, errTransactionNotFound
+	}
+	return x, err
+}
+
+// transactionJSON renders a transaction. A PENDING transaction whose quote
+// has expired is shown EXPIRED at once, as its quote is.
+func (s *Service) transactionJSON(x *store.Transaction) wire.Transaction {
+	status, reason := x.Status, x.FailureReason
+	if status == "PENDING" && !x.NextStepAt.IsZero() && !s.now().Before(x.NextStepAt) {
+		status, reason = "EXPIRED", "QUOTE_EXPIRED"
+	}
+	out := wire.Transaction{
+		ID: x.ID, Status: status, Type: x.Type,
+		Destination:        wire.TransactionEndpoint{DestinationType: "ACCOUNT", AccountID: x.DestinationAccountID, Currency: x.ReceivingCurrency},
+		CustomerID:         x.CustomerID,
+		PlatformCustomerID: x.PlatformCustomerID,
+		ReceivedAmount:     wire.CurrencyAmount{Amount: x.ReceivedAmount, Currency: s.currencyJSON(x.ReceivingCurrency)},
+		ExchangeRate:       x.ExchangeRate,
+		QuoteID:            x.QuoteID,
+		PaymentRail:        x.PaymentRail,
+		CreatedAt:          timestamp(x.CreatedAt),
+		UpdatedAt:          timestamp(x.UpdatedAt),
+		Description:        x.Description,
+		FailureReason:      reason,
+	}
+	if x.SourceAccountID != "" {
+		out.Source = &wire.TransactionEndpoint{SourceType: "ACCOUNT", AccountID: x.SourceAccountID, Currency: x.SendingCurrency}
+		out.SentAmount = &wire.CurrencyAmount{Amount: x.SentAmount, Currency: s.currencyJSON(x.SendingCurrency)}
+	}
+	if x.Type == "OUTGOING" {
+		out.Fees = new(x.Fees)
+	}
+	if !x.SettledAt.IsZero() {
+		out.SettledAt = timestamp(x.SettledAt)
+	}
+	if !x.ReceiptConfirmedAt.IsZero() {
+		out.ReceiptDeliveryConfirmedAt = timestamp(x.ReceiptConfirmedAt)
+	}
+	if status != "CREATED" {
+		out.ReconciliationInstructions = &wire.ReconciliationInstructions{Reference: x.Reference}
+	}
+	if len(x.RateDetails) > 0 {
+		var rd wire.RateDetails
+		if json.Unmarshal(x.RateDetails, &rd) == nil {
+			out.RateDetails = &rd
+		}
+	}
+	if len(x.Counterparty) > 0 {
+		_ = json.Unmarshal(x.Counterparty, &out.CounterpartyInformation)
+	}
+	return out
+}
+
+// getTransaction handles GET /transactions/{transactionId}.
+func (s *Service) getTransaction(w http.ResponseWriter, r *http.Request) error {
+	var out wire.Transaction
+	err := s.store.Tx(r.Context(), func(tx store.Tx) error {
+		x, err := loadTransaction(r.Context(), tx, r.PathValue("transactionId"))
+		if err != nil {
+			return err
+		}
+		out = s.transactionJSON(x)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// listTransactions handles GET /transactions: filters customerId,
+// accountId (source or destination), status, type, startDate and endDate
+// (RFC 3339; start inclusive, end exclusive), sortOrder (desc by default,
+// newest first), limit and cursor.
+func (s *Service) listTransactions(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	var fe fieldErrors
+	f := store.TransactionFilter{CustomerID: q.Get("customerId"), AccountID: q.Get("accountId"),
+		Status: q.Get("status"), Type: q.Get("type"), Descending: true}
+	f.Limit, f.Cursor = pageParams(q, "Transaction", &fe)
+	if f.CustomerID != "" && !ids.Valid("Customer", f.CustomerID) {
+		fe.add("customerId", "must be a Customer:<uuid> id")
+	}
+	if f.AccountID != "" && !ids.Valid("InternalAccount", f.AccountID) && !ids.Valid("ExternalAccount", f.AccountID) {
+		fe.add("accountId", "must be an InternalAccount:<uuid> or ExternalAccount:<uuid> id")
+	}
+	if f.Status != "" && !slices.Contains(transactionStatuses, f.Status) {
+		fe.addConstraint("status", "is not a transaction status", wire.FieldConstraint{Enum: transactionStatuses})
+	}
+	if f.Type != "" && f.Type != "INCOMING" && f.Type != "OUTGOING" {
+		fe.addConstraint("type", "must be INCOMING or OUTGOING", wire.FieldConstraint{Enum: []string{"INCOMING", "OUTGOING"}})
+	}
+	for name, dst := range map[string]*time.Time{"startDate": &f.CreatedAfter, "endDate": &f.CreatedBefore} {
+		if v := q.Get(name); v != "" {
+			t, err := time.Parse(time.RFC3339Nano, v)
+			if err != nil {
+				fe.addConstraint(name, "must be an RFC 3339 date-time such as 2026-11-22T12:00:00Z", wire.FieldConstraint{Format: "date-time"})
+				continue
+			}
+			*dst = t.UTC()
+		}
+	}
+	switch q.Get("sortOrder") {
+	case "", "desc":
+	case "asc":
+		f.Descending = false
+	default:
+		fe.addConstraint("sortOrder", "must be asc or desc", wire.FieldConstraint{Enum: []string{"asc", "desc"}})
+	}
+	if e := fe.err(); e != nil {
+		return e
+	}
+	var page store.Page[store.Transaction]
+	err := s.store.Tx(r.Context(), func(tx store.Tx) error {
+		var err error
+		page, err = tx.ListTransactions(r.Context(), f)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	out := wire.List[wire.Transaction]{Data: make([]wire.Transaction, 0, len(page.Items)), HasMore: page.HasMore,
+		NextCursor: page.NextCursor, TotalCount: &page.TotalCount}
+	for i := range page.Items {
+		out.Data = append(out.Data, s.transactionJSON(&page.Items[i]))
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// confirmClockSkew is how far in the future a receiptDeliveryConfirmedAt
+// may lie, for a platform whose clock runs slightly ahead.
+const confirmClockSkew = 5 * time.Second
+
+// confirmReceipt handles POST /transactions/{transactionId}/confirm: it
+// records when the platform delivered the receipt (now when the body does
+// not say); a repeat overwrites the time (grid-api-facts §3.7).
+func (s *Service) confirmReceipt(w http.ResponseWriter, r *http.Request) error {
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	var req wire.ConfirmReceiptRequest
+	if err := decodeJSON(r, body, &req, true); err != nil {
+		return err
+	}
+	now := s.now()
+	at := now
+	if req.ReceiptDeliveryConfirmedAt != "" {
+		t, err := time.Parse(time.RFC3339Nano, req.ReceiptDeliveryConfirmedAt)
+		if err != nil {
+			var fe fieldErrors
+			fe.addConstraint("receiptDeliveryConfirmedAt", "must be an RFC 3339 date-time such as 2026-11-22T12:00:00Z", wire.FieldConstraint{Format: "date-time"})
+			return fe.err()
+		}
+		at = t.UTC().Truncate(time.Microsecond)
+		if at.After(now.Add(confirmClockSkew)) {
+			return invalidField("receiptDeliveryConfirmedAt", "is in the future; a receipt cannot be delivered before now")
+		}
+	}
+	var out wire.Transaction
+	err = s.store.Tx(r.Context(), func(tx store.Tx) error {
+		x, err := loadTransaction(r.Context(), tx, r.PathValue("transactionId"))
+		if err != nil {
+			return err
+		}
+		if at.Before(x.CreatedAt) {
+			return invalidField("receiptDeliveryConfirmedAt", "is before the transaction was created ("+timestamp(x.CreatedAt)+")")
+		}
+		if err := tx.ConfirmReceipt(r.Context(), x.ID, at, now); err != nil {
+			return err
+		}
+		x.ReceiptConfirmedAt, x.UpdatedAt = at, now
+		out = s.transactionJSON(x)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// maxSandboxFunding is the reference's limit of one sandbox funding.
+const maxSandboxFunding = 100_000_000_000
+
+// fundSandbox handles POST /sandbox/internal-accounts/{accountId}/fund: in
+// sandbox mode it credits the account and records a COMPLETED INCOMING
+// transaction; in production mode it is 403.
+func (s *Service) fundSandbox(w http.ResponseWriter, r *http.Request) error {
+	if s.mode != ModeSandbox {
+		return errorf(http.StatusForbidden, codeForbidden, "sandbox endpoints are only available in sandbox mode")
+	}
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	var req struct {
+		Amount *int64 `json:"amount"`
+	}
+	if err := decodeJSON(r, body, &req, false); err != nil {
+		return err
+	}
+	if req.Amount == nil {
+		return invalidField("amount", "required")
+	}
+	if *req.Amount <= 0 || *req.Amount > maxSandboxFunding {
+		return invalidField("amount", "must be an integer from 1 to "+strconv.Itoa(maxSandboxFunding)+" (smallest unit of the account's currency)")
+	}
+	ctx := r.Context()
+	var out wire.InternalAccount
+	err = s.store.Tx(ctx, func(tx store.Tx) error {
+		a, err := s.walletAccount(ctx, tx, r.PathValue("accountId"))
+		if err != nil {
+			return err
+		}
+		if a.Status != "ACTIVE" {
+			return errorf(http.StatusBadRequest, codeInvalidInput, "the account is "+a.Status+"; only ACTIVE accounts can be funded")
+		}
+		if a.CustomerID == "" {
+			return errorf(http.StatusBadRequest, codeInvalidInput, "platform accounts are not funded through the sandbox")
+		}
+		cust, err := tx.GetCustomer(ctx, a.CustomerID)
+		if err != nil {
+			return err
+		}
+		now := s.now()
+		if err := tx.Credit(ctx, a.ID, *req.Amount, now); err != nil {
+			return err
+		}
+		id := ids.New("Transaction")
+		err = tx.CreateTransaction(ctx, &store.Transaction{
+			ID: id, Type: "INCOMING", Status: "COMPLETED", CustomerID: cust.ID, PlatformCustomerID: cust.PlatformCustomerID,
+			DestinationAccountID: a.ID, SendingCurrency: a.Currency, ReceivingCurrency: a.Currency,
+			SentAmount: *req.Amount, ReceivedAmount: *req.Amount, ExchangeRate: 1,
+			Description: "Sandbox funding", Reference: reference(id), SettledAt: now, CreatedAt: now, UpdatedAt: now,
+		})
+		if err != nil {
+			return err
+		}
+		a, err = tx.GetInternalAccount(ctx, a.ID)
+		if err != nil {
+			return err
+		}
+		out = internalAccountJSON(a)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// exchangeRates handles GET /exchange-rates (grid-api-facts §3.9):
+// sourceCurrency (the wallet currency when omitted), destinationCurrency
+// (repeatable; all when omitted) and sendingAmount (10000 by default).
+func (s *Service) exchangeRates(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	var fe fieldErrors
+	src := q.Get("sourceCurrency")
+	if src == "" {
+		src = s.cfg.WalletCurrency
+	}
+	if _, ok := s.rates.Currency(src); !ok {
+		fe.add("sourceCurrency", "no rates are offered from this currency")
+	}
+	dsts := q["destinationCurrency"]
+	for i, d := range dsts {
+		if _, ok := s.rates.Currency(d); !ok {
+			fe.add("destinationCurrency["+strconv.Itoa(i)+"]", "no rates are offered to this currency")
+		}
+	}
+	var amount int64
+	if v := q.Get("sendingAmount"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 || n > maxLockedAmount {
+			fe.add("sendingAmount", "must be an integer from 0 to 9000000000000000")
+		}
+		amount = n
+	}
+	if e := fe.err(); e != nil {
+		return e
+	}
+	rows, err := s.rates.ExchangeRates(src, dsts, amount)
+	if err != nil {
+		return amountProblem(err, "SENDING")
+	}
+	out := wire.Data[wire.ExchangeRate]{Data: make([]wire.ExchangeRate, 0, len(rows))}
+	updated := timestamp(s.rates.UpdatedAt())
+	for _, row := range rows {
+		out.Data = append(out.Data, wire.ExchangeRate{
+			SourceCurrency:         wire.Currency{Code: row.Sending.Code, Name: row.Sending.Name, Symbol: row.Sending.Symbol, Decimals: row.Sending.Decimals},
+			DestinationCurrency:    wire.Currency{Code: row.Receiving.Code, Name: row.Receiving.Name, Symbol: row.Receiving.Symbol, Decimals: row.Receiving.Decimals},
+			DestinationPaymentRail: row.Rail,
+			MinSendingAmount:       row.MinSending, MaxSendingAmount: row.MaxSending,
+			SendingAmount: row.SendingAmount, ReceivingAmount: row.ReceivingAmount,
+			ExchangeRate: row.ExchangeRate,
+			Fees:         wire.ExchangeRateFees{Fixed: row.FixedFees, Total: row.TotalFees},
+			UpdatedAt:    updated,
+		})
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
