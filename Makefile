@@ -10,7 +10,7 @@ SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 ## run: the wallet on http://localhost:8080 with an embedded service on SQLite under ./data
 run: wasm
-	$(GO) run ./cmd/wallet --dev-mailbox --dev-oidc --database ./data/wallet.db
+	$(GO) run ./cmd/wallet --mode sandbox --dev-mailbox --dev-oidc --database ./data/wallet.db
 
 ## test: everything: vet, unit tests with -race (PostgreSQL and Chromium tests included), wasm tests under Node
 test: tools wasm vet unit wasm-test

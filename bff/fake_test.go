@@ -311,6 +311,17 @@ func (f *fakeService) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		writeJSON(w, 200, qt)
+	case r.Method == "POST" && p == "/quotes":
+		var in map[string]any
+		_ = json.Unmarshal(body, &in)
+		id := newID("Quote")
+		in["id"], in["status"] = id, "PENDING"
+		f.quotes[id] = in
+		writeJSON(w, 201, in)
+	case r.Method == "POST" && len(seg) == 4 && seg[0] == "sandbox" && seg[1] == "internal-accounts" && seg[3] == "fund":
+		writeJSON(w, 200, map[string]any{"id": seg[2], "balance": map[string]any{"amount": 500}})
+	case r.Method == "GET" && p == "/transactions":
+		writeJSON(w, 200, map[string]any{"data": []any{}, "hasMore": false})
 	case r.Method == "POST" && len(seg) == 3 && seg[0] == "quotes" && seg[2] == "execute":
 		if _, ok := f.quotes[seg[1]]; !ok {
 			writeErr(w, 404, "QUOTE_NOT_FOUND", "no quote "+seg[1])

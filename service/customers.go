@@ -203,7 +203,7 @@ func (s *Service) listInternalAccounts(w http.ResponseWriter, r *http.Request) e
 	}
 	out := wire.List[wire.InternalAccount]{Data: make([]wire.InternalAccount, 0, len(page.Items)), HasMore: page.HasMore, NextCursor: page.NextCursor, TotalCount: &page.TotalCount}
 	for i := range page.Items {
-		out.Data = append(out.Data, internalAccountJSON(&page.Items[i]))
+		out.Data = append(out.Data, s.internalAccountJSON(&page.Items[i]))
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
@@ -244,11 +244,8 @@ func customerJSON(c *store.Customer) wire.Customer {
 	}
 }
 
-func internalAccountJSON(a *store.InternalAccount) wire.InternalAccount {
-	cur := currencies[a.Currency]
-	if cur.Code == "" {
-		cur = wire.Currency{Code: a.Currency}
-	}
+func (s *Service) internalAccountJSON(a *store.InternalAccount) wire.InternalAccount {
+	cur := s.currencyJSON(a.Currency)
 	out := wire.InternalAccount{
 		ID:                         a.ID,
 		CustomerID:                 a.CustomerID,

@@ -178,9 +178,6 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	if cfg.WalletCurrency == "" {
 		cfg.WalletCurrency = "USD"
 	}
-	if _, ok := currencies[cfg.WalletCurrency]; !ok {
-		return nil, fmt.Errorf("service: unknown wallet currency %q", cfg.WalletCurrency)
-	}
 	setDefault(&cfg.SessionTTL, 15*time.Minute)
 	setDefault(&cfg.OTPTTL, 5*time.Minute)
 	setDefault(&cfg.ChallengeTTL, 5*time.Minute)

@@ -273,7 +273,7 @@ func (s *Service) fundSandbox(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		out = internalAccountJSON(a)
+		out = s.internalAccountJSON(a)
 		return nil
 	})
 	if err != nil {

@@ -199,7 +199,7 @@ func (s *Service) updateInternalAccount(w http.ResponseWriter, r *http.Request) 
 		writeJSON(w, http.StatusAccepted, challengeJSON("", challenge))
 		return nil
 	}
-	writeJSON(w, http.StatusOK, internalAccountJSON(updated))
+	writeJSON(w, http.StatusOK, s.internalAccountJSON(updated))
 	return nil
 }
 

@@ -18,11 +18,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"paywallet/service"
 	"paywallet/service/atrest"
 	"paywallet/service/mail"
 	"paywallet/service/oidc"
+	"paywallet/service/rates"
 	"paywallet/service/store/sqlstore"
 )
 
@@ -42,6 +44,10 @@ type Options struct {
 	DataKey            string
 	DataKeyFile        string
 	OIDCProviders      string
+	RatesFile          string
+	QuoteTTL           time.Duration
+	SettlementDelay    time.Duration
+	CounterpartyInfo   string
 
 	// DefaultOrigin is the WebAuthn origin used when --webauthn-origins is
 	// empty: the embedded wallet sets it to the URL it serves.
@@ -76,6 +82,50 @@ func (o *Options) Register(fs *flag.FlagSet) {
 		"file holding the at-rest key, created (mode 0600) on first start when missing (default with SQLite: wallet.key beside the database)")
 	str(fs, &o.OIDCProviders, "oidc-providers", "WALLET_OIDC_PROVIDERS", "",
 		"OAuth sign-in: comma-separated issuer=client-id pairs whose ID tokens are trusted, e.g. https://accounts.google.com=1234.apps.googleusercontent.com")
+	str(fs, &o.RatesFile, "rates-file", "WALLET_RATES_FILE", "",
+		"JSON rates table (currencies, reference rates, fees, rails) replacing the built-in one; see service/rates/rates.json")
+	duration(fs, &o.QuoteTTL, "quote-ttl", "WALLET_QUOTE_TTL", "lifetime of every quote, replacing each rail's (3m instant, 15m standard); 0 keeps the rails'")
+	duration(fs, &o.SettlementDelay, "settlement-delay", "WALLET_SETTLEMENT_DELAY", "how long an executed payment stays PROCESSING, replacing each rail's simulated settlement time; 0 keeps the rails'")
+	str(fs, &o.CounterpartyInfo, "counterparty-info", "WALLET_COUNTERPARTY_INFO", "",
+		"comma-separated counterpartyInformation keys quotes and transactions carry, from "+strings.Join(service.CounterpartyFields, ", "))
+}
+
+func duration(fs *flag.FlagSet, p *time.Duration, name, env, usage string) {
+	var def time.Duration
+	if v, ok := os.LookupEnv(env); ok {
+		if d, err := time.ParseDuration(v); err == nil {
+			def = d
+		}
+	}
+	fs.DurationVar(p, name, def, usage+" ["+env+"]")
+}
+
+// rates loads --rates-file, or nil for the built-in table.
+func (o *Options) rates() (*rates.Source, error) {
+	if o.RatesFile == "" {
+		return nil, nil
+	}
+	f, err := os.Open(o.RatesFile)
+	if err != nil {
+		return nil, fmt.Errorf("--rates-file: %w", err)
+	}
+	defer f.Close()
+	src, err := rates.Load(f)
+	if err != nil {
+		return nil, fmt.Errorf("--rates-file %s: %w", o.RatesFile, err)
+	}
+	return src, nil
+}
+
+// counterpartyKeys splits --counterparty-info.
+func (o *Options) counterpartyKeys() []string {
+	var out []string
+	for _, k := range strings.Split(o.CounterpartyInfo, ",") {
+		if k = strings.TrimSpace(k); k != "" {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // dataKey finds the at-rest key: the flag, else the key file, else (SQLite
@@ -204,21 +254,29 @@ func (o *Options) Build(ctx context.Context, log *slog.Logger, mailboxURL string
 	if err != nil {
 		return nil, err
 	}
+	rateTable, err := o.rates()
+	if err != nil {
+		return nil, err
+	}
 	st, err := sqlstore.Open(ctx, o.Database)
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
 	svc, err := service.New(ctx, service.Config{
-		Store:              st,
-		Mailer:             sender,
-		Mode:               mode,
-		PlatformCredential: cred,
-		MailFrom:           o.MailFrom,
-		Logger:             log,
-		AtRestKey:          key,
-		WebAuthnRPID:       o.WebAuthnRPID,
-		WebAuthnOrigins:    o.origins(),
-		OIDCProviders:      providers,
+		Store:                   st,
+		Mailer:                  sender,
+		Mode:                    mode,
+		PlatformCredential:      cred,
+		MailFrom:                o.MailFrom,
+		Logger:                  log,
+		AtRestKey:               key,
+		WebAuthnRPID:            o.WebAuthnRPID,
+		WebAuthnOrigins:         o.origins(),
+		OIDCProviders:           providers,
+		Rates:                   rateTable,
+		QuoteTTL:                o.QuoteTTL,
+		SettlementDelay:         o.SettlementDelay,
+		CounterpartyInformation: o.counterpartyKeys(),
 	})
 	if err != nil {
 		st.Close()
