@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"paywallet/service/store"
 	"paywallet/shared/walletcrypto"
 	"paywallet/shared/wire"
 )
@@ -138,7 +139,17 @@ func balances(t *testing.T, a wire.InternalAccount, available, total int64) {
 // TestQuoteExecuteSettle walks one payment: fund, quote, sign, execute,
 // settle, confirm the receipt, with every field the spec requires.
 func TestQuoteExecuteSettle(t *testing.T) {
-	e := newEnv(t, sandbox)
+	onBothStores(t, testQuoteExecuteSettle)
+}
+
+// onBothStores runs a test on SQLite and on PostgreSQL.
+func onBothStores(t *testing.T, test func(t *testing.T, opts ...func(*Config))) {
+	t.Run("sqlite", func(t *testing.T) { t.Parallel(); test(t) })
+	t.Run("postgres", func(t *testing.T) { t.Parallel(); test(t, onPostgres(t)) })
+}
+
+func testQuoteExecuteSettle(t *testing.T, opts ...func(*Config)) {
+	e := newEnv(t, append(opts, sandbox)...)
 	p := e.newPayer("pay@example.com", 50_000)
 	balances(t, e.account(p.account.ID), 50_000, 50_000)
 	dest := e.destination(p, "12345")
@@ -364,8 +375,10 @@ func TestSandboxOutcomes(t *testing.T) {
 // TestIdempotencyKey: a repeated execute replays the first answer and moves
 // no more money; the key cannot be reused for another request; a 4xx is
 // replayed too.
-func TestIdempotencyKey(t *testing.T) {
-	e := newEnv(t, sandbox)
+func TestIdempotencyKey(t *testing.T) { onBothStores(t, testIdempotencyKey) }
+
+func testIdempotencyKey(t *testing.T, opts ...func(*Config)) {
+	e := newEnv(t, append(opts, sandbox)...)
 	p := e.newPayer("idem@example.com", 5_000)
 	dest := e.destination(p, "12345")
 	q := e.quote(quoteBody(p, dest.ID, "SENDING", 1_000))
@@ -553,5 +566,27 @@ func TestExchangeRates(t *testing.T) {
 	}
 	if r := e.do("GET", "/exchange-rates?destinationCurrency=XXX", nil, nil); r.status != 400 {
 		t.Fatalf("unknown currency: %d", r.status)
+	}
+}
+
+// TestEveryAccountTypeIsPriced: every account type the service accepts is
+// paid on at least one rail the rates source prices (Spark wallets on none).
+func TestEveryAccountTypeIsPriced(t *testing.T) {
+	e := newEnv(t)
+	types := map[string]string{"USD_ACCOUNT": "USD", "MXN_ACCOUNT": "MXN", "BRL_ACCOUNT": "BRL", "EUR_ACCOUNT": "EUR",
+		"GBP_ACCOUNT": "GBP", "INR_ACCOUNT": "INR", "PHP_ACCOUNT": "PHP", "NGN_ACCOUNT": "NGN", "ZAR_ACCOUNT": "ZAR",
+		"CAD_ACCOUNT": "CAD", "AED_ACCOUNT": "AED", "COP_ACCOUNT": "COP", "SLV_ACCOUNT": "USD", "KES_ACCOUNT": "KES",
+		"TZS_ACCOUNT": "TZS", "ZMW_ACCOUNT": "ZMW", "RWF_ACCOUNT": "RWF", "MWK_ACCOUNT": "MWK", "UGX_ACCOUNT": "UGX",
+		"XOF_ACCOUNT": "XOF"}
+	for typ, cur := range types {
+		for _, info := range []map[string]any{{}, {"phoneNumber": "+1"}} {
+			a := &store.ExternalAccount{AccountType: typ, Currency: cur}
+			if rails := e.svc.railsFor(a, info); len(rails) == 0 {
+				t.Errorf("%s %v: no priced rail among %v", typ, info, paymentRails(typ, info))
+			}
+		}
+	}
+	if _, ok := e.svc.rates.Rails("BTC"); !ok {
+		t.Error("Spark wallets (BTC) are not priced")
 	}
 }
