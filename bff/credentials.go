@@ -172,17 +172,7 @@ func (s *Server) handleAccountOperation(method, suffix string) fiber.Handler {
 		if c.Params("InternalAccount") != cs.data.InternalAccountID {
 			return notFound()
 		}
-		header, err := forwardable(c)
-		if err != nil {
-			return err
-		}
-		header.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
-		r, err := s.up.do(c.UserContext(), call{method: method, path: "/internal-accounts/" + cs.data.InternalAccountID + suffix,
-			header: header, body: c.Body()})
-		if err != nil {
-			return s.unreachable(err)
-		}
-		return writeReply(c, r)
+		return s.forwardJSON(c, method, "/internal-accounts/"+cs.data.InternalAccountID+suffix, c.Body())
 	}
 }
 

@@ -35,10 +35,6 @@ func (s *Server) handleCreateExternalAccount(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	header, err := forwardable(c)
-	if err != nil {
-		return err
-	}
 	body, err := decodeObject(c.Body())
 	if err != nil {
 		return &Error{Status: http.StatusBadRequest, Code: codeInvalidRequestFormat,
@@ -56,12 +52,7 @@ func (s *Server) handleCreateExternalAccount(c *fiber.Ctx) error {
 	if e := checkAccount(out); e != nil {
 		return e
 	}
-	header.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
-	r, err := s.up.do(c.UserContext(), call{method: http.MethodPost, path: "/customers/external-accounts", header: header, body: out})
-	if err != nil {
-		return s.unreachable(err)
-	}
-	return writeReply(c, r)
+	return s.forwardJSON(c, http.MethodPost, "/customers/external-accounts", out)
 }
 
 // checkAccount runs the shared account rules over the JSON that is about to

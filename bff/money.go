@@ -19,10 +19,6 @@ func (s *Server) handleCreateQuote(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	header, err := forwardable(c)
-	if err != nil {
-		return err
-	}
 	body, err := decodeObject(c.Body())
 	if err != nil {
 		return &Error{Status: http.StatusBadRequest, Code: codeInvalidRequestFormat, Message: "the body must be one JSON object"}
@@ -35,12 +31,7 @@ func (s *Server) handleCreateQuote(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	header.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
-	r, err := s.up.do(c.UserContext(), call{method: http.MethodPost, path: "/quotes", header: header, body: out})
-	if err != nil {
-		return s.unreachable(err)
-	}
-	return writeReply(c, r)
+	return s.forwardJSON(c, http.MethodPost, "/quotes", out)
 }
 
 // handleSandboxFund is POST /api/sandbox/fund {amount}: adds sandbox money
@@ -51,18 +42,8 @@ func (s *Server) handleSandboxFund(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	header, err := forwardable(c)
-	if err != nil {
-		return err
-	}
 	if cs.data.InternalAccountID == "" {
 		return errSignedOut
 	}
-	header.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
-	r, err := s.up.do(c.UserContext(), call{method: http.MethodPost,
-		path: "/sandbox/internal-accounts/" + cs.data.InternalAccountID + "/fund", header: header, body: c.Body()})
-	if err != nil {
-		return s.unreachable(err)
-	}
-	return writeReply(c, r)
+	return s.forwardJSON(c, http.MethodPost, "/sandbox/internal-accounts/"+cs.data.InternalAccountID+"/fund", c.Body())
 }

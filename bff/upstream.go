@@ -278,3 +278,19 @@ func placeholders(template string) ([]string, error) {
 	_, types, err := splitTemplate(template)
 	return types, err
 }
+
+// forwardJSON sends body as JSON with the browser's forwardable headers and
+// relays the service's answer: the tail of every handler that builds (or
+// binds) a body itself before forwarding it.
+func (s *Server) forwardJSON(c *fiber.Ctx, method, path string, body []byte) error {
+	header, err := forwardable(c)
+	if err != nil {
+		return err
+	}
+	header.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+	r, err := s.up.do(c.UserContext(), call{method: method, path: path, header: header, body: body})
+	if err != nil {
+		return s.unreachable(err)
+	}
+	return writeReply(c, r)
+}

@@ -463,20 +463,13 @@ func (s *Service) quoteJSON(q *store.Quote, x *store.Transaction) wire.Quote {
 
 // getQuote handles GET /quotes/{quoteId}.
 func (s *Service) getQuote(w http.ResponseWriter, r *http.Request) error {
-	var out wire.Quote
-	err := s.store.Tx(r.Context(), func(tx store.Tx) error {
+	return s.respond(w, r, func(tx store.Tx) (any, error) {
 		q, x, err := loadQuote(r.Context(), tx, r.PathValue("quoteId"))
 		if err != nil {
-			return err
+			return nil, err
 		}
-		out = s.quoteJSON(q, x)
-		return nil
+		return s.quoteJSON(q, x), nil
 	})
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, out)
-	return nil
 }
 
 var errQuoteNotFound = errorf(http.StatusNotFound, "QUOTE_NOT_FOUND", "no quote with this id")

@@ -83,14 +83,24 @@ func (s *Service) transactionJSON(x *store.Transaction) wire.Transaction {
 
 // getTransaction handles GET /transactions/{transactionId}.
 func (s *Service) getTransaction(w http.ResponseWriter, r *http.Request) error {
-	var out wire.Transaction
-	err := s.store.Tx(r.Context(), func(tx store.Tx) error {
+	return s.respond(w, r, func(tx store.Tx) (any, error) {
 		x, err := loadTransaction(r.Context(), tx, r.PathValue("transactionId"))
 		if err != nil {
-			return err
+			return nil, err
 		}
-		out = s.transactionJSON(x)
-		return nil
+		return s.transactionJSON(x), nil
+	})
+}
+
+// respond runs fn in one store transaction and answers 200 with what it
+// returns, or with its error; nothing is written before the transaction
+// committed.
+func (s *Service) respond(w http.ResponseWriter, r *http.Request, fn func(tx store.Tx) (any, error)) error {
+	var out any
+	err := s.store.Tx(r.Context(), func(tx store.Tx) error {
+		var err error
+		out, err = fn(tx)
+		return err
 	})
 	if err != nil {
 		return err
@@ -189,27 +199,20 @@ func (s *Service) confirmReceipt(w http.ResponseWriter, r *http.Request) error {
 			return invalidField("receiptDeliveryConfirmedAt", "is in the future; a receipt cannot be delivered before now")
 		}
 	}
-	var out wire.Transaction
-	err = s.store.Tx(r.Context(), func(tx store.Tx) error {
+	return s.respond(w, r, func(tx store.Tx) (any, error) {
 		x, err := loadTransaction(r.Context(), tx, r.PathValue("transactionId"))
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if at.Before(x.CreatedAt) {
-			return invalidField("receiptDeliveryConfirmedAt", "is before the transaction was created ("+timestamp(x.CreatedAt)+")")
+			return nil, invalidField("receiptDeliveryConfirmedAt", "is before the transaction was created ("+timestamp(x.CreatedAt)+")")
 		}
 		if err := tx.ConfirmReceipt(r.Context(), x.ID, at, now); err != nil {
-			return err
+			return nil, err
 		}
 		x.ReceiptConfirmedAt, x.UpdatedAt = at, now
-		out = s.transactionJSON(x)
-		return nil
+		return s.transactionJSON(x), nil
 	})
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, out)
-	return nil
 }
 
 // maxSandboxFunding is the reference's limit of one sandbox funding.
@@ -239,25 +242,24 @@ func (s *Service) fundSandbox(w http.ResponseWriter, r *http.Request) error {
 		return invalidField("amount", "must be an integer from 1 to "+strconv.Itoa(maxSandboxFunding)+" (smallest unit of the account's currency)")
 	}
 	ctx := r.Context()
-	var out wire.InternalAccount
-	err = s.store.Tx(ctx, func(tx store.Tx) error {
+	return s.respond(w, r, func(tx store.Tx) (any, error) {
 		a, err := s.walletAccount(ctx, tx, r.PathValue("accountId"))
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if a.Status != "ACTIVE" {
-			return errorf(http.StatusBadRequest, codeInvalidInput, "the account is "+a.Status+"; only ACTIVE accounts can be funded")
+			return nil, errorf(http.StatusBadRequest, codeInvalidInput, "the account is "+a.Status+"; only ACTIVE accounts can be funded")
 		}
 		if a.CustomerID == "" {
-			return errorf(http.StatusBadRequest, codeInvalidInput, "platform accounts are not funded through the sandbox")
+			return nil, errorf(http.StatusBadRequest, codeInvalidInput, "platform accounts are not funded through the sandbox")
 		}
 		cust, err := tx.GetCustomer(ctx, a.CustomerID)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		now := s.now()
 		if err := tx.Credit(ctx, a.ID, *req.Amount, now); err != nil {
-			return err
+			return nil, err
 		}
 		id := ids.New("Transaction")
 		err = tx.CreateTransaction(ctx, &store.Transaction{
@@ -267,20 +269,14 @@ func (s *Service) fundSandbox(w http.ResponseWriter, r *http.Request) error {
 			Description: "Sandbox funding", Reference: reference(id), SettledAt: now, CreatedAt: now, UpdatedAt: now,
 		})
 		if err != nil {
-			return err
+			return nil, err
 		}
 		a, err = tx.GetInternalAccount(ctx, a.ID)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		out = s.internalAccountJSON(a)
-		return nil
+		return s.internalAccountJSON(a), nil
 	})
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, out)
-	return nil
 }
 
 // exchangeRates handles GET /exchange-rates (grid-api-facts §3.9):
