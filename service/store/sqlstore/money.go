@@ -199,6 +199,9 @@ func (t *tx) ConfirmReceipt(ctx context.Context, id string, confirmedAt, now tim
 }
 
 func (t *tx) DueTransactions(ctx context.Context, now time.Time, limit int) ([]store.Transaction, error) {
+	if limit < 1 {
+		return []store.Transaction{}, nil
+	}
 	rows, err := t.query(ctx, `SELECT `+transactionCols+` FROM transactions
 		WHERE next_step_at IS NOT NULL AND next_step_at <= ? ORDER BY next_step_at, id LIMIT ?`,
 		t.d.timeArg(now), limit)

@@ -88,6 +88,24 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"AgentToken", testAgentToken},
 		{"ExternalNotFound", testExternalNotFound},
 		{"ExternalMissingReference", testExternalMissingReference},
+		// store.MoneyTx (money.go)
+		{"Balances", testBalances},
+		{"BalanceHoldRace", testHoldRace},
+		{"BalanceCreditRace", testCreditRace},
+		{"MoneyTxRollback", testMoneyRollback},
+		{"QuoteRoundTrip", testQuoteRoundTrip},
+		{"TransactionRoundTrip", testTransactionRoundTrip},
+		{"TransactionList", testTransactionList},
+		{"AdvanceTransaction", testAdvanceTransaction},
+		{"AdvanceTransactionRace", testAdvanceRace},
+		{"ConfirmReceipt", testConfirmReceipt},
+		{"DueTransactions", testDueTransactions},
+		{"IdempotencyRecord", testIdempotencyRecord},
+		{"IdempotencyRecordRace", testIdempotencyRace},
+		{"DeleteIdempotencyRecords", testDeleteIdempotencyRecords},
+		{"MoneyNotFound", testMoneyNotFound},
+		{"MoneyMissingReference", testMoneyMissingReference},
+		{"MoneyDuplicateID", testMoneyDuplicateID},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
