@@ -90,6 +90,18 @@ func startStack(t *testing.T, mode service.Mode, options ...func(*service.Config
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The background work (account verification, settlement), as the
+	// binaries run it. Registered after the store, so it stops first.
+	workers, stopWorkers := context.WithCancel(context.Background())
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		svc.RunWorkers(workers)
+	}()
+	t.Cleanup(func() {
+		stopWorkers()
+		<-stopped
+	})
 	upstream := httptest.NewServer(svc.Handler())
 	t.Cleanup(upstream.Close)
 

@@ -14,6 +14,12 @@ var requiredIDs = []string{
 	"accounts", "accounts-list", "add-account", "account-type", "account-fields", "account-submit", "account-form-error",
 	"session-expiry", "session-public-key", "copy-key", "key-missing", "logout",
 	"sandbox-banner", "dev-mailbox-link",
+	"balance", "account-on-hold", "on-hold-row", "fund-form", "fund-amount", "fund-submit", "fund-error", "fund-currency",
+	"send", "send-form", "send-account", "send-side-sending", "send-side-receiving", "send-amount", "send-amount-error", "send-note",
+	"quote-submit", "quote", "quote-send", "quote-fees", "quote-rate", "quote-receive", "quote-rail", "quote-expiry", "quote-id",
+	"quote-expired", "quote-error", "quote-renew", "quote-cancel", "send-submit", "send-disabled-reason",
+	"transaction", "tx-status", "tx-badge", "tx-status-text", "tx-reason", "tx-facts", "tx-receipt", "tx-close",
+	"transactions", "transactions-list", "transactions-more", "transactions-empty",
 }
 
 func TestIndexHasTheTestIDs(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 )
@@ -52,6 +53,11 @@ func TestLogoutRevokesSession(t *testing.T) {
 	own := eval[string](t, ctx, `document.querySelector("#sessions-list > li") ? document.querySelector("#sessions-list > li").dataset.id : ""`)
 	do(t, ctx, chromedp.Click(chromedp.ID("logout")))
 	waitFor(t, ctx, shown("login"))
+	// The login is shown first, then the cookie session is ended: wait for
+	// that request to arrive.
+	for deadline := time.Now().Add(5 * time.Second); len(api.requests("/api/logout")) == 0 && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
 
 	var order []string
 	for _, c := range api.requests("") {

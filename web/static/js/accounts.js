@@ -8,6 +8,12 @@
 // data-error-for="<the same path>", so that the field errors of the wasm
 // validator (paywallet.validateAccountInfo, when the module has it) and of
 // the service's 400 INVALID_INPUT (details.errors) land next to their input.
+//
+// Every time the list changes the section tells the rest of the page with a
+// "wallet:accounts" event on document ({detail: {accounts}}); the Send and
+// Transactions sections take their accounts from it. While an account is
+// PENDING (the service is verifying it) the list is asked for again now and
+// then, so that it turns Active without a click.
 
 import { api, ApiError, messageOf } from "./api.js";
 
@@ -282,7 +288,14 @@ const ctx = {
   touched: new Set(), // data-field paths checked as the person types
   live: 0, // generation of the check as the person types
   liveTimer: 0,
+  list: [], // the accounts shown
+  pendingTimer: 0, // the next look at PENDING accounts
+  pendingDelay: 0, // ms until then; grows while they stay PENDING
 };
+
+// While an account is PENDING, the list is asked for again after these
+// delays (ms), the last one repeating.
+const PENDING_DELAYS = [1000, 2000, 3000, 5000, 10000, 30000];
 
 /**
  * Wires the section once.
@@ -316,6 +329,10 @@ export function showAccounts() {
 export function hideAccounts() {
   ctx.shown = false;
   ctx.loading++;
+  clearTimeout(ctx.pendingTimer);
+  ctx.pendingTimer = 0;
+  ctx.pendingDelay = 0;
+  ctx.list = [];
   $("accounts").hidden = true;
   $("accounts-list").replaceChildren();
   $("accounts-empty").hidden = true;
@@ -344,6 +361,7 @@ async function loadAccounts() {
     }
     $("accounts-list").replaceChildren(...all.map(accountItem));
     $("accounts-empty").hidden = all.length > 0;
+    listChanged(all);
   } catch (err) {
     if (generation !== ctx.loading) return;
     if (err instanceof ApiError && err.status === 401) return; // the page signs out
@@ -359,6 +377,45 @@ function addToList(account) {
   if (old) old.replaceWith(li);
   else list.append(li);
   $("accounts-empty").hidden = true;
+  ctx.pendingDelay = 0; // a new account: look at it again soon
+  listChanged(ctx.list.filter((a) => a.id !== account.id).concat([account]));
+}
+
+// listChanged keeps the list, tells the page, and looks again later while
+// an account is PENDING.
+function listChanged(list) {
+  ctx.list = list;
+  document.dispatchEvent(new CustomEvent("wallet:accounts", { detail: { accounts: list.slice() } }));
+  clearTimeout(ctx.pendingTimer);
+  ctx.pendingTimer = 0;
+  if (!ctx.shown || !list.some((a) => a && a.status === "PENDING")) {
+    ctx.pendingDelay = 0;
+    return;
+  }
+  const i = PENDING_DELAYS.indexOf(ctx.pendingDelay);
+  ctx.pendingDelay = PENDING_DELAYS[Math.min(i + 1, PENDING_DELAYS.length - 1)];
+  ctx.pendingTimer = setTimeout(() => {
+    ctx.pendingTimer = 0;
+    if (ctx.shown) loadAccounts();
+  }, ctx.pendingDelay);
+}
+
+/**
+ * Names an external account for a person: its kind and the last four
+ * characters of its number, after the holder's name when it has one, e.g.
+ * "Ada Lovelace, US bank account •••• 5678".
+ *
+ * @param {object} account an ExternalAccount
+ * @returns {string}
+ */
+export function accountLabel(account) {
+  const info = (account && account.accountInfo) || {};
+  const kind = (TYPES[info.accountType] && TYPES[info.accountType].label) || humanize(info.accountType) || "Account";
+  const last4 = lastFour(info);
+  const label = last4 ? kind + " •••• " + last4 : kind;
+  const b = info.beneficiary || {};
+  const name = typeof b.fullName === "string" && b.fullName ? b.fullName : b.businessInfo && typeof b.businessInfo.legalName === "string" ? b.businessInfo.legalName : "";
+  return name ? name + ", " + label : label;
 }
 
 function accountItem(account) {

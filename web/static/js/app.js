@@ -17,8 +17,9 @@
 // this tab's key signed in (another tab's login, a 401), the key is wiped.
 
 import { api, ApiError, messageOf, onSignedOut } from "./api.js";
-import { formatAmount, formatCountdown, formatWait, shortKey } from "./format.js";
+import { formatCountdown, formatWait, shortKey } from "./format.js";
 import { hideAccounts, initAccounts, showAccounts } from "./accounts.js";
+import { hideMoney, initMoney, showMoney } from "./money.js";
 import { hideSessions, initSessions, showSessions, signedRetry } from "./sessions.js";
 import { hideCredentials, initCredentials, showCredentials } from "./credentials.js";
 import { getAssertion, oauthToken, passkeyProblem, passkeysAvailable } from "./webauthn.js";
@@ -60,8 +61,10 @@ async function start() {
   if (started) return;
   started = true;
   const wallet = () => state.wallet || Promise.reject(new Error("not loaded"));
+  const key = () => (state.key && state.key.sessionId ? state.key : null);
   initAccounts({ wallet, setStatus });
-  initSessions({ wallet, key: () => (state.key && state.key.sessionId ? state.key : null), setStatus });
+  initSessions({ wallet, key, setStatus });
+  initMoney({ wallet, key, config: () => state.config, setStatus });
   initCredentials({ wallet, config: () => state.config, setStatus });
   $("passkey-login").addEventListener("click", () => onPasskeyLogin());
   $("passkey-choices").addEventListener("click", (event) => {
@@ -163,6 +166,7 @@ async function onOtherTab(message) {
     state.login = null;
     await forgetKey();
     hideAccounts(); // they may be another customer's now
+    hideMoney();
     hideSessions();
     hideCredentials();
     await showCurrent();
@@ -188,6 +192,7 @@ function showLogin({ step = "email" } = {}) {
   state.signedIn = false;
   $("signed-in").hidden = true;
   hideAccounts();
+  hideMoney();
   hideSessions();
   hideCredentials();
   $("passkey-choose").hidden = true;
@@ -435,8 +440,6 @@ function showSignedIn(me, { quiet = false } = {}) {
   $("account-id").textContent = acct.id || "";
   $("wallet-type").textContent = humanize(acct.type);
   $("account-status").textContent = humanize(acct.status);
-  const balance = acct.balance || {};
-  $("account-balance").textContent = formatAmount(balance.amount, balance.currency || {});
 
   const keyEl = $("session-public-key");
   if (state.key) {
@@ -469,6 +472,7 @@ function showSignedIn(me, { quiet = false } = {}) {
   if (key && key.sessionId === session.id && state.deadline) {
     state.wallet.then((w) => w.setExpiry(key.handle, Date.now() + left * 1000)).catch(() => {});
   }
+  showMoney(me);
   showSessions(session.id);
   if (!quiet || $("credentials").hidden) showCredentials(acct.id);
   if (!quiet) {

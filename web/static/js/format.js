@@ -61,3 +61,88 @@ export function formatWait(seconds) {
   const minutes = Math.ceil(seconds / 60);
   return minutes + " minutes";
 }
+
+/**
+ * Parses an amount typed in major units ("12.50", "1,234.5", ".5") into an
+ * integer in the smallest unit of a currency with `decimals` decimal places,
+ * with string and BigInt arithmetic only: no floating-point rounding.
+ * Grouping commas are accepted only where they group thousands. Zeros past
+ * the currency's decimals are accepted ("12.500" is 1250 in cents); any other
+ * extra decimal is refused, as are negative, zero, empty and non-numeric text
+ * and amounts above max.
+ *
+ *   parseAmount("12.50", 2)  → {ok: true, amount: 1250}
+ *   parseAmount("1.005", 2)  → {ok: false, reason: "DECIMALS", message: "Use at most 2 decimal places."}
+ *   parseAmount("1500", 0)   → {ok: true, amount: 1500}
+ *
+ * @param {string} text what the person typed
+ * @param {number} decimals the currency's decimal places (0 to 18)
+ * @param {number} [max] the largest amount accepted, in the smallest unit
+ *   (Number.MAX_SAFE_INTEGER at most)
+ * @returns {{ok: true, amount: number} | {ok: false, reason: "EMPTY"|"INVALID"|"NEGATIVE"|"ZERO"|"DECIMALS"|"TOO_LARGE", message: string}}
+ */
+export function parseAmount(text, decimals, max = Number.MAX_SAFE_INTEGER) {
+  const places = Number.isInteger(decimals) && decimals >= 0 && decimals <= 18 ? decimals : 0;
+  const limit = BigInt(Number.isSafeInteger(max) && max >= 0 ? max : Number.MAX_SAFE_INTEGER);
+  const fail = (reason, message) => ({ ok: false, reason, message });
+  const s = typeof text === "string" ? text.trim() : "";
+  if (s === "") return fail("EMPTY", "Enter an amount.");
+  if (/^[-−–]/.test(s)) return fail("NEGATIVE", "Enter an amount above zero, without a minus sign.");
+  if (places > 0 && /^\d+,\d{1,2}$/.test(s)) return fail("INVALID", "Use a point for the decimals, such as 12.50.");
+  const m = /^(\d{1,3}(?:,\d{3})+|\d*)(?:\.(\d*))?$/.exec(s);
+  if (!m || (m[1] === "" && !m[2])) {
+    return fail("INVALID", "Enter the amount in digits, such as " + (places > 0 ? "12." + "5".padEnd(places, "0") : "1200") + ".");
+  }
+  const whole = m[1].replaceAll(",", "") || "0";
+  const fraction = (m[2] || "").replace(/0+$/, "");
+  if (fraction.length > places) {
+    return fail(
+      "DECIMALS",
+      places === 0
+        ? "Enter a whole amount: this currency has no decimal places."
+        : "Use at most " + places + (places === 1 ? " decimal place." : " decimal places."),
+    );
+  }
+  const amount = BigInt(whole) * 10n ** BigInt(places) + BigInt(fraction.padEnd(places, "0") || "0");
+  if (amount === 0n) return fail("ZERO", "Enter an amount above zero.");
+  if (amount > limit) return fail("TOO_LARGE", "That amount is too large.");
+  return { ok: true, amount: Number(amount) };
+}
+
+/**
+ * Formats an exchange rate: "1 MXN = $0.0585 USD" for a rate of 0.0585
+ * units of `price` per unit of `unit`. About six significant digits, never
+ * fewer decimals than `price` has; display only (the quote's amounts are
+ * the exact ones).
+ *
+ * @param {number} rate units of price per unit of unit, > 0
+ * @param {{code?: string}} unit the currency counted in ones
+ * @param {{code?: string, symbol?: string, decimals?: number}} price
+ * @returns {string} "" when rate is not a positive finite number
+ */
+export function formatRate(rate, unit = {}, price = {}) {
+  if (typeof rate !== "number" || !Number.isFinite(rate) || rate <= 0) return "";
+  const minimum = Number.isInteger(price.decimals) && price.decimals >= 0 && price.decimals <= 18 ? price.decimals : 0;
+  const digits = Math.min(12, Math.max(minimum, 5 - Math.floor(Math.log10(rate))));
+  let [whole, fraction = ""] = rate.toFixed(digits).split(".");
+  while (fraction.length > minimum && fraction.endsWith("0")) fraction = fraction.slice(0, -1);
+  whole = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  const symbol = typeof price.symbol === "string" ? price.symbol : "";
+  const code = typeof price.code === "string" ? price.code : "";
+  const number = whole + (fraction ? "." + fraction : "");
+  return ("1 " + (unit.code || "") + " = " + symbol + number + (code ? " " + code : "")).replace(/\s+/g, " ").trim();
+}
+
+/**
+ * Formats an RFC 3339 time for a person, in their locale and time zone:
+ * "Nov 23, 2026, 9:41 AM". "" when it is not a time.
+ *
+ * @param {string} iso
+ * @param {{seconds?: boolean}} [options]
+ * @returns {string}
+ */
+export function formatTime(iso, { seconds = false } = {}) {
+  const t = typeof iso === "string" ? Date.parse(iso) : NaN;
+  if (!Number.isFinite(t)) return "";
+  return new Date(t).toLocaleString([], { dateStyle: "medium", timeStyle: seconds ? "medium" : "short" });
+}

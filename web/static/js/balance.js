@@ -1,0 +1,175 @@
+// The "Balance" part of the signed-in view: what the wallet holds, and in
+// sandbox mode a form that adds test money (POST /api/sandbox/fund).
+//
+// The wallet account (GET /api/me → internalAccount) has two amounts:
+// balance, what can be spent now, and totalBalance, which also counts the
+// money on hold: payments on their way that have not settled, and money of
+// a failed payment whose return has not completed. The card shows the
+// first as "Available" and the difference, when there is one, as "On hold".
+
+import { api, ApiError, messageOf } from "./api.js";
+import { formatAmount, parseAmount } from "./format.js";
+
+const $ = (id) => document.getElementById(id);
+
+// The service's limit for one sandbox funding, in the smallest unit.
+const MAX_FUNDING = 100000000000;
+
+const ctx = {
+  config: () => null, // () => GET /api/config
+  setStatus: () => {},
+  onFunded: () => {}, // called after money was added
+  account: null, // the InternalAccount shown
+  asked: 0, // generation of the last GET /api/me asked for
+  shown: 0, // generation of the answer shown; older answers are dropped
+};
+
+/**
+ * Wires the card once.
+ *
+ * @param {{config: () => object|null, setStatus: (text: string) => void, onFunded: () => void}} options
+ */
+export function initBalance({ config, setStatus, onFunded }) {
+  ctx.config = config;
+  ctx.setStatus = setStatus;
+  ctx.onFunded = onFunded;
+  $("fund-form").addEventListener("submit", onFund);
+  $("fund-amount").addEventListener("input", () => fieldError(""));
+}
+
+/**
+ * Shows the card for the wallet account (an InternalAccount), read just now:
+ * answers to refreshBalance calls made before are dropped.
+ *
+ * @param {object} account
+ */
+export function showBalance(account) {
+  ctx.shown = ctx.asked;
+  render(account);
+}
+
+function render(account) {
+  ctx.account = account && typeof account === "object" ? account : null;
+  const a = ctx.account || {};
+  const balance = a.balance || {};
+  const currency = balance.currency || {};
+  $("balance").hidden = false;
+  $("account-balance").textContent = formatAmount(balance.amount, currency);
+  const held = heldAmount();
+  $("on-hold-row").hidden = held <= 0;
+  $("account-on-hold").textContent = held > 0 ? formatAmount(held, currency) : "";
+  const sandbox = !!ctx.config() && ctx.config().mode === "sandbox";
+  $("fund-form").hidden = !sandbox;
+  $("fund-currency").textContent = currency.code || "";
+}
+
+/** Hides the card and forgets the account (another person may sign in). */
+export function hideBalance() {
+  ctx.shown = ++ctx.asked;
+  ctx.account = null;
+  $("balance").hidden = true;
+  $("account-balance").textContent = "";
+  $("account-on-hold").textContent = "";
+  $("fund-amount").value = "";
+  fieldError("");
+}
+
+/** The currency of the wallet (a Currency object), or null before it is known. */
+export function walletCurrency() {
+  const b = ctx.account && ctx.account.balance;
+  return b && b.currency && typeof b.currency === "object" ? b.currency : null;
+}
+
+/** The wallet account's id, or "". */
+export function walletAccountId() {
+  return ctx.account && typeof ctx.account.id === "string" ? ctx.account.id : "";
+}
+
+/** The money on hold (totalBalance − balance) in the smallest unit, 0 when none. */
+export function heldAmount() {
+  const a = ctx.account || {};
+  const total = a.totalBalance && Number.isFinite(a.totalBalance.amount) ? a.totalBalance.amount : NaN;
+  const available = a.balance && Number.isFinite(a.balance.amount) ? a.balance.amount : NaN;
+  return Number.isFinite(total) && Number.isFinite(available) && total > available ? total - available : 0;
+}
+
+/**
+ * Asks the BFF for the wallet account again (GET /api/me) and shows it,
+ * unless the answer to a later call is shown already. When it resolves, the
+ * card shows an account at least as recent as this call's answer (so a
+ * caller may read heldAmount()). Resolves with the account, or null when it
+ * could not be read (a 401 signs the page out through api.js).
+ *
+ * @returns {Promise<object|null>}
+ */
+export async function refreshBalance() {
+  const generation = ++ctx.asked;
+  try {
+    const { data } = await api("GET", "/api/me");
+    if (generation <= ctx.shown || $("balance").hidden) return null;
+    const account = data && data.internalAccount;
+    if (!account || (ctx.account && account.id !== ctx.account.id)) return null;
+    ctx.shown = generation;
+    render(account);
+    return account;
+  } catch {
+    return null;
+  }
+}
+
+// onFund adds sandbox money: the amount typed in major units becomes the
+// smallest unit without floating point (parseAmount), and the answer (the
+// account) is shown at once.
+async function onFund(event) {
+  event.preventDefault();
+  fieldError("");
+  const currency = walletCurrency();
+  if (!currency) return fieldError("The wallet's currency is not known yet. Try again in a moment.");
+  const parsed = parseAmount($("fund-amount").value, currency.decimals, MAX_FUNDING);
+  if (!parsed.ok) {
+    const text = parsed.reason === "TOO_LARGE"
+      ? "You can add at most " + formatAmount(MAX_FUNDING, currency) + " at a time."
+      : parsed.message;
+    return fieldError(text);
+  }
+  const button = $("fund-submit");
+  button.disabled = true;
+  button.setAttribute("aria-busy", "true");
+  ctx.setStatus("Adding funds…");
+  try {
+    const key = typeof crypto.randomUUID === "function" ? crypto.randomUUID() : "";
+    const { data } = await api("POST", "/api/sandbox/fund", {
+      body: { amount: parsed.amount },
+      headers: key ? { "Idempotency-Key": key } : {},
+    });
+    if (data && data.balance) showBalance(data);
+    else await refreshBalance();
+    $("fund-amount").value = "";
+    ctx.setStatus("Added " + formatAmount(parsed.amount, currency) + " to your wallet.");
+    ctx.onFunded();
+  } catch (err) {
+    ctx.setStatus("");
+    if (err instanceof ApiError && err.status === 401 && (err.code === "UNAUTHORIZED" || err.code === "HTTP_401")) return;
+    if (err instanceof ApiError && err.status === 403) {
+      return fieldError("Adding test money is only possible in the sandbox.");
+    }
+    const fields = err instanceof ApiError ? err.fieldErrors() : {};
+    if (fields.amount) return fieldError("The amount " + fields.amount.replace(/\.$/, "") + ".");
+    fieldError("Could not add funds: " + messageOf(err));
+  } finally {
+    button.disabled = false;
+    button.removeAttribute("aria-busy");
+  }
+}
+
+function fieldError(text) {
+  const el = $("fund-error");
+  el.textContent = text;
+  el.hidden = text === "";
+  if (text) {
+    $("fund-amount").setAttribute("aria-invalid", "true");
+    $("fund-amount").focus();
+  } else {
+    $("fund-amount").removeAttribute("aria-invalid");
+  }
+}

@@ -1,0 +1,627 @@
+// The "Transactions" part of the signed-in view: the wallet's history
+// (GET /api/transactions, newest first, "Load more" with nextCursor), and
+// the view of one transaction (GET /api/transactions/{id}).
+//
+// A transaction view follows a payment on its way: it asks for it again
+// about every second, then less often, until the status is final
+// (COMPLETED, FAILED, REJECTED, REFUNDED, EXPIRED), and then refreshes the
+// balance and the list. A failure is told in plain words by its
+// failureReason.
+//
+// The wallet is the platform's receipt channel: once the view shows a final
+// receipt (COMPLETED, REFUNDED, FAILED or REJECTED) to the person, with the
+// tab in view, it confirms the delivery once (POST
+// /api/transactions/{id}/confirm) and shows "Receipt delivered <time>".
+//
+// Quotes that were never sent also have a transaction (PENDING, then
+// EXPIRED); the list leaves them out: no money moved.
+
+import { api, ApiError, messageOf } from "./api.js";
+import { accountLabel } from "./accounts.js";
+import { heldAmount, refreshBalance } from "./balance.js";
+import { formatAmount, formatRate, formatTime } from "./format.js";
+
+const $ = (id) => document.getElementById(id);
+
+const FINAL = new Set(["COMPLETED", "FAILED", "REJECTED", "REFUNDED", "EXPIRED"]);
+const RECEIPT = new Set(["COMPLETED", "REFUNDED", "FAILED", "REJECTED"]);
+
+// status → [badge text, badge class]
+const STATUS = {
+  CREATED: ["Created", "pending"],
+  PENDING: ["Not sent", "pending"],
+  PENDING_AUTHORIZATION: ["Awaiting approval", "pending"],
+  PROCESSING: ["On its way", "processing"],
+  COMPLETED: ["Completed", "completed"],
+  FAILED: ["Failed", "failed"],
+  REJECTED: ["Rejected", "failed"],
+  REFUNDED: ["Returned", "refunded"],
+  EXPIRED: ["Expired", "expired"],
+};
+
+const RAILS = {
+  ACH: "ACH",
+  ACH_COLOMBIA: "ACH Colombia",
+  BANK_TRANSFER: "Bank transfer",
+  BRE_B: "Bre-B",
+  CIPS: "CIPS",
+  FAST: "FAST",
+  FASTER_PAYMENTS: "Faster Payments",
+  FEDNOW: "FedNow",
+  INSTAPAY: "InstaPay",
+  MOBILE_MONEY: "Mobile money",
+  NEFT: "NEFT",
+  PAYNOW: "PayNow",
+  PESONET: "PESONet",
+  PIX: "Pix",
+  RTGS: "RTGS",
+  RTP: "RTP (real-time payments)",
+  SEPA: "SEPA",
+  SEPA_INSTANT: "SEPA Instant",
+  SPEI: "SPEI",
+  SWIFT: "SWIFT",
+  UNIONPAY: "UnionPay",
+  UPI: "UPI",
+  WIRE: "Wire",
+};
+
+// The list asks again while a payment in it is on its way (ms, the last repeating).
+const LIST_DELAYS = [3000, 5000, 10000, 15000];
+// A followed transaction is asked for again after these delays (ms).
+const FOLLOW_FIRST_MS = 1000;
+const FOLLOW_MAX_MS = 5000;
+const PAGE = 20;
+
+const ctx = {
+  setStatus: () => {},
+  shown: false,
+  accounts: new Map(), // ExternalAccount id → account
+  // the list
+  items: [], // transactions loaded, in order
+  cursor: "", // nextCursor of the last page, "" when there is no more
+  pages: 0,
+  loading: 0, // generation of the list being loaded
+  watchTimer: 0,
+  watchDelay: 0,
+  more: false, // "Load more" is under way
+  // the transaction view
+  view: { id: "", tx: null, generation: 0, timer: 0, delay: 0, held: null, sent: false },
+  confirming: new Set(), // ids whose receipt confirmation was sent from this page
+};
+
+/**
+ * Wires the list and the view once.
+ *
+ * @param {{setStatus: (text: string) => void}} options
+ */
+export function initTransactions({ setStatus }) {
+  ctx.setStatus = setStatus;
+  $("transactions-refresh").addEventListener("click", () => reloadTransactions());
+  $("transactions-more").addEventListener("click", onMore);
+  $("transactions-list").addEventListener("click", (event) => {
+    const b = event.target.closest("button[data-open]");
+    if (b) openTransaction(b.dataset.open);
+  });
+  $("tx-close").addEventListener("click", closeTransaction);
+  document.addEventListener("wallet:accounts", (event) => {
+    const labels = (accounts) => [...accounts.values()].map((a) => a.id + "\t" + accountLabel(a)).join("\n");
+    const before = labels(ctx.accounts);
+    ctx.accounts = new Map((event.detail.accounts || []).filter((a) => a && a.id).map((a) => [a.id, a]));
+    if (labels(ctx.accounts) === before) return; // the names shown did not change
+    if (ctx.shown) renderList();
+    if (ctx.view.tx) renderView(ctx.view.tx);
+  });
+  document.addEventListener("visibilitychange", () => {
+    if (!document.hidden && ctx.view.tx) confirmReceipt(ctx.view.tx, ctx.view.generation);
+  });
+}
+
+/** Shows the list and (re)loads its first page, unless more pages were asked for. */
+export function showTransactions() {
+  $("transactions").hidden = false;
+  if (!ctx.shown || ctx.pages <= 1) {
+    ctx.shown = true;
+    reloadTransactions();
+  }
+}
+
+/** Hides the list and the view and forgets them (another person may sign in). */
+export function hideTransactions() {
+  ctx.shown = false;
+  ctx.loading++;
+  stopWatching();
+  ctx.more = false;
+  ctx.items = [];
+  ctx.cursor = "";
+  ctx.pages = 0;
+  ctx.accounts = new Map();
+  $("transactions").hidden = true;
+  $("transactions-list").replaceChildren();
+  $("transactions-empty").hidden = true;
+  $("transactions-more").hidden = true;
+  showListError("");
+  closeTransaction();
+}
+
+/** Loads the first page of the list again (after a payment or a funding). */
+export async function reloadTransactions() {
+  if (!ctx.shown) return;
+  await loadPage("");
+}
+
+// ---- the list -----------------------------------------------------------------
+
+async function loadPage(cursor) {
+  const generation = ++ctx.loading;
+  const more = $("transactions-more");
+  more.disabled = true;
+  if (cursor) ctx.more = true;
+  try {
+    const items = [];
+    let next = cursor;
+    let pages = 0;
+    // Quotes never sent are left out; keep going while a page showed nothing.
+    do {
+      const q = new URLSearchParams({ limit: String(PAGE) });
+      if (next) q.set("cursor", next);
+      const { data } = await api("GET", "/api/transactions?" + q);
+      if (generation !== ctx.loading) return;
+      const page = data && Array.isArray(data.data) ? data.data : [];
+      items.push(...page);
+      pages++;
+      next = data && data.hasMore && typeof data.nextCursor === "string" ? data.nextCursor : "";
+    } while (next && pages < 5 && !items.some(listed));
+    const before = new Map(ctx.items.map((x) => [x.id, x.status]));
+    ctx.items = cursor ? ctx.items.concat(items) : items;
+    ctx.pages = cursor ? ctx.pages + pages : pages;
+    ctx.cursor = next;
+    showListError("");
+    renderList();
+    // A payment of the list reached its end meanwhile: the balance moved.
+    if (!cursor && items.some((x) => FINAL.has(x.status) && before.has(x.id) && !FINAL.has(before.get(x.id)))) {
+      refreshBalance();
+    }
+    watch();
+  } catch (err) {
+    if (generation !== ctx.loading) return;
+    if (err instanceof ApiError && err.status === 401) return; // the page signs out
+    showListError("Could not load your transactions: " + messageOf(err));
+  } finally {
+    if (cursor) ctx.more = false;
+    if (generation === ctx.loading) more.disabled = false;
+  }
+}
+
+function onMore() {
+  if (ctx.cursor) loadPage(ctx.cursor);
+}
+
+// watch asks for the first page again while a payment in it is on its
+// way, so that its status (and the balance) follow without a click. Not
+// once more pages were loaded: that would fold them away.
+function watch() {
+  clearTimeout(ctx.watchTimer);
+  ctx.watchTimer = 0;
+  const moving = ctx.items.some((x) => x.status === "PROCESSING" || x.status === "CREATED" || x.status === "PENDING_AUTHORIZATION");
+  if (!ctx.shown || !moving || ctx.pages > 1) {
+    ctx.watchDelay = 0;
+    return;
+  }
+  const i = LIST_DELAYS.indexOf(ctx.watchDelay);
+  ctx.watchDelay = LIST_DELAYS[Math.min(i + 1, LIST_DELAYS.length - 1)];
+  ctx.watchTimer = setTimeout(() => {
+    ctx.watchTimer = 0;
+    if (ctx.more) watch(); // not over a "Load more": look again later
+    else if (ctx.shown && ctx.pages <= 1) loadPage("");
+  }, ctx.watchDelay);
+}
+
+function stopWatching() {
+  clearTimeout(ctx.watchTimer);
+  ctx.watchTimer = 0;
+  ctx.watchDelay = 0;
+}
+
+// listed: the list shows every transaction but quotes that were never sent.
+function listed(x) {
+  return !(x && x.type === "OUTGOING" && (x.status === "PENDING" || x.status === "EXPIRED"));
+}
+
+function renderList() {
+  const shown = ctx.items.filter(listed);
+  const list = $("transactions-list");
+  // The list is drawn again as payments move: keep the keyboard focus on
+  // the row it was on.
+  const focused = list.contains(document.activeElement) && document.activeElement.dataset ? document.activeElement.dataset.open : "";
+  list.replaceChildren(...shown.map(listItem));
+  if (focused) {
+    const again = list.querySelector('button[data-open="' + CSS.escape(focused) + '"]');
+    if (again) again.focus({ preventScroll: true });
+  }
+  $("transactions-empty").hidden = shown.length > 0 || !!ctx.cursor;
+  $("transactions-more").hidden = !ctx.cursor;
+}
+
+function listItem(x) {
+  const li = document.createElement("li");
+  li.className = "tx";
+  li.dataset.id = String(x.id || "");
+  li.dataset.status = String(x.status || "");
+  li.dataset.type = String(x.type || "");
+
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = "tx-open";
+  button.dataset.open = li.dataset.id;
+
+  const when = document.createElement("time");
+  when.className = "tx-when";
+  when.dateTime = typeof x.createdAt === "string" ? x.createdAt : "";
+  when.textContent = formatTime(x.createdAt);
+
+  const what = document.createElement("span");
+  what.className = "tx-what";
+  const direction = document.createElement("span");
+  direction.className = "tx-direction";
+  direction.textContent = directionText(x);
+  what.append(direction);
+  const other = counterparty(x);
+  if (other) {
+    const party = document.createElement("span");
+    party.className = "tx-party";
+    party.textContent = other;
+    what.append(" ", party);
+  }
+
+  const amount = document.createElement("span");
+  amount.className = "tx-amount";
+  amount.textContent = signedAmount(x);
+
+  button.append(when, what, amount, badge(x.status));
+  // What arrives, while it is on its way and once it did.
+  if (x.type === "OUTGOING" && x.receivedAmount && (x.status === "PROCESSING" || x.status === "COMPLETED")) {
+    const received = document.createElement("span");
+    received.className = "tx-received";
+    received.textContent = (x.status === "COMPLETED" ? "They received " : "They receive ") +
+      formatAmount(x.receivedAmount.amount, x.receivedAmount.currency || {});
+    button.append(received);
+  }
+  li.append(button);
+  return li;
+}
+
+function directionText(x) {
+  return x.type === "OUTGOING" ? "Sent" : "Added funds";
+}
+
+function counterparty(x) {
+  if (x.type === "OUTGOING") return "to " + destinationName(x);
+  return typeof x.description === "string" ? x.description : "";
+}
+
+function destinationName(x) {
+  const id = x && x.destination && typeof x.destination.accountId === "string" ? x.destination.accountId : "";
+  const account = ctx.accounts.get(id);
+  if (account) return accountLabel(account);
+  return id ? "account …" + id.slice(-6) : "an account";
+}
+
+// signedAmount is what the transaction did to the wallet: "−$10.25 USD"
+// for a payment (what left the wallet), "+$100.00 USD" for money added.
+function signedAmount(x) {
+  if (x.type === "OUTGOING") {
+    const a = x.sentAmount || x.receivedAmount || {};
+    return "−" + formatAmount(a.amount, a.currency || {});
+  }
+  const a = x.receivedAmount || {};
+  return "+" + formatAmount(a.amount, a.currency || {});
+}
+
+function badge(status) {
+  const el = document.createElement("span");
+  const [text, kind] = STATUS[status] || [humanize(status) || "Unknown", "pending"];
+  el.className = "badge badge-" + kind;
+  el.textContent = text;
+  return el;
+}
+
+function showListError(text) {
+  $("transactions-error").textContent = text;
+  $("transactions-error").hidden = text === "";
+}
+
+// ---- one transaction ------------------------------------------------------------
+
+/**
+ * Opens the view of a transaction and follows it until its status is final.
+ *
+ * @param {string} id a Transaction id
+ * @param {{initial?: object, focus?: boolean, sent?: boolean}} [options]
+ *   initial: what is already known of it; focus: move the focus to the view
+ *   (default true); sent: it was just sent from this page, so reaching a
+ *   final status (even at the first look) moves the balance and the list
+ */
+export function openTransaction(id, { initial = null, focus = true, sent = false } = {}) {
+  const view = ctx.view;
+  clearTimeout(view.timer);
+  view.generation++;
+  view.id = String(id || "");
+  view.tx = null;
+  view.held = null;
+  view.delay = 0;
+  view.sent = sent;
+  $("transaction").hidden = false;
+  $("tx-error").hidden = true;
+  $("tx-receipt").hidden = true;
+  $("tx-reason").hidden = true;
+  $("tx-facts").replaceChildren();
+  delete $("transaction").dataset.status;
+  $("tx-title").textContent = "Transaction";
+  $("tx-badge").replaceChildren();
+  $("tx-status-text").textContent = "Loading…";
+  if (initial && initial.id === view.id) show(initial, view.generation);
+  if (focus) {
+    $("tx-title").focus({ preventScroll: true });
+    $("transaction").scrollIntoView({ block: "nearest" });
+  }
+  follow(view.generation);
+}
+
+/** Closes the view and stops following its transaction. */
+export function closeTransaction() {
+  const view = ctx.view;
+  clearTimeout(view.timer);
+  view.generation++;
+  view.id = "";
+  view.tx = null;
+  $("transaction").hidden = true;
+}
+
+// follow asks for the transaction, shows it, and asks again later until
+// its status is final: after 1 s, then each time half as long again, at
+// most every 5 s. A network failure is retried the same way.
+async function follow(generation) {
+  const view = ctx.view;
+  try {
+    const { data } = await api("GET", "/api/transactions/" + view.id);
+    if (generation !== view.generation) return;
+    $("tx-error").hidden = true;
+    show(data, generation);
+  } catch (err) {
+    if (generation !== view.generation) return;
+    if (err instanceof ApiError && err.status === 401) return;
+    if (err instanceof ApiError && (err.status === 404 || err.status === 400)) {
+      if (!view.tx) $("tx-status-text").textContent = "";
+      return viewError("This transaction cannot be found.");
+    }
+    viewError("Could not check the payment just now; trying again. (" + messageOf(err) + ")");
+  }
+  if (view.tx && FINAL.has(view.tx.status)) return;
+  view.delay = view.delay ? Math.min(FOLLOW_MAX_MS, Math.round(view.delay * 1.5)) : FOLLOW_FIRST_MS;
+  view.timer = setTimeout(() => follow(generation), view.delay);
+}
+
+// show renders a newer state of the followed transaction, and acts on a
+// change of status: a final one moves the balance and the list.
+function show(tx, generation) {
+  const view = ctx.view;
+  if (!tx || typeof tx !== "object" || tx.id !== view.id) return;
+  const before = view.tx ? view.tx.status : "";
+  view.tx = tx;
+  renderView(tx);
+  if ((before && before !== tx.status) || (!before && view.sent)) {
+    if (before) ctx.setStatus(statusSentence(tx));
+    if (FINAL.has(tx.status)) {
+      reloadTransactions();
+      refreshBalance().then(() => explainFailure(tx, generation));
+    }
+  } else if (!before && FINAL.has(tx.status)) {
+    explainFailure(tx, generation);
+  }
+  confirmReceipt(tx, generation);
+}
+
+function renderView(tx) {
+  const outgoing = tx.type === "OUTGOING";
+  $("tx-title").textContent = outgoing ? "Payment" : "Added funds";
+  // The status line is a live region: it changes only when the status does,
+  // so that a screen reader hears each new status once.
+  if ($("transaction").dataset.status !== String(tx.status || "") || !$("tx-badge").firstChild) {
+    $("transaction").dataset.status = String(tx.status || "");
+    $("tx-badge").replaceChildren(badge(tx.status));
+  }
+  const sentence = statusSentence(tx);
+  if ($("tx-status-text").textContent !== sentence) $("tx-status-text").textContent = sentence;
+
+  const sent = tx.sentAmount || null;
+  const received = tx.receivedAmount || {};
+  const rows = [];
+  if (outgoing) {
+    if (sent) rows.push(["sent", "You sent", formatAmount(sent.amount, sent.currency || {})]);
+    if (Number.isFinite(tx.fees)) rows.push(["fees", "Fees (included)", formatAmount(tx.fees, received.currency || {})]);
+    rows.push(["received", "They receive", formatAmount(received.amount, received.currency || {})]);
+    if (sent && sent.currency && received.currency) {
+      const rate = formatRate(tx.exchangeRate, received.currency, sent.currency);
+      if (rate) rows.push(["rate", "Rate", rate]);
+    }
+    rows.push(["to", "To", destinationName(tx)]);
+    if (tx.paymentRail) rows.push(["rail", "Paid by", railName(tx.paymentRail)]);
+  } else {
+    rows.push(["received", "Amount", formatAmount(received.amount, received.currency || {})]);
+  }
+  if (tx.description) rows.push(["note", "Note", tx.description]);
+  const ref = tx.reconciliationInstructions && tx.reconciliationInstructions.reference;
+  if (ref) rows.push(["reference", "Reference", ref, true]);
+  if (tx.createdAt) rows.push(["created", "Created", formatTime(tx.createdAt), false, tx.createdAt]);
+  if (tx.settledAt) rows.push(["settled", "Settled", formatTime(tx.settledAt), false, tx.settledAt]);
+  rows.push(["id", "Transaction", tx.id, true]);
+  $("tx-facts").replaceChildren(...rows.map(([key, label, value, code, iso]) => fact(key, label, value, code, iso)));
+
+  const reason = failureText(tx, ctx.view.held);
+  $("tx-reason").textContent = reason;
+  $("tx-reason").hidden = reason === "";
+
+  const confirmedAt = tx.receiptDeliveryConfirmedAt;
+  const receipt = $("tx-receipt");
+  if (confirmedAt && RECEIPT.has(tx.status)) {
+    const time = document.createElement("time");
+    time.dateTime = confirmedAt;
+    time.textContent = formatTime(confirmedAt, { seconds: true });
+    receipt.replaceChildren("Receipt delivered ", time);
+    receipt.hidden = false;
+  } else {
+    receipt.replaceChildren();
+    receipt.hidden = true;
+  }
+}
+
+function fact(key, label, value, code, iso) {
+  const row = document.createElement("div");
+  row.dataset.fact = key;
+  const dt = document.createElement("dt");
+  dt.textContent = label;
+  const dd = document.createElement("dd");
+  let inner;
+  if (code) {
+    inner = document.createElement("code");
+    inner.className = "break";
+  } else if (iso) {
+    inner = document.createElement("time");
+    inner.dateTime = iso;
+  }
+  if (inner) {
+    inner.textContent = value;
+    dd.append(inner);
+  } else {
+    dd.textContent = value;
+  }
+  row.append(dt, dd);
+  return row;
+}
+
+function statusSentence(tx) {
+  const out = tx.type === "OUTGOING";
+  switch (tx.status) {
+    case "CREATED":
+    case "PENDING":
+      return out ? "This payment has not been sent." : "The money is on its way to your wallet.";
+    case "PENDING_AUTHORIZATION":
+      return "The payment is waiting for approval.";
+    case "PROCESSING":
+      return out ? "The payment is on its way. This page follows it." : "The money is on its way to your wallet.";
+    case "COMPLETED":
+      return out ? "The payment was delivered." : "The money is in your wallet.";
+    case "FAILED":
+      return "The payment failed.";
+    case "REJECTED":
+      return "The payment was rejected.";
+    case "REFUNDED":
+      return "The payment was returned.";
+    case "EXPIRED":
+      return "The quote expired; nothing was sent.";
+  }
+  return "Status: " + (humanize(tx.status) || "unknown") + ".";
+}
+
+// failureText says in plain words what went wrong and where the money is.
+// held: for an OFFRAMP_FAILED payment, whether its money is still on hold
+// (its return failed too), null while that is not known.
+function failureText(tx, held) {
+  switch (tx.status) {
+    case "REJECTED":
+      return "The recipient's institution rejected the payment; the money was returned.";
+    case "REFUNDED":
+      return "The payment was returned after delivery; the money is back in your wallet.";
+    case "EXPIRED":
+      return "The quote expired before the payment was sent, so no money moved.";
+    case "FAILED":
+      break;
+    default:
+      return "";
+  }
+  switch (tx.failureReason) {
+    case "OFFRAMP_FAILED":
+      if (held === true) {
+        return "The recipient's bank could not deliver the payment, and the money has not come back yet: " +
+          "it shows as on hold in your balance until the return completes.";
+      }
+      if (held === false) return "The recipient's bank could not deliver the payment. The money is back in your wallet.";
+      return "The recipient's bank could not deliver the payment.";
+    case "QUOTE_EXECUTION_FAILED":
+      return "The payment could not be started. The money is back in your wallet.";
+    case "QUOTE_EXPIRED":
+      return "The quote expired before the payment was sent, so no money moved.";
+    case "MISSING_MANDATORY_PAYEE_DATA":
+      return "The recipient's details are incomplete, so the payment could not be delivered. Money not yet back in your wallet shows as on hold.";
+  }
+  const why = humanize(tx.failureReason);
+  return "The payment failed" + (why ? " (" + why.toLowerCase() + ")" : "") +
+    ". Money not yet back in your wallet shows as on hold in your balance.";
+}
+
+// explainFailure finds out, for an OFFRAMP_FAILED payment, whether its
+// money came back: the wallet's money on hold, less what payments still on
+// their way hold, covers it only when its return failed as well.
+async function explainFailure(tx, generation) {
+  const view = ctx.view;
+  if (tx.status !== "FAILED" || tx.failureReason !== "OFFRAMP_FAILED" || !tx.sentAmount) return;
+  let held = null;
+  try {
+    const onHold = heldAmount();
+    if (onHold < tx.sentAmount.amount) {
+      held = false;
+    } else {
+      const q = new URLSearchParams({ status: "PROCESSING", type: "OUTGOING", limit: "100" });
+      const { data } = await api("GET", "/api/transactions?" + q);
+      const moving = (data && Array.isArray(data.data) ? data.data : [])
+        .filter((x) => x.id !== tx.id && x.sentAmount && Number.isFinite(x.sentAmount.amount))
+        .reduce((sum, x) => sum + x.sentAmount.amount, 0);
+      held = onHold - moving >= tx.sentAmount.amount;
+    }
+  } catch {
+    held = null;
+  }
+  if (generation !== view.generation || !view.tx || view.tx.id !== tx.id) return;
+  view.held = held;
+  renderView(view.tx);
+}
+
+// confirmReceipt tells the platform, once, that the person was shown the
+// final receipt of tx: only with the tab in view, and not when it already
+// was confirmed.
+async function confirmReceipt(tx, generation) {
+  if (!RECEIPT.has(tx.status) || tx.receiptDeliveryConfirmedAt || ctx.confirming.has(tx.id) || document.hidden) return;
+  if ($("transaction").hidden) return;
+  ctx.confirming.add(tx.id);
+  try {
+    const { data } = await api("POST", "/api/transactions/" + tx.id + "/confirm");
+    if (generation !== ctx.view.generation || !data || data.id !== tx.id) return;
+    ctx.view.tx = data;
+    renderView(data);
+  } catch (err) {
+    ctx.confirming.delete(tx.id); // tried again when the view is shown again
+    if (generation !== ctx.view.generation) return;
+    if (!(err instanceof ApiError && err.status === 401)) viewError("Could not record the receipt: " + messageOf(err));
+  }
+}
+
+function viewError(text) {
+  $("tx-error").textContent = text;
+  $("tx-error").hidden = false;
+}
+
+/**
+ * A payment rail's name for a person ("SEPA Instant", "Faster Payments").
+ *
+ * @param {string} rail a PaymentRail such as "SEPA_INSTANT"
+ * @returns {string}
+ */
+export function railName(rail) {
+  return RAILS[rail] || humanize(rail);
+}
+
+function humanize(value) {
+  if (typeof value !== "string" || value === "") return "";
+  const s = value.toLowerCase().replaceAll("_", " ");
+  return s[0].toUpperCase() + s.slice(1);
+}
