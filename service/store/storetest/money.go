@@ -1017,41 +1017,16 @@ func testAdvanceRace(f *fixture) {
 	x := newTransaction(c, a.ID, e.ID)
 	f.createTransactions(x)
 	when := func(i int) time.Time { return at(time.Duration(i+1) * time.Second) }
-	const n = 16
-	var wins, winner atomic.Int32
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for i := range n {
-		wg.Go(func() {
-			<-start
-			var won bool
-			err := f.s.Tx(f.ctx, func(tx store.Tx) error {
-				// Read first, as the worker does.
-				got, err := tx.GetTransaction(f.ctx, x.ID)
-				if err != nil {
-					return err
-				}
-				got.Status, got.Reference, got.UpdatedAt = "PROCESSING", fmt.Sprintf("REF-%02d", i), when(i)
-				won, err = tx.AdvanceTransaction(f.ctx, got, "PENDING") // a retried fn overwrites
-				return err
-			})
-			if err != nil {
-				f.Errorf("goroutine %d: %v", i, err)
-				return
-			}
-			if won {
-				wins.Add(1)
-				winner.Store(int32(i))
-			}
-		})
-	}
-	close(start)
-	wg.Wait()
-	if wins.Load() != 1 {
-		f.Fatalf("%d goroutines won, want exactly 1", wins.Load())
-	}
+	w := race(f, f.s, f.ctx, 16, func(tx store.Tx, i int) (bool, error) {
+		// Read first, as the worker does.
+		got, err := tx.GetTransaction(f.ctx, x.ID)
+		if err != nil {
+			return false, err
+		}
+		got.Status, got.Reference, got.UpdatedAt = "PROCESSING", fmt.Sprintf("REF-%02d", i), when(i)
+		return tx.AdvanceTransaction(f.ctx, got, "PENDING")
+	})
 	got := f.transaction(x.ID)
-	w := int(winner.Load())
 	want := *x
 	want.Status, want.Reference, want.UpdatedAt = "PROCESSING", fmt.Sprintf("REF-%02d", w), when(w)
 	same(f, "the winner's transaction", got, want)

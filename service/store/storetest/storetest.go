@@ -1425,42 +1425,15 @@ func testCASRace(f *fixture) {
 				return got.RevokedAt, nil
 			}},
 	}
-	const n = 16
 	for _, c := range cases {
 		f.Run(c.name, func(t *testing.T) {
-			var wins, winner atomic.Int32
-			var wg sync.WaitGroup
-			start := make(chan struct{})
-			for i := range n {
-				wg.Go(func() {
-					<-start
-					var won bool
-					err := f.s.Tx(f.ctx, func(tx store.Tx) error {
-						var err error
-						won, err = c.cas(tx, i) // a retried fn overwrites: the committed attempt counts
-						return err
-					})
-					if err != nil {
-						t.Errorf("goroutine %d: %v", i, err)
-						return
-					}
-					if won {
-						wins.Add(1)
-						winner.Store(int32(i))
-					}
-				})
-			}
-			close(start)
-			wg.Wait()
-			if wins.Load() != 1 {
-				t.Fatalf("%d goroutines won, want exactly 1", wins.Load())
-			}
+			w := race(t, f.s, f.ctx, 16, c.cas)
 			err := f.s.Tx(f.ctx, func(tx store.Tx) error {
 				got, err := c.stored(tx)
 				if err != nil {
 					return err
 				}
-				if want := when(int(winner.Load())); !got.Equal(want) {
+				if want := when(w); !got.Equal(want) {
 					t.Errorf("stored time %v, want the winner's %v", got, want)
 				}
 				return nil
@@ -1470,6 +1443,42 @@ func testCASRace(f *fixture) {
 			}
 		})
 	}
+}
+
+// race runs cas from n goroutines at once, each in its own transaction of
+// s, fails t unless exactly one reports a win, and returns the winner's
+// index. A transaction the store retries runs cas again; the committed
+// attempt's answer is the one that counts.
+func race(t testing.TB, s store.Store, ctx context.Context, n int, cas func(tx store.Tx, i int) (bool, error)) int {
+	t.Helper()
+	var wins, winner atomic.Int32
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range n {
+		wg.Go(func() {
+			<-start
+			var won bool
+			err := s.Tx(ctx, func(tx store.Tx) error {
+				var err error
+				won, err = cas(tx, i)
+				return err
+			})
+			if err != nil {
+				t.Errorf("goroutine %d: %v", i, err)
+				return
+			}
+			if won {
+				wins.Add(1)
+				winner.Store(int32(i))
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	if wins.Load() != 1 {
+		t.Fatalf("%d goroutines won, want exactly 1", wins.Load())
+	}
+	return int(winner.Load())
 }
 
 // ---- transactions
