@@ -158,6 +158,23 @@ func (c *Cluster) NewDatabase(tb testing.TB) string {
 	return c.URL(name)
 }
 
+// Launch starts a cluster of its own for a program that is not a test
+// (cmd/bench); the caller must [Cluster.Close] it. Tests use [Start].
+func Launch(ctx context.Context) (*Cluster, error) { return start(ctx) }
+
+// CreateDatabase creates an empty database named name (letters, digits and
+// underscores) and returns its URL. Unlike [Cluster.NewDatabase] nothing
+// drops it; it goes with the cluster.
+func (c *Cluster) CreateDatabase(name string) (string, error) {
+	if err := c.adminExec(`CREATE DATABASE ` + pgx.Identifier{name}.Sanitize() + c.createSuffix); err != nil {
+		return "", fmt.Errorf("pgtest: create database %s: %w", name, err)
+	}
+	return c.URL(name), nil
+}
+
+// Close stops a cluster made by [Launch] and deletes its files.
+func (c *Cluster) Close() error { return c.stop() }
+
 // URL returns the URL of the named database of the cluster.
 func (c *Cluster) URL(database string) string {
 	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable", c.port, database)

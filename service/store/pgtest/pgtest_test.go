@@ -82,3 +82,27 @@ func TestServerSettings(t *testing.T) {
 		}
 	}
 }
+
+func TestLaunch(t *testing.T) {
+	c, err := pgtest.Launch(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	url, err := c.CreateDatabase("bench_one")
+	if err != nil {
+		c.Close()
+		t.Fatal(err)
+	}
+	conn := connect(t, url)
+	var one int
+	if err := conn.QueryRow(t.Context(), "SELECT 1").Scan(&one); err != nil || one != 1 {
+		t.Fatalf("SELECT 1: %d, %v", one, err)
+	}
+	conn.Close(t.Context())
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pgx.Connect(t.Context(), url); err == nil {
+		t.Fatal("cluster still answers after Close")
+	}
+}
