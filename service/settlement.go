@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -70,19 +71,22 @@ func (s *Service) SettleDue(ctx context.Context) (int, error) {
 	}
 }
 
-// settleOne re-reads the transaction and applies its due transition, if it
-// is still due (another worker may have been first).
+// settleOne claims the transaction and applies its due transition, if it
+// is still due and no other worker holds it. The claim is a row lock (see
+// store.Tx.ClaimDueTransaction): with several instances, a second worker
+// passes the row over instead of waiting for it; the compare-and-set on the
+// status below stays as the guarantee that a step is applied once.
 func (s *Service) settleOne(ctx context.Context, id string) (bool, error) {
 	applied := false
 	err := s.store.Tx(ctx, func(tx store.Tx) error {
 		applied = false
-		x, err := tx.GetTransaction(ctx, id)
+		now := s.now()
+		x, err := tx.ClaimDueTransaction(ctx, id, now)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil // settled meanwhile, or another worker has it
+		}
 		if err != nil {
 			return err
-		}
-		now := s.now()
-		if x.NextStepAt.IsZero() || x.NextStepAt.After(now) {
-			return nil
 		}
 		next := *x
 		next.UpdatedAt, next.NextStepAt = now, time.Time{}

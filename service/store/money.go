@@ -45,6 +45,15 @@ type MoneyTx interface {
 	// DueTransactions returns up to limit transactions whose NextStepAt is
 	// set and not after now, earliest first.
 	DueTransactions(ctx context.Context, now time.Time, limit int) ([]Transaction, error)
+	// ClaimDueTransaction returns the transaction id if its NextStepAt is
+	// set and not after now, holding a row lock on it until the store
+	// transaction ends, and ErrNotFound when it is not due or another
+	// transaction holds it. Workers on several instances take work with it:
+	// on PostgreSQL (SELECT … FOR UPDATE SKIP LOCKED) a second worker skips
+	// the row at once instead of queueing behind the first and then
+	// failing its compare-and-set; on SQLite a write transaction already
+	// excludes every other writer, so it is a plain read.
+	ClaimDueTransaction(ctx context.Context, id string, now time.Time) (*Transaction, error)
 
 	// GetIdempotencyRecord finds the stored answer for (scope, key).
 	GetIdempotencyRecord(ctx context.Context, scope, key string) (*IdempotencyRecord, error)

@@ -42,6 +42,12 @@ type dialect struct {
 	// after the other. Empty when the database serialises writers anyway.
 	migrationLock string
 
+	// skipLocked ends a SELECT that claims work rows: the row is locked
+	// until the transaction ends, and rows another transaction holds are
+	// passed over. Empty where a write transaction already excludes every
+	// other writer (SQLite).
+	skipLocked string
+
 	// migrationsTable creates the bookkeeping table if it does not exist.
 	migrationsTable string
 
@@ -121,6 +127,7 @@ var postgresDialect = &dialect{
 	// transaction-scoped lock is released by COMMIT or ROLLBACK, so a crash
 	// cannot leave it held.
 	migrationLock: `SELECT pg_advisory_xact_lock(7235041786432013)`,
+	skipLocked:    ` FOR UPDATE SKIP LOCKED`,
 	migrationsTable: `CREATE TABLE IF NOT EXISTS schema_migrations (
 	version    integer     PRIMARY KEY,
 	name       text        NOT NULL,

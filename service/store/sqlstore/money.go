@@ -215,6 +215,15 @@ func (t *tx) DueTransactions(ctx context.Context, now time.Time, limit int) ([]s
 	return items, nil
 }
 
+func (t *tx) ClaimDueTransaction(ctx context.Context, id string, now time.Time) (*store.Transaction, error) {
+	x, err := scanTransaction(t.queryRow(ctx, `SELECT `+transactionCols+` FROM transactions
+		WHERE id = ? AND next_step_at IS NOT NULL AND next_step_at <= ?`+t.d.skipLocked, id, t.d.timeArg(now)))
+	if err != nil {
+		return nil, t.fail(fmt.Sprintf("claim due transaction %q", id), err)
+	}
+	return &x, nil
+}
+
 // ---- idempotency records
 
 func (t *tx) GetIdempotencyRecord(ctx context.Context, scope, key string) (*store.IdempotencyRecord, error) {

@@ -1176,6 +1176,101 @@ func testDueTransactions(f *fixture) {
 	})
 }
 
+func testClaimDueTransaction(f *fixture) {
+	c, a, e := f.payer()
+	now := at(30 * time.Minute)
+	mk := func(next time.Time) *store.Transaction {
+		x := newTransaction(c, a.ID, e.ID)
+		x.NextStepAt = next
+		return x
+	}
+	due := mk(at(10 * time.Minute))
+	atNow := mk(now)
+	later := mk(now.Add(time.Microsecond))
+	never := mk(time.Time{})
+	f.createTransactions(due, atNow, later, never)
+
+	cases := []struct {
+		name string
+		id   string
+		want *store.Transaction // nil: ErrNotFound
+	}{
+		{"due", due.ID, due},
+		{"due exactly now", atNow.ID, atNow},
+		{"a microsecond later", later.ID, nil},
+		{"no next step", never.ID, nil},
+		{"unknown id", newID("Transaction"), nil},
+	}
+	for _, tc := range cases {
+		f.Run(tc.name, func(t *testing.T) {
+			err := f.s.Tx(f.ctx, func(tx store.Tx) error {
+				got, err := tx.ClaimDueTransaction(f.ctx, tc.id, now)
+				if tc.want == nil {
+					if !errors.Is(err, store.ErrNotFound) {
+						t.Errorf("ClaimDueTransaction = %v, %v; want ErrNotFound", got, err)
+					}
+					return nil
+				}
+				if err != nil {
+					return err
+				}
+				same(t, "ClaimDueTransaction", *got, *tc.want)
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+
+	// Two workers: while the first holds its claim, the second must not get
+	// the row. On PostgreSQL the second skips the locked row at once (so
+	// the first waits for it to finish); on SQLite the second waits for the
+	// first to commit and then finds the step done. Either way: not found.
+	f.Run("held by another worker", func(t *testing.T) {
+		holding, secondDone := make(chan struct{}), make(chan struct{})
+		var second error
+		go func() {
+			defer close(secondDone)
+			<-holding
+			second = f.s.Tx(f.ctx, func(tx store.Tx) error {
+				got, err := tx.ClaimDueTransaction(f.ctx, due.ID, now)
+				if err == nil {
+					return fmt.Errorf("second worker claimed %s too", got.ID)
+				}
+				if !errors.Is(err, store.ErrNotFound) {
+					return err
+				}
+				return nil
+			})
+		}()
+		err := f.s.Tx(f.ctx, func(tx store.Tx) error {
+			x, err := tx.ClaimDueTransaction(f.ctx, due.ID, now)
+			if err != nil {
+				return err
+			}
+			close(holding)
+			select {
+			case <-secondDone: // skipped the locked row
+			case <-time.After(300 * time.Millisecond): // queued behind this transaction
+			}
+			next := *x
+			next.Status, next.NextStepAt, next.UpdatedAt = "PROCESSING", time.Time{}, now
+			if ok, err := tx.AdvanceTransaction(f.ctx, &next, x.Status); err != nil || !ok {
+				return fmt.Errorf("AdvanceTransaction = %v, %v", ok, err)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		<-secondDone
+		if second != nil {
+			t.Fatal(second)
+		}
+	})
+}
+
 // ---- idempotency records
 
 func testIdempotencyRecord(f *fixture) {

@@ -100,6 +100,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"AdvanceTransactionRace", testAdvanceRace},
 		{"ConfirmReceipt", testConfirmReceipt},
 		{"DueTransactions", testDueTransactions},
+		{"ClaimDueTransaction", testClaimDueTransaction},
 		{"IdempotencyRecord", testIdempotencyRecord},
 		{"IdempotencyRecordRace", testIdempotencyRace},
 		{"DeleteIdempotencyRecords", testDeleteIdempotencyRecords},
