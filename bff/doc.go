@@ -50,7 +50,9 @@
 //     Sec-Fetch-Site or Origin; otherwise it is refused with 403 before
 //     anything else happens. X-Forwarded-* headers count only from
 //     [Config.TrustedProxies].
-//   - Sessions are server-side ([SessionStore], [MemoryStore]); the cookie
+//   - Sessions are server-side ([SessionStore]: a [MemoryStore] by default,
+//     or PostgreSQL through package [paywallet/bff/bffpg], which several
+//     instances share, together with the login limits); the cookie
 //     [CookieName] only carries 256 random bits, is HttpOnly, Secure and
 //     SameSite=Strict, and is replaced by a fresh one at every login step.
 //     A cookie the store does not know is cleared and the browser is

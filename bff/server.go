@@ -299,8 +299,26 @@ func New(cfg Config) (*Server, error) {
 		s.devMailbox = true
 		s.app.Use(devMailboxPath, adaptor.HTTPHandler(http.StripPrefix(devMailboxPath, cfg.DevMailbox)))
 	}
+	s.app.Get("/healthz", s.handleHealthz)
 	s.app.Get("/*", s.serveStatic)
 	return s, nil
+}
+
+// handleHealthz answers a load balancer's health check: 200 {"status":"ok"}
+// when the session store answers within two seconds (with a shared store,
+// an instance that lost its database cannot serve anyone), 503
+// {"status":"unavailable"} otherwise. It does not call the service, which
+// has a /healthz of its own: one slow service instance should not take
+// every BFF out of rotation.
+func (s *Server) handleHealthz(c *fiber.Ctx) error {
+	ctx, cancel := context.WithTimeout(c.UserContext(), 2*time.Second)
+	defer cancel()
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	if _, err := s.store.Get(ctx, "healthz"); err != nil && !errors.Is(err, ErrSessionNotFound) {
+		s.log.Warn("bff: health check: session store unavailable", slog.Any("err", err))
+		return c.Status(http.StatusServiceUnavailable).JSON(fiber.Map{"status": "unavailable"})
+	}
+	return c.JSON(fiber.Map{"status": "ok"})
 }
 
 // App returns the Fiber application, for tests (App().Test) and for

@@ -366,3 +366,33 @@ func TestEmbeddedSite(t *testing.T) {
 		t.Log("the wasm module is not built; skipped serving it")
 	}
 }
+
+// brokenStore is a session store whose database is gone.
+type brokenStore struct{ SessionStore }
+
+func (brokenStore) Get(context.Context, string) (Session, error) {
+	return Session{}, errors.New("connection refused")
+}
+
+func TestHealthz(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		store  SessionStore
+		status int
+		body   string
+	}{
+		{"memory store", nil, 200, `{"status":"ok"}`},
+		{"store unavailable", brokenStore{}, 503, `{"status":"unavailable"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, func(c *Config) { c.Sessions = tc.store })
+			r := h.do("GET", "/healthz", "", nil)
+			if r.status != tc.status || strings.TrimSpace(string(r.body)) != tc.body || r.header.Get("Cache-Control") != "no-store" {
+				t.Fatalf("GET /healthz = %d %s (Cache-Control %q), want %d %s", r.status, r.body, r.header.Get("Cache-Control"), tc.status, tc.body)
+			}
+			if n := len(h.svc.reqs()); n != 0 {
+				t.Fatalf("the health check called the service %d times", n)
+			}
+		})
+	}
+}

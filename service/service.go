@@ -360,10 +360,37 @@ func (s *Service) Handler() http.Handler {
 			s.writeError(w, r, errorf(http.StatusMethodNotAllowed, codeMethodNotAllowed, r.Method+" is not allowed here"))
 		})
 	}
+	mux.HandleFunc("/healthz", s.healthz)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, errorf(http.StatusNotFound, codeNotFound, "no such endpoint"))
 	})
 	return mux
+}
+
+// healthz answers a load balancer's health check, without credentials and
+// outside the API's base path: 200 {"status":"ok"} when the database
+// answers within two seconds, 503 {"status":"unavailable"} otherwise. It
+// reads the one row every instance needs (the signer key), so an instance
+// that lost its database is taken out of rotation.
+func (s *Service) healthz(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		s.writeError(w, r, errorf(http.StatusMethodNotAllowed, codeMethodNotAllowed, r.Method+" is not allowed here"))
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	err := s.store.Tx(ctx, func(tx store.Tx) error {
+		_, err := tx.GetSetting(ctx, signerSetting)
+		return err
+	})
+	w.Header().Set("Cache-Control", "no-store")
+	if err != nil {
+		s.log.Warn("health check: database unavailable", "err", err)
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
 
 func (s *Service) serve(w http.ResponseWriter, r *http.Request, rt route) {

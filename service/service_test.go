@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
@@ -570,4 +571,26 @@ func TestResendInterval(t *testing.T) {
 	}
 	e.clock.Advance(20 * time.Second)
 	e.challenge(w)
+}
+
+// TestHealthz: the load balancer's check needs no credential and follows
+// the database.
+func TestHealthz(t *testing.T) {
+	e := newEnv(t)
+	check := func(want int, status string) {
+		t.Helper()
+		rec := httptest.NewRecorder()
+		e.h.ServeHTTP(rec, httptest.NewRequest("GET", "/healthz", nil))
+		if rec.Code != want || !strings.Contains(rec.Body.String(), `"status":"`+status+`"`) {
+			t.Fatalf("GET /healthz = %d %s, want %d %s", rec.Code, rec.Body, want, status)
+		}
+	}
+	check(200, "ok")
+	rec := httptest.NewRecorder()
+	e.h.ServeHTTP(rec, httptest.NewRequest("POST", "/healthz", nil))
+	if rec.Code != http.StatusMethodNotAllowed {
+		t.Fatalf("POST /healthz = %d", rec.Code)
+	}
+	e.store.Close()
+	check(503, "unavailable")
 }

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"paywallet/bff"
+	"paywallet/bff/bffpg"
 	"paywallet/internal/devoidc"
 	"paywallet/internal/inproc"
 	"paywallet/internal/serviceconfig"
@@ -55,11 +56,13 @@ Flags (each can also be set with the environment variable in brackets):
 `)
 		fs.PrintDefaults()
 	}
-	var listen, serviceURL, signerKey, logLevel, oauthIssuer, oauthClientID, oauthName, devOIDCAddr string
+	var listen, serviceURL, signerKey, logLevel, oauthIssuer, oauthClientID, oauthName, devOIDCAddr, sessionsDB string
 	var devOIDC bool
 	envString(fs, &listen, "listen", "WALLET_LISTEN", "127.0.0.1:8080", "address the wallet listens on")
 	envString(fs, &serviceURL, "service-url", "WALLET_SERVICE_URL", "", "base URL of a remote payments service, e.g. https://payments.example/2025-10-13; empty embeds the service")
 	envString(fs, &signerKey, "otp-signer-public-key", "WALLET_OTP_SIGNER_PUBLIC_KEY", "", "with --service-url: the service's OTP target-bundle signer public key (hex) that browsers pin")
+	envString(fs, &sessionsDB, "sessions-database", "WALLET_SESSIONS_DATABASE", "",
+		"postgres:// URL where the BFF keeps cookie sessions and login rate limits, so that several wallet instances behind one load balancer share them (default: this process's memory)")
 	envString(fs, &logLevel, "log-level", "WALLET_LOG_LEVEL", "info", "debug, info, warn or error")
 	envBool(fs, &devOIDC, "dev-oidc", "WALLET_DEV_OIDC",
 		"development only: run a local OpenID Connect issuer on loopback and offer \"Dev sign-in\" (OAuth) with it; anyone can sign in there as any e-mail address")
@@ -87,6 +90,15 @@ Flags (each can also be set with the environment variable in brackets):
 	base := "http://" + displayAddr(ln.Addr().String())
 
 	cfg := bff.Config{Logger: log, Mode: svcOpts.Mode, WebAuthnRPID: svcOpts.WebAuthnRPID}
+	if sessionsDB != "" {
+		shared, err := bffpg.Open(ctx, sessionsDB, bffpg.WithLogger(log))
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("--sessions-database: %w", err)
+		}
+		defer shared.Close()
+		cfg.Sessions, cfg.Limiter = shared.Sessions(), shared.Limiter()
+	}
 	switch {
 	case devOIDC && oauthIssuer != "":
 		ln.Close()

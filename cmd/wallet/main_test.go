@@ -8,7 +8,72 @@ import (
 	"time"
 
 	"paywallet/internal/bffclient"
+	"paywallet/service/store/pgtest"
 )
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+// startWallet runs the wallet command with args until the test ends and
+// returns its URL.
+func startWallet(t *testing.T, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	urls := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, append([]string{"--listen", "127.0.0.1:0", "--log-level", "warn"}, args...), func(u string) { urls <- u })
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("wallet stopped with %v", err)
+			}
+		case <-time.After(15 * time.Second):
+			t.Error("wallet did not stop")
+		}
+	})
+	select {
+	case u := <-urls:
+		return u
+	case err := <-done:
+		t.Fatalf("wallet exited: %v", err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("wallet did not start")
+	}
+	return ""
+}
+
+// TestSessionsDatabase runs two wallet commands on one PostgreSQL database
+// for the service and for the BFF's sessions (--database and
+// --sessions-database, one --data-key): a browser signed in through one is
+// signed in through the other, and signing out through the second ends it
+// for the first.
+func TestSessionsDatabase(t *testing.T) {
+	url := pgtest.Start(t).NewDatabase(t)
+	args := []string{"--dev-mailbox", "--database", url, "--sessions-database", url,
+		"--data-key", "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"}
+	a, b := startWallet(t, args...), startWallet(t, args...)
+	ctx := t.Context()
+	c := &bffclient.Client{Base: a}
+	if _, _, err := c.LoginEmailOTP(ctx, "two@example.com", func(email string) (string, error) {
+		return c.MailboxCode(ctx, email)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	other := &bffclient.Client{Base: b}
+	other.SetCookie(c.Cookie())
+	if r, err := other.Do(ctx, "GET", "/api/me", nil, nil); err != nil || r.Status != 200 {
+		t.Fatalf("me through the second wallet: %v %d %s", err, r.Status, r.Body)
+	}
+	if r, err := other.Do(ctx, "POST", "/api/logout", nil, nil); err != nil || r.Status/100 != 2 {
+		t.Fatalf("logout through the second wallet: %v %d %s", err, r.Status, r.Body)
+	}
+	if r, err := c.Do(ctx, "GET", "/api/me", nil, nil); err != nil || r.Status != 401 {
+		t.Fatalf("me through the first wallet after logout: %v %d %s, want 401", err, r.Status, r.Body)
+	}
+}
 
 // TestEmbeddedWallet runs the wallet command as `make run` does (embedded
 // service on SQLite, dev mailbox) and signs in over HTTP through it: the

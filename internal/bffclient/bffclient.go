@@ -209,3 +209,11 @@ func (c *Client) MailboxCode(ctx context.Context, email string) (string, error) 
 	}
 	return m.Code, nil
 }
+
+// Cookie returns the session cookie the client holds ("name=value", or
+// empty), so that a second client can act as the same browser, e.g.
+// through another BFF instance.
+func (c *Client) Cookie() string { return c.cookie }
+
+// SetCookie makes the client send cookie ("name=value") from now on.
+func (c *Client) SetCookie(cookie string) { c.cookie = cookie }
