@@ -56,13 +56,15 @@ Flags (each can also be set with the environment variable in brackets):
 `)
 		fs.PrintDefaults()
 	}
-	var listen, serviceURL, signerKey, logLevel, oauthIssuer, oauthClientID, oauthName, devOIDCAddr, sessionsDB string
+	var listen, serviceURL, signerKey, logLevel, oauthIssuer, oauthClientID, oauthName, devOIDCAddr, sessionsDB, trustedProxies string
 	var devOIDC bool
 	envString(fs, &listen, "listen", "WALLET_LISTEN", "127.0.0.1:8080", "address the wallet listens on")
 	envString(fs, &serviceURL, "service-url", "WALLET_SERVICE_URL", "", "base URL of a remote payments service, e.g. https://payments.example/2025-10-13; empty embeds the service")
 	envString(fs, &signerKey, "otp-signer-public-key", "WALLET_OTP_SIGNER_PUBLIC_KEY", "", "with --service-url: the service's OTP target-bundle signer public key (hex) that browsers pin")
 	envString(fs, &sessionsDB, "sessions-database", "WALLET_SESSIONS_DATABASE", "",
 		"postgres:// URL where the BFF keeps cookie sessions and login rate limits, so that several wallet instances behind one load balancer share them (default: this process's memory)")
+	envString(fs, &trustedProxies, "trusted-proxies", "WALLET_TRUSTED_PROXIES", "",
+		"comma-separated IP addresses or CIDR ranges of the load balancers in front of the wallet, whose X-Forwarded-For and X-Forwarded-Proto are believed (default: none; the wallet is reached directly)")
 	envString(fs, &logLevel, "log-level", "WALLET_LOG_LEVEL", "info", "debug, info, warn or error")
 	envBool(fs, &devOIDC, "dev-oidc", "WALLET_DEV_OIDC",
 		"development only: run a local OpenID Connect issuer on loopback and offer \"Dev sign-in\" (OAuth) with it; anyone can sign in there as any e-mail address")
@@ -90,6 +92,11 @@ Flags (each can also be set with the environment variable in brackets):
 	base := "http://" + displayAddr(ln.Addr().String())
 
 	cfg := bff.Config{Logger: log, Mode: svcOpts.Mode, WebAuthnRPID: svcOpts.WebAuthnRPID}
+	for _, p := range strings.Split(trustedProxies, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			cfg.TrustedProxies = append(cfg.TrustedProxies, p)
+		}
+	}
 	if sessionsDB != "" {
 		shared, err := bffpg.Open(ctx, sessionsDB, bffpg.WithLogger(log))
 		if err != nil {

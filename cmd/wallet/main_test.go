@@ -136,6 +136,7 @@ func TestConfigErrors(t *testing.T) {
 		{"bad mode", []string{"--database", db, "--dev-mailbox", "--mode", "staging"}, "unknown mode"},
 		{"bad smtp tls", []string{"--database", db, "--smtp-addr", "127.0.0.1:25", "--smtp-tls", "maybe"}, "--smtp-tls"},
 		{"bad log level", []string{"--log-level", "loud"}, "--log-level"},
+		{"bad trusted proxy", []string{"--database", db, "--dev-mailbox", "--trusted-proxies", "10.0.0.0/8, lb.example"}, "lb.example"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
