@@ -36,7 +36,9 @@ type Config struct {
 	// segment, e.g. "http://127.0.0.1:8081/2025-10-13".
 	ServiceURL string
 	// Transport, when set, carries every request to the service (an
-	// in-process transport when the service is embedded).
+	// in-process transport when the service is embedded). When nil, a
+	// transport like http.DefaultTransport that keeps up to 256 idle
+	// connections to the service.
 	Transport http.RoundTripper
 	// PlatformCredential is "<token id>:<secret>". It is sent to the service
 	// as Basic auth and never to the browser.

@@ -396,3 +396,16 @@ func TestHealthz(t *testing.T) {
 		})
 	}
 }
+
+// TestServiceTransport: the default transport keeps enough idle
+// connections for a busy BFF (the standard one keeps two per host).
+func TestServiceTransport(t *testing.T) {
+	up, err := newUpstream("http://127.0.0.1:1/2025-10-13", "a:b", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, ok := up.client.Transport.(*http.Transport)
+	if !ok || tr == http.DefaultTransport || tr.MaxIdleConnsPerHost < 64 || tr.Proxy == nil {
+		t.Fatalf("default transport %#v", up.client.Transport)
+	}
+}

@@ -77,7 +77,7 @@ func newUpstream(serviceURL, credential string, rt http.RoundTripper) (*upstream
 	u.Path = strings.TrimRight(u.Path, "/")
 	u.RawPath = ""
 	if rt == nil {
-		rt = http.DefaultTransport
+		rt = serviceTransport()
 	}
 	return &upstream{
 		base: *u,
@@ -90,6 +90,20 @@ func newUpstream(serviceURL, credential string, rt http.RoundTripper) (*upstream
 		},
 		auth: "Basic " + base64.StdEncoding.EncodeToString([]byte(credential)),
 	}, nil
+}
+
+// serviceTransport is the default way to the service: the standard
+// transport's dialer, TLS and timeouts, but keeping as many idle
+// connections to the one service host as a busy BFF has requests in
+// flight. http.DefaultTransport keeps two per host, so under concurrency
+// most forwarded requests would open (and leave in TIME_WAIT) a new
+// connection; the bench measured that halving forwarded reads at 16
+// clients.
+func serviceTransport() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns = 256
+	t.MaxIdleConnsPerHost = 256
+	return t
 }
 
 // do sends one request. An error means the service could not be reached or

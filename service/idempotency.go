@@ -34,7 +34,10 @@ const maxIdempotencyKey = 255
 // back first), and a request repeating the key replays the record instead of
 // running op. Two requests racing with one key cannot both run op to
 // success: the loser's record insert conflicts and it replays the winner's.
-func (s *Service) idempotent(w http.ResponseWriter, r *http.Request, scope string, body []byte, op func(tx store.Tx) (answer, error)) error {
+//
+// turn, when not empty, names the hot row op works on (a wallet): the
+// transaction then waits for that row's turn (store.Store.TxFor).
+func (s *Service) idempotent(w http.ResponseWriter, r *http.Request, scope, turn string, body []byte, op func(tx store.Tx) (answer, error)) error {
 	ctx := r.Context()
 	key := r.Header.Get(wire.HeaderIdempotencyKey)
 	if key != "" && !validIdempotencyKey(key) {
@@ -44,7 +47,7 @@ func (s *Service) idempotent(w http.ResponseWriter, r *http.Request, scope strin
 	var ans answer
 	var encoded []byte
 	var replay *store.IdempotencyRecord
-	err := s.store.Tx(ctx, func(tx store.Tx) error {
+	err := s.tx(ctx, turn, func(tx store.Tx) error {
 		ans, encoded, replay = answer{}, nil, nil
 		if key != "" {
 			rec, err := tx.GetIdempotencyRecord(ctx, scope, key)
@@ -157,4 +160,13 @@ func writeRawJSON(w http.ResponseWriter, status int, body []byte) {
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
 	_, _ = w.Write([]byte("\n"))
+}
+
+// tx runs fn in a store transaction, after waiting for turn's turn when
+// turn is not empty (see store.Store.TxFor).
+func (s *Service) tx(ctx context.Context, turn string, fn func(store.Tx) error) error {
+	if turn == "" {
+		return s.store.Tx(ctx, fn)
+	}
+	return s.store.TxFor(ctx, turn, fn)
 }

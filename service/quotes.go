@@ -149,7 +149,7 @@ func (s *Service) createQuote(w http.ResponseWriter, r *http.Request) error {
 	if e := req.check().err(); e != nil {
 		return e
 	}
-	return s.idempotent(w, r, "quotes.create", body, func(tx store.Tx) (answer, error) {
+	return s.idempotent(w, r, "quotes.create", "", body, func(tx store.Tx) (answer, error) {
 		q, x, err := s.priceQuote(r.Context(), tx, &req)
 		if err != nil {
 			return answer{}, err
@@ -509,7 +509,9 @@ func (s *Service) executeQuote(w http.ResponseWriter, r *http.Request) error {
 	}
 	id := r.PathValue("quoteId")
 	stamp := strings.TrimSpace(r.Header.Get(wire.HeaderWalletSignature))
-	return s.idempotent(w, r, "quotes.execute "+id, body, func(tx store.Tx) (answer, error) {
+	// Executes from one wallet take turns (the hold updates its balance
+	// row); the wallet is read first to know which turn to wait for.
+	return s.idempotent(w, r, "quotes.execute "+id, s.sourceOf(r.Context(), id), body, func(tx store.Tx) (answer, error) {
 		ctx := r.Context()
 		q, x, err := loadQuote(ctx, tx, id)
 		if err != nil {
@@ -583,4 +585,18 @@ func (s *Service) checkQuoteStamp(ctx context.Context, tx store.Tx, q *store.Quo
 		return errorf(http.StatusUnauthorized, codeSignatureInvalid, "the stamp's key is not the key of an active session of the paying wallet")
 	}
 	return nil
+}
+
+// sourceOf is the wallet quote id pays from, or "" when it cannot be read
+// (the execute that follows then reports why).
+func (s *Service) sourceOf(ctx context.Context, id string) string {
+	var source string
+	_ = s.store.Tx(ctx, func(tx store.Tx) error {
+		q, err := tx.GetQuote(ctx, id)
+		if err == nil {
+			source = q.SourceAccountID
+		}
+		return err
+	})
+	return source
 }

@@ -56,7 +56,7 @@ func (s *Service) SettleDue(ctx context.Context) (int, error) {
 		}
 		progressed := 0
 		for i := range due {
-			applied, err := s.settleOne(ctx, due[i].ID)
+			applied, err := s.settleOne(ctx, due[i].ID, due[i].SourceAccountID)
 			if err != nil {
 				return done, err
 			}
@@ -76,9 +76,12 @@ func (s *Service) SettleDue(ctx context.Context) (int, error) {
 // store.Tx.ClaimDueTransaction): with several instances, a second worker
 // passes the row over instead of waiting for it; the compare-and-set on the
 // status below stays as the guarantee that a step is applied once.
-func (s *Service) settleOne(ctx context.Context, id string) (bool, error) {
+//
+// The step moves the money of wallet (the source account), so it takes that
+// wallet's turn like an execute does.
+func (s *Service) settleOne(ctx context.Context, id, wallet string) (bool, error) {
 	applied := false
-	err := s.store.Tx(ctx, func(tx store.Tx) error {
+	err := s.tx(ctx, wallet, func(tx store.Tx) error {
 		applied = false
 		now := s.now()
 		x, err := tx.ClaimDueTransaction(ctx, id, now)

@@ -96,8 +96,13 @@ func (s *Service) getTransaction(w http.ResponseWriter, r *http.Request) error {
 // returns, or with its error; nothing is written before the transaction
 // committed.
 func (s *Service) respond(w http.ResponseWriter, r *http.Request, fn func(tx store.Tx) (any, error)) error {
+	return s.respondFor(w, r, "", fn)
+}
+
+// respondFor is respond in turn's turn (see Service.tx).
+func (s *Service) respondFor(w http.ResponseWriter, r *http.Request, turn string, fn func(tx store.Tx) (any, error)) error {
 	var out any
-	err := s.store.Tx(r.Context(), func(tx store.Tx) error {
+	err := s.tx(r.Context(), turn, func(tx store.Tx) error {
 		var err error
 		out, err = fn(tx)
 		return err
@@ -242,7 +247,7 @@ func (s *Service) fundSandbox(w http.ResponseWriter, r *http.Request) error {
 		return invalidField("amount", "must be an integer from 1 to "+strconv.Itoa(maxSandboxFunding)+" (smallest unit of the account's currency)")
 	}
 	ctx := r.Context()
-	return s.respond(w, r, func(tx store.Tx) (any, error) {
+	return s.respondFor(w, r, r.PathValue("accountId"), func(tx store.Tx) (any, error) {
 		a, err := s.walletAccount(ctx, tx, r.PathValue("accountId"))
 		if err != nil {
 			return nil, err

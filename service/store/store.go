@@ -45,6 +45,14 @@ type Store interface {
 	// Implementations may retry fn on serialization failures, so fn must not
 	// have side effects outside the Tx.
 	Tx(ctx context.Context, fn func(Tx) error) error
+	// TxFor is Tx for work on one hot row, named by key (an internal
+	// account id): it first waits until no other TxFor on the same key is
+	// running, in any process using the database, and holds that turn
+	// across its retries. Concurrent payments from one wallet then queue
+	// instead of failing each other's serializable transactions over and
+	// over. Where the database runs one writer at a time anyway (SQLite) it
+	// is Tx.
+	TxFor(ctx context.Context, key string, fn func(Tx) error) error
 	// Close releases the database.
 	Close() error
 }

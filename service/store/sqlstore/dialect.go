@@ -48,6 +48,11 @@ type dialect struct {
 	// other writer (SQLite).
 	skipLocked string
 
+	// keyLock and keyUnlock take and release a session-level lock named by
+	// the text argument, for Store.TxFor. Empty where writers are
+	// serialised anyway (SQLite).
+	keyLock, keyUnlock string
+
 	// migrationsTable creates the bookkeeping table if it does not exist.
 	migrationsTable string
 
@@ -128,6 +133,10 @@ var postgresDialect = &dialect{
 	// cannot leave it held.
 	migrationLock: `SELECT pg_advisory_xact_lock(7235041786432013)`,
 	skipLocked:    ` FOR UPDATE SKIP LOCKED`,
+	// The two-argument form (two int4 keys) keeps these locks apart from
+	// the migration lock, which uses the one-bigint form.
+	keyLock:   `SELECT pg_advisory_lock(7235, hashtext($1))`,
+	keyUnlock: `SELECT pg_advisory_unlock(7235, hashtext($1))`,
 	migrationsTable: `CREATE TABLE IF NOT EXISTS schema_migrations (
 	version    integer     PRIMARY KEY,
 	name       text        NOT NULL,

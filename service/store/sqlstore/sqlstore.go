@@ -47,6 +47,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -54,6 +55,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers driver "pgx"
@@ -65,8 +67,9 @@ import (
 
 // DB is a [store.Store] backed by SQLite or PostgreSQL.
 type DB struct {
-	db *sql.DB
-	d  *dialect
+	db   *sql.DB
+	d    *dialect
+	keys keyLocks // TxFor's queue in this process
 }
 
 var _ store.Store = (*DB)(nil)
@@ -198,6 +201,9 @@ func sqliteDSN(path string) (dsn, dir string, err error) {
 	return path + sep + sqlitePragmas, dir, nil
 }
 
+// postgresConns bounds the connections one instance opens to PostgreSQL.
+const postgresConns = 16
+
 // OpenPostgres connects to the PostgreSQL database at url (a postgres://
 // URL or key=value DSN understood by pgx) and applies pending migrations.
 func OpenPostgres(ctx context.Context, url string) (*DB, error) {
@@ -206,8 +212,12 @@ func OpenPostgres(ctx context.Context, url string) (*DB, error) {
 		return nil, fmt.Errorf("store: open postgres: %w", err)
 	}
 	// database/sql keeps only two idle connections by default, which makes
-	// a busy service reconnect constantly.
-	db.SetMaxIdleConns(16)
+	// a busy service reconnect constantly, and opens any number, which
+	// under load means one server process per waiting request: PostgreSQL
+	// does best with a few connections per core, and requests queue more
+	// cheaply in this pool than in the server.
+	db.SetMaxOpenConns(postgresConns)
+	db.SetMaxIdleConns(postgresConns)
 	db.SetConnMaxIdleTime(5 * time.Minute)
 	return finishOpen(ctx, db, postgresDialect, "postgres")
 }
@@ -235,8 +245,51 @@ func (db *DB) Close() error { return db.db.Close() }
 // further statement in the transaction, so nothing fn did afterwards can
 // be trusted.
 func (db *DB) Tx(ctx context.Context, fn func(store.Tx) error) error {
+	return db.run(ctx, db.db.BeginTx, fn)
+}
+
+// TxFor runs fn like Tx after taking the key's turn; see
+// [store.Store.TxFor]. On PostgreSQL the turn is a session-level advisory
+// lock taken on a dedicated connection BEFORE the transaction begins: a
+// lock taken inside a serializable transaction would come after its
+// snapshot, and the work it waited for would still make it fail.
+func (db *DB) TxFor(ctx context.Context, key string, fn func(store.Tx) error) error {
+	if db.d.keyLock == "" {
+		return db.Tx(ctx, fn)
+	}
+	// Queue in this process first, so that many requests for one key hold
+	// one pooled connection between them while they wait, not one each.
+	unlock, err := db.keys.lock(ctx, key)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	conn, err := db.db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("store: connection: %w", err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, db.d.keyLock, key); err != nil {
+		return fmt.Errorf("store: wait for %q: %w", key, err)
+	}
+	defer func() {
+		// The caller's context may be over; the lock must go regardless.
+		uctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if _, err := conn.ExecContext(uctx, db.d.keyUnlock, key); err != nil {
+			// A connection that may still hold the lock must not return
+			// to the pool: closing the session releases it.
+			_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+		}
+	}()
+	return db.run(ctx, conn.BeginTx, fn)
+}
+
+// run runs fn in transactions begun by begin until it succeeds, fails for
+// good, or has lost maxAttempts races.
+func (db *DB) run(ctx context.Context, begin func(context.Context, *sql.TxOptions) (*sql.Tx, error), fn func(store.Tx) error) error {
 	for attempt := 1; ; attempt++ {
-		retry, err := db.try(ctx, fn)
+		retry, err := db.try(ctx, begin, fn)
 		if !retry || attempt == maxAttempts {
 			return err
 		}
@@ -256,8 +309,8 @@ func (db *DB) Tx(ctx context.Context, fn func(store.Tx) error) error {
 
 // try runs fn once and reports its result and whether running it again
 // might succeed.
-func (db *DB) try(ctx context.Context, fn func(store.Tx) error) (retry bool, err error) {
-	sqlTx, err := db.db.BeginTx(ctx, db.d.txOptions)
+func (db *DB) try(ctx context.Context, begin func(context.Context, *sql.TxOptions) (*sql.Tx, error), fn func(store.Tx) error) (retry bool, err error) {
+	sqlTx, err := begin(ctx, db.d.txOptions)
 	if err != nil {
 		return db.d.classify(err) == errRetry, fmt.Errorf("store: begin: %w", err)
 	}
@@ -282,4 +335,46 @@ func (db *DB) try(ctx context.Context, fn func(store.Tx) error) (retry bool, err
 		return db.d.classify(err) == errRetry, fmt.Errorf("store: commit: %w", err)
 	}
 	return false, nil
+}
+
+// keyLocks queues the TxFor calls of this process per key. Waiting is
+// first come, first served only as far as the Go scheduler is; fairness
+// does not matter here, progress does.
+type keyLocks struct {
+	mu sync.Mutex
+	m  map[string]*keyTurn
+}
+
+type keyTurn struct {
+	ch      chan struct{} // holds one token while the key is taken
+	waiters int           // holders and waiters; the entry goes at zero
+}
+
+// lock waits for key's turn or for ctx to end.
+func (k *keyLocks) lock(ctx context.Context, key string) (unlock func(), err error) {
+	k.mu.Lock()
+	if k.m == nil {
+		k.m = map[string]*keyTurn{}
+	}
+	t := k.m[key]
+	if t == nil {
+		t = &keyTurn{ch: make(chan struct{}, 1)}
+		k.m[key] = t
+	}
+	t.waiters++
+	k.mu.Unlock()
+	release := func() {
+		k.mu.Lock()
+		if t.waiters--; t.waiters == 0 {
+			delete(k.m, key)
+		}
+		k.mu.Unlock()
+	}
+	select {
+	case t.ch <- struct{}{}:
+		return func() { <-t.ch; release() }, nil
+	case <-ctx.Done():
+		release()
+		return nil, ctx.Err()
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -296,5 +297,81 @@ func TestPostgresRetry(t *testing.T) {
 				t.Errorf("fn ran %d times and won=%v; want 2 runs, the last one losing", attempts, won)
 			}
 		})
+	}
+}
+
+// TestTxForAcrossPools: TxFor's turn holds across processes (two pools on
+// one PostgreSQL database stand for two instances): calls on one key never
+// overlap, a caller that gives up waiting leaves no lock behind, and the
+// pool gets every connection back.
+func TestTxForAcrossPools(t *testing.T) {
+	url := pgtest.Start(t).NewDatabase(t)
+	var pools [2]*sqlstore.DB
+	for i := range pools {
+		db, err := sqlstore.OpenPostgres(t.Context(), url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		pools[i] = db
+	}
+	var inside, overlaps atomic.Int32
+	var wg sync.WaitGroup
+	for i := range 32 {
+		wg.Go(func() {
+			err := pools[i%2].TxFor(t.Context(), "Wallet:hot", func(tx store.Tx) error {
+				if inside.Add(1) > 1 {
+					overlaps.Add(1)
+				}
+				defer inside.Add(-1)
+				_, err := tx.GetSetting(t.Context(), "absent")
+				time.Sleep(2 * time.Millisecond)
+				if errors.Is(err, store.ErrNotFound) {
+					return nil
+				}
+				return err
+			})
+			if err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if overlaps.Load() > 0 {
+		t.Fatalf("%d TxFor calls on one key overlapped across pools", overlaps.Load())
+	}
+
+	// One instance holds the key; the other gives up waiting.
+	holding, release := make(chan struct{}), make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		done <- pools[0].TxFor(t.Context(), "Wallet:held", func(store.Tx) error {
+			close(holding)
+			<-release
+			return nil
+		})
+	}()
+	<-holding
+	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+	err := pools[1].TxFor(ctx, "Wallet:held", func(store.Tx) error { return errors.New("ran while held") })
+	cancel()
+	if err == nil || !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		t.Fatalf("TxFor while another instance holds the key = %v", err)
+	}
+	// Another key is free meanwhile.
+	if err := pools[1].TxFor(t.Context(), "Wallet:other", func(store.Tx) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range pools {
+		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+		err := p.TxFor(ctx, "Wallet:held", func(store.Tx) error { return nil })
+		cancel()
+		if err != nil {
+			t.Fatalf("pool %d after the holder finished: %v", i, err)
+		}
 	}
 }

@@ -1271,6 +1271,84 @@ func testClaimDueTransaction(f *fixture) {
 	})
 }
 
+// testTxFor: TxFor is a transaction like Tx: it commits fn's writes,
+// returns fn's error unchanged and rolls back, and ends when ctx does.
+func testTxFor(f *fixture) {
+	_, a, _ := f.payer()
+	if err := f.s.TxFor(f.ctx, a.ID, func(tx store.Tx) error {
+		return tx.Credit(f.ctx, a.ID, 500, at(time.Minute))
+	}); err != nil {
+		f.Fatal(err)
+	}
+	sentinel := errors.New("refused")
+	err := f.s.TxFor(f.ctx, a.ID, func(tx store.Tx) error {
+		if err := tx.Credit(f.ctx, a.ID, 7, at(2*time.Minute)); err != nil {
+			return err
+		}
+		return sentinel
+	})
+	if err != sentinel { //nolint:errorlint // the contract is "unchanged"
+		f.Fatalf("TxFor returned %v, want the sentinel itself", err)
+	}
+	f.tx(func(tx store.Tx) error {
+		got, err := tx.GetInternalAccount(f.ctx, a.ID)
+		if err != nil {
+			return err
+		}
+		if got.Available != 500 {
+			f.Errorf("available %d, want 500 (the second credit rolled back)", got.Available)
+		}
+		return nil
+	})
+	ctx, cancel := context.WithCancel(f.ctx)
+	cancel()
+	if err := f.s.TxFor(ctx, a.ID, func(store.Tx) error { return nil }); !errors.Is(err, context.Canceled) {
+		f.Errorf("TxFor with a cancelled context = %v, want context.Canceled", err)
+	}
+}
+
+// testTxForTurns: TxFor calls on one key never overlap, and every one of
+// many concurrent calls on a hot row succeeds.
+func testTxForTurns(f *fixture) {
+	_, a, _ := f.payer()
+	var inside, overlaps atomic.Int32
+	var wg sync.WaitGroup
+	const n = 24
+	errs := make(chan error, n)
+	for i := range n {
+		wg.Go(func() {
+			errs <- f.s.TxFor(f.ctx, a.ID, func(tx store.Tx) error {
+				if inside.Add(1) > 1 {
+					overlaps.Add(1)
+				}
+				defer inside.Add(-1)
+				if err := tx.Credit(f.ctx, a.ID, 1, at(time.Duration(i)*time.Second)); err != nil {
+					return err
+				}
+				time.Sleep(time.Millisecond)
+				return nil
+			})
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			f.Error(err)
+		}
+	}
+	if overlaps.Load() > 0 {
+		f.Errorf("%d TxFor calls on one key overlapped", overlaps.Load())
+	}
+	f.tx(func(tx store.Tx) error {
+		got, err := tx.GetInternalAccount(f.ctx, a.ID)
+		if err == nil && got.Available != n {
+			f.Errorf("available %d, want %d", got.Available, n)
+		}
+		return err
+	})
+}
+
 // ---- idempotency records
 
 func testIdempotencyRecord(f *fixture) {

@@ -72,6 +72,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"TxRollback", testTxRollback},
 		{"TxPanic", testTxPanic},
 		{"TxCanceledContext", testTxCanceled},
+		{"TxFor", testTxFor},
+		{"TxForTurns", testTxForTurns},
 		// store.ExternalAccountTx (external.go)
 		{"ExternalAccountRoundTrip", testExternalAccountRoundTrip},
 		{"ExternalAccountConflict", testExternalAccountConflict},
