@@ -47,31 +47,28 @@ func (s *Service) idempotent(w http.ResponseWriter, r *http.Request, scope, turn
 	var ans answer
 	var encoded []byte
 	var replay *store.IdempotencyRecord
-	err := s.tx(ctx, turn, func(tx store.Tx) error {
-		ans, encoded, replay = answer{}, nil, nil
-		if key != "" {
-			rec, err := tx.GetIdempotencyRecord(ctx, scope, key)
-			switch {
-			case err == nil:
-				replay = rec
-				return nil
-			case !errors.Is(err, store.ErrNotFound):
-				return err
-			}
-		}
-		var err error
-		if ans, err = op(tx); err != nil {
+	var err error
+	if key != "" {
+		// Looked up before op's transaction, not in it: on PostgreSQL a
+		// serializable read of a key that is not there locks the index
+		// page where it would be, and concurrent requests inserting other
+		// keys on that page then fail each other and retry. The insert
+		// below still settles a race on one key (ErrConflict).
+		replay, err = s.idempotencyRecord(ctx, scope, key)
+		switch {
+		case err == nil:
+		case errors.Is(err, store.ErrNotFound):
+			replay, err = nil, nil
+		default:
 			return err
 		}
-		if encoded, err = json.Marshal(ans.body); err != nil {
-			return err
-		}
-		if key == "" {
-			return nil
-		}
-		return tx.PutIdempotencyRecord(ctx, &store.IdempotencyRecord{Scope: scope, Key: key, RequestHash: reqHash,
-			Status: ans.status, Body: encoded, CreatedAt: s.now()})
-	})
+	}
+	if replay == nil {
+		err = s.tx(ctx, turn, func(tx store.Tx) error {
+			ans, encoded = answer{}, nil
+			return s.runAndRecord(ctx, tx, op, &ans, &encoded, scope, key, reqHash)
+		})
+	}
 	if errors.Is(err, store.ErrConflict) && key != "" {
 		// Another request with this key committed first.
 		replay, err = s.idempotencyRecord(ctx, scope, key)
@@ -97,6 +94,23 @@ func (s *Service) idempotent(w http.ResponseWriter, r *http.Request, scope, turn
 	}
 	writeRawJSON(w, ans.status, encoded)
 	return nil
+}
+
+// runAndRecord runs op in tx and, when the request has an Idempotency-Key,
+// records its answer in the same transaction.
+func (s *Service) runAndRecord(ctx context.Context, tx store.Tx, op func(tx store.Tx) (answer, error), ans *answer, encoded *[]byte, scope, key string, reqHash []byte) error {
+	var err error
+	if *ans, err = op(tx); err != nil {
+		return err
+	}
+	if *encoded, err = json.Marshal(ans.body); err != nil {
+		return err
+	}
+	if key == "" {
+		return nil
+	}
+	return tx.PutIdempotencyRecord(ctx, &store.IdempotencyRecord{Scope: scope, Key: key, RequestHash: reqHash,
+		Status: ans.status, Body: *encoded, CreatedAt: s.now()})
 }
 
 // recordRefusal stores a 4xx answer under the key. If a record appeared
