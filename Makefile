@@ -6,14 +6,15 @@ WASM_EXEC := $(shell $(GO) env GOROOT)/lib/wasm
 FUZZTIME  ?= 10s
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test vet unit wasm wasm-test tools chromium brotli fuzz bench clean
+.PHONY: run test vet unit wasm wasm-test bench-js bench-smoke tools chromium brotli node fuzz bench clean
 
 ## run: the wallet on http://localhost:8080 with an embedded service on SQLite under ./data
 run: wasm
 	$(GO) run ./cmd/wallet --mode sandbox --dev-mailbox --dev-oidc --database ./data/wallet.db
 
-## test: everything: vet, unit tests with -race (PostgreSQL and Chromium tests included), wasm tests under Node
-test: tools wasm vet unit wasm-test
+## test: everything: vet, unit tests with -race (PostgreSQL and Chromium tests included, the
+## benchmarks' smoke tests among them), every Go benchmark run once, wasm tests under Node
+test: tools wasm bench-js vet unit bench-smoke wasm-test
 
 vet:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -31,12 +32,17 @@ wasm-test:
 wasm: brotli
 	sh wasm/build.sh
 
-## tools: what the tests need from the system (Chromium for e2e, brotli for the wasm build)
-tools: chromium brotli
+## tools: what the tests need from the system (Chromium for e2e, brotli for the wasm build,
+## Node.js and npm for the wasm tests and the reference JS of the browser benchmark)
+tools: chromium brotli node
 
 chromium:
 	@command -v chromium >/dev/null 2>&1 || { echo "installing Chromium (apt)"; \
 	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium >/dev/null; }
+
+node:
+	@command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || { echo "installing Node.js and npm (apt)"; \
+	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq nodejs npm >/dev/null; }
 
 brotli:
 	@command -v brotli >/dev/null 2>&1 || { echo "installing brotli (apt)"; \
@@ -50,9 +56,20 @@ fuzz:
 	  done; \
 	done
 
-## bench: Go micro-benchmarks of the hot paths
-bench:
-	$(GO) test -run='^$$' -bench=. -benchmem ./...
+## bench: the benchmark report (bench/report/report.md, chart.png, results.json): our wasm
+## against the reference JS in one Chromium page, the BFF against a direct call, the service
+## on SQLite and PostgreSQL, and the Go micro-benchmarks. Takes several minutes.
+bench: tools wasm bench-js
+	$(GO) run ./cmd/bench --out bench/report
+
+## bench-js: the reference JavaScript the browser benchmark compares with (npm, pinned, esbuild)
+bench-js:
+	sh bench/js/build.sh
+
+## bench-smoke: every Go benchmark once, so none of them rots (with -race: it reuses the unit build)
+bench-smoke:
+	$(GO) test -race -run='^$$' -bench=. -benchtime=1x ./...
 
 clean:
+	rm -rf bench/js/dist
 	rm -f web/static/wasm/wallet.wasm web/static/wasm/wallet.wasm.gz web/static/wasm/wallet.wasm.br web/static/wasm/wasm_exec.js

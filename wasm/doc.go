@@ -49,6 +49,12 @@
 //     client key and keeps the session key under a new handle.
 //   - stamp(handle, payload) -> string: the Service-Wallet-Signature header
 //     over payload.
+//   - hpkeSeal(recipientPublicKeyHex, plaintext) -> {encappedPublic,
+//     ciphertext}: seals the string plaintext (UTF-8) to a P-256 public key
+//     (66 or 130 hex) with the bundle suite and returns the 65-byte
+//     encapsulated key and the ciphertext, both lower-case hex. It uses no
+//     key of the module; the wallet does not need it (sealOtp seals the
+//     OTP), the browser benchmark (internal/bench/browser) times it.
 //   - openExportBundle(handle, bundle, pinnedSignerHex) -> {secret,
 //     organizationId}: checks an export bundle (encryptedWalletCredentials)
 //     against the pinned signer, opens it with the key under handle and keeps

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"encoding/hex"
 	"errors"
 	"syscall/js"
 	"unsafe"
@@ -29,6 +30,7 @@ func newWallet(keys *keyStore) js.Value {
 		{"sealOtp", w.sealOtp},
 		{"stamp", w.stamp},
 		{"decryptSessionKey", w.decryptSessionKey},
+		{"hpkeSeal", hpkeSeal},
 		{"forget", w.forget},
 		{"setExpiry", w.setExpiry},
 		{"openExportBundle", w.openExportBundle},
@@ -173,6 +175,39 @@ func (w *wallet) decryptSessionKey(args []js.Value) (any, error) {
 		return nil, errors.New("invalid session key bundle: " + cryptoReason(err))
 	}
 	return w.keep(session)
+}
+
+// hpkeSeal(recipientPublicKeyHex, plaintext) -> {encappedPublic, ciphertext}
+//
+// It seals plaintext to a public key with the bundle suite (walletcrypto.Seal)
+// and uses no key of the store, so it adds nothing to the trust boundary;
+// it is a plain function rather than a wallet method to make that visible.
+// The wallet itself seals only through sealOtp; hpkeSeal exists so that the
+// browser benchmark can time a bare seal beside JavaScript HPKE.
+func hpkeSeal(args []js.Value) (any, error) {
+	if err := checkCount(args, "recipientPublicKeyHex", "plaintext"); err != nil {
+		return nil, err
+	}
+	s, err := stringArg(args[0], "recipientPublicKeyHex", maxKeyHex, true)
+	if err != nil {
+		return nil, err
+	}
+	recipient, err := walletcrypto.ParsePublicKeyHex(s)
+	if err != nil {
+		return nil, errors.New("recipientPublicKeyHex is not a P-256 public key in hex")
+	}
+	plaintext, err := stringArg(args[1], "plaintext", maxBundle, false)
+	if err != nil {
+		return nil, err
+	}
+	enc, ct, err := walletcrypto.Seal(recipient, []byte(plaintext))
+	if err != nil {
+		return nil, errors.New("sealing failed: " + cryptoReason(err))
+	}
+	return map[string]any{
+		"encappedPublic": hex.EncodeToString(enc),
+		"ciphertext":     hex.EncodeToString(ct),
+	}, nil
 }
 
 // forget(handle) -> boolean; handle is a key or a secret handle.

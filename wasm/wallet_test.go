@@ -228,7 +228,7 @@ func TestReadyAndShape(t *testing.T) {
 	if !js.Global().Get("Object").Call("isFrozen", pw).Bool() {
 		t.Error("paywallet is not frozen")
 	}
-	want := []string{"accountTypes", "decryptSessionKey", "forget", "generateKey", "openExportBundle", "requiredBeneficiaryFields",
+	want := []string{"accountTypes", "decryptSessionKey", "forget", "generateKey", "hpkeSeal", "openExportBundle", "requiredBeneficiaryFields",
 		"revealSecret", "sealOtp", "setExpiry", "stamp", "validateAccountInfo", "verifyTargetBundle", "version"}
 	if got := ownKeys(t, pw); !slices.Equal(got, want) {
 		t.Errorf("paywallet keys = %q, want %q", got, want)
@@ -458,6 +458,56 @@ func TestDecryptSessionKey(t *testing.T) {
 	}
 }
 
+func TestHpkeSeal(t *testing.T) {
+	recipient, err := walletcrypto.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ key, plaintext string }{
+		{recipient.PublicKey().UncompressedHex(), `{"otp_code":"123456"}`},
+		{recipient.PublicKey().CompressedHex(), "héllo ✓ 𝄞"},
+		{strings.ToUpper(recipient.PublicKey().UncompressedHex()), ""},
+	} {
+		v := mustCall(t, "hpkeSeal", tt.key, tt.plaintext)
+		if got := ownKeys(t, v); !slices.Equal(got, []string{"ciphertext", "encappedPublic"}) {
+			t.Fatalf("result keys = %q, want [ciphertext encappedPublic]", got)
+		}
+		encHex, ctHex := stringField(t, v, "encappedPublic"), stringField(t, v, "ciphertext")
+		if !walletcrypto.IsUncompressedHex(encHex) || encHex != strings.ToLower(encHex) || ctHex != strings.ToLower(ctHex) {
+			t.Fatalf("encappedPublic %q / ciphertext %q: want lower-case hex, the key uncompressed", encHex, ctHex)
+		}
+		enc, err := hex.DecodeString(encHex)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ct, err := hex.DecodeString(ctHex)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ct) != len(tt.plaintext)+16 {
+			t.Fatalf("ciphertext is %d bytes for %d bytes of plaintext, want the plaintext and a 16-byte tag", len(ct), len(tt.plaintext))
+		}
+		pt, err := walletcrypto.Open(recipient, enc, ct)
+		if err != nil {
+			t.Fatalf("recipient cannot open the sealed message: %v", err)
+		}
+		if string(pt) != tt.plaintext {
+			t.Fatalf("opened %q, want %q", pt, tt.plaintext)
+		}
+	}
+
+	// Every seal has its own ephemeral key.
+	a := mustCall(t, "hpkeSeal", recipient.PublicKey().UncompressedHex(), "same")
+	b := mustCall(t, "hpkeSeal", recipient.PublicKey().UncompressedHex(), "same")
+	if stringField(t, a, "encappedPublic") == stringField(t, b, "encappedPublic") {
+		t.Fatal("two seals share an encapsulated key")
+	}
+
+	// A key off the curve is refused before anything is sealed.
+	bad := "04" + strings.Repeat("11", 64)
+	wantReject(t, "hpkeSeal: recipientPublicKeyHex is not a P-256 public key in hex", "hpkeSeal", bad, "x")
+}
+
 func TestForget(t *testing.T) {
 	k := newKey(t)
 	mustCall(t, "stamp", k.handle, "before")
@@ -526,6 +576,14 @@ func TestArgumentErrors(t *testing.T) {
 		{"decryptSessionKey", []any{k.handle, js.Undefined()}, "decryptSessionKey: bundle must be a string, got undefined"},
 		{"decryptSessionKey", []any{k.handle, ""}, "decryptSessionKey: bundle must not be empty"},
 		{"decryptSessionKey", []any{"zz", "3yZe7d"}, "decryptSessionKey: malformed key handle"},
+
+		{"hpkeSeal", []any{pinned}, "hpkeSeal: expected 2 arguments (recipientPublicKeyHex, plaintext), got 1"},
+		{"hpkeSeal", []any{42, "x"}, "hpkeSeal: recipientPublicKeyHex must be a string, got number"},
+		{"hpkeSeal", []any{"", "x"}, "hpkeSeal: recipientPublicKeyHex must not be empty"},
+		{"hpkeSeal", []any{"04zz", "x"}, "hpkeSeal: recipientPublicKeyHex is not a P-256 public key in hex"},
+		{"hpkeSeal", []any{pinned + "00", "x"}, "hpkeSeal: recipientPublicKeyHex is longer than 130 bytes"},
+		{"hpkeSeal", []any{pinned, js.Null()}, "hpkeSeal: plaintext must be a string, got null"},
+		{"hpkeSeal", []any{pinned, strings.Repeat("a", maxBundle+1)}, "hpkeSeal: plaintext is longer than 65536 bytes"},
 
 		{"forget", nil, "forget: expected 1 argument (handle), got 0"},
 		{"forget", []any{k.handle, k.handle}, "forget: expected 1 argument (handle), got 2"},
@@ -662,7 +720,7 @@ func TestResultsHoldNoPrivateMaterial(t *testing.T) {
 func TestBadCallsReturnRejectedPromises(t *testing.T) {
 	// Argument errors reject; they never throw synchronously.
 	pw := js.Global().Get("paywallet")
-	for _, name := range []string{"generateKey", "verifyTargetBundle", "sealOtp", "stamp", "decryptSessionKey", "forget",
+	for _, name := range []string{"generateKey", "verifyTargetBundle", "sealOtp", "stamp", "decryptSessionKey", "hpkeSeal", "forget",
 		"validateAccountInfo", "accountTypes", "requiredBeneficiaryFields", "setExpiry", "openExportBundle", "revealSecret"} {
 		p := pw.Call(name, js.Undefined(), 1, 2, 3, 4, 5)
 		if !p.InstanceOf(js.Global().Get("Promise")) {

@@ -1,11 +1,13 @@
-// Package browsertest starts headless Chromium for tests, with the flags this
-// machine kind needs: a fresh profile per test, no background networking (the
-// network is closed), no GPU, and --no-sandbox when running as root, which
-// Chromium otherwise refuses.
+// Package browsertest starts headless Chromium for tests and benchmarks,
+// with the flags this machine kind needs: a fresh profile per browser, no
+// background networking (the network is closed), no GPU, and --no-sandbox
+// when running as root, which Chromium otherwise refuses.
 package browsertest
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"testing"
@@ -14,22 +16,42 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// New starts a browser for one test and returns a tab context that ends
-// after timeout. The browser closes in t.Cleanup; register servers the
-// browser talks to before calling New, so that the browser closes first
-// (LIFO) and its keep-alive connections do not hold up their shutdown.
-func New(t testing.TB, timeout time.Duration) context.Context {
-	t.Helper()
-	path, err := exec.LookPath("chromium")
-	if err != nil {
-		if path, err = exec.LookPath("chromium-browser"); err != nil {
-			t.Fatal("Chromium is not installed: run `make test` (it installs it) or `apt-get install -y chromium`")
+// ErrNoChromium is returned by ExecPath and Launch when no Chromium is on
+// PATH.
+var ErrNoChromium = errors.New("Chromium is not installed: run `make test` (it installs it) or `apt-get install -y chromium`")
+
+// ExecPath returns the Chromium binary on PATH: chromium (Debian's name),
+// else chromium-browser. Looking it up rather than hard-coding a path keeps
+// Debian's launcher script, which sets up the environment Chromium expects.
+func ExecPath() (string, error) {
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if path, err := exec.LookPath(name); err == nil {
+			return path, nil
+		}
+	}
+	return "", ErrNoChromium
+}
+
+// Launch starts headless Chromium (execPath, or ExecPath() if it is empty)
+// with its profile in userDataDir and returns the context of its first tab,
+// ready for chromedp. The browser is started before Launch returns, so a
+// start-up failure is its error rather than the first action's. cancel
+// closes the browser and waits for it to exit; the caller removes
+// userDataDir afterwards if it wants to. The browser also closes when ctx
+// ends.
+//
+// Use a fresh userDataDir each time: a reused profile brings its HTTP and
+// code caches along, which would make pages and wasm modules load warm.
+func Launch(ctx context.Context, execPath, userDataDir string) (tab context.Context, cancel context.CancelFunc, err error) {
+	if execPath == "" {
+		if execPath, err = ExecPath(); err != nil {
+			return nil, nil, err
 		}
 	}
 	opts := append([]chromedp.ExecAllocatorOption{}, chromedp.DefaultExecAllocatorOptions[:]...)
 	opts = append(opts,
-		chromedp.ExecPath(path),
-		chromedp.UserDataDir(t.TempDir()),
+		chromedp.ExecPath(execPath),
+		chromedp.UserDataDir(userDataDir),
 		chromedp.DisableGPU,
 		chromedp.Flag("disable-quic", true),
 		chromedp.Flag("disable-component-update", true),
@@ -38,17 +60,33 @@ func New(t testing.TB, timeout time.Duration) context.Context {
 	if os.Geteuid() == 0 {
 		opts = append(opts, chromedp.NoSandbox)
 	}
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelCtx := chromedp.NewContext(alloc)
-	ctx, cancelTimeout := context.WithTimeout(ctx, timeout)
+	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
+	tab, cancelTab := chromedp.NewContext(alloc)
+	cancel = func() {
+		cancelTab()
+		cancelAlloc()
+	}
+	if err := chromedp.Do(tab); err != nil {
+		cancel()
+		return nil, nil, fmt.Errorf("start Chromium (%s): %w", execPath, err)
+	}
+	return tab, cancel, nil
+}
+
+// New starts a browser for one test and returns a tab context that ends
+// after timeout. The browser closes in t.Cleanup; register servers the
+// browser talks to before calling New, so that the browser closes first
+// (LIFO) and its keep-alive connections do not hold up their shutdown.
+func New(t testing.TB, timeout time.Duration) context.Context {
+	t.Helper()
+	tab, cancel, err := Launch(context.Background(), "", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancelTimeout := context.WithTimeout(tab, timeout)
 	t.Cleanup(func() {
 		cancelTimeout()
-		cancelCtx()
-		cancelAlloc()
+		cancel()
 	})
-	// Start the browser now so a start-up failure is reported here.
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatalf("start Chromium: %v", err)
-	}
 	return ctx
 }

@@ -1,0 +1,108 @@
+package report
+
+import (
+	"bufio"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Micro is one Go benchmark, summarised over the runs of `go test -bench
+// -count N`: the median of each figure, and the fastest and slowest ns/op.
+type Micro struct {
+	Package     string  `json:"package"`
+	Name        string  `json:"name"` // without the "Benchmark" prefix and the -GOMAXPROCS suffix
+	Runs        int     `json:"runs"`
+	NsPerOp     float64 `json:"nsPerOp"`
+	MinNsPerOp  float64 `json:"minNsPerOp"`
+	MaxNsPerOp  float64 `json:"maxNsPerOp"`
+	BytesPerOp  float64 `json:"bytesPerOp"`
+	AllocsPerOp float64 `json:"allocsPerOp"`
+}
+
+// ParseGoBench reads the text `go test -bench` prints (several packages,
+// several runs each) and returns one Micro per package and benchmark, in
+// the order they first appear. Lines that are not benchmark results are
+// skipped; a result line without a parsable ns/op is skipped too, so the
+// parser never guesses.
+func ParseGoBench(out string) []Micro {
+	type key struct{ pkg, name string }
+	var order []key
+	runs := map[key][][3]float64{} // ns, B, allocs of each run
+	pkg := ""
+	sc := bufio.NewScanner(strings.NewReader(out))
+	sc.Buffer(make([]byte, 64*1024), 1024*1024)
+	for sc.Scan() {
+		line := sc.Text()
+		if p, ok := strings.CutPrefix(line, "pkg: "); ok {
+			pkg = strings.TrimSpace(p)
+			continue
+		}
+		f := strings.Fields(line)
+		if len(f) < 4 || !strings.HasPrefix(f[0], "Benchmark") {
+			continue
+		}
+		if _, err := strconv.ParseUint(f[1], 10, 64); err != nil {
+			continue // not an iteration count: a log line that starts with "Benchmark"
+		}
+		name := strings.TrimPrefix(f[0], "Benchmark")
+		if i := strings.LastIndexByte(name, '-'); i >= 0 {
+			if _, err := strconv.Atoi(name[i+1:]); err == nil {
+				name = name[:i]
+			}
+		}
+		if name == "" {
+			continue
+		}
+		var fig [3]float64
+		ns := false
+		for i := 2; i+1 < len(f); i += 2 {
+			v, err := strconv.ParseFloat(f[i], 64)
+			if err != nil {
+				break
+			}
+			switch f[i+1] {
+			case "ns/op":
+				fig[0], ns = v, true
+			case "B/op":
+				fig[1] = v
+			case "allocs/op":
+				fig[2] = v
+			}
+		}
+		if !ns {
+			continue
+		}
+		k := key{pkg, name}
+		if _, seen := runs[k]; !seen {
+			order = append(order, k)
+		}
+		runs[k] = append(runs[k], fig)
+	}
+	out2 := make([]Micro, 0, len(order))
+	for _, k := range order {
+		rs := runs[k]
+		col := func(i int) []float64 {
+			v := make([]float64, len(rs))
+			for j, r := range rs {
+				v[j] = r[i]
+			}
+			slices.Sort(v)
+			return v
+		}
+		ns := col(0)
+		out2 = append(out2, Micro{Package: k.pkg, Name: k.name, Runs: len(rs),
+			NsPerOp: median(ns), MinNsPerOp: ns[0], MaxNsPerOp: ns[len(ns)-1],
+			BytesPerOp: median(col(1)), AllocsPerOp: median(col(2))})
+	}
+	return out2
+}
+
+// median of sorted, non-empty v.
+func median(v []float64) float64 {
+	n := len(v)
+	if n%2 == 1 {
+		return v[n/2]
+	}
+	return (v[n/2-1] + v[n/2]) / 2
+}

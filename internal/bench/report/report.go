@@ -1,0 +1,412 @@
+// Package report turns the figures `make bench` measures into the Markdown
+// report and the chart (README "Benchmarks"): the machine, each budget of
+// DESIGN.md beside the measured figure, the headline comparisons (our wasm
+// against the reference JavaScript in the same Chromium page, the BFF against
+// a direct call, the service on SQLite and PostgreSQL) and every table behind
+// them. It measures nothing itself; cmd/bench runs the measurements.
+package report
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"paywallet/internal/bench/browser"
+	"paywallet/internal/bench/load"
+)
+
+// Machine is where the figures were measured.
+type Machine struct {
+	Date       string `json:"date"`
+	CPU        string `json:"cpu"`
+	Cores      int    `json:"cores"`
+	OS         string `json:"os"`
+	Go         string `json:"go"`
+	Chromium   string `json:"chromium"`
+	PostgreSQL string `json:"postgresql"`
+	Commit     string `json:"commit"`
+}
+
+// Report is everything one `make bench` measured. A nil or empty part was
+// not measured (a failed step says so in Errors).
+type Report struct {
+	Machine Machine            `json:"machine"`
+	Quick   bool               `json:"quick"` // smoke-sized run: the figures are not meaningful
+	Micro   []Micro            `json:"micro"`
+	Browser *browser.Result    `json:"browser"`
+	Service []load.ServiceCell `json:"service"`
+	Scale   []load.ScaleCell   `json:"scale"`
+	BFF     []load.BFFCell     `json:"bff"`
+	Errors  map[string]string  `json:"errors,omitempty"`
+}
+
+// Budget is one line of DESIGN.md's "Performance budgets" with what was
+// measured.
+type Budget struct {
+	What, Limit, Aim, Measured string
+	// Verdict: "within", "over", or "not measured".
+	Verdict string
+	// AimMet is whether the aim is reached too.
+	AimMet bool
+}
+
+// op finds the browser figure of (name, impl).
+func (r *Report) op(name, impl string) (browser.Op, bool) {
+	if r.Browser == nil {
+		return browser.Op{}, false
+	}
+	for _, o := range r.Browser.Ops {
+		if o.Name == name && o.Impl == impl {
+			return o, true
+		}
+	}
+	return browser.Op{}, false
+}
+
+// Budgets compares the figures with DESIGN.md's table.
+func (r *Report) Budgets() []Budget {
+	var out []Budget
+	add := func(what, limit, aim string, measured float64, ok bool, unit string, within, aimMet bool) {
+		b := Budget{What: what, Limit: limit, Aim: aim, Verdict: "not measured"}
+		if ok {
+			b.Measured = num(measured) + unit
+			b.Verdict, b.AimMet = "over", false
+			if within {
+				b.Verdict, b.AimMet = "within", aimMet
+			}
+		}
+		out = append(out, b)
+	}
+	if br := r.Browser; br != nil {
+		mb := float64(br.WasmBrotli) / 1e6
+		add("wasm module, brotli", "≤ 1.0 MB", "≤ 0.8 MB", mb, br.WasmBrotli > 0, " MB", mb <= 1.0, mb <= 0.8)
+		cl := br.ColdLoad.MedianMs
+		add("wasm cold load in Chromium (fetch + instantiate + ready), median", "≤ 150 ms", "≤ 100 ms", cl, cl > 0, " ms", cl <= 150, cl <= 100)
+	} else {
+		add("wasm module, brotli", "≤ 1.0 MB", "≤ 0.8 MB", 0, false, "", false, false)
+		add("wasm cold load in Chromium (fetch + instantiate + ready), median", "≤ 150 ms", "≤ 100 ms", 0, false, "", false, false)
+	}
+	st, okS := r.op("stamp", "wasm")
+	fastestJS := math.Inf(1)
+	for _, impl := range []string{"turnkey-js"} {
+		if o, ok := r.op("stamp", impl); ok {
+			fastestJS = math.Min(fastestJS, o.Stat.MedianMs)
+		}
+	}
+	add("stamp in Chromium wasm, warm, median", "≤ 0.35 ms", "at or below the fastest JS stamper beside it ("+num(fastestJS)+" ms)",
+		st.Stat.MedianMs, okS, " ms", st.Stat.MedianMs <= 0.35, st.Stat.MedianMs <= fastestJS)
+	seal, okH := r.op("hpke-seal", "wasm")
+	ref, okR := r.op("hpke-seal", "turnkey-js")
+	aim := "≥ 3× faster than the reference JS HPKE beside it"
+	if okR && okH && seal.Stat.MedianMs > 0 {
+		aim += fmt.Sprintf(" (it is %s×)", num(ref.Stat.MedianMs/seal.Stat.MedianMs))
+	}
+	add("HPKE seal in Chromium wasm, median", "≤ 0.8 ms", aim, seal.Stat.MedianMs, okH, " ms",
+		seal.Stat.MedianMs <= 0.8, okR && ref.Stat.MedianMs >= 3*seal.Stat.MedianMs)
+	// The BFF budget is per request at p50; the figure is the worst of the
+	// forwarded read's concurrency levels up to 16 clients (beyond that the
+	// two cores queue and the difference measures the scheduler).
+	worst, okB := math.Inf(-1), false
+	for _, c := range r.BFF {
+		if c.Op == "list-external-accounts" && c.Clients <= 16 {
+			worst, okB = math.Max(worst, c.AddedP50Ms), true
+		}
+	}
+	add("BFF forwarding overhead over a direct service call, p50 (forwarded read, worst of 1–16 clients)", "≤ 0.3 ms", "≤ 0.1 ms",
+		worst, okB, " ms", worst <= 0.3, worst <= 0.1)
+	return out
+}
+
+// ratio is "a ÷ b" of two browser medians, or "" when one is missing.
+func (r *Report) ratio(name, implA, implB string) (float64, bool) {
+	a, okA := r.op(name, implA)
+	b, okB := r.op(name, implB)
+	if !okA || !okB || a.Stat.MedianMs <= 0 || b.Stat.MedianMs <= 0 {
+		return 0, false
+	}
+	return a.Stat.MedianMs / b.Stat.MedianMs, true
+}
+
+// Markdown renders the report. chartFile is the chart's file name, linked
+// at the top when not empty.
+func (r *Report) Markdown(chartFile string) string {
+	var b strings.Builder
+	m := r.Machine
+	b.WriteString("# Benchmark report\n\n")
+	fmt.Fprintf(&b, "Written by `make bench` on %s at commit `%s`.\n\n", m.Date, m.Commit)
+	fmt.Fprintf(&b, "- Machine: %s, %d cores, %s\n- Go: %s\n- Chromium: %s\n- PostgreSQL: %s\n\n", m.CPU, m.Cores, m.OS, m.Go, orDash(m.Chromium), orDash(m.PostgreSQL))
+	if r.Quick {
+		b.WriteString("> **Quick run** (`--quick`): every benchmark ran once with tiny counts to prove it works. The figures below mean nothing.\n\n")
+	}
+	if len(r.Errors) > 0 {
+		b.WriteString("## Steps that failed\n\n")
+		keys := make([]string, 0, len(r.Errors))
+		for k := range r.Errors {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			fmt.Fprintf(&b, "- **%s**: %s\n", k, r.Errors[k])
+		}
+		b.WriteString("\n")
+	}
+	if chartFile != "" {
+		fmt.Fprintf(&b, "![Benchmark chart](%s)\n\n", chartFile)
+	}
+	r.headline(&b)
+	b.WriteString("## Budgets (DESIGN.md)\n\n| what | budget now | aim | measured | verdict |\n|---|---|---|---|---|\n")
+	for _, bu := range r.Budgets() {
+		v := bu.Verdict
+		if v == "within" && bu.AimMet {
+			v = "within; aim met"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", bu.What, bu.Limit, bu.Aim, orDash(bu.Measured), v)
+	}
+	b.WriteString("\n")
+	r.browserSection(&b)
+	r.bffSection(&b)
+	r.serviceSection(&b)
+	r.scaleSection(&b)
+	r.microSection(&b)
+	b.WriteString(howMeasured)
+	return b.String()
+}
+
+func (r *Report) headline(b *strings.Builder) {
+	b.WriteString("## Headline\n\n")
+	if x, ok := r.ratio("stamp", "wasm", "turnkey-js"); ok {
+		w, _ := r.op("stamp", "wasm")
+		t, _ := r.op("stamp", "turnkey-js")
+		fmt.Fprintf(b, "- **Stamp**: wasm %s ms, `@turnkey/api-key-stamper` %s ms: wasm takes %s× the reference JS time.\n", num(w.Stat.MedianMs), num(t.Stat.MedianMs), num(x))
+	}
+	if x, ok := r.ratio("hpke-seal", "turnkey-js", "wasm"); ok {
+		w, _ := r.op("hpke-seal", "wasm")
+		t, _ := r.op("hpke-seal", "turnkey-js")
+		fmt.Fprintf(b, "- **HPKE seal**: wasm %s ms, `@turnkey/crypto` %s ms: wasm is %s× faster.\n", num(w.Stat.MedianMs), num(t.Stat.MedianMs), num(x))
+	}
+	for _, c := range r.BFF {
+		if c.Op == "list-external-accounts" {
+			fmt.Fprintf(b, "- **BFF added latency** (forwarded read, %d clients): p50 %s ms, p99 %s ms.\n", c.Clients, num(c.AddedP50Ms), num(c.AddedP99Ms))
+		}
+	}
+	for _, store := range []string{"sqlite", "postgres"} {
+		var parts []string
+		for _, c := range r.Service {
+			if c.Store == store && c.Stats.Clients == 8 {
+				parts = append(parts, fmt.Sprintf("%s %s/s", c.Op, num(c.Stats.RPS)))
+			}
+		}
+		if len(parts) > 0 {
+			fmt.Fprintf(b, "- **Service on %s**, 8 clients: %s.\n", store, strings.Join(parts, ", "))
+		}
+	}
+	if br := r.Browser; br != nil {
+		fmt.Fprintf(b, "- **wasm module**: %s bytes raw, %s gzip, %s brotli.\n", grouped(br.WasmRaw), grouped(br.WasmGzip), grouped(br.WasmBrotli))
+	}
+	b.WriteString("\n")
+}
+
+var implTitle = map[string]string{"wasm": "our wasm", "turnkey-js": "reference JS (@turnkey)", "webcrypto": "WebCrypto (floor)"}
+
+func (r *Report) browserSection(b *strings.Builder) {
+	br := r.Browser
+	if br == nil {
+		return
+	}
+	b.WriteString("## In the browser: one Chromium page\n\n")
+	fmt.Fprintf(b, "crossOriginIsolated (fine timer): %v. Median of the runs per operation (ms), with the fastest and slowest run.\n\n", br.CrossOriginIsolated)
+	b.WriteString("| operation | implementation | function | median ms | min–max ms | iterations × runs |\n|---|---|---|---|---|---|\n")
+	for _, o := range br.Ops {
+		fmt.Fprintf(b, "| %s | %s | `%s` | %s | %s–%s | %d × %d |\n", o.Name, implTitle[o.Impl], o.Function,
+			num(o.Stat.MedianMs), num(o.Stat.MinMs), num(o.Stat.MaxMs), o.Stat.Iterations, o.Stat.Runs)
+	}
+	fmt.Fprintf(b, "\nwasm cold load (fetch + instantiateStreaming + ready): median %s ms (min %s, max %s, %d loads).\n",
+		num(br.ColdLoad.MedianMs), num(br.ColdLoad.MinMs), num(br.ColdLoad.MaxMs), br.ColdLoad.Runs)
+	fmt.Fprintf(b, "Sizes: wasm %s bytes raw, %s gzip -9, %s brotli -q 11; the reference JS bundle (esbuild, minified) %s bytes.\n",
+		grouped(br.WasmRaw), grouped(br.WasmGzip), grouped(br.WasmBrotli), grouped(br.BundleBytes))
+	if len(br.Packages) > 0 {
+		keys := make([]string, 0, len(br.Packages))
+		for k := range br.Packages {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		var ps []string
+		for _, k := range keys {
+			ps = append(ps, "`"+k+"@"+br.Packages[k]+"`")
+		}
+		fmt.Fprintf(b, "npm packages: %s.\n", strings.Join(ps, ", "))
+	}
+	b.WriteString("\n")
+}
+
+// section writes a heading, an introduction and a Markdown table; nothing
+// when there are no rows.
+func section(b *strings.Builder, title, intro string, header []string, rows [][]string) {
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "## %s\n\n%s\n\n| %s |\n|%s\n", title, intro, strings.Join(header, " | "), strings.Repeat("---|", len(header)))
+	for _, row := range rows {
+		fmt.Fprintf(b, "| %s |\n", strings.Join(row, " | "))
+	}
+	b.WriteString("\n")
+}
+
+func (r *Report) bffSection(b *strings.Builder) {
+	var rows [][]string
+	for _, c := range r.BFF {
+		rows = append(rows, []string{c.Op, fmt.Sprint(c.Clients),
+			num(c.Direct.P50Ms) + " / " + num(c.Direct.P99Ms), num(c.Direct.RPS),
+			num(c.ViaBFF.P50Ms) + " / " + num(c.ViaBFF.P99Ms), num(c.ViaBFF.RPS), num(c.AddedP50Ms) + " / " + num(c.AddedP99Ms)})
+	}
+	section(b, "The BFF against a direct call", "Loopback HTTP with keep-alive; the load generator is Go in the same process. Added = via BFF − direct.",
+		[]string{"request", "clients", "direct p50 / p99 ms", "direct req/s", "via BFF p50 / p99 ms", "via BFF req/s", "added p50 / p99 ms"}, rows)
+}
+
+func (r *Report) serviceSection(b *strings.Builder) {
+	var rows [][]string
+	for _, c := range r.Service {
+		rows = append(rows, []string{c.Store, c.Op, fmt.Sprint(c.Stats.Clients), num(c.Stats.RPS), num(c.Stats.P50Ms), num(c.Stats.P99Ms), fmt.Sprint(c.Stats.Errors)})
+	}
+	section(b, "The service on SQLite and PostgreSQL", "Requests per second and latency over loopback HTTP, closed loop.",
+		[]string{"store", "request", "clients", "req/s", "p50 ms", "p99 ms", "errors"}, rows)
+}
+
+func (r *Report) scaleSection(b *strings.Builder) {
+	var rows [][]string
+	for _, c := range r.Scale {
+		rows = append(rows, []string{c.Store, grouped(int64(c.Accounts)), num(c.InsertSeconds),
+			num(c.List.P50Ms) + " / " + num(c.List.P99Ms), num(c.Get.P50Ms) + " / " + num(c.Get.P99Ms)})
+	}
+	section(b, "Growth with stored external accounts", "List (first page of 20) and get of one account, one client.",
+		[]string{"store", "accounts", "insert s", "list p50 / p99 ms", "get p50 / p99 ms"}, rows)
+}
+
+func (r *Report) microSection(b *strings.Builder) {
+	var rows [][]string
+	for _, m := range r.Micro {
+		rows = append(rows, []string{strings.TrimPrefix(m.Package, "paywallet/"), m.Name, num(m.NsPerOp / 1e3),
+			num(m.MinNsPerOp/1e3) + "–" + num(m.MaxNsPerOp/1e3), num(m.BytesPerOp), num(m.AllocsPerOp), fmt.Sprint(m.Runs)})
+	}
+	section(b, "Go micro-benchmarks (native, `go test -bench`)", "Median of the runs.",
+		[]string{"package", "benchmark", "median µs/op", "min–max µs", "B/op", "allocs/op", "runs"}, rows)
+}
+
+const howMeasured = `## How it was measured
+
+- Browser: one headless Chromium page holds our wasm module, the reference JavaScript (` + "`@turnkey/api-key-stamper`" + ` and ` + "`@turnkey/crypto`" + ` from npm, pinned in bench/js/package-lock.json, bundled locally with esbuild) and WebCrypto. Every operation is warmed up, then timed as several runs of many awaited calls; the median run is reported. The page is cross-origin isolated so performance.now() is fine-grained. Both sides' outputs are checked in Go (stamps verify, ciphertexts open) by the bench's smoke test.
+- BFF and service: a closed-loop Go load generator on loopback; each client sends its next request when the previous answer arrived. Latencies are exact percentiles of every request. Every answer's status is checked; errors are counted, not timed.
+- Go micro-benchmarks: ` + "`go test -bench -count 5`" + `, median of the runs.
+- One machine with two cores runs the load generator, the server and the database together, so absolute throughput is the machine's, not a deployment's; the comparisons side by side are the point.
+`
+
+func orDash(s string) string {
+	if s == "" {
+		return "–"
+	}
+	return s
+}
+
+// grouped prints n with thousands separators.
+func grouped(n int64) string {
+	s := fmt.Sprint(n)
+	if n < 0 {
+		return "-" + grouped(-n)
+	}
+	var out []byte
+	for i := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			out = append(out, ',')
+		}
+		out = append(out, s[i])
+	}
+	return string(out)
+}
+
+// ChartHTML is the chart as an HTML page whose element #chart is the
+// picture: the browser operations, the service's throughput per store, and
+// the BFF's added latency.
+func (r *Report) ChartHTML() string {
+	var panels []barChart
+	if br := r.Browser; br != nil && len(br.Ops) > 0 {
+		impls := []string{"wasm", "turnkey-js", "webcrypto"}
+		c := barChart{Title: "In one Chromium page: median time per operation", Unit: "ms", Log: true}
+		for i, impl := range impls {
+			c.Series = append(c.Series, series{implTitle[impl], palette[i]})
+		}
+		var names []string
+		for _, o := range br.Ops {
+			if !slices.Contains(names, o.Name) {
+				names = append(names, o.Name)
+			}
+		}
+		for _, n := range names {
+			g := group{Label: n}
+			for _, impl := range impls {
+				v := math.NaN()
+				if o, ok := r.op(n, impl); ok {
+					v = o.Stat.MedianMs
+				}
+				g.Values = append(g.Values, v)
+			}
+			c.Groups = append(c.Groups, g)
+		}
+		panels = append(panels, c)
+	}
+	if len(r.Service) > 0 {
+		c := barChart{Title: "Service throughput (requests/s, closed loop)", Unit: "req/s"}
+		var levels []int
+		var ops []string
+		for _, s := range r.Service {
+			if !slices.Contains(levels, s.Stats.Clients) {
+				levels = append(levels, s.Stats.Clients)
+			}
+			if !slices.Contains(ops, s.Op) {
+				ops = append(ops, s.Op)
+			}
+		}
+		slices.Sort(levels)
+		type key struct {
+			store string
+			n     int
+		}
+		var keys []key
+		for _, st := range []string{"sqlite", "postgres"} {
+			for _, n := range levels {
+				keys = append(keys, key{st, n})
+			}
+		}
+		for i, k := range keys {
+			c.Series = append(c.Series, series{fmt.Sprintf("%s, %d clients", k.store, k.n), palette[i%len(palette)]})
+		}
+		for _, op := range ops {
+			g := group{Label: op}
+			for _, k := range keys {
+				v := math.NaN()
+				for _, s := range r.Service {
+					if s.Op == op && s.Store == k.store && s.Stats.Clients == k.n {
+						v = s.Stats.RPS
+					}
+				}
+				g.Values = append(g.Values, v)
+			}
+			c.Groups = append(c.Groups, g)
+		}
+		panels = append(panels, c)
+	}
+	if len(r.BFF) > 0 {
+		c := barChart{Title: "BFF added latency over a direct call (via BFF − direct)", Unit: "ms",
+			Series: []series{{"p50", palette[0]}, {"p99", palette[1]}}}
+		for _, x := range r.BFF {
+			c.Groups = append(c.Groups, group{Label: fmt.Sprintf("%s, %d clients", x.Op, x.Clients),
+				Values: []float64{math.Max(x.AddedP50Ms, 0), math.Max(x.AddedP99Ms, 0)}})
+		}
+		panels = append(panels, c)
+	}
+	title := "paywallet benchmarks, " + r.Machine.Date
+	if r.Quick {
+		title += " (quick run: figures not meaningful)"
+	}
+	return chartPage(title, panels)
+}

@@ -1,0 +1,121 @@
+package report
+
+import (
+	"strings"
+	"testing"
+
+	"paywallet/internal/bench/browser"
+	"paywallet/internal/bench/load"
+)
+
+// Sample is a report with every part filled, for the tests here and in
+// cmd/bench.
+func Sample() *Report {
+	op := func(name, impl string, ms float64) browser.Op {
+		return browser.Op{Name: name, Impl: impl, Function: impl + "." + name, Stat: browser.Stat{MedianMs: ms, MinMs: ms * 0.9, MaxMs: ms * 1.2, Iterations: 100, Runs: 5}}
+	}
+	st := func(clients int, rps, p50, p99 float64) load.Stats {
+		return load.Stats{Clients: clients, Requests: int(rps * 2), RPS: rps, P50Ms: p50, P90Ms: p99 * 0.8, P99Ms: p99, MaxMs: p99 * 2}
+	}
+	return &Report{
+		Machine: Machine{Date: "2026-11-23 12:00 UTC", CPU: "Test CPU", Cores: 2, OS: "linux/amd64", Go: "go1.26.8", Chromium: "156", PostgreSQL: "15.18", Commit: "abc1234"},
+		Micro:   []Micro{{Package: "paywallet/shared/walletcrypto", Name: "VerifyStamp", Runs: 5, NsPerOp: 95000, MinNsPerOp: 90000, MaxNsPerOp: 99000, BytesPerOp: 5000, AllocsPerOp: 60}},
+		Browser: &browser.Result{
+			Chromium: "156", CrossOriginIsolated: true,
+			Ops: []browser.Op{
+				op("stamp", "wasm", 0.30), op("stamp", "turnkey-js", 0.90), op("stamp", "webcrypto", 0.05),
+				op("hpke-seal", "wasm", 0.70), op("hpke-seal", "turnkey-js", 2.8),
+			},
+			ColdLoad: browser.Stat{MedianMs: 120, MinMs: 100, MaxMs: 140, Runs: 10},
+			WasmRaw:  4_500_000, WasmGzip: 1_200_000, WasmBrotli: 960_000, BundleBytes: 150_000,
+			Packages: map[string]string{"@turnkey/crypto": "2.13.2"},
+		},
+		Service: []load.ServiceCell{
+			{Store: "sqlite", Op: "execute", Stats: st(8, 400, 10, 30)},
+			{Store: "postgres", Op: "execute", Stats: st(8, 300, 20, 50)},
+		},
+		Scale: []load.ScaleCell{{Store: "sqlite", Accounts: 100000, InsertSeconds: 3.5, List: st(1, 900, 1, 2), Get: st(1, 1500, 0.5, 1)}},
+		BFF: []load.BFFCell{
+			{Op: "list-external-accounts", Clients: 1, Direct: st(1, 2000, 0.5, 0.9), ViaBFF: st(1, 1600, 0.7, 1.3), AddedP50Ms: 0.2, AddedP99Ms: 0.4},
+			{Op: "list-external-accounts", Clients: 64, Direct: st(64, 5000, 10, 30), ViaBFF: st(64, 4000, 14, 40), AddedP50Ms: 4, AddedP99Ms: 10},
+		},
+	}
+}
+
+func TestBudgets(t *testing.T) {
+	r := Sample()
+	got := map[string]Budget{}
+	for _, b := range r.Budgets() {
+		got[strings.SplitN(b.What, ",", 2)[0]] = b
+	}
+	cases := []struct {
+		what    string
+		verdict string
+		aimMet  bool
+	}{
+		{"wasm module", "within", false}, // 0.96 MB: under 1.0, over the 0.8 aim
+		{"wasm cold load in Chromium (fetch + instantiate + ready)", "within", false},
+		{"stamp in Chromium wasm", "within", true},                              // 0.30 ≤ 0.35 and ≤ 0.90 (JS)
+		{"HPKE seal in Chromium wasm", "within", true},                          // 0.70 ≤ 0.8 and 2.8 ≥ 3×0.70
+		{"BFF forwarding overhead over a direct service call", "within", false}, // 64 clients are left out: 0.2 ms
+	}
+	for _, c := range cases {
+		b, ok := got[c.what]
+		if !ok {
+			t.Errorf("no budget %q in %v", c.what, r.Budgets())
+			continue
+		}
+		if b.Verdict != c.verdict || b.AimMet != c.aimMet {
+			t.Errorf("%s: verdict %q aim met %v (measured %s), want %q %v", c.what, b.Verdict, b.AimMet, b.Measured, c.verdict, c.aimMet)
+		}
+	}
+	r.Browser.Ops[0].Stat.MedianMs = 0.5
+	for _, b := range r.Budgets() {
+		if strings.HasPrefix(b.What, "stamp") && b.Verdict != "over" {
+			t.Errorf("a 0.5 ms stamp is %q, want over", b.Verdict)
+		}
+	}
+	empty := (&Report{}).Budgets()
+	for _, b := range empty {
+		if b.Verdict != "not measured" {
+			t.Errorf("empty report: %s is %q", b.What, b.Verdict)
+		}
+	}
+}
+
+func TestMarkdown(t *testing.T) {
+	md := Sample().Markdown("chart.png")
+	for _, want := range []string{
+		"![Benchmark chart](chart.png)",
+		"| wasm module, brotli | ≤ 1.0 MB | ≤ 0.8 MB | 0.960 MB | within |",
+		"wasm takes 0.333× the reference JS time",
+		"wasm is 4.00× faster",
+		"p50 0.200 ms, p99 0.400 ms",
+		"| sqlite | execute | 8 | 400 |",
+		"| sqlite | 100,000 | 3.50 |",
+		"| shared/walletcrypto | VerifyStamp | 95.0 |",
+		"`@turnkey/crypto@2.13.2`",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	q := Sample()
+	q.Quick, q.Errors = true, map[string]string{"scale": "boom"}
+	md = q.Markdown("")
+	if !strings.Contains(md, "Quick run") || !strings.Contains(md, "**scale**: boom") || strings.Contains(md, "![") {
+		t.Errorf("quick report with an error:\n%s", md)
+	}
+}
+
+func TestChartHTML(t *testing.T) {
+	page := Sample().ChartHTML()
+	for _, want := range []string{`<svg id="chart"`, "In one Chromium page", "Service throughput", "BFF added latency", "reference JS (@turnkey)", "postgres, 8 clients"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("chart lacks %q", want)
+		}
+	}
+	if strings.Contains(page, "NaN") || strings.Contains(page, "Inf") {
+		t.Error("chart has NaN or Inf in it")
+	}
+}
