@@ -61,8 +61,12 @@ func run(ctx context.Context, args []string) error {
 	out := fs.String("out", "bench/report", "folder the report (report.md), figures (results.json) and chart (chart.png) are written to")
 	quick := fs.Bool("quick", false, "run every benchmark once with tiny counts (a smoke run; the figures mean nothing)")
 	skip := fs.String("skip", "", "comma-separated steps to leave out: "+strings.Join(steps, ", "))
+	from := fs.String("from", "", "measure nothing: write the report and chart again from this results.json")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *from != "" {
+		return rewrite(ctx, *from, *out)
 	}
 	skipped := map[string]bool{}
 	for _, s := range strings.Split(*skip, ",") {
@@ -182,6 +186,26 @@ func run(ctx context.Context, args []string) error {
 		return fmt.Errorf("%d step(s) failed; see %s", len(r.Errors), filepath.Join(*out, "report.md"))
 	}
 	return nil
+}
+
+// rewrite renders the report and chart of an earlier run again.
+func rewrite(ctx context.Context, results, dir string) error {
+	b, err := os.ReadFile(results)
+	if err != nil {
+		return err
+	}
+	r := &report.Report{}
+	if err := json.Unmarshal(b, r); err != nil {
+		return fmt.Errorf("%s: %w", results, err)
+	}
+	if r.Errors == nil {
+		r.Errors = map[string]string{}
+	}
+	delete(r.Errors, "chart")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return write(ctx, dir, r)
 }
 
 // write stores results.json, chart.png and report.md in dir. The chart

@@ -60,3 +60,20 @@ func TestFlags(t *testing.T) {
 		t.Fatalf("run = %v", err)
 	}
 }
+
+// TestFrom writes a report again from its results.json.
+func TestFrom(t *testing.T) {
+	first, again := t.TempDir(), t.TempDir()
+	r := &report.Report{Errors: map[string]string{}, Service: []load.ServiceCell{{Store: "postgres", Op: "get-transaction", Stats: load.Stats{Clients: 1, RPS: 10}}}}
+	if err := write(context.Background(), first, r); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(context.Background(), []string{"--from", filepath.Join(first, "results.json"), "--out", again}); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := os.ReadFile(filepath.Join(first, "report.md"))
+	b, err := os.ReadFile(filepath.Join(again, "report.md"))
+	if err != nil || string(a) != string(b) {
+		t.Fatalf("report written again differs (%v):\n%s\n---\n%s", err, a, b)
+	}
+}

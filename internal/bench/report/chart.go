@@ -45,7 +45,37 @@ var palette = []string{"#2563eb", "#f97316", "#16a34a", "#9333ea", "#dc2626", "#
 // height is the panel's height in pixels.
 func (c barChart) height() int {
 	bars := len(c.Groups) * (len(c.Series)*barHeight + groupGap)
-	return 60 + bars + 30
+	return 60 + (c.legendRows()-1)*18 + bars + 30
+}
+
+// legendItem is where one series' key goes.
+type legendItem struct {
+	s      series
+	x, row int
+}
+
+// legend lays the series' keys out left to right, wrapping before the
+// right margin.
+func (c barChart) legend() []legendItem {
+	var out []legendItem
+	x, row := labelWidth, 0
+	for _, s := range c.Series {
+		w := 24 + 7*len(s.Name)
+		if x+w > chartWidth-20 && x > labelWidth {
+			x, row = labelWidth, row+1
+		}
+		out = append(out, legendItem{s, x, row})
+		x += w
+	}
+	return out
+}
+
+func (c barChart) legendRows() int {
+	rows := 1
+	for _, it := range c.legend() {
+		rows = max(rows, it.row+1)
+	}
+	return rows
 }
 
 // svg draws the chart at vertical offset y.
@@ -82,14 +112,11 @@ func (c barChart) svg(b *strings.Builder, y int) {
 		}
 	}
 	fmt.Fprintf(b, `<text x="10" y="%d" class="title">%s</text>`, y+22, html.EscapeString(c.Title))
-	lx := plotX
-	for i, s := range c.Series {
+	for _, p := range c.legend() {
 		fmt.Fprintf(b, `<rect x="%d" y="%d" width="12" height="12" fill="%s"/><text x="%d" y="%d" class="legend">%s</text>`,
-			lx, y+32, s.Color, lx+16, y+43, html.EscapeString(s.Name))
-		lx += 22 + 8*len(s.Name)
-		_ = i
+			p.x, y+32+p.row*18, p.s.Color, p.x+16, y+43+p.row*18, html.EscapeString(p.s.Name))
 	}
-	top := y + 55
+	top := y + 55 + c.legendRows()*18 - 18
 	cy := top
 	for _, g := range c.Groups {
 		gh := len(c.Series) * barHeight

