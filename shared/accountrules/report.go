@@ -34,13 +34,40 @@ func (r *report) result() []wire.FieldError {
 	if len(r.errs) == 0 {
 		return nil
 	}
-	slices.SortStableFunc(r.errs, func(a, b wire.FieldError) int {
-		if c := strings.Compare(a.Field, b.Field); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Message, b.Message)
-	})
+	sortErrors(r.errs)
 	return r.errs
+}
+
+// sortErrors sorts errs by field, then message, keeping the order of equal
+// ones: a bottom-up merge sort, O(n log n) like slices.SortStableFunc, whose
+// instantiation for wire.FieldError would cost the wasm module several
+// kilobytes.
+func sortErrors(errs []wire.FieldError) {
+	src, dst := errs, make([]wire.FieldError, len(errs))
+	for width := 1; width < len(errs); width *= 2 {
+		for lo := 0; lo < len(errs); lo += 2 * width {
+			mid, hi := min(lo+width, len(errs)), min(lo+2*width, len(errs))
+			i, j := lo, mid
+			for k := lo; k < hi; k++ {
+				if j < hi && (i == mid || errorLess(&src[j], &src[i])) {
+					dst[k] = src[j]
+					j++
+				} else {
+					dst[k] = src[i]
+					i++
+				}
+			}
+		}
+		src, dst = dst, src
+	}
+	copy(errs, src)
+}
+
+func errorLess(a, b *wire.FieldError) bool {
+	if a.Field != b.Field {
+		return a.Field < b.Field
+	}
+	return a.Message < b.Message
 }
 
 // join makes the dot path of a member.

@@ -4,6 +4,16 @@ import "testing"
 
 var benchPayload = []byte(`{"type":"ACTIVITY_TYPE_CREATE_QUOTE","timestampMs":"1760000000000","organizationId":"00000000-0000-0000-0000-000000000000","parameters":{"quoteId":"Quote:1"}}`)
 
+// BenchmarkGenerateKey measures a new key with its ECDSA, ECDH and HPKE
+// forms, as the wasm module's generateKey makes it.
+func BenchmarkGenerateKey(b *testing.B) {
+	for b.Loop() {
+		if _, err := GenerateKey(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 func BenchmarkSignStamp(b *testing.B) {
 	k := mustGenerateKey(b)
 	for b.Loop() {

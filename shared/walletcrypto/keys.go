@@ -27,16 +27,20 @@ type PrivateKey struct {
 
 // GenerateKey returns a new random P-256 private key.
 func GenerateKey() (*PrivateKey, error) {
-	// The reader is ignored since Go 1.26; crypto/rand is always used.
-	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	// The key is drawn by crypto/ecdh rather than ecdsa.GenerateKey: the same
+	// uniform scalar from crypto/rand (the reader is ignored since Go 1.26),
+	// while ecdsa.GenerateKey and ecdsa.PrivateKey.Bytes would link their
+	// code for all four NIST curves into the wasm module.
+	dh, err := ecdh.P256().GenerateKey(rand.Reader)
 	if err != nil {
 		return nil, internal("key generation", err)
 	}
-	scalar, err := k.Bytes()
+	scalar := dh.Bytes()
+	k, err := ecdsa.ParseRawPrivateKey(elliptic.P256(), scalar)
 	if err != nil {
 		return nil, internal("key generation", err)
 	}
-	return newPrivateKey(k, scalar)
+	return newPrivateKey(k, dh, scalar)
 }
 
 // NewPrivateKey returns the private key with the given scalar: exactly 32 bytes,
@@ -49,15 +53,16 @@ func NewPrivateKey(scalar []byte) (*PrivateKey, error) {
 	if err != nil {
 		return nil, wrap(ErrInvalidPrivateKey, "scalar out of range")
 	}
-	return newPrivateKey(k, append([]byte(nil), scalar...))
-}
-
-// newPrivateKey completes k with its ECDH and HPKE views. It takes ownership of scalar.
-func newPrivateKey(k *ecdsa.PrivateKey, scalar []byte) (*PrivateKey, error) {
 	dh, err := ecdh.P256().NewPrivateKey(scalar)
 	if err != nil {
 		return nil, wrap(ErrInvalidPrivateKey, "scalar out of range")
 	}
+	return newPrivateKey(k, dh, append([]byte(nil), scalar...))
+}
+
+// newPrivateKey joins the ECDSA and ECDH forms of one scalar and adds the
+// HPKE view. It takes ownership of scalar.
+func newPrivateKey(k *ecdsa.PrivateKey, dh *ecdh.PrivateKey, scalar []byte) (*PrivateKey, error) {
 	hk, err := hpke.NewDHKEMPrivateKey(dh)
 	if err != nil {
 		return nil, internal("hpke private key", err)
