@@ -76,6 +76,7 @@ func pack(module []byte) ([]byte, error) {
 	}
 	out := append([]byte(nil), wasmHeader...)
 	var before, after []segment
+	seenData := false
 	r := reader{b: module, p: len(wasmHeader)}
 	for !r.done() {
 		id := r.byte()
@@ -86,9 +87,10 @@ func pack(module []byte) ([]byte, error) {
 		}
 		switch id {
 		case sectionData:
-			if before != nil {
+			if seenData {
 				return nil, errors.New("module has two data sections")
 			}
+			seenData = true
 			segs, err := parseData(body)
 			if err != nil {
 				return nil, err
