@@ -1093,14 +1093,17 @@ func testConfirmReceipt(f *fixture) {
 	}
 }
 
+// newDueTransaction is newTransaction with its next step at next.
+func newDueTransaction(c *store.Customer, sourceID, destinationID string, next time.Time) *store.Transaction {
+	x := newTransaction(c, sourceID, destinationID)
+	x.NextStepAt = next
+	return x
+}
+
 func testDueTransactions(f *fixture) {
 	c, a, e := f.payer()
 	now := at(30 * time.Minute)
-	mk := func(next time.Time) *store.Transaction {
-		x := newTransaction(c, a.ID, e.ID)
-		x.NextStepAt = next
-		return x
-	}
+	mk := func(next time.Time) *store.Transaction { return newDueTransaction(c, a.ID, e.ID, next) }
 	// Ids are in creation order; NextStepAt deliberately is not.
 	d1 := mk(at(10 * time.Minute))
 	d2 := mk(at(5 * time.Minute))
@@ -1179,11 +1182,7 @@ func testDueTransactions(f *fixture) {
 func testClaimDueTransaction(f *fixture) {
 	c, a, e := f.payer()
 	now := at(30 * time.Minute)
-	mk := func(next time.Time) *store.Transaction {
-		x := newTransaction(c, a.ID, e.ID)
-		x.NextStepAt = next
-		return x
-	}
+	mk := func(next time.Time) *store.Transaction { return newDueTransaction(c, a.ID, e.ID, next) }
 	due := mk(at(10 * time.Minute))
 	atNow := mk(now)
 	later := mk(now.Add(time.Microsecond))
