@@ -49,9 +49,10 @@ func ParseBundle(s string) (Bundle, error) {
 	return Bundle{EncappedPublic: enc.Uncompressed(), Ciphertext: ct}, nil
 }
 
-// SealBundle seals plaintext to recipient (see [Seal]) and returns the JSON form.
-func SealBundle(recipient *PublicKey, plaintext []byte) (string, error) {
-	enc, ct, err := Seal(recipient, plaintext)
+// SealBundleWith seals plaintext to recipient (see [SealWith]) and returns the
+// JSON form.
+func SealBundleWith(b Backend, recipient *PublicKey, plaintext []byte) (string, error) {
+	enc, ct, err := SealWith(b, recipient, plaintext)
 	if err != nil {
 		return "", err
 	}
@@ -59,7 +60,7 @@ func SealBundle(recipient *PublicKey, plaintext []byte) (string, error) {
 }
 
 // OpenBundle parses the JSON form and opens it with recipient (see [Open]).
-func OpenBundle(recipient *PrivateKey, s string) ([]byte, error) {
+func OpenBundle(recipient ECDHKey, s string) ([]byte, error) {
 	b, err := ParseBundle(s)
 	if err != nil {
 		return nil, err

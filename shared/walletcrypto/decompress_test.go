@@ -1,21 +1,28 @@
+//go:build !js
+
 package walletcrypto
 
 import (
 	"bytes"
+	"crypto/ecdh"
 	"crypto/elliptic"
 	"math/big"
 	"testing"
 )
 
-var (
-	curveP = elliptic.P256().Params().P
-	curveB = elliptic.P256().Params().B
-	// sqrtExp is (p+1)/4: since p ≡ 3 (mod 4), a^sqrtExp is a square root of a
-	// whenever a is a quadratic residue.
-	sqrtExp = new(big.Int).Rsh(new(big.Int).Add(curveP, big.NewInt(1)), 2)
-	// halfN is (n-1)/2, the largest "low-S" value.
-	halfN = new(big.Int).Rsh(curveN, 1)
-)
+// halfN is (n-1)/2, the largest "low-S" value.
+var halfN = new(big.Int).Rsh(curveN, 1)
+
+// TestCurveConstants checks the written-out domain parameters against the
+// standard library's.
+func TestCurveConstants(t *testing.T) {
+	params := elliptic.P256().Params()
+	for name, c := range map[string][2]*big.Int{"p": {curveP, params.P}, "b": {curveB, params.B}, "n": {curveN, params.N}} {
+		if c[0].Cmp(c[1]) != 0 {
+			t.Errorf("%s = %x, want %x", name, c[0], c[1])
+		}
+	}
+}
 
 // bigDecompress is the test oracle for decompress, done as the JS SDK does it
 // (math.ts modSqrt): y = (x³ − 3x + b)^((p+1)/4) mod p, checked by squaring.
@@ -61,6 +68,27 @@ func FuzzDecompress(f *testing.F) {
 		want := bigDecompress(c)
 		if (err == nil) != (want != nil) || !bytes.Equal(u, want) {
 			t.Fatalf("decompress(%x) = %x, %v; math/big says %x", c, u, err, want)
+		}
+		// The wasm build's decompression must agree with both.
+		w, err := decompressBig(c)
+		if (err == nil) != (want != nil) || !bytes.Equal(w, want) {
+			t.Fatalf("decompressBig(%x) = %x, %v; the oracle says %x", c, w, err, want)
+		}
+		if want != nil && !onCurveBig(want) {
+			t.Fatalf("onCurveBig refuses the decompressed point %x", want)
+		}
+	})
+}
+
+// FuzzOnCurveBig checks the wasm build's point check against crypto/ecdh.
+func FuzzOnCurveBig(f *testing.F) {
+	f.Add(bigDecompress(mustHex(f, fixturePubC)))
+	f.Add(append([]byte{4}, make([]byte, 64)...))
+	f.Add(append([]byte{4}, bytes.Repeat([]byte{0xff}, 64)...))
+	f.Fuzz(func(t *testing.T, u []byte) {
+		_, err := ecdh.P256().NewPublicKey(u)
+		if got := onCurveBig(u); got != (err == nil) {
+			t.Fatalf("onCurveBig(%x) = %v; crypto/ecdh says %v", u, got, err)
 		}
 	})
 }

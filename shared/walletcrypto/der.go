@@ -1,6 +1,9 @@
 package walletcrypto
 
-import "math/big"
+import (
+	"bytes"
+	"math/big"
+)
 
 // ECDSA signatures travel as ASN.1 DER (SEC 1 §C.8, X.690):
 //
@@ -81,6 +84,65 @@ func derIntegerBytes(x *big.Int) []byte {
 	b := x.Bytes()
 	if b[0]&0x80 != 0 {
 		b = append([]byte{0}, b...)
+	}
+	return b
+}
+
+// DERFromP1363 turns a raw IEEE P1363 signature, r || s with 32 bytes each
+// (WebCrypto's ECDSA output), into minimal DER. r and s must be in [1, n-1].
+// It works on the bytes alone (no math/big): the wasm module calls it for
+// every stamp.
+func DERFromP1363(rs []byte) ([]byte, error) {
+	if len(rs) != 64 {
+		return nil, malformed("p1363: signature must be 64 bytes")
+	}
+	r, s := rs[:32], rs[32:]
+	if !scalarBytesInRange(r) || !scalarBytesInRange(s) {
+		return nil, malformed("der: r and s must be in [1, n-1]")
+	}
+	r, s = derContent(r), derContent(s)
+	out := make([]byte, 0, 6+len(r)+len(s))
+	out = append(out, 0x30, byte(4+len(r)+len(s)))
+	out = append(out, 0x02, byte(len(r)))
+	out = append(out, r...)
+	out = append(out, 0x02, byte(len(s)))
+	return append(out, s...), nil
+}
+
+// P1363FromDER turns a strict DER signature (see [ParseDERSignature]) into
+// r || s, 32 bytes each, the form WebCrypto verifies.
+func P1363FromDER(der []byte) ([]byte, error) {
+	r, s, err := ParseDERSignature(der)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, 64)
+	r.FillBytes(out[:32])
+	s.FillBytes(out[32:])
+	return out, nil
+}
+
+// curveNBytes is the group order n, big-endian.
+var curveNBytes = curveN.FillBytes(make([]byte, 32))
+
+// scalarBytesInRange reports whether the 32-byte big-endian b is in [1, n-1].
+func scalarBytesInRange(b []byte) bool {
+	zero := true
+	for _, c := range b {
+		zero = zero && c == 0
+	}
+	return !zero && bytes.Compare(b, curveNBytes) < 0
+}
+
+// derContent returns the content octets of the positive INTEGER whose
+// 32-byte big-endian value is b: leading zeros dropped, one zero put back
+// before a high bit.
+func derContent(b []byte) []byte {
+	for len(b) > 1 && b[0] == 0 {
+		b = b[1:]
+	}
+	if b[0]&0x80 != 0 {
+		return append([]byte{0}, b...)
 	}
 	return b
 }

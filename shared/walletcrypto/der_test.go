@@ -1,3 +1,5 @@
+//go:build !js
+
 package walletcrypto
 
 import (
@@ -87,4 +89,34 @@ func highS(t testing.TB, der []byte) []byte {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// FuzzP1363 checks DERFromP1363 against EncodeDERSignature and the round
+// trip through P1363FromDER.
+func FuzzP1363(f *testing.F) {
+	f.Add(bytes.Repeat([]byte{1}, 64))
+	f.Add(append(make([]byte, 63), 1))
+	f.Add(bytes.Repeat([]byte{0xff}, 64))
+	f.Add(append(append(make([]byte, 31), 0x80), bytes.Repeat([]byte{0x7f}, 32)...))
+	f.Fuzz(func(t *testing.T, rs []byte) {
+		der, err := DERFromP1363(rs)
+		if len(rs) != 64 {
+			if err == nil {
+				t.Fatal("accepted a signature that is not 64 bytes")
+			}
+			return
+		}
+		r, s := new(big.Int).SetBytes(rs[:32]), new(big.Int).SetBytes(rs[32:])
+		want, wantErr := EncodeDERSignature(r, s)
+		if (err == nil) != (wantErr == nil) || !bytes.Equal(der, want) {
+			t.Fatalf("DERFromP1363(%x) = %x, %v; EncodeDERSignature says %x, %v", rs, der, err, want, wantErr)
+		}
+		if err != nil {
+			return
+		}
+		back, err := P1363FromDER(der)
+		if err != nil || !bytes.Equal(back, rs) {
+			t.Fatalf("round trip %x -> %x -> %x, %v", rs, der, back, err)
+		}
+	})
 }

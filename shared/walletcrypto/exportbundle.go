@@ -1,11 +1,6 @@
 package walletcrypto
 
-import (
-	"crypto/ecdsa"
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/hex"
-)
+import "encoding/hex"
 
 // The export bundle is the encryptedWalletCredentials of a wallet export: the
 // signed enclave envelope of the target bundle,
@@ -19,47 +14,21 @@ import (
 // carrying the wallet's secret (a BIP-39 mnemonic) HPKE-sealed (see [Seal]) to
 // the client's one-time key. It is what Turnkey's decryptExportBundle opens.
 
-// NewExportBundle seals plaintext to recipient, names organizationID beside
-// it, and signs the result with signer. The data is written exactly as
-// {"encappedPublic":…,"ciphertext":…,"organizationId":…}: that key order, no
-// whitespace, lower-case hex.
-func NewExportBundle(signer *PrivateKey, recipient *PublicKey, organizationID string, plaintext []byte) (string, error) {
-	if !signer.usable() {
-		return "", wrap(ErrInvalidPrivateKey, "signer is nil or wiped")
-	}
-	enc, ct, err := Seal(recipient, plaintext)
-	if err != nil {
-		return "", err
-	}
-	data := appendFlat(nil, flatObject{
-		{"encappedPublic", hex.EncodeToString(enc)},
-		{"ciphertext", hex.EncodeToString(ct)},
-		{"organizationId", organizationID},
-	})
-	digest := sha256.Sum256(data)
-	sig, err := ecdsa.SignASN1(rand.Reader, signer.ecdsa, digest[:])
-	if err != nil {
-		return "", internal("signing", err)
-	}
-	env := TargetBundle{Version: TargetBundleVersion, Data: data, DataSignature: sig, EnclaveQuorumPublic: signer.pub}
-	return env.Encode(), nil
-}
-
-// OpenExportBundle checks an export bundle and opens it with recipient, the
+// OpenExportBundleWith checks an export bundle and opens it with recipient, the
 // private half of the one-time key the export was requested for. It returns
 // the organizationId named in the data, for the caller to compare with the
 // one it expects, and the plaintext.
 //
 // The envelope must have exactly the four keys, version [TargetBundleVersion],
 // a strict DER dataSignature and a 130-hex enclaveQuorumPublic equal to
-// pinnedSigner (else [ErrSignerMismatch]); the signature must verify over
+// pinnedSigner (else [ErrSignerMismatch]); the signature must verify with b over
 // SHA-256 of the data bytes (else [ErrInvalidSignature]). Only then is data
 // read: a flat JSON object with exactly encappedPublic (130 hex, a P-256
 // point), ciphertext (hex, at least 16 bytes) and organizationId. Hex may be
 // upper or lower case. A bundle with empty dataSignature and
 // enclaveQuorumPublic, as the reference sandbox sends, is malformed here.
 // Decryption failures wrap [ErrDecrypt]; on any error the results are empty.
-func OpenExportBundle(s string, pinnedSigner *PublicKey, recipient *PrivateKey) (organizationID string, plaintext []byte, err error) {
+func OpenExportBundleWith(b Backend, s string, pinnedSigner *PublicKey, recipient ECDHKey) (organizationID string, plaintext []byte, err error) {
 	if pinnedSigner == nil {
 		return "", nil, wrap(ErrSignerMismatch, "no pinned signer")
 	}
@@ -70,14 +39,14 @@ func OpenExportBundle(s string, pinnedSigner *PublicKey, recipient *PrivateKey) 
 	if !env.EnclaveQuorumPublic.Equal(pinnedSigner) {
 		return "", nil, ErrSignerMismatch
 	}
-	if !verifyDigest(env.EnclaveQuorumPublic, sha256.Sum256(env.Data), env.DataSignature) {
+	if !b.VerifyECDSA(env.EnclaveQuorumPublic, env.Data, env.DataSignature) {
 		return "", nil, ErrInvalidSignature
 	}
-	orgID, b, err := parseExportData(env.Data)
+	orgID, bundle, err := parseExportData(env.Data)
 	if err != nil {
 		return "", nil, err
 	}
-	plaintext, err = Open(recipient, b.EncappedPublic, b.Ciphertext)
+	plaintext, err = Open(recipient, bundle.EncappedPublic, bundle.Ciphertext)
 	if err != nil {
 		return "", nil, err
 	}

@@ -19,6 +19,14 @@ func TestImports(t *testing.T) {
 			t.Errorf("walletcrypto depends on %s", banned)
 		}
 	}
+	// The wasm module does its curve work with WebCrypto: the standard
+	// library's curve code (four NIST curves), its HPKE and ML-KEM would
+	// only make the module bigger.
+	for _, banned := range []string{"crypto/ecdsa", "crypto/ecdh", "crypto/elliptic", "crypto/hpke", "crypto/mlkem", "crypto/internal/fips140/mlkem", "crypto/internal/fips140/nistec", "crypto/internal/fips140/ecdsa"} {
+		if slices.Contains(deps, banned) {
+			t.Errorf("walletcrypto's js/wasm build depends on %s", banned)
+		}
+	}
 	for _, imp := range deptest.WasmImports(t, ".") {
 		if imp == "fmt" || imp == "reflect" {
 			t.Errorf("walletcrypto imports %s", imp)

@@ -1,129 +1,21 @@
 package walletcrypto
 
 import (
-	"crypto/ecdh"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/hpke"
-	"crypto/rand"
 	"crypto/subtle"
 	"encoding/hex"
 )
-
-// A PrivateKey is a P-256 private key: API key, session key, or HPKE receiver key.
-//
-// It holds the scalar once in each form the standard library needs (ECDSA for
-// stamps, ECDH/HPKE for bundles), parsed once at construction. Its zero value is
-// not usable; get one from [GenerateKey] or [NewPrivateKey]. A PrivateKey may be
-// used from several goroutines, but not while [PrivateKey.Wipe] runs.
-type PrivateKey struct {
-	_ [0]func() // not comparable: use Bytes and crypto/subtle if you must
-
-	scalar []byte // 32 bytes, big-endian; nil once wiped
-	ecdsa  *ecdsa.PrivateKey
-	hpke   hpke.PrivateKey
-	pub    *PublicKey
-}
-
-// GenerateKey returns a new random P-256 private key.
-func GenerateKey() (*PrivateKey, error) {
-	// The key is drawn by crypto/ecdh rather than ecdsa.GenerateKey: the same
-	// uniform scalar from crypto/rand (the reader is ignored since Go 1.26),
-	// while ecdsa.GenerateKey and ecdsa.PrivateKey.Bytes would link their
-	// code for all four NIST curves into the wasm module.
-	dh, err := ecdh.P256().GenerateKey(rand.Reader)
-	if err != nil {
-		return nil, internal("key generation", err)
-	}
-	scalar := dh.Bytes()
-	k, err := ecdsa.ParseRawPrivateKey(elliptic.P256(), scalar)
-	if err != nil {
-		return nil, internal("key generation", err)
-	}
-	return newPrivateKey(k, dh, scalar)
-}
-
-// NewPrivateKey returns the private key with the given scalar: exactly 32 bytes,
-// big-endian, with 0 < d < n. The slice is copied.
-func NewPrivateKey(scalar []byte) (*PrivateKey, error) {
-	if len(scalar) != 32 {
-		return nil, wrap(ErrInvalidPrivateKey, "scalar must be 32 bytes")
-	}
-	k, err := ecdsa.ParseRawPrivateKey(elliptic.P256(), scalar)
-	if err != nil {
-		return nil, wrap(ErrInvalidPrivateKey, "scalar out of range")
-	}
-	dh, err := ecdh.P256().NewPrivateKey(scalar)
-	if err != nil {
-		return nil, wrap(ErrInvalidPrivateKey, "scalar out of range")
-	}
-	return newPrivateKey(k, dh, append([]byte(nil), scalar...))
-}
-
-// newPrivateKey joins the ECDSA and ECDH forms of one scalar and adds the
-// HPKE view. It takes ownership of scalar.
-func newPrivateKey(k *ecdsa.PrivateKey, dh *ecdh.PrivateKey, scalar []byte) (*PrivateKey, error) {
-	hk, err := hpke.NewDHKEMPrivateKey(dh)
-	if err != nil {
-		return nil, internal("hpke private key", err)
-	}
-	// Copy the public half so that the public key does not keep the ecdsa private
-	// key (and the standard library's cached copy of the scalar) reachable.
-	ecdsaPub := k.PublicKey
-	pub := &PublicKey{ecdsa: &ecdsaPub, ecdh: dh.PublicKey()}
-	copy(pub.raw[:], dh.PublicKey().Bytes())
-	return &PrivateKey{scalar: scalar, ecdsa: k, hpke: hk, pub: pub}, nil
-}
-
-// Bytes returns a copy of the 32-byte big-endian scalar, or nil if the key was wiped.
-// The caller should overwrite the copy when done with it.
-func (k *PrivateKey) Bytes() []byte {
-	if k.scalar == nil {
-		return nil
-	}
-	return append([]byte(nil), k.scalar...)
-}
-
-// PublicKey returns the public key of k. It remains usable after [PrivateKey.Wipe].
-func (k *PrivateKey) PublicKey() *PublicKey { return k.pub }
-
-// Wipe overwrites the copies of the scalar this package holds and makes k unusable:
-// signing, opening and [PrivateKey.Bytes] fail afterwards. Copies held inside the
-// standard library (its ECDH key and signing cache) cannot be reached and are left
-// to the garbage collector.
-func (k *PrivateKey) Wipe() {
-	clear(k.scalar)
-	k.scalar = nil
-	if k.ecdsa != nil && k.ecdsa.D != nil {
-		clear(k.ecdsa.D.Bits())
-		k.ecdsa.D.SetInt64(0)
-	}
-	k.ecdsa = nil
-	k.hpke = nil
-}
-
-// String describes k by its public key, never printing the scalar.
-func (k *PrivateKey) String() string {
-	if k == nil || k.pub == nil {
-		return "walletcrypto.PrivateKey(nil)"
-	}
-	return "walletcrypto.PrivateKey(" + k.pub.CompressedHex() + ")"
-}
-
-// GoString is String, so that %#v does not print the scalar either.
-func (k *PrivateKey) GoString() string { return k.String() }
-
-// usable reports whether k can still sign and decrypt.
-func (k *PrivateKey) usable() bool { return k != nil && k.scalar != nil }
 
 // A PublicKey is a P-256 point, whatever encoding it was parsed from.
 // It is immutable and safe for concurrent use.
 type PublicKey struct {
 	_ [0]func() // not comparable: use Equal
 
-	raw   [65]byte // uncompressed SEC 1: 04 || X || Y
-	ecdsa *ecdsa.PublicKey
-	ecdh  *ecdh.PublicKey
+	raw [65]byte // uncompressed SEC 1: 04 || X || Y
+
+	// nativePublic holds the standard library's parsed forms on the host
+	// (keys_native.go); in the wasm build, where WebCrypto does the curve
+	// work, it is empty (keys_js.go).
+	nativePublic
 }
 
 // ParsePublicKey parses a SEC 1 point: 33 bytes compressed (02/03 || X) or
@@ -147,15 +39,11 @@ func ParsePublicKey(sec1 []byte) (*PublicKey, error) {
 }
 
 func parseUncompressed(b []byte) (*PublicKey, error) {
-	dh, err := ecdh.P256().NewPublicKey(b)
+	native, err := parseNativePublic(b)
 	if err != nil {
 		return nil, wrap(ErrInvalidPublicKey, "not a point on P-256")
 	}
-	ek, err := ecdsa.ParseUncompressedPublicKey(elliptic.P256(), b)
-	if err != nil {
-		return nil, wrap(ErrInvalidPublicKey, "not a point on P-256")
-	}
-	p := &PublicKey{ecdsa: ek, ecdh: dh}
+	p := &PublicKey{nativePublic: native}
 	copy(p.raw[:], b)
 	return p, nil
 }

@@ -37,12 +37,13 @@ func ParseOTPPlaintext(b []byte) (code string, publicKey *PublicKey, err error) 
 	return code, publicKey, nil
 }
 
-// SealOTP seals the OTP plaintext for code and client (written as
+// SealOTPWith seals the OTP plaintext for code and client (written as
 // client.UncompressedHex()) to target, and returns the JSON HPKE form: the
-// encryptedOtpBundle string of verifyOtp. Get target from [VerifyTargetBundle].
-func SealOTP(target *PublicKey, code string, client *PublicKey) (string, error) {
+// encryptedOtpBundle string of verifyOtp. Get target from
+// [VerifyTargetBundleWith].
+func SealOTPWith(b Backend, target *PublicKey, code string, client *PublicKey) (string, error) {
 	if client == nil {
 		return "", wrap(ErrInvalidPublicKey, "nil client key")
 	}
-	return SealBundle(target, OTPPlaintext(code, client.UncompressedHex()))
+	return SealBundleWith(b, target, OTPPlaintext(code, client.UncompressedHex()))
 }

@@ -1,9 +1,6 @@
 package walletcrypto
 
 import (
-	"crypto/ecdsa"
-	"crypto/rand"
-	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"strconv"
@@ -23,20 +20,6 @@ type Stamp struct {
 	PublicKey *PublicKey
 	Scheme    string
 	Signature []byte // ASN.1 DER
-}
-
-// SignStamp signs payload with k and returns the stamp header value.
-// Signatures are randomized, so two stamps of one payload differ.
-func SignStamp(k *PrivateKey, payload []byte) (string, error) {
-	if !k.usable() {
-		return "", wrap(ErrInvalidPrivateKey, "key is nil or wiped")
-	}
-	digest := sha256.Sum256(payload)
-	sig, err := ecdsa.SignASN1(rand.Reader, k.ecdsa, digest[:])
-	if err != nil {
-		return "", internal("signing", err)
-	}
-	return (&Stamp{PublicKey: k.pub, Scheme: StampScheme, Signature: sig}).Encode(), nil
 }
 
 // Encode returns the header value of s: the keys in the order publicKey, scheme,
@@ -96,28 +79,6 @@ func ParseStamp(header string) (*Stamp, error) {
 		return nil, &StampError{Reason: StampBadSignatureEncoding, Err: err}
 	}
 	return &Stamp{PublicKey: pub, Scheme: scheme, Signature: sig}, nil
-}
-
-// Verify checks the signature of s over SHA-256(payload) with s.PublicKey.
-// High-S signatures are accepted, as WebCrypto produces them. It returns nil or
-// an error wrapping [ErrInvalidSignature]. Verify does not decide whether the
-// key is allowed to sign; the caller compares s.PublicKey with the session key.
-func (s *Stamp) Verify(payload []byte) error {
-	if s.PublicKey == nil || s.Scheme != StampScheme {
-		return wrap(ErrInvalidSignature, "stamp has no key or an unsupported scheme")
-	}
-	if !verifyDigest(s.PublicKey, sha256.Sum256(payload), s.Signature) {
-		return ErrInvalidSignature
-	}
-	return nil
-}
-
-// verifyDigest verifies a strict DER signature over digest.
-func verifyDigest(pub *PublicKey, digest [32]byte, der []byte) bool {
-	if _, _, err := ParseDERSignature(der); err != nil {
-		return false
-	}
-	return ecdsa.VerifyASN1(pub.ecdsa, digest[:], der)
 }
 
 // A StampError reports why a stamp header did not parse. The service maps every

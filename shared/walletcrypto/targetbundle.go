@@ -1,11 +1,6 @@
 package walletcrypto
 
-import (
-	"crypto/ecdsa"
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/hex"
-)
+import "encoding/hex"
 
 // TargetBundleVersion is the only envelope version.
 const TargetBundleVersion = "v1.0.0"
@@ -23,31 +18,6 @@ type TargetBundle struct {
 	DataSignature       []byte // ASN.1 DER
 	EnclaveQuorumPublic *PublicKey
 	TargetPublic        *PublicKey // from Data
-}
-
-// NewTargetBundle returns an envelope announcing target, signed by signer.
-// Its data is exactly {"targetPublic":"<130 lower-case hex>"}.
-func NewTargetBundle(signer *PrivateKey, target *PublicKey) (string, error) {
-	if !signer.usable() {
-		return "", wrap(ErrInvalidPrivateKey, "signer is nil or wiped")
-	}
-	if target == nil {
-		return "", wrap(ErrInvalidPublicKey, "nil target")
-	}
-	data := appendFlat(nil, flatObject{{"targetPublic", target.UncompressedHex()}})
-	digest := sha256.Sum256(data)
-	sig, err := ecdsa.SignASN1(rand.Reader, signer.ecdsa, digest[:])
-	if err != nil {
-		return "", internal("signing", err)
-	}
-	b := &TargetBundle{
-		Version:             TargetBundleVersion,
-		Data:                data,
-		DataSignature:       sig,
-		EnclaveQuorumPublic: signer.pub,
-		TargetPublic:        target,
-	}
-	return b.Encode(), nil
 }
 
 // Encode returns the JSON form of b, keys in the order version, data,
@@ -136,23 +106,24 @@ func parseUncompressedHex(s, what string) (*PublicKey, error) {
 	return p, nil
 }
 
-// VerifyTargetBundle parses the envelope s, checks that its enclaveQuorumPublic is
-// pinnedSigner (as points, whatever the hex case) and that dataSignature verifies
-// (high S accepted), and returns targetPublic, the key to seal the OTP to.
-// A different signer gives [ErrSignerMismatch]; a bad signature [ErrInvalidSignature].
-func VerifyTargetBundle(s string, pinnedSigner *PublicKey) (target *PublicKey, err error) {
+// VerifyTargetBundleWith parses the envelope s, checks that its
+// enclaveQuorumPublic is pinnedSigner (as points, whatever the hex case) and
+// that dataSignature verifies with b (high S accepted), and returns
+// targetPublic, the key to seal the OTP to. A different signer gives
+// [ErrSignerMismatch]; a bad signature [ErrInvalidSignature].
+func VerifyTargetBundleWith(b Backend, s string, pinnedSigner *PublicKey) (target *PublicKey, err error) {
 	if pinnedSigner == nil {
 		return nil, wrap(ErrSignerMismatch, "no pinned signer")
 	}
-	b, err := ParseTargetBundle(s)
+	tb, err := ParseTargetBundle(s)
 	if err != nil {
 		return nil, err
 	}
-	if !b.EnclaveQuorumPublic.Equal(pinnedSigner) {
+	if !tb.EnclaveQuorumPublic.Equal(pinnedSigner) {
 		return nil, ErrSignerMismatch
 	}
-	if !verifyDigest(b.EnclaveQuorumPublic, sha256.Sum256(b.Data), b.DataSignature) {
+	if !b.VerifyECDSA(tb.EnclaveQuorumPublic, tb.Data, tb.DataSignature) {
 		return nil, ErrInvalidSignature
 	}
-	return b.TargetPublic, nil
+	return tb.TargetPublic, nil
 }
