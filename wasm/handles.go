@@ -29,12 +29,39 @@ var (
 	errUnknown       = errors.New("unknown handle")
 )
 
-// keyStore maps opaque handles to what must stay in wasm memory: private
-// keys, and secrets opened from export bundles. Handles are random, so one
-// cannot be derived from another, and they carry no information about what
-// they stand for. Keys and secrets share the map, so no handle names both;
-// each lookup asks for one kind, so a secret handle is unknown as a key
-// handle and the other way round.
+// purpose is what a key may do. WebCrypto fixes it when the key is made
+// (usages ["sign"] or ["deriveBits"]); the store checks it first so that
+// the page gets a clear reason rather than WebCrypto's InvalidAccessError.
+type purpose int
+
+const (
+	purposeSigning   purpose = iota + 1 // ECDSA: stamps, the OTP client key, session keys
+	purposeRecipient                    // ECDH: the HPKE recipient of an export or a sealed session key
+)
+
+func (p purpose) String() string {
+	if p == purposeRecipient {
+		return "recipient"
+	}
+	return "signing"
+}
+
+// errWrongPurpose is returned by get when a handle's key is of the other
+// purpose.
+func errWrongPurpose(want purpose) error {
+	if want == purposeRecipient {
+		return errors.New("this is a signing key; use a key made with generateKey(\"recipient\")")
+	}
+	return errors.New("this is a recipient key; it cannot sign")
+}
+
+// keyStore maps opaque handles to the module's keys and to secrets opened
+// from export bundles. A key is a non-extractable CryptoKey: the store
+// holds the reference, never bytes. Handles are random, so one cannot be
+// derived from another, and they carry no information about what they
+// stand for. Keys and secrets share the map, so no handle names both; each
+// lookup asks for one kind, so a secret handle is unknown as a key handle
+// and the other way round.
 type keyStore struct {
 	mu      sync.Mutex
 	entries map[string]*entry
@@ -42,7 +69,7 @@ type keyStore struct {
 
 // entry is one stored key or secret.
 type entry struct {
-	key    *walletcrypto.PrivateKey // set for a key handle; nil for a secret handle
+	key    *key // set for a key handle; nil for a secret handle
 	secret []byte
 
 	expiry int64    // Date.now() milliseconds from which the entry is gone; 0: never
@@ -55,8 +82,15 @@ func newKeyStore() *keyStore {
 	return &keyStore{entries: make(map[string]*entry)}
 }
 
+// key is a private CryptoKey with what the module knows about it.
+type key struct {
+	private js.Value // the CryptoKey: type "private", extractable false
+	public  *walletcrypto.PublicKey
+	purpose purpose
+}
+
 // add stores k under a new random handle and returns the handle.
-func (s *keyStore) add(k *walletcrypto.PrivateKey) (string, error) {
+func (s *keyStore) add(k *key) (string, error) {
 	return s.put(&entry{key: k})
 }
 
@@ -82,20 +116,23 @@ func (s *keyStore) put(e *entry) (string, error) {
 	}
 }
 
-// use runs f with the key stored under handle while holding the store's
-// lock, so that forget or expiry cannot wipe the key while f uses it. f must
-// not call back into the store.
-func (s *keyStore) use(handle string, f func(*walletcrypto.PrivateKey) error) error {
+// get returns the key stored under handle, which must have purpose p. The
+// key stays usable after a later forget (a CryptoKey cannot be wiped, only
+// let go): a call that got it before finishes with it.
+func (s *keyStore) get(handle string, p purpose) (*key, error) {
 	if !validHandle(handle) {
-		return errBadHandle
+		return nil, errBadHandle
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e := s.live(handle)
 	if e == nil || e.key == nil {
-		return errUnknownHandle
+		return nil, errUnknownHandle
 	}
-	return f(e.key)
+	if e.key.purpose != p {
+		return nil, errWrongPurpose(p)
+	}
+	return e.key, nil
 }
 
 // useSecret is use for a secret handle.
@@ -168,9 +205,9 @@ func (s *keyStore) live(handle string) *entry {
 func (s *keyStore) drop(handle string, e *entry) {
 	delete(s.entries, handle)
 	s.stopTimer(e)
-	if e.key != nil {
-		e.key.Wipe()
-	}
+	// A CryptoKey has no bytes here to wipe: dropping the last reference
+	// lets the browser free it.
+	e.key = nil
 	clear(e.secret)
 }
 

@@ -6,7 +6,7 @@ import "syscall/js"
 
 // version is exposed as paywallet.version. Bump it when the JavaScript API
 // changes.
-const version = "1.3.0"
+const version = "2.0.0"
 
 func main() {
 	start(newKeyStore())

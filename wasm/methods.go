@@ -34,6 +34,9 @@ func newWallet(keys *keyStore) js.Value {
 		{"forget", w.forget},
 		{"setExpiry", w.setExpiry},
 		{"openExportBundle", w.openExportBundle},
+		{"storeSession", w.storeSession},
+		{"resumeSession", w.resumeSession},
+		{"deleteSession", w.deleteSession},
 		{"revealSecret", w.revealSecret},
 		{"validateAccountInfo", w.validateAccountInfo},
 		{"accountTypes", w.accountTypes},
@@ -45,16 +48,37 @@ func newWallet(keys *keyStore) js.Value {
 	return js.Global().Get("Object").Call("freeze", obj)
 }
 
-// generateKey() -> {handle, publicKey, publicKeyUncompressed}
+// generateKey(purpose = "signing") -> {handle, publicKey,
+// publicKeyUncompressed, purpose}
 func (w *wallet) generateKey(args []js.Value) (any, error) {
-	if err := checkCount(args); err != nil {
-		return nil, err
+	if len(args) > 1 {
+		return nil, checkCount(args, "purpose")
 	}
-	k, err := walletcrypto.GenerateKey()
+	p := purposeSigning
+	if len(args) == 1 && !args[0].IsUndefined() {
+		var err error
+		if p, err = purposeArg(args[0]); err != nil {
+			return nil, err
+		}
+	}
+	kp, err := generate(p)
 	if err != nil {
-		return nil, errors.New("key generation failed: " + cryptoReason(err))
+		return nil, errors.New("key generation failed: " + err.Error())
 	}
-	return w.keep(k)
+	return w.keep(&key{private: kp.private, public: kp.public, purpose: p})
+}
+
+// purposeArg reads "signing" or "recipient".
+func purposeArg(v js.Value) (purpose, error) {
+	if v.Type() == js.TypeString {
+		switch v.String() {
+		case "signing":
+			return purposeSigning, nil
+		case "recipient":
+			return purposeRecipient, nil
+		}
+	}
+	return 0, errors.New(`purpose must be "signing" or "recipient"`)
 }
 
 // verifyTargetBundle(bundle, pinnedSignerHex) -> {targetPublic}
@@ -101,22 +125,19 @@ func (w *wallet) sealOtp(args []js.Value) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var client *walletcrypto.PublicKey
-	if err := w.keys.use(handle, func(k *walletcrypto.PrivateKey) error {
-		client = k.PublicKey()
-		return nil
-	}); err != nil {
+	client, err := w.keys.get(handle, purposeSigning)
+	if err != nil {
 		return nil, err
 	}
 	target, err := verifyTarget(bundle, signer)
 	if err != nil {
 		return nil, err
 	}
-	sealed, err := walletcrypto.SealOTP(target, code, client)
+	enc, ct, err := sealFast(target, walletcrypto.OTPPlaintext(code, client.public.UncompressedHex()))
 	if err != nil {
 		return nil, errors.New("sealing failed: " + cryptoReason(err))
 	}
-	return sealed, nil
+	return walletcrypto.Bundle{EncappedPublic: enc, Ciphertext: ct}.Encode(), nil
 }
 
 // stamp(handle, payload) -> Service-Wallet-Signature header value
@@ -132,19 +153,15 @@ func (w *wallet) stamp(args []js.Value) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var header string
-	err = w.keys.use(handle, func(k *walletcrypto.PrivateKey) error {
-		var err error
-		header, err = walletcrypto.SignStamp(k, []byte(payload))
-		return err
-	})
-	switch {
-	case errors.Is(err, errBadHandle), errors.Is(err, errUnknownHandle):
+	k, err := w.keys.get(handle, purposeSigning)
+	if err != nil {
 		return nil, err
-	case err != nil:
+	}
+	sig, err := sign(k.private, []byte(payload))
+	if err != nil {
 		return nil, errors.New("signing failed: " + cryptoReason(err))
 	}
-	return header, nil
+	return (&walletcrypto.Stamp{PublicKey: k.public, Scheme: walletcrypto.StampScheme, Signature: sig}).Encode(), nil
 }
 
 // decryptSessionKey(handle, bundle) -> {handle, publicKey, publicKeyUncompressed}
@@ -160,21 +177,23 @@ func (w *wallet) decryptSessionKey(args []js.Value) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var session *walletcrypto.PrivateKey
-	err = w.keys.use(handle, func(k *walletcrypto.PrivateKey) error {
-		var err error
-		session, err = walletcrypto.OpenSessionKey(k, bundle)
-		return err
-	})
-	switch {
-	case errors.Is(err, errBadHandle), errors.Is(err, errUnknownHandle):
+	k, err := w.keys.get(handle, purposeRecipient)
+	if err != nil {
 		return nil, err
+	}
+	scalar, err := walletcrypto.OpenCredentialBundle(ecdhKey{private: k.private, public: k.public}, bundle)
+	switch {
 	case errors.Is(err, walletcrypto.ErrDecrypt):
 		return nil, errors.New("bundle does not open with this key")
 	case err != nil:
 		return nil, errors.New("invalid session key bundle: " + cryptoReason(err))
 	}
-	return w.keep(session)
+	kp, err := importScalar(scalar)
+	clear(scalar)
+	if err != nil {
+		return nil, err
+	}
+	return w.keep(&key{private: kp.private, public: kp.public, purpose: purposeSigning})
 }
 
 // hpkeSeal(recipientPublicKeyHex, plaintext) -> {encappedPublic, ciphertext}
@@ -200,7 +219,7 @@ func hpkeSeal(args []js.Value) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	enc, ct, err := walletcrypto.Seal(recipient, []byte(plaintext))
+	enc, ct, err := sealFast(recipient, []byte(plaintext))
 	if err != nil {
 		return nil, errors.New("sealing failed: " + cryptoReason(err))
 	}
@@ -263,17 +282,12 @@ func (w *wallet) openExportBundle(args []js.Value) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var org string
-	var secret []byte
-	err = w.keys.use(handle, func(k *walletcrypto.PrivateKey) error {
-		var err error
-		org, secret, err = walletcrypto.OpenExportBundle(bundle, signer, k)
-		return err
-	})
-	switch {
-	case errors.Is(err, errBadHandle), errors.Is(err, errUnknownHandle):
+	k, err := w.keys.get(handle, purposeRecipient)
+	if err != nil {
 		return nil, err
-	case err != nil:
+	}
+	org, secret, err := walletcrypto.OpenExportBundleWith(webCrypto{}, bundle, signer, ecdhKey{private: k.private, public: k.public})
+	if err != nil {
 		return nil, bundleError("export bundle", err)
 	}
 	h, err := w.keys.addSecret(secret)
@@ -308,20 +322,23 @@ func (w *wallet) revealSecret(args []js.Value) (any, error) {
 	return v, nil
 }
 
-// keep stores k and describes it to JavaScript by handle and public keys
-// only. If k cannot be stored it is wiped.
-func (w *wallet) keep(k *walletcrypto.PrivateKey) (any, error) {
+// keep stores k and describes it to JavaScript by handle, public keys and
+// purpose only.
+func (w *wallet) keep(k *key) (map[string]any, error) {
 	h, err := w.keys.add(k)
 	if err != nil {
-		k.Wipe()
 		return nil, err
 	}
-	pub := k.PublicKey()
+	return keyInfo(h, k), nil
+}
+
+func keyInfo(handle string, k *key) map[string]any {
 	return map[string]any{
-		"handle":                h,
-		"publicKey":             pub.CompressedHex(),
-		"publicKeyUncompressed": pub.UncompressedHex(),
-	}, nil
+		"handle":                handle,
+		"publicKey":             k.public.CompressedHex(),
+		"publicKeyUncompressed": k.public.UncompressedHex(),
+		"purpose":               k.purpose.String(),
+	}
 }
 
 // signerArg parses the pinned signer public key (66 or 130 hex characters).
@@ -340,7 +357,7 @@ func signerArg(v js.Value) (*walletcrypto.PublicKey, error) {
 // verifyTarget checks the target bundle's signature against the pinned
 // signer and returns targetPublic.
 func verifyTarget(bundle string, signer *walletcrypto.PublicKey) (*walletcrypto.PublicKey, error) {
-	target, err := walletcrypto.VerifyTargetBundle(bundle, signer)
+	target, err := walletcrypto.VerifyTargetBundleWith(webCrypto{}, bundle, signer)
 	if err != nil {
 		return nil, bundleError("target bundle", err)
 	}
