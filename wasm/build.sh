@@ -59,7 +59,7 @@ if ! GOEXPERIMENT=$experiment "$GO" env GOEXPERIMENT >/dev/null 2>&1; then
 	experiment=${GOEXPERIMENT:-}
 fi
 GOOS=js GOARCH=wasm CGO_ENABLED=0 GOEXPERIMENT=$experiment "$GO" build -trimpath -ldflags='-s -w' \
-	-gcflags='all=-l' -gcflags='crypto/...=' -gcflags='math/bits=' -gcflags='internal/...=' \
+	-gcflags='all=-l' -gcflags='crypto/...=' -gcflags='math/bits=' -gcflags='internal/...=' -gcflags='runtime=' -gcflags='syscall/js=' -gcflags='paywallet/wasm=' -gcflags='paywallet/shared/walletcrypto=' -gcflags='encoding/hex=' -gcflags='encoding/base64=' \
 	-o "$wasm.tmp" ./wasm
 "$GO" run ./wasm/datapack "$wasm.tmp" "$wasm"
 rm -f "$wasm.tmp"

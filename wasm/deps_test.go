@@ -27,6 +27,13 @@ func forbidden(pkg string) string {
 		return "the wallet module does no networking; the page talks to the BFF"
 	case strings.HasPrefix(pkg, "github.com/gofiber/"):
 		return "Fiber is the BFF's web framework"
+	case pkg == "crypto/ecdsa", pkg == "crypto/ecdh", pkg == "crypto/elliptic",
+		strings.HasSuffix(pkg, "/nistec"), strings.HasSuffix(pkg, "fips140/ecdsa"), strings.HasSuffix(pkg, "fips140/ecdh"):
+		return "the module's P-256 work is WebCrypto's (non-extractable keys, native speed); the standard library's curve code would only add size"
+	case pkg == "crypto/hpke", strings.Contains(pkg, "mlkem"):
+		return "HPKE is walletcrypto's over WebCrypto's Diffie-Hellman; the standard library's brings ML-KEM and every KEM"
+	case strings.HasPrefix(pkg, "github.com/cloudflare/circl"):
+		return "circl is a test oracle, not part of the module"
 	}
 	return ""
 }

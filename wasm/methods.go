@@ -3,7 +3,6 @@
 package main
 
 import (
-	"encoding/hex"
 	"errors"
 	"syscall/js"
 	"unsafe"
@@ -25,12 +24,8 @@ func newWallet(keys *keyStore) js.Value {
 		name string
 		fn   method
 	}{
-		{"generateKey", w.generateKey},
 		{"verifyTargetBundle", w.verifyTargetBundle},
-		{"sealOtp", w.sealOtp},
-		{"stamp", w.stamp},
 		{"decryptSessionKey", w.decryptSessionKey},
-		{"hpkeSeal", hpkeSeal},
 		{"forget", w.forget},
 		{"setExpiry", w.setExpiry},
 		{"openExportBundle", w.openExportBundle},
@@ -44,41 +39,20 @@ func newWallet(keys *keyStore) js.Value {
 	} {
 		obj.Set(m.name, promiseFunc(m.name, m.fn))
 	}
+	// The hot calls are flows (flow.go): no goroutine per call.
+	for _, m := range []struct {
+		name string
+		fn   method
+	}{
+		{"generateKey", w.generateKey},
+		{"sealOtp", w.sealOtp},
+		{"stamp", w.stamp},
+		{"hpkeSeal", hpkeSeal},
+	} {
+		obj.Set(m.name, flowFunc(m.name, m.fn))
+	}
 	obj.Set("version", version)
 	return js.Global().Get("Object").Call("freeze", obj)
-}
-
-// generateKey(purpose = "signing") -> {handle, publicKey,
-// publicKeyUncompressed, purpose}
-func (w *wallet) generateKey(args []js.Value) (any, error) {
-	if len(args) > 1 {
-		return nil, checkCount(args, "purpose")
-	}
-	p := purposeSigning
-	if len(args) == 1 && !args[0].IsUndefined() {
-		var err error
-		if p, err = purposeArg(args[0]); err != nil {
-			return nil, err
-		}
-	}
-	kp, err := generate(p)
-	if err != nil {
-		return nil, errors.New("key generation failed: " + err.Error())
-	}
-	return w.keep(&key{private: kp.private, public: kp.public, purpose: p})
-}
-
-// purposeArg reads "signing" or "recipient".
-func purposeArg(v js.Value) (purpose, error) {
-	if v.Type() == js.TypeString {
-		switch v.String() {
-		case "signing":
-			return purposeSigning, nil
-		case "recipient":
-			return purposeRecipient, nil
-		}
-	}
-	return 0, errors.New(`purpose must be "signing" or "recipient"`)
 }
 
 // verifyTargetBundle(bundle, pinnedSignerHex) -> {targetPublic}
@@ -99,69 +73,6 @@ func (w *wallet) verifyTargetBundle(args []js.Value) (any, error) {
 		return nil, err
 	}
 	return map[string]any{"targetPublic": target.UncompressedHex()}, nil
-}
-
-// sealOtp(handle, code, bundle, pinnedSignerHex) -> JSON HPKE form string
-func (w *wallet) sealOtp(args []js.Value) (any, error) {
-	if err := checkCount(args, "handle", "code", "bundle", "pinnedSignerHex"); err != nil {
-		return nil, err
-	}
-	handle, err := handleArg(args[0])
-	if err != nil {
-		return nil, err
-	}
-	if args[1].Type() != js.TypeString {
-		return nil, errors.New("code must be a string, got " + args[1].Type().String())
-	}
-	code := args[1].String()
-	if !validOTPCode(code) {
-		return nil, errors.New("code must be 1 to 64 printable ASCII characters without spaces")
-	}
-	bundle, err := stringArg(args[2], "bundle", maxBundle, true)
-	if err != nil {
-		return nil, err
-	}
-	signer, err := signerArg(args[3])
-	if err != nil {
-		return nil, err
-	}
-	client, err := w.keys.get(handle, purposeSigning)
-	if err != nil {
-		return nil, err
-	}
-	target, err := verifyTarget(bundle, signer)
-	if err != nil {
-		return nil, err
-	}
-	enc, ct, err := sealFast(target, walletcrypto.OTPPlaintext(code, client.public.UncompressedHex()))
-	if err != nil {
-		return nil, errors.New("sealing failed: " + cryptoReason(err))
-	}
-	return walletcrypto.Bundle{EncappedPublic: enc, Ciphertext: ct}.Encode(), nil
-}
-
-// stamp(handle, payload) -> Service-Wallet-Signature header value
-func (w *wallet) stamp(args []js.Value) (any, error) {
-	if err := checkCount(args, "handle", "payload"); err != nil {
-		return nil, err
-	}
-	handle, err := handleArg(args[0])
-	if err != nil {
-		return nil, err
-	}
-	payload, err := stringArg(args[1], "payload", maxPayload, true)
-	if err != nil {
-		return nil, err
-	}
-	k, err := w.keys.get(handle, purposeSigning)
-	if err != nil {
-		return nil, err
-	}
-	sig, err := sign(k.private, []byte(payload))
-	if err != nil {
-		return nil, errors.New("signing failed: " + cryptoReason(err))
-	}
-	return (&walletcrypto.Stamp{PublicKey: k.public, Scheme: walletcrypto.StampScheme, Signature: sig}).Encode(), nil
 }
 
 // decryptSessionKey(handle, bundle) -> {handle, publicKey, publicKeyUncompressed}
@@ -194,39 +105,6 @@ func (w *wallet) decryptSessionKey(args []js.Value) (any, error) {
 		return nil, err
 	}
 	return w.keep(&key{private: kp.private, public: kp.public, purpose: purposeSigning})
-}
-
-// hpkeSeal(recipientPublicKeyHex, plaintext) -> {encappedPublic, ciphertext}
-//
-// It seals plaintext to a public key with the bundle suite (walletcrypto.Seal)
-// and uses no key of the store, so it adds nothing to the trust boundary;
-// it is a plain function rather than a wallet method to make that visible.
-// The wallet itself seals only through sealOtp; hpkeSeal exists so that the
-// browser benchmark can time a bare seal beside JavaScript HPKE.
-func hpkeSeal(args []js.Value) (any, error) {
-	if err := checkCount(args, "recipientPublicKeyHex", "plaintext"); err != nil {
-		return nil, err
-	}
-	s, err := stringArg(args[0], "recipientPublicKeyHex", maxKeyHex, true)
-	if err != nil {
-		return nil, err
-	}
-	recipient, err := walletcrypto.ParsePublicKeyHex(s)
-	if err != nil {
-		return nil, errors.New("recipientPublicKeyHex is not a P-256 public key in hex")
-	}
-	plaintext, err := stringArg(args[1], "plaintext", maxBundle, false)
-	if err != nil {
-		return nil, err
-	}
-	enc, ct, err := sealFast(recipient, []byte(plaintext))
-	if err != nil {
-		return nil, errors.New("sealing failed: " + cryptoReason(err))
-	}
-	return map[string]any{
-		"encappedPublic": hex.EncodeToString(enc),
-		"ciphertext":     hex.EncodeToString(ct),
-	}, nil
 }
 
 // forget(handle) -> boolean; handle is a key or a secret handle.

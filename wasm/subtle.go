@@ -4,6 +4,7 @@ package main
 
 import (
 	"errors"
+	"sync"
 	"syscall/js"
 
 	"paywallet/shared/walletcrypto"
@@ -22,18 +23,27 @@ var (
 )
 
 // subtle returns crypto.subtle, or an error where WebCrypto is missing (a
-// page that is not a secure context).
+// page that is not a secure context). It is looked up once.
 func subtle() (js.Value, error) {
-	c := js.Global().Get("crypto")
-	if c.Type() != js.TypeObject {
-		return js.Value{}, errors.New("this browser has no Web Crypto API")
-	}
-	s := c.Get("subtle")
-	if s.Type() != js.TypeObject {
-		return js.Value{}, errors.New("Web Crypto is only available on https:// pages (or http://localhost)")
-	}
-	return s, nil
+	subtleOnce.Do(func() {
+		c := js.Global().Get("crypto")
+		switch {
+		case c.Type() != js.TypeObject:
+			subtleErr = errors.New("this browser has no Web Crypto API")
+		case c.Get("subtle").Type() != js.TypeObject:
+			subtleErr = errors.New("Web Crypto is only available on https:// pages (or http://localhost)")
+		default:
+			subtleValue = c.Get("subtle")
+		}
+	})
+	return subtleValue, subtleErr
 }
+
+var (
+	subtleOnce  sync.Once
+	subtleValue js.Value
+	subtleErr   error
+)
 
 // Algorithm parameters, made once: WebCrypto reads them on each call and
 // does not keep them.
@@ -130,11 +140,9 @@ func toJS(b []byte) js.Value {
 	return a
 }
 
-// fromJS copies an ArrayBuffer or a Uint8Array into Go.
-func fromJS(v js.Value) []byte {
-	if !v.InstanceOf(uint8Array) {
-		v = uint8Array.New(v)
-	}
+// fromJS copies an ArrayBuffer (what WebCrypto resolves with) into Go.
+func fromJS(buf js.Value) []byte {
+	v := uint8Array.New(buf)
 	b := make([]byte, v.Length())
 	js.CopyBytesToGo(b, v)
 	return b
@@ -260,42 +268,8 @@ func (webCrypto) VerifyECDSA(pub *walletcrypto.PublicKey, message, der []byte) b
 	return err == nil && ok.Type() == js.TypeBoolean && ok.Bool()
 }
 
-// sealFast is walletcrypto.SealWith(webCrypto{}, …) with the WebCrypto
-// calls that do not depend on each other issued together: the ephemeral
-// key and the recipient's public CryptoKey, then the ephemeral public key's
-// export and the Diffie-Hellman step. Two round trips to WebCrypto instead
-// of four; the HPKE code is still walletcrypto's.
-func sealFast(recipient *walletcrypto.PublicKey, plaintext []byte) (enc, ct []byte, err error) {
-	s, err := subtle()
-	if err != nil {
-		return nil, nil, err
-	}
-	pair, peerKey, err := awaitBoth(
-		s.Call("generateKey", algECDH, false, usagesDerive),
-		importPublic(s, recipient, algECDH, usagesNone),
-	)
-	if err != nil {
-		return nil, nil, err
-	}
-	params := objectConstructor.New()
-	params.Set("name", "ECDH")
-	params.Set("public", peerKey)
-	raw, bits, err := awaitBoth(
-		s.Call("exportKey", "raw", pair.Get("publicKey")),
-		s.Call("deriveBits", params, pair.Get("privateKey"), 256),
-	)
-	if err != nil {
-		return nil, nil, err
-	}
-	pub, err := walletcrypto.ParsePublicKey(fromJS(raw))
-	if err != nil {
-		return nil, nil, errors.New("the browser made a key that is not a P-256 point")
-	}
-	return walletcrypto.SealWith(precomputed{pub: pub, dh: fromJS(bits), peer: recipient}, recipient, plaintext)
-}
-
 // precomputed is a Backend whose one ephemeral key has already done its
-// Diffie-Hellman step with peer (sealFast); it refuses any other use.
+// Diffie-Hellman step with peer (sealRound); it refuses any other use.
 type precomputed struct {
 	pub  *walletcrypto.PublicKey
 	dh   []byte

@@ -202,7 +202,7 @@ func run(ctx context.Context, opt Options) (*Result, *evidence, error) {
 	res.CrossOriginIsolated = started.CrossOriginIsolated
 	res.WasmVersion = started.WasmVersion
 
-	in, err := newInputs(started.ClientPublicKey)
+	in, err := newInputs(started.ClientPublicKey, started.OTPClientPublicKey)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -265,6 +265,7 @@ type startInfo struct {
 	UserAgent           string `json:"userAgent"`
 	WasmVersion         string `json:"wasmVersion"`
 	ClientPublicKey     string `json:"clientPublicKey"`
+	OTPClientPublicKey  string `json:"otpClientPublicKey"`
 }
 
 // measuredOp is one element of what bench.measure resolves with (and, without

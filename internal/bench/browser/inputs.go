@@ -25,7 +25,8 @@ const otpCode = "482913"
 // inputs are the keys and bundles both sides of every pair work on, made in
 // Go with walletcrypto, so that Go can check what the page computes.
 type inputs struct {
-	client    *walletcrypto.PublicKey  // the wasm client key (generateKey in the page)
+	client    *walletcrypto.PublicKey  // the wasm recipient key of the session bundle (generateKey("recipient"))
+	otpClient *walletcrypto.PublicKey  // the wasm signing key the OTP names (generateKey("signing"))
 	session   *walletcrypto.PrivateKey // the session key both stampers sign with
 	embedded  *walletcrypto.PrivateKey // the JS side's client key (Turnkey's embeddedKey)
 	recipient *walletcrypto.PrivateKey // what hpke-seal seals to
@@ -37,16 +38,21 @@ type inputs struct {
 	targetBundle                     string
 }
 
-// newInputs makes fresh keys and bundles for the wasm client key clientHex.
+// newInputs makes fresh keys and bundles for the wasm client keys: clientHex
+// receives the session key, otpClientHex is named in the OTP.
 // The session key travels to the wasm side the way it does in the wallet,
 // as a credential bundle to the client key; the JS side gets it as its
 // private key in hex, as ApiKeyStamper takes it.
-func newInputs(clientHex string) (*inputs, error) {
+func newInputs(clientHex, otpClientHex string) (*inputs, error) {
 	client, err := walletcrypto.ParsePublicKeyHex(clientHex)
 	if err != nil {
 		return nil, fmt.Errorf("the page's client key: %w", err)
 	}
-	in := &inputs{client: client}
+	otpClient, err := walletcrypto.ParsePublicKeyHex(otpClientHex)
+	if err != nil {
+		return nil, fmt.Errorf("the page's OTP client key: %w", err)
+	}
+	in := &inputs{client: client, otpClient: otpClient}
 	for _, k := range []**walletcrypto.PrivateKey{&in.session, &in.embedded, &in.recipient, &in.signer, &in.target} {
 		if *k, err = walletcrypto.GenerateKey(); err != nil {
 			return nil, err
@@ -164,7 +170,7 @@ func (in *inputs) check(samples map[string]any) ([]string, error) {
 			if err != nil {
 				return err
 			}
-			if want := walletcrypto.OTPPlaintext(otpCode, in.client.UncompressedHex()); !bytes.Equal(pt, want) {
+			if want := walletcrypto.OTPPlaintext(otpCode, in.otpClient.UncompressedHex()); !bytes.Equal(pt, want) {
 				return fmt.Errorf("OTP plaintext %q, want %q", pt, want)
 			}
 			return nil

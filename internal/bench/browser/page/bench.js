@@ -16,7 +16,8 @@
   const ecdsaSha256 = { name: "ECDSA", hash: "SHA-256" };
 
   let inp = null; // the inputs Go made (bench.setup)
-  let client = null; // {handle, publicKey, publicKeyUncompressed}: the wasm client key
+  let client = null; // {handle, publicKey, publicKeyUncompressed}: the wasm recipient key of the session bundle
+  let otpClient = null; // the wasm signing key the OTP bundle names
   let sessionHandle = null; // the session key inside wasm, opened from inp.sessionBundleWasm
   let webcryptoKey = null; // the same session key, imported into WebCrypto
   let stamper = null; // ApiKeyStamper, default runtime (WebCrypto in a browser)
@@ -90,7 +91,8 @@
     {
       name: "hpke-open",
       impl: "wasm",
-      function: "paywallet.decryptSessionKey(clientHandle, credentialBundle)",
+      function:
+        "paywallet.decryptSessionKey(recipientHandle, credentialBundle): WebCrypto ECDH, HPKE open, PKCS#8 import as a non-extractable ECDSA key, public key recovered",
       make: () => {
         const sink = handleSink();
         return {
@@ -110,7 +112,7 @@
       name: "otp-seal",
       impl: "wasm",
       function: "paywallet.sealOtp(clientHandle, code, targetBundle, pinnedSigner): verifies the bundle, then seals",
-      make: () => ({ call: () => paywallet.sealOtp(client.handle, inp.otpCode, inp.targetBundle, inp.pinnedSigner) }),
+      make: () => ({ call: () => paywallet.sealOtp(otpClient.handle, inp.otpCode, inp.targetBundle, inp.pinnedSigner) }),
     },
     {
       name: "otp-seal",
@@ -119,16 +121,16 @@
         "encryptOtpCodeToBundle(code, targetBundle, clientPublicKey, pinnedSigner): verifies the bundle, then seals",
       make: () => ({
         call: () =>
-          tk().encryptOtpCodeToBundle(inp.otpCode, inp.targetBundle, client.publicKeyUncompressed, inp.pinnedSigner),
+          tk().encryptOtpCodeToBundle(inp.otpCode, inp.targetBundle, otpClient.publicKeyUncompressed, inp.pinnedSigner),
       }),
     },
     {
       name: "keygen",
       impl: "wasm",
-      function: "paywallet.generateKey()",
+      function: 'paywallet.generateKey("signing"): a non-extractable WebCrypto ECDSA key under a new handle',
       make: () => {
         const sink = handleSink();
-        return { call: async () => sink.keep(await paywallet.generateKey()), after: sink.after };
+        return { call: async () => sink.keep(await paywallet.generateKey("signing")), after: sink.after };
       },
     },
     {
@@ -166,8 +168,9 @@
     return { fetchInstantiateMs: t1 - t0, runMs: t2 - t1, totalMs: t2 - t0 };
   }
 
-  // start loads the module and makes the client key the benchmark uses for
-  // the OTP seal and as the recipient of the session key bundle.
+  // start loads the module and makes the two client keys the benchmark
+  // uses: a signing key the OTP seal names, and a recipient key the session
+  // key bundle is sealed to (a key has one purpose).
   async function start(url) {
     await loadWasm(url);
     if (typeof globalThis.turnkeyBench !== "object") {
@@ -178,12 +181,14 @@
         "the wasm module (paywallet.version " + paywallet.version + ") has no hpkeSeal: rebuild it with `make wasm`",
       );
     }
-    client = await paywallet.generateKey();
+    client = await paywallet.generateKey("recipient");
+    otpClient = await paywallet.generateKey("signing");
     return {
       crossOriginIsolated: globalThis.crossOriginIsolated === true,
       userAgent: navigator.userAgent,
       wasmVersion: paywallet.version,
       clientPublicKey: client.publicKeyUncompressed,
+      otpClientPublicKey: otpClient.publicKeyUncompressed,
     };
   }
 

@@ -1,0 +1,297 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"encoding/hex"
+	"errors"
+	"syscall/js"
+
+	"paywallet/shared/walletcrypto"
+)
+
+// The hot calls, as flows (flow.go): each returns its first round of
+// WebCrypto work and the Go steps that follow.
+
+var textEncoder = js.Global().Get("TextEncoder").New()
+
+// utf8Arg returns the UTF-8 bytes of the string v as a Uint8Array made by
+// the browser, without copying them through Go, refusing the empty string
+// and more than max bytes.
+func utf8Arg(v js.Value, name string, max int) (js.Value, error) {
+	if v.Type() != js.TypeString {
+		return js.Value{}, errors.New(name + " must be a string, got " + v.Type().String())
+	}
+	// UTF-16 units never outnumber UTF-8 bytes: refuse a huge string
+	// before encoding it.
+	if objectConstructor.Invoke(v).Get("length").Int() > max {
+		return js.Value{}, tooLong(name, max)
+	}
+	b := textEncoder.Call("encode", v)
+	switch n := b.Length(); {
+	case n == 0:
+		return js.Value{}, errors.New(name + " must not be empty")
+	case n > max:
+		return js.Value{}, tooLong(name, max)
+	}
+	return b, nil
+}
+
+// generateKey(purpose = "signing") -> {handle, publicKey,
+// publicKeyUncompressed, purpose}
+//
+// Two rounds: crypto.subtle.generateKey (non-extractable), then the export
+// of the public half, which is always extractable.
+func (w *wallet) generateKey(args []js.Value) (any, error) {
+	if len(args) > 1 {
+		return nil, checkCount(args, "purpose")
+	}
+	p := purposeSigning
+	if len(args) == 1 && !args[0].IsUndefined() {
+		var err error
+		if p, err = purposeArg(args[0]); err != nil {
+			return nil, err
+		}
+	}
+	s, err := subtle()
+	if err != nil {
+		return nil, err
+	}
+	alg, usages := algECDSA, usagesSign
+	if p == purposeRecipient {
+		alg, usages = algECDH, usagesDerive
+	}
+	gen, err := subtleCall(s, "generateKey", alg, false, usages)
+	if err != nil {
+		return nil, errors.New("key generation failed: " + err.Error())
+	}
+	const fail = "key generation failed: "
+	return &round{promises: []js.Value{gen}, fail: fail, next: func(r []js.Value) (any, error) {
+		private := r[0].Get("privateKey")
+		export, err := subtleCall(s, "exportKey", "raw", r[0].Get("publicKey"))
+		if err != nil {
+			return nil, errors.New(fail + err.Error())
+		}
+		return &round{promises: []js.Value{export}, fail: fail, next: func(r []js.Value) (any, error) {
+			pub, err := walletcrypto.ParsePublicKey(fromJS(r[0]))
+			if err != nil {
+				return nil, errors.New(fail + "the browser made a key that is not a P-256 point")
+			}
+			return w.keep(&key{private: private, public: pub, purpose: p})
+		}}, nil
+	}}, nil
+}
+
+// purposeArg reads "signing" or "recipient".
+func purposeArg(v js.Value) (purpose, error) {
+	if v.Type() == js.TypeString {
+		switch v.String() {
+		case "signing":
+			return purposeSigning, nil
+		case "recipient":
+			return purposeRecipient, nil
+		}
+	}
+	return 0, errors.New(`purpose must be "signing" or "recipient"`)
+}
+
+// stamp(handle, payload) -> Service-Wallet-Signature header value
+//
+// One round: crypto.subtle.sign over the payload's UTF-8 bytes (WebCrypto
+// hashes with SHA-256); its r || s becomes DER and the stamp JSON in Go.
+func (w *wallet) stamp(args []js.Value) (any, error) {
+	if err := checkCount(args, "handle", "payload"); err != nil {
+		return nil, err
+	}
+	handle, err := handleArg(args[0])
+	if err != nil {
+		return nil, err
+	}
+	payload, err := utf8Arg(args[1], "payload", maxPayload)
+	if err != nil {
+		return nil, err
+	}
+	k, err := w.keys.get(handle, purposeSigning)
+	if err != nil {
+		return nil, err
+	}
+	s, err := subtle()
+	if err != nil {
+		return nil, err
+	}
+	sig, err := subtleCall(s, "sign", algSignP256, k.private, payload)
+	if err != nil {
+		return nil, errors.New("signing failed: " + err.Error())
+	}
+	return &round{promises: []js.Value{sig}, fail: "signing failed: ", next: func(r []js.Value) (any, error) {
+		der, err := walletcrypto.DERFromP1363(fromJS(r[0]))
+		if err != nil {
+			return nil, errors.New("signing failed: the browser's signature is malformed")
+		}
+		return (&walletcrypto.Stamp{PublicKey: k.public, Scheme: walletcrypto.StampScheme, Signature: der}).Encode(), nil
+	}}, nil
+}
+
+// hpkeSeal(recipientPublicKeyHex, plaintext) -> {encappedPublic, ciphertext}
+//
+// It seals plaintext to a public key with the bundle suite and uses no key
+// of the store, so it adds nothing to the trust boundary; it is a plain
+// function rather than a wallet method to make that visible. The wallet
+// itself seals only through sealOtp; hpkeSeal exists so that the browser
+// benchmark can time a bare seal beside JavaScript HPKE.
+func hpkeSeal(args []js.Value) (any, error) {
+	if err := checkCount(args, "recipientPublicKeyHex", "plaintext"); err != nil {
+		return nil, err
+	}
+	hexKey, err := stringArg(args[0], "recipientPublicKeyHex", maxKeyHex, true)
+	if err != nil {
+		return nil, err
+	}
+	recipient, err := walletcrypto.ParsePublicKeyHex(hexKey)
+	if err != nil {
+		return nil, errors.New("recipientPublicKeyHex is not a P-256 public key in hex")
+	}
+	plaintext, err := stringArg(args[1], "plaintext", maxBundle, false)
+	if err != nil {
+		return nil, err
+	}
+	return sealRound(recipient, nil, func(enc, ct []byte, _ []js.Value) (any, error) {
+		return map[string]any{
+			"encappedPublic": hex.EncodeToString(enc),
+			"ciphertext":     hex.EncodeToString(ct),
+		}, nil
+	}, []byte(plaintext))
+}
+
+// sealOtp(handle, code, bundle, pinnedSignerHex) -> JSON HPKE form string
+//
+// The target bundle's signature is checked by WebCrypto in the same rounds
+// as the seal's key agreement, and nothing sealed leaves the module unless
+// it verified.
+func (w *wallet) sealOtp(args []js.Value) (any, error) {
+	if err := checkCount(args, "handle", "code", "bundle", "pinnedSignerHex"); err != nil {
+		return nil, err
+	}
+	handle, err := handleArg(args[0])
+	if err != nil {
+		return nil, err
+	}
+	if args[1].Type() != js.TypeString {
+		return nil, errors.New("code must be a string, got " + args[1].Type().String())
+	}
+	code := args[1].String()
+	if !validOTPCode(code) {
+		return nil, errors.New("code must be 1 to 64 printable ASCII characters without spaces")
+	}
+	bundle, err := stringArg(args[2], "bundle", maxBundle, true)
+	if err != nil {
+		return nil, err
+	}
+	signer, err := signerArg(args[3])
+	if err != nil {
+		return nil, err
+	}
+	client, err := w.keys.get(handle, purposeSigning)
+	if err != nil {
+		return nil, err
+	}
+	tb, err := walletcrypto.ParseTargetBundle(bundle)
+	if err != nil {
+		return nil, bundleError("target bundle", err)
+	}
+	if !tb.EnclaveQuorumPublic.Equal(signer) {
+		return nil, bundleError("target bundle", walletcrypto.ErrSignerMismatch)
+	}
+	rs, err := walletcrypto.P1363FromDER(tb.DataSignature)
+	if err != nil {
+		return nil, bundleError("target bundle", err)
+	}
+	s, err := subtle()
+	if err != nil {
+		return nil, err
+	}
+	signerKey, err := subtleCall(s, "importKey", "raw", toJS(signer.Uncompressed()), algECDSA, true, usagesVerify)
+	if err != nil {
+		return nil, err
+	}
+	// The verification rides along: imported in the first round, checked
+	// in the second, its answer read before the sealed bundle is released.
+	verify := func(r []js.Value) (js.Value, error) {
+		return subtleCall(s, "verify", algSignP256, r[0], toJS(rs), toJS(tb.Data))
+	}
+	plaintext := walletcrypto.OTPPlaintext(code, client.public.UncompressedHex())
+	return sealRound(tb.TargetPublic, &sideTask{first: signerKey, second: verify}, func(enc, ct []byte, side []js.Value) (any, error) {
+		if ok := side[0]; ok.Type() != js.TypeBoolean || !ok.Bool() {
+			return nil, bundleError("target bundle", walletcrypto.ErrInvalidSignature)
+		}
+		return walletcrypto.Bundle{EncappedPublic: enc, Ciphertext: ct}.Encode(), nil
+	}, plaintext)
+}
+
+// sideTask is WebCrypto work done alongside a seal's two rounds: first is
+// a Promise started with the first round, second makes a Promise from its
+// value for the second round.
+type sideTask struct {
+	first  js.Value
+	second func(first []js.Value) (js.Value, error)
+}
+
+// sealRound seals plaintext to recipient in two rounds of WebCrypto work
+// (an ephemeral ECDH key and the recipient's public CryptoKey; then the
+// ephemeral public key's export and the Diffie-Hellman step) and hands the
+// encapsulated key and ciphertext, with the side task's result, to finish.
+// The HPKE itself is walletcrypto.SealWith, given the finished DH output.
+func sealRound(recipient *walletcrypto.PublicKey, side *sideTask, finish func(enc, ct []byte, side []js.Value) (any, error), plaintext []byte) (any, error) {
+	const fail = "sealing failed: "
+	s, err := subtle()
+	if err != nil {
+		return nil, err
+	}
+	gen, err := subtleCall(s, "generateKey", algECDH, false, usagesDerive)
+	if err != nil {
+		return nil, errors.New(fail + err.Error())
+	}
+	peer, err := subtleCall(s, "importKey", "raw", toJS(recipient.Uncompressed()), algECDH, true, usagesNone)
+	if err != nil {
+		return nil, errors.New(fail + err.Error())
+	}
+	first := []js.Value{gen, peer}
+	if side != nil {
+		first = append(first, side.first)
+	}
+	return &round{promises: first, fail: fail, next: func(r []js.Value) (any, error) {
+		pair, peerKey := r[0], r[1]
+		export, err := subtleCall(s, "exportKey", "raw", pair.Get("publicKey"))
+		if err != nil {
+			return nil, errors.New(fail + err.Error())
+		}
+		params := objectConstructor.New()
+		params.Set("name", "ECDH")
+		params.Set("public", peerKey)
+		bits, err := subtleCall(s, "deriveBits", params, pair.Get("privateKey"), 256)
+		if err != nil {
+			return nil, errors.New(fail + err.Error())
+		}
+		second := []js.Value{export, bits}
+		if side != nil {
+			p, err := side.second(r[2:])
+			if err != nil {
+				return nil, errors.New(fail + err.Error())
+			}
+			second = append(second, p)
+		}
+		return &round{promises: second, fail: fail, next: func(r []js.Value) (any, error) {
+			pub, err := walletcrypto.ParsePublicKey(fromJS(r[0]))
+			if err != nil {
+				return nil, errors.New(fail + "the browser made a key that is not a P-256 point")
+			}
+			dh := fromJS(r[1])
+			defer clear(dh)
+			enc, ct, err := walletcrypto.SealWith(precomputed{pub: pub, dh: dh, peer: recipient}, recipient, plaintext)
+			if err != nil {
+				return nil, errors.New(fail + cryptoReason(err))
+			}
+			return finish(enc, ct, r[2:])
+		}}, nil
+	}}, nil
+}
