@@ -88,6 +88,10 @@ func openVault() (js.Value, error) {
 		return nil
 	})
 	db.Set("onversionchange", onVersionChange)
+	// A connection the browser closes by force (site data cleared, the
+	// database deleted) gets close instead, and every later transaction on
+	// it throws: drop it the same way.
+	db.Set("onclose", onVersionChange)
 	vault.db = db
 	return db, nil
 }
