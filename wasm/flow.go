@@ -59,7 +59,8 @@ func init() {
 				results[i] = a[1].Index(i)
 			}
 		}
-		return settle(step.name, func() (any, error) { return step.r.next(results) })
+		v, _ := settle(step.name, func() (any, error) { return step.r.next(results) })
+		return v
 	})
 	flows.onFail = js.FuncOf(func(_ js.Value, a []js.Value) any {
 		step, ok := takeStep(a)
@@ -111,29 +112,30 @@ func runRound(name string, r *round) js.Value {
 
 // settle runs f, recovering a panic, and turns its outcome into what a
 // Promise callback returns: the value, the Promise of the next round, or a
-// rejected Promise whose Error is "<name>: <reason>".
-func settle(name string, f func() (any, error)) (out js.Value) {
+// rejected Promise whose Error is "<name>: <reason>". isPromise tells
+// which.
+func settle(name string, f func() (any, error)) (out js.Value, isPromise bool) {
 	defer func() {
 		if r := recover(); r != nil {
-			out = promiseConstructor.Call("reject", newError(name, "internal error: "+panicReason(r)))
+			out, isPromise = promiseConstructor.Call("reject", newError(name, "internal error: "+panicReason(r))), true
 		}
 	}()
 	v, err := f()
 	if err != nil {
-		return promiseConstructor.Call("reject", newError(name, err.Error()))
+		return promiseConstructor.Call("reject", newError(name, err.Error())), true
 	}
 	if r, ok := v.(*round); ok {
-		return runRound(name, r)
+		return runRound(name, r), true
 	}
-	return js.ValueOf(v)
+	return js.ValueOf(v), false
 }
 
 // flowFunc wraps a flow method as the JavaScript function the page calls:
 // it always returns a Promise.
 func flowFunc(name string, m method) js.Func {
 	return js.FuncOf(func(_ js.Value, args []js.Value) any {
-		v := settle(name, func() (any, error) { return m(args) })
-		if v.InstanceOf(promiseConstructor) {
+		v, isPromise := settle(name, func() (any, error) { return m(args) })
+		if isPromise {
 			return v
 		}
 		return promiseConstructor.Call("resolve", v)

@@ -73,11 +73,18 @@ func jsArray(items ...string) js.Value {
 	return a
 }
 
-// awaitPromise blocks the calling goroutine until the Promise p settles and
-// returns its value or its rejection as an error. It must not run on the
-// JavaScript event loop itself (a js.FuncOf callback): methods run in their
-// own goroutines (promise.go), so the loop keeps turning while they wait.
+// awaitPromise blocks the calling goroutine until the Promise p settles
+// and returns its value or its rejection as an error. It must not run on
+// the JavaScript event loop itself (a js.FuncOf callback): methods run in
+// their own goroutines (promise.go), so the loop keeps turning while they
+// wait.
 func awaitPromise(p js.Value) (js.Value, error) {
+	return watch(p)()
+}
+
+// watch attaches to p at once (so that a rejection is never unhandled, even
+// while the caller waits for another Promise first) and returns the wait.
+func watch(p js.Value) func() (js.Value, error) {
 	type settled struct {
 		v   js.Value
 		err error
@@ -92,17 +99,20 @@ func awaitPromise(p js.Value) (js.Value, error) {
 		return nil
 	})
 	p.Call("then", onOK, onErr)
-	r := <-ch
-	onOK.Release()
-	onErr.Release()
-	return r.v, r.err
+	return func() (js.Value, error) {
+		r := <-ch
+		onOK.Release()
+		onErr.Release()
+		return r.v, r.err
+	}
 }
 
 // awaitBoth waits for two Promises started together, so that WebCrypto
 // works on both at once.
 func awaitBoth(p, q js.Value) (js.Value, js.Value, error) {
-	a, errA := awaitPromise(p)
-	b, errB := awaitPromise(q)
+	waitP, waitQ := watch(p), watch(q)
+	a, errA := waitP()
+	b, errB := waitQ()
 	if errA != nil {
 		return a, b, errA
 	}

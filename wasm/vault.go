@@ -141,8 +141,13 @@ func request(req js.Value, onSuccess func(result js.Value)) (js.Value, error) {
 func completion(tx js.Value) error {
 	ch := make(chan error, 1)
 	done := js.FuncOf(func(js.Value, []js.Value) any { ch <- nil; return nil })
-	fail := js.FuncOf(func(js.Value, []js.Value) any {
+	fail := js.FuncOf(func(_ js.Value, a []js.Value) any {
+		// A failed request's error reaches the transaction's onerror before
+		// tx.error is set: read it from the event's target first.
 		err := tx.Get("error")
+		if ev := arg0(a); !err.Truthy() && ev.Type() == js.TypeObject && ev.Get("target").Type() == js.TypeObject {
+			err = ev.Get("target").Get("error")
+		}
 		if err.Truthy() {
 			ch <- jsError(err)
 		} else {
@@ -222,6 +227,15 @@ func loadFromVault() (record js.Value, ok bool, err error) {
 // sessionID is not empty. The read and the delete are one transaction, so
 // a newer session stored by another tab meanwhile is never deleted.
 func deleteFromVault(sessionID string) (bool, error) {
+	return deleteFromVaultIf(func(r js.Value) bool {
+		id := r.Get("sessionId")
+		return sessionID == "" || id.Type() == js.TypeString && id.String() == sessionID
+	})
+}
+
+// deleteFromVaultIf deletes the record if match says so, reading and
+// deleting in one transaction.
+func deleteFromVaultIf(match func(record js.Value) bool) (bool, error) {
 	db, err := openVault()
 	if err != nil {
 		return false, err
@@ -235,10 +249,7 @@ func deleteFromVault(sessionID string) (bool, error) {
 	}
 	deleted := false
 	if _, err := request(req, func(r js.Value) {
-		if r.Type() != js.TypeObject {
-			return
-		}
-		if id := r.Get("sessionId"); sessionID != "" && (id.Type() != js.TypeString || id.String() != sessionID) {
+		if r.Type() != js.TypeObject || !match(r) {
 			return
 		}
 		tx.Call("objectStore", vaultStore).Call("delete", vaultRecord)
@@ -291,8 +302,16 @@ func (w *wallet) resumeSession(args []js.Value) (any, error) {
 	k, sessionID, expiresAt, valid := recordKey(r)
 	if !valid || expiresAt <= jsDate.Call("now").Float() {
 		// Expired, or not something this module wrote: either way it
-		// signs for nothing. Delete it only if it is still the same record.
-		if _, err := deleteFromVault(sessionID); err != nil {
+		// signs for nothing. Delete it only if it is still that record
+		// (another tab may have stored a new session meanwhile).
+		same := func(now js.Value) bool {
+			id := now.Get("sessionId")
+			if sessionID == "" {
+				return id.Type() != js.TypeString || id.String() == ""
+			}
+			return id.Type() == js.TypeString && id.String() == sessionID
+		}
+		if _, err := deleteFromVaultIf(same); err != nil {
 			return nil, err
 		}
 		return nil, nil
