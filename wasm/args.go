@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall/js"
 )
 
@@ -74,11 +75,48 @@ func handleArg(v js.Value) (string, error) {
 	if v.Type() != js.TypeString {
 		return "", errors.New("handle must be a string, got " + v.Type().String())
 	}
+	if h, ok := recentHandles.lookup(v); ok {
+		return h, nil
+	}
 	h := v.String()
 	if !validHandle(h) {
 		return "", errBadHandle
 	}
+	recentHandles.remember(v, h)
 	return h, nil
+}
+
+// recentHandles remembers the last few handle strings the page passed in.
+// Copying a JavaScript string into Go is one of the dearest steps of a
+// call (it is encoded to UTF-8 and copied through the boundary); a page
+// stamps with the same handle again and again, and syscall/js gives equal
+// strings the same reference while one is held, so a held string compared
+// with Value.Equal, which does not cross into JavaScript, finds it again.
+var recentHandles handleCache
+
+type handleCache struct {
+	mu   sync.Mutex
+	vals [8]js.Value
+	strs [8]string
+	next int
+}
+
+func (c *handleCache) lookup(v js.Value) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := range c.vals {
+		if c.strs[i] != "" && c.vals[i].Equal(v) {
+			return c.strs[i], true
+		}
+	}
+	return "", false
+}
+
+func (c *handleCache) remember(v js.Value, h string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.vals[c.next], c.strs[c.next] = v, h
+	c.next = (c.next + 1) % len(c.vals)
 }
 
 // validOTPCode reports whether code is 1 to maxOTPCode printable ASCII

@@ -17,15 +17,11 @@ var textEncoder = js.Global().Get("TextEncoder").New()
 
 // utf8Arg returns the UTF-8 bytes of the string v as a Uint8Array made by
 // the browser, without copying them through Go, refusing the empty string
-// and more than max bytes.
+// and more than max bytes. (The bytes stay in JavaScript, so a huge string
+// costs the page, not the module.)
 func utf8Arg(v js.Value, name string, max int) (js.Value, error) {
 	if v.Type() != js.TypeString {
 		return js.Value{}, errors.New(name + " must be a string, got " + v.Type().String())
-	}
-	// UTF-16 units never outnumber UTF-8 bytes: refuse a huge string
-	// before encoding it.
-	if objectConstructor.Invoke(v).Get("length").Int() > max {
-		return js.Value{}, tooLong(name, max)
 	}
 	b := textEncoder.Call("encode", v)
 	switch n := b.Length(); {
