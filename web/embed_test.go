@@ -12,7 +12,7 @@ var requiredIDs = []string{
 	"email", "email-submit", "email-error", "code", "code-submit", "code-error", "code-resend", "login-error", "status",
 	"signed-in", "me-email", "account-id", "wallet-type", "account-status", "account-balance",
 	"accounts", "accounts-list", "add-account", "account-type", "account-fields", "account-submit", "account-form-error",
-	"session-expiry", "session-public-key", "copy-key", "key-missing", "logout",
+	"session-expiry", "session-public-key", "copy-key", "key-missing", "key-not-kept", "logout",
 	"sandbox-banner", "dev-mailbox-link",
 	"balance", "account-on-hold", "on-hold-row", "fund-form", "fund-amount", "fund-submit", "fund-error", "fund-currency",
 	"send", "send-form", "send-account", "send-side-sending", "send-side-receiving", "send-amount", "send-amount-error", "send-note",

@@ -809,13 +809,15 @@ func TestMoneySendErrors(t *testing.T) {
 	}
 }
 
-// TestMoneySendNeedsKey: after a reload the tab holds no key; a quote can
-// still be had, but Send is disabled and says why.
+// TestMoneySendNeedsKey: a tab whose wallet module does not start (here:
+// after a reload) shows the wallet without a key; a quote can still be had,
+// but Send is disabled and says why.
 func TestMoneySendNeedsKey(t *testing.T) {
 	t.Parallel()
 	site, api, m := startMoneySite(t)
-	ctx := newTab(t)
+	ctx := newTab(t, `if (sessionStorage.getItem("break-wallet")) { delete globalThis.paywallet; globalThis.WebAssembly = undefined; }`)
 	signIn(t, ctx, site)
+	eval[chromedp.Void](t, ctx, `sessionStorage.setItem("break-wallet", "1")`)
 	do(t, ctx, chromedp.Reload(), chromedp.WaitVisible(chromedp.ID("key-missing")))
 	getQuote(t, ctx, xofAccount, "RECEIVING", "5000", "")
 	if got := text(t, ctx, "quote-receive"); got != "CFA5,000 XOF" {

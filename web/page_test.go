@@ -36,16 +36,25 @@ const (
 )
 
 // walletStub replaces the wasm module: wallet.js returns globalThis.paywallet
-// when it exists. Every call is recorded in globalThis.walletCalls.
+// when it exists. Every call is recorded in globalThis.walletCalls. The
+// stored session key lives in localStorage (shared by the tabs of the
+// origin, as IndexedDB is); globalThis.refuseStore, set before the page's
+// code runs (refuseStore below), makes the browser refuse to keep it. The
+// n-th key made in a tab is "02" followed by n + globalThis.stubKeyBase in
+// 64 digits.
 const walletStub = `(() => {
   if (typeof globalThis.Go !== "function") globalThis.Go = function () {};
   const calls = (globalThis.walletCalls = []);
-  let n = 0;
+  const publicKeys = new Map();
+  let n = 0, r = 0;
+  const refused = (method) => new Error(method + ": this browser does not let the wallet keep keys: refused in this test");
   globalThis.paywallet = Object.freeze({
-    generateKey: async () => {
+    generateKey: async (purpose = "signing") => {
       n++;
-      calls.push(["generateKey"]);
-      return { handle: "h" + n, publicKey: "02" + String(n).padStart(64, "0") };
+      calls.push(purpose === "signing" ? ["generateKey"] : ["generateKey", purpose]);
+      const handle = "h" + n, publicKey = "02" + String(n + (globalThis.stubKeyBase || 0)).padStart(64, "0");
+      publicKeys.set(handle, publicKey);
+      return { handle, publicKey, purpose };
     },
     sealOtp: async (handle, code, bundle, signer) => {
       calls.push(["sealOtp", handle, code, bundle, signer]);
@@ -57,9 +66,47 @@ const walletStub = `(() => {
     },
     forget: async (handle) => {
       calls.push(["forget", handle]);
+      return publicKeys.delete(handle);
+    },
+    setExpiry: async () => true,
+    storeSession: async (handle, { sessionId, expiresAtMs }) => {
+      calls.push(["storeSession", handle, sessionId]);
+      if (globalThis.refuseStore) throw refused("storeSession");
+      if (!publicKeys.has(handle)) throw new Error("storeSession: unknown key handle");
+      localStorage.setItem("stub-session", JSON.stringify({ publicKey: publicKeys.get(handle), sessionId, expiresAtMs }));
+      return true;
+    },
+    resumeSession: async () => {
+      calls.push(["resumeSession"]);
+      if (globalThis.refuseStore) throw refused("resumeSession");
+      const record = JSON.parse(localStorage.getItem("stub-session") || "null");
+      if (!record) return null;
+      if (record.expiresAtMs <= Date.now()) {
+        localStorage.removeItem("stub-session");
+        return null;
+      }
+      r++;
+      const handle = "r" + r;
+      publicKeys.set(handle, record.publicKey);
+      return { handle, publicKey: record.publicKey, purpose: "signing", sessionId: record.sessionId, expiresAtMs: record.expiresAtMs };
+    },
+    deleteSession: async (sessionId) => {
+      calls.push(sessionId === undefined ? ["deleteSession"] : ["deleteSession", sessionId]);
+      const record = JSON.parse(localStorage.getItem("stub-session") || "null");
+      if (!record || (sessionId !== undefined && record.sessionId !== sessionId)) return false;
+      localStorage.removeItem("stub-session");
+      return true;
     },
   });
 })();`
+
+// refuseStore makes the stub's storeSession and resumeSession reject, as
+// in a browser without a usable IndexedDB.
+const refuseStore = `globalThis.refuseStore = true;`
+
+// storedSession is the stub's stored session record as JSON ("null" when
+// there is none).
+const storedSession = `localStorage.getItem("stub-session") || "null"`
 
 // clockSkew moves the page's wall clock by the given milliseconds.
 func clockSkew(ms int64) string {
@@ -509,26 +556,39 @@ func TestPageIgnoresClockSkew(t *testing.T) {
 	}
 }
 
-// TestPageFollowsOtherTabs: signing out or in in one tab, or the session
-// ending on the server, is reflected in every tab, and a tab whose key no
-// longer signs for the session forgets it.
+// TestPageFollowsOtherTabs: a second tab resumes the stored key of the
+// session; signing out or in in one tab, or the session ending on the
+// server, is reflected in every tab, and a tab whose key no longer signs for
+// the session forgets it.
 func TestPageFollowsOtherTabs(t *testing.T) {
 	t.Parallel()
 	site, api := startSite(t)
 	a := newTab(t)
 	signIn(t, a, site)
+	aKey := eval[string](t, a, `document.getElementById("session-public-key").dataset.value`)
 	b := anotherTab(t, a)
 	do(t, b, chromedp.Navigate(site+"/"), chromedp.WaitVisible(chromedp.ID("signed-in")))
+	if got := eval[string](t, b, `document.getElementById("session-public-key").dataset.value`); got != aKey || !called(walletCalls(t, b), "resumeSession") {
+		t.Errorf("tab B shows key %q, want tab A's %q resumed; calls %v", got, aKey, walletCalls(t, b))
+	}
 
-	// Logout in B ends A too, and A wipes its key.
+	// Logout in B (signed with the resumed key) ends A too, A wipes its
+	// key, and the stored key is gone.
 	do(t, b, chromedp.Click(chromedp.ID("logout")), chromedp.WaitVisible(chromedp.ID("email")))
 	waitFor(t, a, shown("email"))
+	if !called(walletCalls(t, b), "stamp", "r1", fakePayload) {
+		t.Errorf("tab B did not sign its logout with the resumed key: %v", walletCalls(t, b))
+	}
 	if !called(walletCalls(t, a), "forget", "h1") {
 		t.Errorf("tab A kept its key after the logout in tab B: %v", walletCalls(t, a))
 	}
+	if got := eval[string](t, a, storedSession); got != "null" {
+		t.Errorf("stored after the logout: %s", got)
+	}
 
 	// A is half-way through a new login when B signs in: the cookie is now
-	// B's session, so A shows it, without a key, and wipes the one it held.
+	// B's session, so A drops its login and its key, and takes the key B
+	// stored.
 	front(t, a)
 	do(t, a,
 		chromedp.Evaluate[chromedp.Void](`document.getElementById("email").value = ""`),
@@ -545,17 +605,26 @@ func TestPageFollowsOtherTabs(t *testing.T) {
 		chromedp.Click(chromedp.ID("code-submit")),
 		chromedp.WaitVisible(chromedp.ID("signed-in")),
 	)
-	waitFor(t, a, shown("signed-in")+` && document.getElementById("session-public-key").dataset.value === ""`)
+	bKey := eval[string](t, b, `document.getElementById("session-public-key").dataset.value`)
+	waitFor(t, a, shown("signed-in")+` && document.getElementById("session-public-key").dataset.value === `+quote(bKey))
 	if !called(walletCalls(t, a), "forget", "h2") {
 		t.Errorf("tab A kept the key of a replaced login: %v", walletCalls(t, a))
 	}
 
-	// The session ends on the server: B notices when it is looked at again.
+	// The session ends on the server: B notices when it is looked at again,
+	// deletes the stored key, and tells A.
 	api.set(func(f *fakeAPI) { f.signedIn = false })
 	do(t, b, chromedp.Evaluate[chromedp.Void](`document.dispatchEvent(new Event("visibilitychange"))`))
 	waitFor(t, b, shown("email"))
 	if !called(walletCalls(t, b), "forget", "h1") {
 		t.Errorf("tab B kept its key after a 401: %v", walletCalls(t, b))
+	}
+	waitFor(t, a, shown("email"))
+	if got := eval[string](t, a, storedSession); got != "null" {
+		t.Errorf("stored after the session ended: %s", got)
+	}
+	if n := len(api.requests("/api/logout")); n != 1 {
+		t.Errorf("%d POST /api/logout, want 1 (only the sign-out; a 401 ends nothing more)", n)
 	}
 }
 

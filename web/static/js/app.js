@@ -2,19 +2,34 @@
 //
 // Flow of a login (DESIGN.md "Signed retry"):
 //   1. POST /api/login/start {email} -> {otpEncryptionTargetBundle, email}
-//   2. paywallet.generateKey() -> key handle (the private key stays in wasm)
+//   2. paywallet.generateKey("signing") -> key handle (a non-extractable
+//      WebCrypto key: no script, not even the wallet module, can read it)
 //   3. paywallet.sealOtp(handle, code, bundle, pinned signer) -> encryptedOtpBundle
 //   4. POST /api/login/verify {type: "EMAIL_OTP", encryptedOtpBundle} -> 202 {payloadToSign, requestId}
 //   5. paywallet.stamp(handle, payloadToSign) -> Service-Wallet-Signature
 //   6. POST /api/login/verify, same body bytes, with Service-Wallet-Signature and Request-Id -> 200 Session
+//   7. paywallet.storeSession(handle, {sessionId, expiresAtMs}): the key is
+//      kept in the origin's IndexedDB (still non-extractable) for the session
 //
-// The key handle lives only in this module's memory. After a reload the BFF
-// still knows the session (GET /api/me), but the key is gone; the page says so.
-//
-// Tabs share the cookie, so they share one session: a tab that signs out or
-// in tells the others on the BroadcastChannel "wallet", and a tab that comes
-// back into view asks GET /api/me again. Whenever the session is not the one
-// this tab's key signed in (another tab's login, a 401), the key is wiped.
+// Tabs share the cookie, so they share one session and one stored key
+// (DESIGN.md "Trust boundaries"):
+//   - A tab that starts (a reload, a new tab, a browser restart) or comes back
+//     into view asks GET /api/me; if it holds no key, it resumes the stored one
+//     (paywallet.resumeSession) when that key is the session's, and deletes a
+//     stored key of any other session. A tab that is signed in by the cookie
+//     but cannot get the session's key shows the sign-in page: it could not
+//     sign anything.
+//   - The refresh before the session ends runs under the Web Lock
+//     "paywallet-session-refresh": the tab that holds it first looks at the
+//     stored key, and if another tab has already refreshed, takes that key
+//     instead of refreshing again. The tab that refreshes stores the new key
+//     and tells the others on the BroadcastChannel "wallet", which resume it.
+//   - Signing out, a revoked or expired session, a 401 from the BFF: the
+//     stored key is deleted, this tab's handle is wiped, and the other tabs
+//     are told ("logout"), so that each shows the sign-in page.
+// Where the browser refuses to keep keys (IndexedDB missing or failing, as
+// in some private windows), the key stays in this tab's memory only, the
+// page says so once, and everything else works as before.
 
 import { api, ApiError, messageOf, onSignedOut } from "./api.js";
 import { formatCountdown, formatWait, shortKey } from "./format.js";
@@ -29,7 +44,12 @@ const $ = (id) => document.getElementById(id);
 const state = {
   config: null, // GET /api/config
   wallet: null, // Promise of globalThis.paywallet
-  key: null, // {handle, publicKey, sessionId} of this tab's key, or null; sessionId once the login completed
+  // This tab's key: {handle, publicKey, sessionId, kept}, or null. sessionId
+  // once the login completed; kept is true once the key is stored in
+  // IndexedDB, false when the browser refused to keep it.
+  key: null,
+  epoch: 0, // counts the times this tab left its session (endHere): a resume started before is void
+  sessionId: "", // the cookie's wallet session, as GET /api/me last said
   login: null, // {bundle, email} between start and verify
   signedIn: false, // the signed-in view is shown
   deadline: 0, // performance.now() at which the wallet session ends; 0 when unknown
@@ -44,11 +64,19 @@ const state = {
 // person keeps working and the old key signs for nothing any more.
 const REFRESH_AHEAD_MS = 90 * 1000;
 const REFRESH_RETRY_MS = 15 * 1000;
+// The Web Lock the tabs of this origin take to refresh the one session.
+const REFRESH_LOCK = "paywallet-session-refresh";
 
 const RESEND_LABEL = "Send a new code";
+const NOT_KEPT_HERE = "Your sign-in was not kept in this browser, so this tab cannot sign for your wallet. Sign in again.";
 
-// The other tabs of this wallet. Messages: "login", "logout".
+// The other tabs of this wallet. Messages: {type: "login"}, {type:
+// "refresh"}, {type: "logout", sessionId}.
 const channel = typeof BroadcastChannel === "function" ? new BroadcastChannel("wallet") : null;
+
+function tell(type, fields = {}) {
+  if (channel) channel.postMessage({ type, ...fields });
+}
 
 let started = false;
 if (document.readyState === "loading") {
@@ -80,11 +108,13 @@ async function start() {
   $("copy-key").addEventListener("click", onCopyKey);
   document.addEventListener("visibilitychange", () => {
     // Timers sleep in a hidden tab, and the session may have ended or
-    // changed meanwhile: ask again.
-    if (!document.hidden && state.signedIn) refresh();
+    // changed meanwhile (or begun, in another tab): ask again. A login
+    // under way here is left alone.
+    if (document.hidden || !state.config) return;
+    if (state.signedIn || (!state.login && !state.key)) refresh();
   });
   onSignedOut(() => {
-    if (state.signedIn) endHere("Your session has ended. Sign in again.");
+    if (state.signedIn) endEverywhere("Your session has ended. Sign in again.", { loggedOut: true });
   });
   if (channel) channel.onmessage = (event) => onOtherTab(event.data);
 
@@ -107,6 +137,15 @@ function loadWalletModule(url) {
   return import("./wallet.js").then((m) => m.loadWallet(url));
 }
 
+// loadedWallet is the wallet module, or null when it did not load.
+async function loadedWallet() {
+  try {
+    return await state.wallet;
+  } catch {
+    return null;
+  }
+}
+
 function applyConfig(config) {
   $("sandbox-banner").hidden = config.mode !== "sandbox";
   $("passkey-login").hidden = !passkeysAvailable();
@@ -123,44 +162,188 @@ function applyConfig(config) {
 
 // showCurrent asks the BFF who is signed in and shows the matching view.
 async function showCurrent() {
+  let me;
   try {
-    const me = (await api("GET", "/api/me")).data;
-    await keepKeyOf(me);
-    showSignedIn(me);
+    me = (await api("GET", "/api/me")).data;
   } catch (err) {
     showLogin();
-    if (!(err instanceof ApiError && err.status === 401)) {
+    if (err instanceof ApiError && err.status === 401) {
+      await dropStaleKey();
+    } else {
       setStatus("Could not check your session: " + messageOf(err));
     }
+    return;
   }
+  await syncKey(me);
+  await showMe(me);
 }
 
-// refresh updates the signed-in view from GET /api/me without moving the
-// focus. A 401 ends it (onSignedOut); a network failure changes nothing.
-async function refresh() {
+// dropStaleKey deletes the stored key when nobody is signed in here (the
+// cookie ended with the browser, or expired): it signs for nothing this
+// browser can reach. The BFF is asked again once the stored key is known,
+// and only that key is deleted, so that a login another tab completes
+// meanwhile keeps its own.
+async function dropStaleKey() {
+  const stored = await resumeStored();
+  if (!stored) return;
+  await forgetHandle(stored.handle);
   try {
-    const me = (await api("GET", "/api/me")).data;
-    await keepKeyOf(me);
-    showSignedIn(me, { quiet: true });
+    await api("GET", "/api/me");
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 401) await dropStored(stored.sessionId);
+    return;
+  }
+  await showCurrent(); // signed in meanwhile, in another tab
+}
+
+// refresh updates the view from GET /api/me without moving the focus. A
+// 401 ends the session (onSignedOut); a network failure changes nothing.
+async function refresh() {
+  let me;
+  try {
+    me = (await api("GET", "/api/me")).data;
   } catch {
-    // Signed out: handled by onSignedOut. Unreachable: try again next time.
+    return; // Signed out: handled by onSignedOut. Unreachable: try again next time.
+  }
+  const wasSignedIn = state.signedIn;
+  await syncKey(me);
+  if (wasSignedIn || state.key) await showMe(me, { quiet: wasSignedIn });
+}
+
+// showMe shows the signed-in view for me if this tab can sign for its
+// session. Without the session's key it shows the sign-in page instead (the
+// cookie session is left to the tabs that hold the key); only a tab whose
+// wallet module did not load shows the wallet without a key, to look at.
+async function showMe(me, options = {}) {
+  state.sessionId = (me && me.session && me.session.id) || "";
+  if (state.key || !(await loadedWallet())) {
+    showSignedIn(me, options);
+    return;
+  }
+  if (state.signedIn || !options.quiet) {
+    showLogin();
+    setStatus(NOT_KEPT_HERE);
   }
 }
 
-// keepKeyOf wipes this tab's key unless it is the signing key of the
-// session the BFF reports (another tab may have signed in since).
-async function keepKeyOf(me) {
-  const id = me && me.session && me.session.id;
+// ---- this tab's key, and the one kept for the session ----------------------
+
+// Key changes of this tab (resume, adopt, refresh) take turns: two of them
+// at once would leave a handle behind or adopt a key twice.
+let keyTurn = Promise.resolve();
+function withKeys(fn) {
+  const run = keyTurn.then(() => fn());
+  keyTurn = run.catch(() => {});
+  return run;
+}
+
+function syncKey(me) {
+  return withKeys(() => syncKeyNow(me));
+}
+
+// syncKeyNow makes this tab's key the signing key of the session the BFF
+// reports, or none: a key of another session (another tab signed in, or
+// refreshed, since) is wiped; without a key, the stored one is resumed if
+// it is this session's, and deleted if it is not.
+async function syncKeyNow(me) {
+  const id = (me && me.session && me.session.id) || "";
   if (state.key && (!state.key.sessionId || state.key.sessionId !== id)) await forgetKey();
+  if (state.key || !id) return;
+  const epoch = state.epoch;
+  const stored = await resumeStored();
+  if (!stored) return;
+  if (stored.sessionId !== id || epoch !== state.epoch || state.key) {
+    await forgetHandle(stored.handle);
+    if (stored.sessionId !== id) await dropStored(stored.sessionId);
+    return;
+  }
+  state.key = { handle: stored.handle, publicKey: stored.publicKey, sessionId: stored.sessionId, kept: true };
+  showKeyKept();
+}
+
+// resumeStored returns the stored session key under a new handle of this
+// tab, or null when there is none or the browser keeps none.
+async function resumeStored() {
+  const wallet = await loadedWallet();
+  if (!wallet || typeof wallet.resumeSession !== "function") return null;
+  try {
+    const stored = await wallet.resumeSession();
+    if (!stored || typeof stored.handle !== "string") return null;
+    if (typeof stored.sessionId !== "string" || typeof stored.publicKey !== "string") {
+      await forgetHandle(stored.handle);
+      return null;
+    }
+    return stored;
+  } catch {
+    return null;
+  }
+}
+
+// keepKey stores key (whose login or refresh answered session) for the
+// session's lifetime, so that a reload or another tab can resume it. A
+// browser that refuses keeps the key in this tab only, and the page says so.
+async function keepKey(key, session) {
+  let kept = false;
+  const expiresAtMs = expiresAtOf(session);
+  const wallet = await loadedWallet();
+  if (wallet && typeof wallet.storeSession === "function" && expiresAtMs > Date.now()) {
+    try {
+      kept = (await wallet.storeSession(key.handle, { sessionId: key.sessionId, expiresAtMs })) === true;
+    } catch {
+      kept = false;
+    }
+  }
+  key.kept = kept;
+  showKeyKept();
+}
+
+// expiresAtOf is the Date.now() time at which session ends: from expiresIn
+// (GET /api/me), else the lifetime between createdAt and expiresAt counted
+// from now (a Session), so that a device clock that is off does not matter.
+function expiresAtOf(session) {
+  if (!session) return 0;
+  if (typeof session.expiresIn === "number" && Number.isFinite(session.expiresIn) && session.expiresIn >= 0) {
+    return Date.now() + session.expiresIn * 1000;
+  }
+  const end = Date.parse(session.expiresAt);
+  const begin = Date.parse(session.createdAt);
+  if (Number.isFinite(end) && Number.isFinite(begin) && end > begin) return Date.now() + (end - begin);
+  return Number.isFinite(end) ? end : 0;
+}
+
+// dropStored deletes the stored session key: the one of sessionId only,
+// or whichever is stored when sessionId is empty.
+async function dropStored(sessionId) {
+  const wallet = await loadedWallet();
+  if (!wallet || typeof wallet.deleteSession !== "function") return;
+  try {
+    await (sessionId ? wallet.deleteSession(sessionId) : wallet.deleteSession());
+  } catch {
+    // Nothing can be stored where nothing can be deleted.
+  }
+}
+
+// showKeyKept shows, while this tab's key could not be kept, why a reload
+// would sign the person out.
+function showKeyKept() {
+  $("key-not-kept").hidden = !(state.key && state.key.sessionId && state.key.kept === false);
 }
 
 async function onOtherTab(message) {
-  if (message === "logout") {
-    if (state.signedIn || state.login || state.key) await endHere("You signed out in another tab.");
-  } else if (message === "refresh") {
-    // Another tab refreshed the session: the cookie follows the new one.
+  const type = typeof message === "string" ? message : message && message.type;
+  if (type === "logout") {
+    const id = message && typeof message.sessionId === "string" ? message.sessionId : "";
+    if (state.signedIn && id && state.sessionId && id !== state.sessionId) {
+      // The end of a session this tab no longer shows: ask the BFF.
+      await refresh();
+    } else if (state.signedIn || state.login || state.key) {
+      await endHere("You signed out in another tab.");
+    }
+  } else if (type === "refresh") {
+    // Another tab refreshed the session: the cookie follows the new one,
+    // and the new key is stored: take it.
     if (state.signedIn) await refresh();
-  } else if (message === "login") {
+  } else if (type === "login") {
     // The cookie now holds the other tab's session: a login in progress
     // here is void, and a key of this tab signs for nothing.
     state.login = null;
@@ -174,15 +357,23 @@ async function onOtherTab(message) {
 }
 
 // endHere leaves the signed-in (or half-signed-in) state in this tab only:
-// the key is wiped and the login is shown.
+// the login is shown at once, then the key is wiped and the stored one of
+// its session deleted.
 async function endHere(message) {
   stopCountdown();
+  state.epoch++;
   state.signedIn = false;
   state.deadline = 0;
+  state.sessionId = "";
   state.login = null;
-  await forgetKey();
+  const key = state.key;
+  state.key = null;
+  showKeyKept();
   showLogin();
   setStatus(message);
+  if (!key) return;
+  await forgetHandle(key.handle);
+  if (key.sessionId) await dropStored(key.sessionId);
 }
 
 // ---- login ----------------------------------------------------------------
@@ -191,6 +382,11 @@ function showLogin({ step = "email" } = {}) {
   stopCountdown();
   state.signedIn = false;
   $("signed-in").hidden = true;
+  // The session's key is not this view's any more.
+  const keyEl = $("session-public-key");
+  keyEl.textContent = "";
+  keyEl.removeAttribute("title");
+  keyEl.dataset.value = "";
   hideAccounts();
   hideMoney();
   hideSessions();
@@ -302,12 +498,17 @@ async function onCodeSubmit(event) {
       });
       if (second.status !== 200) throw new Error("unexpected answer " + second.status + " to the signature");
 
-      // The key is now the session's signing key (the Session's id).
-      if (state.key && second.data) state.key.sessionId = second.data.id;
+      // The key is now the session's signing key (the Session's id), kept
+      // for the session so that a reload or another tab can resume it.
+      if (!second.data || typeof second.data.id !== "string") throw new Error("unexpected answer to the signature");
       state.login = null;
       $("code").value = "";
+      if (state.key) {
+        state.key.sessionId = second.data.id;
+        await keepKey(state.key, second.data);
+      }
       await showCurrent();
-      if (channel) channel.postMessage("login");
+      tell("login");
     } catch (err) {
       if (err instanceof ApiError && err.status === 401 && err.code === "UNAUTHORIZED") {
         fieldError("code", "That code is not right, or it has expired. Check the e-mail and try again, or send a new code.");
@@ -396,8 +597,9 @@ async function finishLogin(res) {
   if (res.status !== 200 || !res.data || typeof res.data.id !== "string") throw new Error("unexpected answer " + res.status);
   state.key.sessionId = res.data.id;
   state.login = null;
+  await keepKey(state.key, res.data);
   await showCurrent();
-  if (channel) channel.postMessage("login");
+  tell("login");
 }
 
 async function onBack() {
@@ -407,21 +609,30 @@ async function onBack() {
   showLogin();
 }
 
+// newKey makes a new signing key for a login (e-mail code, passkey and
+// OAuth alike: the client-held session key is sent compressed).
 async function newKey(wallet) {
   await forgetKey();
-  const key = await wallet.generateKey();
+  const key = await wallet.generateKey("signing");
   state.key = { handle: key.handle, publicKey: key.publicKey };
 }
 
+// forgetKey wipes this tab's handle of its key. The stored key, if any, is
+// left alone: other tabs may use it (endHere deletes it).
 async function forgetKey() {
   const key = state.key;
   state.key = null;
-  if (!key) return;
+  showKeyKept();
+  if (key) await forgetHandle(key.handle);
+}
+
+async function forgetHandle(handle) {
   try {
     const wallet = await state.wallet;
-    await wallet.forget(key.handle);
+    await wallet.forget(handle);
   } catch {
-    // The module is gone or never loaded: there is nothing left to wipe.
+    // The module is gone or never loaded, or the handle expired: there is
+    // nothing left to wipe.
   }
 }
 
@@ -455,6 +666,7 @@ function showSignedIn(me, { quiet = false } = {}) {
     $("copy-key").hidden = true;
     $("key-missing").hidden = false;
   }
+  showKeyKept();
 
   // Count down from the server's expiresIn on the monotonic clock: the
   // device's wall clock may be off by any amount. Without a usable value
@@ -512,7 +724,8 @@ function tick() {
 async function expire() {
   stopCountdown();
   await refresh();
-  if (state.signedIn && state.deadline > performance.now()) {
+  if (!state.signedIn) return; // the BFF's 401 ended it already
+  if (state.deadline > performance.now()) {
     startCountdown();
     return;
   }
@@ -522,47 +735,84 @@ async function expire() {
 // refreshSession replaces the wallet session shortly before it ends: a new
 // key in the wallet module, POST /api/auth/sessions/{id}/refresh signed
 // with the current key (its compressed public key makes the new key the
-// session key), then the old key is wiped. On failure the session simply
+// session key), then the new key is stored and the old one wiped. The tabs
+// take turns under a Web Lock, and a tab whose turn comes after another
+// tab's refresh takes the stored new key instead of refreshing again: one
+// refresh per session, however many tabs. On failure the session simply
 // runs on, and the refresh is tried again a little later.
 async function refreshSession() {
   const old = state.key;
+  if (!old || !old.sessionId) return;
   state.refreshing = true;
-  let fresh = null;
   try {
-    const wallet = await state.wallet;
-    fresh = await wallet.generateKey();
-    const res = await signedRetry("POST", "/api/auth/sessions/" + old.sessionId + "/refresh", {
-      clientPublicKey: fresh.publicKey,
-    });
-    if (res.status !== 201 || !res.data || typeof res.data.id !== "string") throw new Error("unexpected answer " + res.status);
-    if (state.key !== old) throw new Error("the session changed meanwhile");
-    state.key = { handle: fresh.handle, publicKey: fresh.publicKey, sessionId: res.data.id };
-    fresh = null;
-    try {
-      await wallet.forget(old.handle);
-    } catch {
-      // already gone
+    const locks = typeof navigator === "object" ? navigator.locks : undefined;
+    if (locks && typeof locks.request === "function") {
+      await locks.request(REFRESH_LOCK, () => withKeys(() => refreshInTurn(old)));
+    } else {
+      await withKeys(() => refreshWith(old));
     }
-    await refresh();
-    if (channel) channel.postMessage("refresh");
   } catch {
     state.refreshAfter = performance.now() + REFRESH_RETRY_MS;
-    if (fresh) {
-      try {
-        await (await state.wallet).forget(fresh.handle);
-      } catch {
-        // nothing to wipe
-      }
-    }
   } finally {
     state.refreshing = false;
   }
 }
 
+// refreshInTurn runs while this tab holds the refresh lock.
+async function refreshInTurn(old) {
+  if (state.key !== old) return; // taken from another tab's refresh meanwhile, or signed out
+  const stored = await resumeStored();
+  if (stored) {
+    await forgetHandle(stored.handle); // this tab holds its own handle, or takes one below
+    if (stored.sessionId !== old.sessionId) {
+      // Stored since this tab took its key: another tab has refreshed (the
+      // BFF's session then is the stored one) or signed in anew.
+      const me = (await api("GET", "/api/me")).data;
+      await syncKeyNow(me);
+      if (state.key !== old) {
+        await showMe(me, { quiet: true });
+        return;
+      }
+    }
+  }
+  await refreshWith(old);
+}
+
+async function refreshWith(old) {
+  if (state.key !== old) return;
+  const wallet = await state.wallet;
+  let fresh = await wallet.generateKey("signing");
+  try {
+    const res = await signedRetry("POST", "/api/auth/sessions/" + old.sessionId + "/refresh", {
+      clientPublicKey: fresh.publicKey,
+    });
+    if (res.status !== 201 || !res.data || typeof res.data.id !== "string") throw new Error("unexpected answer " + res.status);
+    if (state.key !== old) throw new Error("the session changed meanwhile");
+    const key = { handle: fresh.handle, publicKey: fresh.publicKey, sessionId: res.data.id };
+    fresh = null;
+    state.key = key;
+    await keepKey(key, res.data); // replaces the stored key of the old session
+    if (!key.kept) await dropStored(old.sessionId);
+    await forgetHandle(old.handle);
+    tell("refresh");
+  } finally {
+    if (fresh) await forgetHandle(fresh.handle);
+  }
+  // The new session's expiry, from the BFF (not queued: this runs in the
+  // key turn already).
+  try {
+    const me = (await api("GET", "/api/me")).data;
+    await syncKeyNow(me);
+    await showMe(me, { quiet: true });
+  } catch {
+    // Shown at the next look.
+  }
+}
+
 // onLogout revokes this tab's wallet session with a signed retry (so its
 // key signs for nothing any more, even before it would expire), then ends
-// the cookie session everywhere. Without the key (after a reload) only the
-// cookie ends; the wallet session then lapses on its own.
+// the cookie session everywhere. Without the key only the cookie ends; the
+// wallet session then lapses on its own.
 async function onLogout() {
   const key = state.key;
   if (key && key.sessionId) {
@@ -575,12 +825,15 @@ async function onLogout() {
   await endEverywhere("You are signed out.");
 }
 
-// endEverywhere ends the session for every tab: this one's key, the
-// cookie session, and the other tabs' keys.
-async function endEverywhere(message) {
+// endEverywhere ends the session for every tab: this one's key and the
+// stored one, the cookie session (unless the BFF has ended it already: a
+// 401 must not end a session another tab may have begun since), and the
+// other tabs' keys.
+async function endEverywhere(message, { loggedOut = false } = {}) {
+  const sessionId = state.sessionId || (state.key && state.key.sessionId) || "";
   await endHere(message);
-  await logoutQuietly();
-  if (channel) channel.postMessage("logout");
+  if (!loggedOut) await logoutQuietly();
+  tell("logout", { sessionId });
 }
 
 async function logoutQuietly() {

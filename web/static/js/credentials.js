@@ -9,9 +9,10 @@
 // the session signing it was issued by that very credential.
 //
 // The recovery phrase is exported with a signed POST
-// /api/internal-accounts/{id}/export carrying a fresh key made for this
-// export only. The wallet module opens the answer and keeps the phrase; the
-// page shows the words only after "Reveal", and "Hide" wipes them.
+// /api/internal-accounts/{id}/export carrying a fresh recipient (ECDH) key
+// made for this export only. The wallet module opens the answer and keeps
+// the phrase; the page shows the words only after "Reveal", and "Hide" wipes
+// them.
 
 import { api, ApiError, messageOf } from "./api.js";
 import { signedRetry } from "./sessions.js";
@@ -181,7 +182,7 @@ async function onExport() {
   let key = null;
   try {
     const wallet = await ctx.wallet();
-    key = await wallet.generateKey();
+    key = await wallet.generateKey("recipient");
     const res = await signedRetry("POST", "/api/internal-accounts/" + ctx.accountId + "/export", {
       clientPublicKey: key.publicKeyUncompressed,
     });

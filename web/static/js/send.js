@@ -29,7 +29,7 @@ const $ = (id) => document.getElementById(id);
 
 const STATUS_TEXT = { PENDING: "pending", UNDER_REVIEW: "under review", INACTIVE: "inactive" };
 
-const NO_KEY = "Sending needs this tab's signing key, which is gone after a reload or a sign-in in another tab. " +
+const NO_KEY = "Sending needs your signing key, which this tab does not have. " +
   "Sign out and sign in again in this tab to send.";
 const UNBOUND = "This quote cannot be signed: what the wallet would sign does not match the payment shown. " +
   "Nothing was sent. Get a new quote.";

@@ -9,8 +9,9 @@
 // The panel lists the wallet's active sessions (GET /api/auth/sessions):
 // this tab's own is marked, every other one (another device, another
 // browser) has a "Sign out" button that revokes it with a signed
-// DELETE /api/auth/sessions/{id}. Without this tab's key (after a reload)
-// nothing can be signed, and the buttons say so.
+// DELETE /api/auth/sessions/{id}. Without the session's key in this tab
+// (the wallet module did not start) nothing can be signed, and the buttons
+// say so.
 
 import { api, ApiError, messageOf } from "./api.js";
 

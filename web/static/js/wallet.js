@@ -10,8 +10,10 @@
 //     const key = await wallet.generateKey();
 //   </script>
 //
-// The wallet keeps private keys inside wasm memory and hands out opaque
-// handles; see wasm/doc.go for the API and the trust boundary.
+// The wallet's private keys are non-extractable WebCrypto keys that the
+// module creates and uses; the page holds opaque handles only, and the
+// session's key is kept in IndexedDB (storeSession, resumeSession,
+// deleteSession); see wasm/doc.go for the API and the trust boundary.
 
 const DEFAULT_URL = "/wasm/wallet.wasm";
 const DEFAULT_TIMEOUT_MS = 20000;
