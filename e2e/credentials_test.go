@@ -189,6 +189,13 @@ func TestOAuthLinkThenSignIn(t *testing.T) {
 	if len(active) != 1 || active[0].Type != "OAUTH" || active[0].CredentialID != linked.ID {
 		t.Fatalf("sessions after the OAuth login: %+v", active)
 	}
+	// The OAuth login's key is kept: a reload resumes it.
+	if err := chromedp.Do(ctx, chromedp.Reload()); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := waitSignedInWithKey(t, ctx), sessionKeyHex(t, active[0]); got != want {
+		t.Errorf("after the reload the page shows key %s, want the OAuth session's %s", got, want)
+	}
 }
 
 // oauthPopup clicks the button that opens the sign-in pop-up, and signs in
