@@ -606,7 +606,7 @@ func (h *harness) do(method, path, body string, hdr map[string]string) *response
 	h.seen = append(h.seen, r)
 	for _, c := range resp.Cookies() {
 		if c.Name == CookieName {
-			if c.Value == "" || (!c.Expires.IsZero() && c.Expires.Before(time.Now())) {
+			if c.Value == "" || (!c.Expires.IsZero() && !c.Expires.After(h.clock.Now())) {
 				h.cookie = ""
 			} else {
 				h.cookie = c.Value

@@ -609,10 +609,16 @@ func TestCookieAttributes(t *testing.T) {
 	if attrs["samesite"] != "Strict" || attrs["path"] != "/" {
 		t.Errorf("attributes %v", attrs)
 	}
-	for _, banned := range []string{"domain", "max-age", "expires"} {
+	for _, banned := range []string{"domain", "max-age"} {
 		if _, ok := attrs[banned]; ok {
 			t.Errorf("%s set on the session cookie: %q", banned, set[0])
 		}
+	}
+	// It lives exactly as long as its server-side entry (a pending login:
+	// 15 minutes), so a browser restarted meanwhile still has it, and no
+	// longer.
+	if exp, err := http.ParseTime(attrs["expires"]); err != nil || !exp.Equal(h.clock.Now().Add(pendingLoginTTL)) {
+		t.Errorf("expires %q (%v), want %s", attrs["expires"], err, h.clock.Now().Add(pendingLoginTTL).Format(http.TimeFormat))
 	}
 
 	// The deletion carries the same attributes, or a browser ignores it.

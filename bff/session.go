@@ -244,6 +244,8 @@ func (s *Server) updateSession(c *fiber.Ctx, cs *cookieSession, data Session) er
 		return err
 	}
 	cs.data = data
+	// The same value, kept by the browser as long as the entry now lives.
+	setCookie(c, cs.id, data.WalletSessionExpiresAt)
 	return nil
 }
 
@@ -265,7 +267,7 @@ func (s *Server) startSession(c *fiber.Ctx, data Session, ttl time.Duration) err
 		}
 	}
 	cs.id, cs.data = id, data
-	setCookie(c, id)
+	setCookie(c, id, s.now().Add(ttl))
 	return nil
 }
 
@@ -282,17 +284,21 @@ func (s *Server) endSession(c *fiber.Ctx) error {
 	return nil
 }
 
-// setCookie sets the session cookie. It is a session cookie (no Max-Age):
-// the server-side entry decides how long it is worth anything.
-func setCookie(c *fiber.Ctx, id string) {
+// setCookie sets the session cookie to expire when its server-side entry
+// does (the wallet session's end, or a pending login's): a browser restarted
+// within the session comes back signed in, as the wallet page, whose key
+// outlives the tab in IndexedDB, expects; after that time the cookie is
+// worth nothing anyway, so the browser may as well drop it. The server-side
+// entry still decides.
+func setCookie(c *fiber.Ctx, id string, expires time.Time) {
 	c.Cookie(&fiber.Cookie{
-		Name:        CookieName,
-		Value:       id,
-		Path:        "/",
-		Secure:      true,
-		HTTPOnly:    true,
-		SameSite:    fiber.CookieSameSiteStrictMode,
-		SessionOnly: true,
+		Name:     CookieName,
+		Value:    id,
+		Path:     "/",
+		Secure:   true,
+		HTTPOnly: true,
+		SameSite: fiber.CookieSameSiteStrictMode,
+		Expires:  expires.UTC(),
 	})
 }
 

@@ -1,6 +1,7 @@
 package bff
 
 import (
+	"net/http"
 	"testing"
 	"time"
 
@@ -106,6 +107,18 @@ func TestRefreshSessionRoute(t *testing.T) {
 	fresh := r.json(t)["id"].(string)
 	if fresh == mine || h.cookie != before {
 		t.Fatalf("new session %s; the cookie changed: %v (a request in flight would be signed out)", fresh, h.cookie != before)
+	}
+	// The cookie is set again, same value, to expire with the new session,
+	// so a browser restarted after the old session's end still has it.
+	freshEnd, _ := time.Parse(time.RFC3339, r.json(t)["expiresAt"].(string))
+	var renewed *http.Cookie
+	for _, c := range (&http.Response{Header: r.header}).Cookies() {
+		if c.Name == CookieName {
+			renewed = c
+		}
+	}
+	if renewed == nil || renewed.Value != before || !renewed.Expires.Equal(freshEnd) {
+		t.Errorf("refresh set cookie %+v, want value %s expiring %s", renewed, before, freshEnd)
 	}
 	me := h.do("GET", "/api/me", "", nil)
 	if me.status != 200 {

@@ -656,20 +656,16 @@ func TestVaultTwoTabsRefreshOnce(t *testing.T) {
 	checkVault(t, dumpVault(t, b), want, fresh.ID)
 }
 
-// TestVaultBrowserRestart: the wallet's cookie is a session cookie
-// (bff.setCookie: no Max-Age, the server-side entry decides how long it is
-// worth anything), so a real restart of the browser ends the sign-in
-// whatever IndexedDB keeps. The test therefore does both:
+// TestVaultBrowserRestart: the wallet's cookie expires with the wallet
+// session (bff.setCookie), and the key is in IndexedDB, so the sign-in
+// outlives the tab and the browser:
 //
-//   - Every wallet tab closed, the browser still running (its cookies alive),
-//     then a new tab: the page has nothing in memory and resumes from
-//     IndexedDB alone, as it would after a restart of a browser that keeps
-//     session cookies (session restore). It signs: it signs out another
-//     session of the wallet.
+//   - Every wallet tab closed, the browser still running, then a new tab:
+//     the page has nothing in memory and resumes from IndexedDB alone. It
+//     signs: it signs out another session of the wallet.
 //   - Chromium closed and started again on the same profile: the stored key
-//     is still in IndexedDB, the cookie is not, so the page shows the
-//     sign-in page and deletes the key, which now signs for nothing the
-//     browser can reach.
+//     and the cookie are both still there, the page resumes signed in with
+//     the same key and signs again (another device's session signed out).
 func TestVaultBrowserRestart(t *testing.T) {
 	s := startStack(t, service.ModeProduction, func(c *service.Config) { c.OTPResendInterval = -1 })
 	const email = "restart@example.com"
@@ -729,6 +725,12 @@ func TestVaultBrowserRestart(t *testing.T) {
 	})
 
 	t.Run("Chromium restarted on the same profile", func(t *testing.T) {
+		// Closed gracefully (Browser.close, then waiting for the process to
+		// end), as a person quits a browser: only then does Chromium write
+		// its cookie store to the profile.
+		if err := chromedp.Cancel(browser); err != nil {
+			t.Fatal(err)
+		}
 		cancelTimeout()
 		closeBrowser()
 		restarted, closeRestarted, err := browsertest.Launch(context.Background(), "", profile)
@@ -748,15 +750,30 @@ func TestVaultBrowserRestart(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(cookies.Cookies) != 0 {
-			t.Fatalf("cookies survived the restart: %+v; the wallet's cookie is a session cookie", cookies.Cookies)
+		if len(cookies.Cookies) != 1 || cookies.Cookies[0].Session {
+			t.Fatalf("cookies after the restart: %+v; want the wallet's, expiring with its session", cookies.Cookies)
 		}
-		if err := chromedp.Do(ctx, chromedp.Navigate(s.url+"/"), chromedp.WaitVisible(chromedp.ID("email"))); err != nil {
+		// A third device signs in meanwhile; the restarted browser signs it out.
+		third := &bffclient.Client{Base: s.url}
+		thirdSession, _, err := third.LoginEmailOTP(context.Background(), email, func(address string) (string, error) {
+			return third.MailboxCode(context.Background(), address)
+		})
+		if err != nil {
 			t.Fatal(err)
 		}
-		waitUntil(t, 10*time.Second, "the stored key to be deleted", func() bool { return storedSessions(t, ctx) == 0 })
-		if v, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.getElementById("signed-in").hidden`)); err != nil || !v {
-			t.Errorf("the wallet is shown without a cookie session (%v)", err)
+		if err := chromedp.Do(ctx, chromedp.Navigate(s.url+"/")); err != nil {
+			t.Fatal(err)
+		}
+		if got := waitSignedInWithKey(t, ctx); got != key {
+			t.Fatalf("after the restart the page shows key %s, want the session's %s", got, key)
+		}
+		waitJS(t, ctx, "both sessions listed", `document.querySelectorAll("#sessions-list > li").length === 2`)
+		if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`button[data-revoke=`+jsString(thirdSession.ID)+`]`))); err != nil {
+			t.Fatal(err)
+		}
+		waitUntil(t, 10*time.Second, "the third session to be revoked", func() bool { return !s.session(thirdSession.ID).RevokedAt.IsZero() })
+		if active := s.activeSessions(account); len(active) != 1 || active[0].ID != mine[0].ID {
+			t.Errorf("active sessions %+v, want this browser's only", active)
 		}
 	})
 }
