@@ -5,6 +5,7 @@ package main
 import (
 	"encoding/hex"
 	"errors"
+	"sync"
 	"syscall/js"
 
 	"paywallet/shared/walletcrypto"
@@ -23,7 +24,7 @@ func utf8Arg(v js.Value, name string, max int) (js.Value, error) {
 	if v.Type() != js.TypeString {
 		return js.Value{}, errors.New(name + " must be a string, got " + v.Type().String())
 	}
-	b := textEncoder.Call("encode", v)
+	b := bound.encode.Invoke(v)
 	switch n := b.Length(); {
 	case n == 0:
 		return js.Value{}, errors.New(name + " must not be empty")
@@ -93,8 +94,10 @@ func purposeArg(v js.Value) (purpose, error) {
 
 // stamp(handle, payload) -> Service-Wallet-Signature header value
 //
-// One round: crypto.subtle.sign over the payload's UTF-8 bytes (WebCrypto
-// hashes with SHA-256); its r || s becomes DER and the stamp JSON in Go.
+// crypto.subtle.sign over the payload's UTF-8 bytes (WebCrypto hashes with
+// SHA-256), chained straight to the key's own finisher, which turns r || s
+// into DER and the stamp JSON in Go. It is the hottest call, so it skips
+// the flow machinery: no step to record, nothing to bind per call.
 func (w *wallet) stamp(args []js.Value) (any, error) {
 	if err := checkCount(args, "handle", "payload"); err != nil {
 		return nil, err
@@ -111,22 +114,89 @@ func (w *wallet) stamp(args []js.Value) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := subtle()
-	if err != nil {
+	if _, err := subtle(); err != nil {
 		return nil, err
 	}
-	sig, err := subtleCall(s, "sign", algSignP256, k.private, payload)
-	if err != nil {
+	var sig js.Value
+	if err := catch(func() { sig = bound.sign.Invoke(algSignP256, k.private, payload) }); err != nil {
 		return nil, errors.New("signing failed: " + err.Error())
 	}
-	return &round{promises: []js.Value{sig}, fail: "signing failed: ", next: func(r []js.Value) (any, error) {
-		der, err := walletcrypto.DERFromP1363(fromJS(r[0]))
-		if err != nil {
-			return nil, errors.New("signing failed: the browser's signature is malformed")
-		}
-		return (&walletcrypto.Stamp{PublicKey: k.public, Scheme: walletcrypto.StampScheme, Signature: der}).Encode(), nil
-	}}, nil
+	return promise(bound.then.Invoke(sig, k.stamper(), stampFailed)), nil
 }
+
+// stamper returns the key's finisher: stampFinish bound to the key's
+// number, made on its first stamp.
+func (k *key) stamper() js.Value {
+	k.once.Do(func() {
+		stampKeys.mu.Lock()
+		stampKeys.next++
+		k.id = stampKeys.next
+		stampKeys.pub[k.id] = k.public
+		stampKeys.mu.Unlock()
+		k.finish = stampFinish.Call("bind", js.Null(), k.id)
+	})
+	return k.finish
+}
+
+// release forgets the key's finisher, when the key is dropped.
+func (k *key) release() {
+	if k.id == 0 {
+		return
+	}
+	stampKeys.mu.Lock()
+	delete(stampKeys.pub, k.id)
+	stampKeys.mu.Unlock()
+}
+
+// stampKeys are the public keys of the keys that have stamped, by number:
+// what a finisher needs, reachable from a number JavaScript can carry.
+var stampKeys = struct {
+	mu   sync.Mutex
+	next int
+	pub  map[int]*walletcrypto.PublicKey
+}{pub: make(map[int]*walletcrypto.PublicKey)}
+
+var (
+	// stampFinish(keyNumber, r||s ArrayBuffer) -> the header value.
+	stampFinish = js.FuncOf(func(_ js.Value, a []js.Value) any {
+		out, _ := settle("stamp", func() (any, error) {
+			if len(a) < 2 || a[0].Type() != js.TypeNumber {
+				return nil, errors.New("internal error: bad finisher call")
+			}
+			stampKeys.mu.Lock()
+			pub := stampKeys.pub[a[0].Int()]
+			stampKeys.mu.Unlock()
+			if pub == nil {
+				return nil, errUnknownHandle
+			}
+			der, err := walletcrypto.DERFromP1363(fromJS(a[1]))
+			if err != nil {
+				return nil, errors.New("signing failed: the browser's signature is malformed")
+			}
+			return (&walletcrypto.Stamp{PublicKey: pub, Scheme: walletcrypto.StampScheme, Signature: der}).Encode(), nil
+		})
+		return out
+	})
+	// stampFailed(reason) -> a rejection naming the browser's reason.
+	stampFailed = js.FuncOf(func(_ js.Value, a []js.Value) any {
+		return promiseConstructor.Call("reject", newError("stamp", "signing failed: "+jsError(arg0(a)).Error()))
+	})
+)
+
+// bound holds the built-in functions the hot path calls, bound once, so
+// that a call needs no method name copied across the boundary:
+// bound.then.Invoke(p, a, b) is p.then(a, b).
+var bound = func() (b struct{ sign, then, encode js.Value }) {
+	call := js.Global().Get("Function").Get("prototype").Get("call")
+	b.then = call.Call("bind", promiseConstructor.Get("prototype").Get("then"))
+	b.encode = textEncoder.Get("encode").Call("bind", textEncoder)
+	if c := js.Global().Get("crypto"); c.Type() == js.TypeObject {
+		if s := c.Get("subtle"); s.Type() == js.TypeObject {
+			b.sign = s.Get("sign").Call("bind", s)
+		}
+	}
+	return b
+}()
 
 // hpkeSeal(recipientPublicKeyHex, plaintext) -> {encappedPublic, ciphertext}
 //

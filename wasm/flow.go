@@ -124,11 +124,17 @@ func settle(name string, f func() (any, error)) (out js.Value, isPromise bool) {
 	if err != nil {
 		return promiseConstructor.Call("reject", newError(name, err.Error())), true
 	}
-	if r, ok := v.(*round); ok {
-		return runRound(name, r), true
+	switch v := v.(type) {
+	case *round:
+		return runRound(name, v), true
+	case promise:
+		return js.Value(v), true
 	}
 	return js.ValueOf(v), false
 }
+
+// promise is a method's result that is already the Promise of its outcome.
+type promise js.Value
 
 // flowFunc wraps a flow method as the JavaScript function the page calls:
 // it always returns a Promise.

@@ -87,6 +87,11 @@ type key struct {
 	private js.Value // the CryptoKey: type "private", extractable false
 	public  *walletcrypto.PublicKey
 	purpose purpose
+
+	// The stamp finisher (fast.go), made on the first stamp.
+	once   sync.Once
+	id     int
+	finish js.Value
 }
 
 // add stores k under a new random handle and returns the handle.
@@ -207,6 +212,9 @@ func (s *keyStore) drop(handle string, e *entry) {
 	s.stopTimer(e)
 	// A CryptoKey has no bytes here to wipe: dropping the last reference
 	// lets the browser free it.
+	if e.key != nil {
+		e.key.release()
+	}
 	e.key = nil
 	clear(e.secret)
 }
