@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -609,7 +610,9 @@ func TestCookieAttributes(t *testing.T) {
 	if attrs["samesite"] != "Strict" || attrs["path"] != "/" {
 		t.Errorf("attributes %v", attrs)
 	}
-	for _, banned := range []string{"domain", "max-age"} {
+	// No Domain; no Expires date either: the browser compares a date with
+	// its own clock, which may be off.
+	for _, banned := range []string{"domain", "expires"} {
 		if _, ok := attrs[banned]; ok {
 			t.Errorf("%s set on the session cookie: %q", banned, set[0])
 		}
@@ -617,8 +620,13 @@ func TestCookieAttributes(t *testing.T) {
 	// It lives exactly as long as its server-side entry (a pending login:
 	// 15 minutes), so a browser restarted meanwhile still has it, and no
 	// longer.
-	if exp, err := http.ParseTime(attrs["expires"]); err != nil || !exp.Equal(h.clock.Now().Add(pendingLoginTTL)) {
-		t.Errorf("expires %q (%v), want %s", attrs["expires"], err, h.clock.Now().Add(pendingLoginTTL).Format(http.TimeFormat))
+	if attrs["max-age"] != strconv.Itoa(int(pendingLoginTTL/time.Second)) {
+		t.Errorf("max-age %q, want %d", attrs["max-age"], int(pendingLoginTTL/time.Second))
+	}
+	// A completed login sets it for the wallet session's life.
+	done := h.login("cookie2@example.com")
+	if sc := cookieOf(done.header); sc == nil || sc.MaxAge != int((15*time.Minute)/time.Second) {
+		t.Errorf("the login's cookie %+v, want Max-Age of the 15-minute wallet session", sc)
 	}
 
 	// The deletion carries the same attributes, or a browser ignores it.
@@ -702,4 +710,15 @@ func (t handlerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	w := httptest.NewRecorder()
 	t.h.ServeHTTP(w, r)
 	return w.Result(), nil
+}
+
+// cookieOf is the session cookie a response sets, or nil.
+func cookieOf(h http.Header) *http.Cookie {
+	var out *http.Cookie
+	for _, c := range (&http.Response{Header: h}).Cookies() {
+		if c.Name == CookieName {
+			out = c
+		}
+	}
+	return out
 }

@@ -245,7 +245,7 @@ func (s *Server) updateSession(c *fiber.Ctx, cs *cookieSession, data Session) er
 	}
 	cs.data = data
 	// The same value, kept by the browser as long as the entry now lives.
-	setCookie(c, cs.id, data.WalletSessionExpiresAt)
+	setCookie(c, cs.id, data.WalletSessionExpiresAt.Sub(s.now()))
 	return nil
 }
 
@@ -267,7 +267,7 @@ func (s *Server) startSession(c *fiber.Ctx, data Session, ttl time.Duration) err
 		}
 	}
 	cs.id, cs.data = id, data
-	setCookie(c, id, s.now().Add(ttl))
+	setCookie(c, id, ttl)
 	return nil
 }
 
@@ -284,13 +284,15 @@ func (s *Server) endSession(c *fiber.Ctx) error {
 	return nil
 }
 
-// setCookie sets the session cookie to expire when its server-side entry
-// does (the wallet session's end, or a pending login's): a browser restarted
-// within the session comes back signed in, as the wallet page, whose key
-// outlives the tab in IndexedDB, expects; after that time the cookie is
-// worth nothing anyway, so the browser may as well drop it. The server-side
+// setCookie sets the session cookie to last as long as its server-side
+// entry (the wallet session's end, or a pending login's): a browser
+// restarted within the session comes back signed in, as the wallet page,
+// whose key outlives the tab in IndexedDB, expects; after that the cookie
+// is worth nothing anyway. It is a Max-Age, counted by the browser from
+// when it receives the cookie, not an Expires date: a device whose clock is
+// off would otherwise drop the cookie early (or at once). The server-side
 // entry still decides.
-func setCookie(c *fiber.Ctx, id string, expires time.Time) {
+func setCookie(c *fiber.Ctx, id string, ttl time.Duration) {
 	c.Cookie(&fiber.Cookie{
 		Name:     CookieName,
 		Value:    id,
@@ -298,7 +300,7 @@ func setCookie(c *fiber.Ctx, id string, expires time.Time) {
 		Secure:   true,
 		HTTPOnly: true,
 		SameSite: fiber.CookieSameSiteStrictMode,
-		Expires:  expires.UTC(),
+		MaxAge:   max(int(ttl/time.Second), 1),
 	})
 }
 

@@ -243,6 +243,8 @@ var keyBlobs = []string{
 	"30770201010420", // SEC 1 ECPrivateKey
 	"MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg", // PKCS#8, base64
 	"MHcCAQEEI", // SEC 1, base64
+	"3041020100301306072a8648ce3d020106082a8648ce3d030107042730250201010420", // PKCS#8 without the public key (the module's import of a sealed session key)
+	"MEECAQAwEwYHKoZIzj0CAQYIKoZIzj0DAQcEJzAlAgEB",                           // the same, base64
 	"PRIVATE KEY-----",
 }
 

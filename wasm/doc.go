@@ -23,7 +23,10 @@
 // The one exception is a session key the service delivers sealed (the
 // legacy uncompressed clientPublicKey path): decryptSessionKey opens it,
 // imports the 32-byte scalar at once as a non-extractable ECDSA key
-// (PKCS#8) and zeroes every copy it made, in Go and in JavaScript.
+// (PKCS#8) and zeroes the copies of the scalar and of the Diffie-Hellman
+// output it holds, in Go and in JavaScript. (The standard library's HMAC
+// state, which HPKE's key schedule passes through, cannot be reached and
+// is left to the garbage collector.)
 //
 // The session's key outlives the tab in the origin's IndexedDB
 // (storeSession, resumeSession, deleteSession; vault.go): a CryptoKey is

@@ -117,44 +117,92 @@ func (w *wallet) stamp(args []js.Value) (any, error) {
 	if _, err := subtle(); err != nil {
 		return nil, err
 	}
+	finish, fail := k.stamper()
 	var sig js.Value
 	if err := catch(func() { sig = bound.sign.Invoke(algSignP256, k.private, payload) }); err != nil {
 		return nil, errors.New("signing failed: " + err.Error())
 	}
-	return promise(bound.then.Invoke(sig, k.stamper(), stampFailed)), nil
+	stampKeys.begin(k.id)
+	return promise(bound.then.Invoke(sig, finish, fail)), nil
 }
 
-// stamper returns the key's finisher: stampFinish bound to the key's
-// number, made on its first stamp.
-func (k *key) stamper() js.Value {
+// stamper returns the key's finisher and failure handler, stampFinish and
+// stampFailed bound to the key's number, made on its first stamp.
+func (k *key) stamper() (finish, fail js.Value) {
 	k.once.Do(func() {
-		stampKeys.mu.Lock()
-		stampKeys.next++
-		k.id = stampKeys.next
-		stampKeys.pub[k.id] = k.public
-		stampKeys.mu.Unlock()
+		k.id = stampKeys.add(k.public)
 		k.finish = stampFinish.Call("bind", js.Null(), k.id)
+		k.fail = stampFailed.Call("bind", js.Null(), k.id)
 	})
-	return k.finish
+	return k.finish, k.fail
 }
 
-// release forgets the key's finisher, when the key is dropped.
+// release lets the key's finisher go when the key is dropped; a stamp
+// already signing still finishes with it.
 func (k *key) release() {
-	if k.id == 0 {
-		return
+	if k.id != 0 {
+		stampKeys.release(k.id)
 	}
-	stampKeys.mu.Lock()
-	delete(stampKeys.pub, k.id)
-	stampKeys.mu.Unlock()
 }
 
 // stampKeys are the public keys of the keys that have stamped, by number:
-// what a finisher needs, reachable from a number JavaScript can carry.
-var stampKeys = struct {
-	mu   sync.Mutex
-	next int
-	pub  map[int]*walletcrypto.PublicKey
-}{pub: make(map[int]*walletcrypto.PublicKey)}
+// what a finisher needs, reachable from a number JavaScript can carry. An
+// entry lives while its key does or a stamp of it is under way.
+var stampKeys = stampTable{entries: make(map[int]*stampEntry)}
+
+type stampTable struct {
+	mu      sync.Mutex
+	next    int
+	entries map[int]*stampEntry
+}
+
+type stampEntry struct {
+	pub      *walletcrypto.PublicKey
+	inFlight int
+	released bool
+}
+
+func (t *stampTable) add(pub *walletcrypto.PublicKey) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.next++
+	t.entries[t.next] = &stampEntry{pub: pub}
+	return t.next
+}
+
+func (t *stampTable) begin(id int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if e := t.entries[id]; e != nil {
+		e.inFlight++
+	}
+}
+
+// end closes one stamp of id and returns the key's public key.
+func (t *stampTable) end(id int) *walletcrypto.PublicKey {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	e := t.entries[id]
+	if e == nil {
+		return nil
+	}
+	e.inFlight--
+	if e.released && e.inFlight <= 0 {
+		delete(t.entries, id)
+	}
+	return e.pub
+}
+
+func (t *stampTable) release(id int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if e := t.entries[id]; e != nil {
+		e.released = true
+		if e.inFlight <= 0 {
+			delete(t.entries, id)
+		}
+	}
+}
 
 var (
 	// stampFinish(keyNumber, r||s ArrayBuffer) -> the header value.
@@ -163,9 +211,7 @@ var (
 			if len(a) < 2 || a[0].Type() != js.TypeNumber {
 				return nil, errors.New("internal error: bad finisher call")
 			}
-			stampKeys.mu.Lock()
-			pub := stampKeys.pub[a[0].Int()]
-			stampKeys.mu.Unlock()
+			pub := stampKeys.end(a[0].Int())
 			if pub == nil {
 				return nil, errUnknownHandle
 			}
@@ -177,9 +223,13 @@ var (
 		})
 		return out
 	})
-	// stampFailed(reason) -> a rejection naming the browser's reason.
+	// stampFailed(keyNumber, reason) -> a rejection naming the browser's
+	// reason.
 	stampFailed = js.FuncOf(func(_ js.Value, a []js.Value) any {
-		return promiseConstructor.Call("reject", newError("stamp", "signing failed: "+jsError(arg0(a)).Error()))
+		if len(a) > 0 && a[0].Type() == js.TypeNumber {
+			stampKeys.end(a[0].Int())
+		}
+		return promiseConstructor.Call("reject", newError("stamp", "signing failed: "+jsError(arg1(a)).Error()))
 	})
 )
 
@@ -286,12 +336,16 @@ func (w *wallet) sealOtp(args []js.Value) (any, error) {
 		return subtleCall(s, "verify", algSignP256, r[0], toJS(rs), toJS(tb.Data))
 	}
 	plaintext := walletcrypto.OTPPlaintext(code, client.public.UncompressedHex())
-	return sealRound(tb.TargetPublic, &sideTask{first: signerKey, second: verify}, func(enc, ct []byte, side []js.Value) (any, error) {
+	out, err := sealRound(tb.TargetPublic, &sideTask{first: signerKey, second: verify}, func(enc, ct []byte, side []js.Value) (any, error) {
 		if ok := side[0]; ok.Type() != js.TypeBoolean || !ok.Bool() {
 			return nil, bundleError("target bundle", walletcrypto.ErrInvalidSignature)
 		}
 		return walletcrypto.Bundle{EncappedPublic: enc, Ciphertext: ct}.Encode(), nil
 	}, plaintext)
+	if err != nil {
+		observe(signerKey)
+	}
+	return out, err
 }
 
 // sideTask is WebCrypto work done alongside a seal's two rounds: first is
@@ -336,12 +390,14 @@ func sealRound(recipient *walletcrypto.PublicKey, side *sideTask, finish func(en
 		params.Set("public", peerKey)
 		bits, err := subtleCall(s, "deriveBits", params, pair.Get("privateKey"), 256)
 		if err != nil {
+			observe(export)
 			return nil, errors.New(fail + err.Error())
 		}
 		second := []js.Value{export, bits}
 		if side != nil {
 			p, err := side.second(r[2:])
 			if err != nil {
+				observe(export, bits)
 				return nil, errors.New(fail + err.Error())
 			}
 			second = append(second, p)
@@ -351,7 +407,7 @@ func sealRound(recipient *walletcrypto.PublicKey, side *sideTask, finish func(en
 			if err != nil {
 				return nil, errors.New(fail + "the browser made a key that is not a P-256 point")
 			}
-			dh := fromJS(r[1])
+			dh := fromJSWipe(r[1])
 			defer clear(dh)
 			enc, ct, err := walletcrypto.SealWith(precomputed{pub: pub, dh: dh, peer: recipient}, recipient, plaintext)
 			if err != nil {

@@ -89,9 +89,9 @@ type key struct {
 	purpose purpose
 
 	// The stamp finisher (fast.go), made on the first stamp.
-	once   sync.Once
-	id     int
-	finish js.Value
+	once         sync.Once
+	id           int
+	finish, fail js.Value
 }
 
 // add stores k under a new random handle and returns the handle.
@@ -121,9 +121,9 @@ func (s *keyStore) put(e *entry) (string, error) {
 	}
 }
 
-// get returns the key stored under handle, which must have purpose p. The
-// key stays usable after a later forget (a CryptoKey cannot be wiped, only
-// let go): a call that got it before finishes with it.
+// get returns the key stored under handle, which must have purpose p. A
+// call that got the key before a forget finishes with it (a CryptoKey
+// cannot be wiped, only let go; a stamp under way keeps its finisher).
 func (s *keyStore) get(handle string, p purpose) (*key, error) {
 	if !validHandle(handle) {
 		return nil, errBadHandle

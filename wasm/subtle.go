@@ -158,6 +158,29 @@ func fromJS(buf js.Value) []byte {
 	return b
 }
 
+// fromJSWipe is fromJS for a secret (a Diffie-Hellman output): the
+// JavaScript copy is zeroed once Go has its own, which the caller clears.
+func fromJSWipe(buf js.Value) []byte {
+	v := uint8Array.New(buf)
+	b := make([]byte, v.Length())
+	js.CopyBytesToGo(b, v)
+	v.Call("fill", 0)
+	return b
+}
+
+// observe attaches a handler that does nothing to Promises whose outcome
+// no longer matters (a call failed before it needed them), so that their
+// rejection is not reported as unhandled.
+func observe(ps ...js.Value) {
+	for _, p := range ps {
+		if p.Truthy() {
+			p.Call("catch", ignore)
+		}
+	}
+}
+
+var ignore = js.FuncOf(func(js.Value, []js.Value) any { return nil })
+
 // keyPair is a private CryptoKey and its public key.
 type keyPair struct {
 	private js.Value
@@ -222,7 +245,7 @@ func deriveX(s, private, peerKey js.Value) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return fromJS(bits), nil
+	return fromJSWipe(bits), nil
 }
 
 // ecdhKey is a recipient or ephemeral CryptoKey as a walletcrypto.ECDHKey:

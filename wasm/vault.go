@@ -300,7 +300,11 @@ func (w *wallet) resumeSession(args []js.Value) (any, error) {
 		return nil, nil
 	}
 	k, sessionID, expiresAt, valid := recordKey(r)
-	if !valid || expiresAt <= jsDate.Call("now").Float() {
+	// The record is the origin's, writable by any script of it: the key
+	// must be the one its public key names, or stamps would carry a key
+	// that never verifies. One probe signature settles it.
+	valid = valid && expiresAt > jsDate.Call("now").Float() && provesKey(k)
+	if !valid {
 		// Expired, or not something this module wrote: either way it
 		// signs for nothing. Delete it only if it is still that record
 		// (another tab may have stored a new session meanwhile).
@@ -382,7 +386,9 @@ func recordKey(r js.Value) (k *key, sessionID string, expiresAt float64, ok bool
 	ck, pubHex := r.Get("key"), r.Get("publicKey")
 	if sessionID == "" || at.Type() != js.TypeNumber || pubHex.Type() != js.TypeString ||
 		!ck.InstanceOf(js.Global().Get("CryptoKey")) || ck.Get("type").String() != "private" ||
-		ck.Get("extractable").Bool() || ck.Get("algorithm").Get("name").String() != "ECDSA" {
+		ck.Get("extractable").Bool() || ck.Get("algorithm").Get("name").String() != "ECDSA" ||
+		ck.Get("algorithm").Get("namedCurve").String() != "P-256" ||
+		!ck.Get("usages").Call("includes", "sign").Bool() {
 		return nil, sessionID, expiresAt, false
 	}
 	pub, err := walletcrypto.ParsePublicKeyHex(pubHex.String())
@@ -390,4 +396,15 @@ func recordKey(r js.Value) (k *key, sessionID string, expiresAt float64, ok bool
 		return nil, sessionID, expiresAt, false
 	}
 	return &key{private: ck, public: pub, purpose: purposeSigning}, sessionID, expiresAt, true
+}
+
+// provesKey reports whether k's CryptoKey signs for k's public key: a
+// probe message signed with one verifies with the other.
+func provesKey(k *key) bool {
+	if k == nil {
+		return false
+	}
+	probe := []byte("paywallet: is this the stored session's key")
+	sig, err := sign(k.private, probe)
+	return err == nil && (webCrypto{}).VerifyECDSA(k.public, probe, sig)
 }

@@ -524,6 +524,9 @@ func TestVaultRefusesForeignRecords(t *testing.T) {
 	}
 	extractable := gen(algECDSA, true, usagesSign)
 	ecdhPair := gen(algECDH, false, usagesDerive)
+	p384 := gen(jsObject("name", "ECDSA", "namedCurve", "P-384"), false, usagesSign)
+	other := newKey(t, "signing")
+	defer mustCall(t, "forget", other.handle)
 	later := dateNow() + 60_000
 	record := func(key any, pub any, id any, at any) js.Value {
 		o := js.Global().Get("Object").New()
@@ -549,6 +552,10 @@ func TestVaultRefusesForeignRecords(t *testing.T) {
 		{"no sessionId", record(goodKey, pub, nil, later)},
 		{"empty sessionId", record(goodKey, pub, "", later)},
 		{"expiresAtMs a string", record(goodKey, pub, "Session:x", "9999999999999")},
+		// A key of another curve, and a key stored beside another key's
+		// public half: stamps would never verify.
+		{"P-384 key", record(p384.Get("privateKey"), pub, "Session:x", later)},
+		{"another key's publicKey", record(goodKey, other.public.CompressedHex(), "Session:x", later)},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			resetVault(t)

@@ -233,9 +233,11 @@ func hkdfExpand(prk, info []byte, length int) []byte {
 		m.Write(t)
 		m.Write(info)
 		m.Write([]byte{i})
+		clear(t)
 		t = m.Sum(nil)
 		out = append(out, t...)
 	}
+	clear(t)
 	clear(out[length:])
 	return out[:length]
 }

@@ -82,6 +82,9 @@ func OpenExportBundle(s string, pinnedSigner *PublicKey, recipient *PrivateKey) 
 	return OpenExportBundleWith(Native, s, pinnedSigner, recipient)
 }
 
+// SealSessionKey seals the 32-byte scalar of session to recipient as a
+// credential bundle: the encryptedSessionSigningKey of the legacy
+// (uncompressed clientPublicKey) login flow.
 func SealSessionKey(recipient *PublicKey, session *PrivateKey) (string, error) {
 	if !session.usable() {
 		return "", wrap(ErrInvalidPrivateKey, "session key is nil or wiped")
@@ -91,6 +94,7 @@ func SealSessionKey(recipient *PublicKey, session *PrivateKey) (string, error) {
 	return SealCredentialBundle(recipient, scalar)
 }
 
+// OpenSessionKey opens a bundle made by [SealSessionKey] and returns the session key.
 func OpenSessionKey(recipient *PrivateKey, s string) (*PrivateKey, error) {
 	scalar, err := OpenCredentialBundle(recipient, s)
 	if err != nil {
@@ -100,6 +104,8 @@ func OpenSessionKey(recipient *PrivateKey, s string) (*PrivateKey, error) {
 	return NewPrivateKey(scalar)
 }
 
+// NewTargetBundle returns an envelope announcing target, signed by signer.
+// Its data is exactly {"targetPublic":"<130 lower-case hex>"}.
 func NewTargetBundle(signer *PrivateKey, target *PublicKey) (string, error) {
 	if !signer.usable() {
 		return "", wrap(ErrInvalidPrivateKey, "signer is nil or wiped")
@@ -123,6 +129,10 @@ func NewTargetBundle(signer *PrivateKey, target *PublicKey) (string, error) {
 	return b.Encode(), nil
 }
 
+// NewExportBundle seals plaintext to recipient, names organizationID beside
+// it, and signs the result with signer. The data is written exactly as
+// {"encappedPublic":…,"ciphertext":…,"organizationId":…}: that key order, no
+// whitespace, lower-case hex.
 func NewExportBundle(signer *PrivateKey, recipient *PublicKey, organizationID string, plaintext []byte) (string, error) {
 	if !signer.usable() {
 		return "", wrap(ErrInvalidPrivateKey, "signer is nil or wiped")
@@ -145,6 +155,8 @@ func NewExportBundle(signer *PrivateKey, recipient *PublicKey, organizationID st
 	return env.Encode(), nil
 }
 
+// SignStamp signs payload with k and returns the stamp header value.
+// Signatures are randomized, so two stamps of one payload differ.
 func SignStamp(k *PrivateKey, payload []byte) (string, error) {
 	if !k.usable() {
 		return "", wrap(ErrInvalidPrivateKey, "key is nil or wiped")
@@ -157,6 +169,10 @@ func SignStamp(k *PrivateKey, payload []byte) (string, error) {
 	return (&Stamp{PublicKey: k.pub, Scheme: StampScheme, Signature: sig}).Encode(), nil
 }
 
+// Verify checks the signature of s over SHA-256(payload) with s.PublicKey.
+// High-S signatures are accepted, as WebCrypto produces them. It returns nil or
+// an error wrapping [ErrInvalidSignature]. Verify does not decide whether the
+// key is allowed to sign; the caller compares s.PublicKey with the session key.
 func (s *Stamp) Verify(payload []byte) error {
 	if s.PublicKey == nil || s.Scheme != StampScheme {
 		return wrap(ErrInvalidSignature, "stamp has no key or an unsupported scheme")
@@ -167,6 +183,7 @@ func (s *Stamp) Verify(payload []byte) error {
 	return nil
 }
 
+// verifyDigest verifies a strict DER signature over digest.
 func verifyDigest(pub *PublicKey, digest [32]byte, der []byte) bool {
 	if _, _, err := ParseDERSignature(der); err != nil {
 		return false

@@ -252,13 +252,38 @@ async function syncKeyNow(me) {
   const epoch = state.epoch;
   const stored = await resumeStored();
   if (!stored) return;
+  if (stored.sessionId !== id && epoch === state.epoch && !state.key) {
+    // Another tab may have refreshed or signed in since me was read (this
+    // tab's module can take half a second to load): ask again before
+    // deleting what may be the newer session's key.
+    const now = await currentSessionId();
+    if (now === stored.sessionId && epoch === state.epoch && !state.key) {
+      state.key = { handle: stored.handle, publicKey: stored.publicKey, sessionId: stored.sessionId, kept: true };
+      showKeyKept();
+      return;
+    }
+    await forgetHandle(stored.handle);
+    if (now !== null) await dropStored(stored.sessionId); // signed out, or another session: stale
+    return;
+  }
   if (stored.sessionId !== id || epoch !== state.epoch || state.key) {
     await forgetHandle(stored.handle);
-    if (stored.sessionId !== id) await dropStored(stored.sessionId);
     return;
   }
   state.key = { handle: stored.handle, publicKey: stored.publicKey, sessionId: stored.sessionId, kept: true };
   showKeyKept();
+}
+
+// currentSessionId asks the BFF which wallet session the cookie holds now:
+// its id, "" when signed out, null when the BFF could not be reached (then
+// nothing is deleted).
+async function currentSessionId() {
+  try {
+    const me = (await api("GET", "/api/me")).data;
+    return (me && me.session && me.session.id) || "";
+  } catch (err) {
+    return err instanceof ApiError && err.status === 401 ? "" : null;
+  }
 }
 
 // resumeStored returns the stored session key under a new handle of this

@@ -30,7 +30,7 @@ const $ = (id) => document.getElementById(id);
 const STATUS_TEXT = { PENDING: "pending", UNDER_REVIEW: "under review", INACTIVE: "inactive" };
 
 const NO_KEY = "Sending needs your signing key, which this tab does not have. " +
-  "Sign out and sign in again in this tab to send.";
+  "Reload the page; if it still cannot send, sign out and sign in again.";
 const UNBOUND = "This quote cannot be signed: what the wallet would sign does not match the payment shown. " +
   "Nothing was sent. Get a new quote.";
 

@@ -130,7 +130,7 @@ function sessionItem(s) {
     button.textContent = "Sign out";
     if (!ctx.key()) {
       button.disabled = true;
-      button.title = "Sign in again in this tab to manage other sessions.";
+      button.title = "Reload the page to manage other sessions.";
     }
     button.setAttribute("aria-label", "Sign out the " + kind.textContent.toLowerCase() + " session " + when.textContent);
     li.append(button);
