@@ -185,9 +185,6 @@ var ignore = js.FuncOf(func(js.Value, []js.Value) any { return nil })
 type keyPair struct {
 	private js.Value
 	public  *walletcrypto.PublicKey
-	// publicKey is the public CryptoKey when WebCrypto made the pair;
-	// undefined for an imported private key.
-	publicKey js.Value
 }
 
 // generate makes a new non-extractable P-256 key pair for one purpose.
@@ -213,7 +210,7 @@ func generate(p purpose) (keyPair, error) {
 	if err != nil {
 		return keyPair{}, errors.New("the browser made a key that is not a P-256 point")
 	}
-	return keyPair{private: pair.Get("privateKey"), public: pk, publicKey: pub}, nil
+	return keyPair{private: pair.Get("privateKey"), public: pk}, nil
 }
 
 // importPublic makes a public CryptoKey of pub for alg (algECDH for a
@@ -389,7 +386,7 @@ func importScalar(scalar []byte) (keyPair, error) {
 			return keyPair{}, errors.New("the session key has no valid public key")
 		}
 		if (webCrypto{}).VerifyECDSA(pub, probe, sig) {
-			return keyPair{private: signKey, public: pub, publicKey: js.Undefined()}, nil
+			return keyPair{private: signKey, public: pub}, nil
 		}
 	}
 	return keyPair{}, errors.New("the session key's public key could not be found")
