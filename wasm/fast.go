@@ -326,7 +326,7 @@ func (w *wallet) sealOtp(args []js.Value) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	signerKey, err := subtleCall(s, "importKey", "raw", toJS(signer.Uncompressed()), algECDSA, true, usagesVerify)
+	signerKey, err := importPublic(s, signer, algECDSA, usagesVerify)
 	if err != nil {
 		return nil, err
 	}
@@ -371,7 +371,7 @@ func sealRound(recipient *walletcrypto.PublicKey, side *sideTask, finish func(en
 	if err != nil {
 		return nil, errors.New(fail + err.Error())
 	}
-	peer, err := subtleCall(s, "importKey", "raw", toJS(recipient.Uncompressed()), algECDH, true, usagesNone)
+	peer, err := importPublic(s, recipient, algECDH, usagesNone)
 	if err != nil {
 		return nil, errors.New(fail + err.Error())
 	}
@@ -385,10 +385,7 @@ func sealRound(recipient *walletcrypto.PublicKey, side *sideTask, finish func(en
 		if err != nil {
 			return nil, errors.New(fail + err.Error())
 		}
-		params := objectConstructor.New()
-		params.Set("name", "ECDH")
-		params.Set("public", peerKey)
-		bits, err := subtleCall(s, "deriveBits", params, pair.Get("privateKey"), 256)
+		bits, err := subtleCall(s, "deriveBits", ecdhParams(peerKey), pair.Get("privateKey"), 256)
 		if err != nil {
 			observe(export)
 			return nil, errors.New(fail + err.Error())

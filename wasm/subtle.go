@@ -213,10 +213,19 @@ func generate(p purpose) (keyPair, error) {
 	return keyPair{private: pair.Get("privateKey"), public: pk}, nil
 }
 
-// importPublic makes a public CryptoKey of pub for alg (algECDH for a
-// Diffie-Hellman peer, algECDSA for verifying).
-func importPublic(s js.Value, pub *walletcrypto.PublicKey, alg js.Value, usages js.Value) js.Value {
-	return s.Call("importKey", "raw", toJS(pub.Uncompressed()), alg, true, usages)
+// importPublic starts making a public CryptoKey of pub for alg (algECDH
+// with usagesNone for a Diffie-Hellman peer, algECDSA with usagesVerify for
+// verifying) and returns its Promise.
+func importPublic(s js.Value, pub *walletcrypto.PublicKey, alg js.Value, usages js.Value) (js.Value, error) {
+	return subtleCall(s, "importKey", "raw", toJS(pub.Uncompressed()), alg, true, usages)
+}
+
+// ecdhParams are deriveBits's parameters for the peer's public CryptoKey.
+func ecdhParams(peerKey js.Value) js.Value {
+	params := objectConstructor.New()
+	params.Set("name", "ECDH")
+	params.Set("public", peerKey)
+	return params
 }
 
 // sign returns the DER ECDSA signature of SHA-256(message) by key.
@@ -235,10 +244,7 @@ func sign(key js.Value, message []byte) ([]byte, error) {
 // deriveX returns the X coordinate of private times peer, where peerKey is
 // (a Promise of) peer as an ECDH public CryptoKey.
 func deriveX(s, private, peerKey js.Value) ([]byte, error) {
-	params := objectConstructor.New()
-	params.Set("name", "ECDH")
-	params.Set("public", peerKey)
-	bits, err := awaitPromise(s.Call("deriveBits", params, private, 256))
+	bits, err := awaitPromise(s.Call("deriveBits", ecdhParams(peerKey), private, 256))
 	if err != nil {
 		return nil, err
 	}
@@ -259,7 +265,11 @@ func (k ecdhKey) ECDH(peer *walletcrypto.PublicKey) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	peerKey, err := awaitPromise(importPublic(s, peer, algECDH, usagesNone))
+	imported, err := importPublic(s, peer, algECDH, usagesNone)
+	if err != nil {
+		return nil, err
+	}
+	peerKey, err := awaitPromise(imported)
 	if err != nil {
 		return nil, err
 	}
@@ -290,7 +300,11 @@ func (webCrypto) VerifyECDSA(pub *walletcrypto.PublicKey, message, der []byte) b
 	if err != nil {
 		return false
 	}
-	key, err := awaitPromise(importPublic(s, pub, algECDSA, usagesVerify))
+	imported, err := importPublic(s, pub, algECDSA, usagesVerify)
+	if err != nil {
+		return false
+	}
+	key, err := awaitPromise(imported)
 	if err != nil {
 		return false
 	}

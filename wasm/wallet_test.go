@@ -621,7 +621,7 @@ func TestGenerateKey(t *testing.T) {
 				// nothing else.
 				msg := []byte("which key is this")
 				peer := newStdECDH(t)
-				peerKey, err := awaitPromise(importPublic(s, peer.PublicKey(), algECDH, usagesNone))
+				peerKey, err := awaitImport(s, peer.PublicKey())
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -143,7 +143,7 @@ func TestRFC9180DHWebCrypto(t *testing.T) {
 		// deriveBits(skEm, pkRm) and deriveBits(skRm, pkEm), raw.
 		derive := func(private js.Value, peer *walletcrypto.PublicKey) []byte {
 			t.Helper()
-			peerKey, err := awaitPromise(importPublic(s, peer, algECDH, usagesNone))
+			peerKey, err := awaitImport(s, peer)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -249,4 +249,13 @@ func TestSessionScalarWipedInJavaScript(t *testing.T) {
 	}
 	payload := "after the wipe"
 	verifyStamp(t, mustCall(t, "stamp", got.handle, payload), payload, got.public)
+}
+
+// awaitImport imports pub as an ECDH peer's public CryptoKey and waits for it.
+func awaitImport(s js.Value, pub *walletcrypto.PublicKey) (js.Value, error) {
+	p, err := importPublic(s, pub, algECDH, usagesNone)
+	if err != nil {
+		return js.Value{}, err
+	}
+	return awaitPromise(p)
 }
