@@ -131,13 +131,7 @@ func TestPasskeyRegisterThenSignIn(t *testing.T) {
 	if n, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#export-words li").length`)); n != 0 {
 		t.Fatalf("%d words on the page before Reveal", n)
 	}
-	click(t, ctx, "export-reveal")
-	waitJS(t, ctx, "the words", `document.querySelectorAll("#export-words li").length === 24`)
-	words, err := chromedp.Run(ctx, chromedp.Evaluate[string](`[...document.querySelectorAll("#export-words li")].map((li) => li.textContent).join(" ")`))
-	if err != nil || !bip39.Valid(words) {
-		t.Fatalf("revealed %q is not a BIP-39 phrase (%v)", words, err)
-	}
-	click(t, ctx, "export-hide")
+	revealPhrase(t, ctx)
 	waitJS(t, ctx, "the words to go", `document.querySelectorAll("#export-words li").length === 0`)
 
 	// The passkey session removes the e-mail login; the last method stays.
@@ -220,4 +214,17 @@ func (s *stack) oauthPopup(t *testing.T, ctx context.Context, button, email stri
 	); err != nil {
 		t.Fatalf("the issuer's sign-in page: %v", err)
 	}
+}
+
+// revealPhrase clicks "Reveal" on a finished export, checks that the page
+// shows 24 words forming a valid BIP-39 phrase, and hides them again.
+func revealPhrase(t *testing.T, ctx context.Context) {
+	t.Helper()
+	click(t, ctx, "export-reveal")
+	waitJS(t, ctx, "the words", `document.querySelectorAll("#export-words li").length === 24`)
+	words, err := chromedp.Run(ctx, chromedp.Evaluate[string](`[...document.querySelectorAll("#export-words li")].map((li) => li.textContent).join(" ")`))
+	if err != nil || !bip39.Valid(words) {
+		t.Fatalf("revealed %q is not a BIP-39 phrase (%v)", words, err)
+	}
+	click(t, ctx, "export-hide")
 }

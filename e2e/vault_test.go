@@ -19,7 +19,6 @@ import (
 	"paywallet/internal/bffclient"
 	"paywallet/internal/browsertest"
 	"paywallet/service"
-	"paywallet/service/bip39"
 	"paywallet/service/store"
 	"paywallet/shared/walletcrypto"
 )
@@ -435,13 +434,7 @@ func TestVaultKeyCannotBeExported(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.ID("export-reveal"))); err != nil {
 		t.Fatalf("export: %v (%s)", err, textOf(t, ctx, "export-error"))
 	}
-	click(t, ctx, "export-reveal")
-	waitJS(t, ctx, "the words", `document.querySelectorAll("#export-words li").length === 24`)
-	words, err := chromedp.Run(ctx, chromedp.Evaluate[string](`[...document.querySelectorAll("#export-words li")].map((li) => li.textContent).join(" ")`))
-	if err != nil || !bip39.Valid(words) {
-		t.Fatalf("revealed %q is not a BIP-39 phrase (%v)", words, err)
-	}
-	click(t, ctx, "export-hide")
+	revealPhrase(t, ctx)
 	if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.ID("passkey-name"), "Vault laptop")); err != nil {
 		t.Fatal(err)
 	}
