@@ -57,15 +57,6 @@ func loadKAT(t testing.TB) *kat {
 	return &v
 }
 
-func mustHex(t testing.TB, s string) []byte {
-	t.Helper()
-	b, err := hex.DecodeString(s)
-	if err != nil {
-		t.Fatalf("bad hex %q: %v", s, err)
-	}
-	return b
-}
-
 func mustPrivateKey(t testing.TB, scalarHex string) *PrivateKey {
 	t.Helper()
 	k, err := NewPrivateKey(mustHex(t, scalarHex))

@@ -60,18 +60,20 @@ func (stdBackend) VerifyECDSA(pub *PublicKey, message, der []byte) bool {
 	return ecdsa.VerifyASN1(k, d[:], der)
 }
 
-func hexBytes(t testing.TB, s string) []byte {
+// mustHex decodes s or fails the test. It is here, in a file of both
+// builds, so that the wasm build's tests have it too.
+func mustHex(t testing.TB, s string) []byte {
 	t.Helper()
 	b, err := hex.DecodeString(s)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("bad hex %q: %v", s, err)
 	}
 	return b
 }
 
 func ecdhPrivate(t testing.TB, hexScalar string) *ecdh.PrivateKey {
 	t.Helper()
-	k, err := ecdh.P256().NewPrivateKey(hexBytes(t, hexScalar))
+	k, err := ecdh.P256().NewPrivateKey(mustHex(t, hexScalar))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +115,7 @@ func TestRFC9180Vectors(t *testing.T) {
 	}
 	for _, v := range vectors {
 		t.Run("aead="+hex.EncodeToString([]byte{byte(v.AEAD)}), func(t *testing.T) {
-			s := suite{aead: v.AEAD, info: hexBytes(t, v.Info)}
+			s := suite{aead: v.AEAD, info: mustHex(t, v.Info)}
 			eph := ecdhKey{ecdhPrivate(t, v.SkEm)}
 			rcpt := ecdhKey{ecdhPrivate(t, v.SkRm)}
 			if got := eph.PublicKey().UncompressedHex(); got != v.PkEm {
@@ -134,7 +136,7 @@ func TestRFC9180Vectors(t *testing.T) {
 			if e.Nonce != v.BaseNonce {
 				t.Fatal("the first encryption must use the base nonce")
 			}
-			enc, ct, err := s.seal(eph, rcpt.PublicKey(), hexBytes(t, e.PT), hexBytes(t, e.AAD))
+			enc, ct, err := s.seal(eph, rcpt.PublicKey(), mustHex(t, e.PT), mustHex(t, e.AAD))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -145,13 +147,13 @@ func TestRFC9180Vectors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			pt, err := s.open(rcpt, encKey, hexBytes(t, e.CT), hexBytes(t, e.AAD))
+			pt, err := s.open(rcpt, encKey, mustHex(t, e.CT), mustHex(t, e.AAD))
 			if err != nil || hex.EncodeToString(pt) != e.PT {
 				t.Fatalf("open: %x, %v; want %s", pt, err, e.PT)
 			}
-			tampered := hexBytes(t, e.CT)
+			tampered := mustHex(t, e.CT)
 			tampered[0] ^= 1
-			if _, err := s.open(rcpt, encKey, tampered, hexBytes(t, e.AAD)); !isDecrypt(err) {
+			if _, err := s.open(rcpt, encKey, tampered, mustHex(t, e.AAD)); !isDecrypt(err) {
 				t.Fatalf("tampered ciphertext: %v", err)
 			}
 		})
