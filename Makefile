@@ -14,6 +14,7 @@ run: wasm
 
 ## test: everything: vet, unit tests with -race (PostgreSQL and Chromium tests included, the
 ## benchmarks' smoke tests among them), every Go benchmark run once, wasm tests under Node
+## (twice for ./wasm/: through the js.Func methods and through the direct calls)
 test: tools wasm bench-js vet unit bench-smoke wasm-test
 
 vet:
@@ -27,6 +28,7 @@ unit:
 
 wasm-test:
 	PATH="$(WASM_EXEC):$$PATH" GOOS=js GOARCH=wasm $(GO) test -count=1 ./wasm/ ./shared/...
+	GOOS=js GOARCH=wasm $(GO) test -count=1 -exec "node $(CURDIR)/wasm/direct_exec.js" ./wasm/
 
 ## wasm: build the browser module (raw, .gz, .br) into web/static/wasm and print the sizes
 wasm: brotli

@@ -97,7 +97,9 @@ func purposeArg(v js.Value) (purpose, error) {
 // crypto.subtle.sign over the payload's UTF-8 bytes (WebCrypto hashes with
 // SHA-256), chained straight to the key's own finisher, which turns r || s
 // into DER and the stamp JSON in Go. It is the hottest call, so it skips
-// the flow machinery: no step to record, nothing to bind per call.
+// the flow machinery: no step to record, nothing to bind per call. (With
+// the direct calls installed, direct.go's paywallet_stamp is the same
+// call without the js.Func entries.)
 func (w *wallet) stamp(args []js.Value) (any, error) {
 	if err := checkCount(args, "handle", "payload"); err != nil {
 		return nil, err
@@ -110,31 +112,71 @@ func (w *wallet) stamp(args []js.Value) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	k, err := w.keys.get(handle, purposeSigning)
+	sig, k, err := w.signPayload(handle, payload)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := subtle(); err != nil {
-		return nil, err
-	}
 	finish, fail := k.stamper()
-	var sig js.Value
-	if err := catch(func() { sig = bound.sign.Invoke(algSignP256, k.private, payload) }); err != nil {
-		return nil, errors.New("signing failed: " + err.Error())
-	}
-	stampKeys.begin(k.id)
 	return promise(bound.then.Invoke(sig, finish, fail)), nil
 }
 
-// stamper returns the key's finisher and failure handler, stampFinish and
-// stampFailed bound to the key's number, made on its first stamp.
+// signPayload starts crypto.subtle.sign of payload (a Uint8Array already
+// checked for size) with the signing key behind handle, and counts the
+// stamp as under way for the key's finisher, which must end it.
+func (w *wallet) signPayload(handle string, payload js.Value) (js.Value, *key, error) {
+	k, err := w.keys.get(handle, purposeSigning)
+	if err != nil {
+		return js.Value{}, nil, err
+	}
+	if _, err := subtle(); err != nil {
+		return js.Value{}, nil, err
+	}
+	id := k.stampID()
+	var sig js.Value
+	if err := catch(func() { sig = bound.sign.Invoke(algSignP256, k.private, payload) }); err != nil {
+		return js.Value{}, nil, errors.New("signing failed: " + err.Error())
+	}
+	stampKeys.begin(id)
+	return sig, k, nil
+}
+
+// stampID returns the key's number in stampKeys, given on its first stamp.
+func (k *key) stampID() int {
+	k.once.Do(func() { k.id = stampKeys.add(k.public) })
+	return k.id
+}
+
+// stamper returns the key's finisher and failure handler for the js.Func
+// path, stampFinish and stampFailed bound to the key's number, made on
+// first use.
 func (k *key) stamper() (finish, fail js.Value) {
-	k.once.Do(func() {
-		k.id = stampKeys.add(k.public)
-		k.finish = stampFinish.Call("bind", js.Null(), k.id)
-		k.fail = stampFailed.Call("bind", js.Null(), k.id)
-	})
+	if !k.finish.Truthy() {
+		id := k.stampID()
+		k.finish = stampFinish.Call("bind", js.Null(), id)
+		k.fail = stampFailed.Call("bind", js.Null(), id)
+	}
 	return k.finish, k.fail
+}
+
+// finishStamp ends a stamp of key number id with the browser's r || s and
+// returns the header value.
+func finishStamp(id int, rs []byte) (string, error) {
+	pub := stampKeys.end(id)
+	if pub == nil {
+		return "", errUnknownHandle
+	}
+	der, err := walletcrypto.DERFromP1363(rs)
+	if err != nil {
+		return "", errors.New("signing failed: the browser's signature is malformed")
+	}
+	return (&walletcrypto.Stamp{PublicKey: pub, Scheme: walletcrypto.StampScheme, Signature: der}).Encode(), nil
+}
+
+// stampRefused ends a stamp of key number id whose signing the browser
+// refused, and returns the Error the call rejects with.
+func stampRefused(id int, reason js.Value) js.Value {
+	stampKeys.end(id)
+	return newError("stamp", "signing failed: "+jsError(reason).Error())
 }
 
 // release lets the key's finisher go when the key is dropped; a stamp
@@ -207,29 +249,18 @@ func (t *stampTable) release(id int) {
 var (
 	// stampFinish(keyNumber, r||s ArrayBuffer) -> the header value.
 	stampFinish = js.FuncOf(func(_ js.Value, a []js.Value) any {
-		out, _ := settle("stamp", func() (any, error) {
-			if len(a) < 2 || a[0].Type() != js.TypeNumber {
-				return nil, errors.New("internal error: bad finisher call")
-			}
-			pub := stampKeys.end(a[0].Int())
-			if pub == nil {
-				return nil, errUnknownHandle
-			}
-			der, err := walletcrypto.DERFromP1363(fromJS(a[1]))
-			if err != nil {
-				return nil, errors.New("signing failed: the browser's signature is malformed")
-			}
-			return (&walletcrypto.Stamp{PublicKey: pub, Scheme: walletcrypto.StampScheme, Signature: der}).Encode(), nil
-		})
-		return out
+		if len(a) < 2 || a[0].Type() != js.TypeNumber {
+			return promiseConstructor.Call("reject", newError("stamp", "internal error: bad finisher call"))
+		}
+		return viaPromise(settle("stamp", func() (any, error) { return finishStamp(a[0].Int(), fromJS(a[1])) }))
 	})
 	// stampFailed(keyNumber, reason) -> a rejection naming the browser's
 	// reason.
 	stampFailed = js.FuncOf(func(_ js.Value, a []js.Value) any {
-		if len(a) > 0 && a[0].Type() == js.TypeNumber {
-			stampKeys.end(a[0].Int())
+		if len(a) < 2 || a[0].Type() != js.TypeNumber {
+			return promiseConstructor.Call("reject", newError("stamp", "internal error: bad finisher call"))
 		}
-		return promiseConstructor.Call("reject", newError("stamp", "signing failed: "+jsError(arg1(a)).Error()))
+		return promiseConstructor.Call("reject", stampRefused(a[0].Int(), a[1]))
 	})
 )
 

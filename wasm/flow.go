@@ -9,15 +9,20 @@ import (
 
 // Flows: the fast way to call WebCrypto.
 //
-// Entering Go from JavaScript costs more in a wasm module than most
-// WebCrypto calls do (some 10 µs each, measured), so the hot calls (stamp,
-// generateKey, hpkeSeal, sealOtp) do not run in a goroutine that awaits
-// each Promise (promise.go): that takes an entry for the Promise executor
-// and one for every settled Promise, plus the goroutine switches. A flow
-// method runs its first part synchronously and hands JavaScript a round:
-// the WebCrypto Promises that can run at the same time, and the Go step to
-// run when all have settled. The method's Promise is that chain itself, so
-// a stamp enters Go twice: once to start, once to format.
+// Entering Go from JavaScript through a js.Func costs more in a wasm module
+// than most WebCrypto calls do (some 10 to 30 µs each, measured), so the hot
+// calls (stamp, generateKey, hpkeSeal, sealOtp) do not run in a goroutine
+// that awaits each Promise (promise.go): that takes an entry for the
+// Promise executor and one for every settled Promise, plus the goroutine
+// switches. A flow method runs its first part synchronously and hands
+// JavaScript a round: the WebCrypto Promises that can run at the same time,
+// and the Go step to run when all have settled.
+//
+// A flow is entered in one of two ways. A page whose loader installed the
+// direct calls (direct.go, direct.js) enters it through functions the
+// module exports, which cost well under a microsecond; any other page, and
+// the tests under Node.js, through js.Func wrappers (flowFunc). Both run
+// the same steps and see the same outcomes.
 
 // A round is WebCrypto work in flight and what to do with its results.
 type round struct {
@@ -30,8 +35,27 @@ type round struct {
 	fail string
 }
 
-// flows holds the steps of the rounds in flight, by id: a JavaScript
-// callback can carry a number but not a Go closure.
+// An outcome is what one Go step of a flow ends with.
+type outcome struct {
+	kind outcomeKind
+	// value is the result (resolved), the Promise of the outcome (promised),
+	// the Error (rejected), or the Promise of the round's work (pending).
+	value js.Value
+	// step is the number of the pending round's next step.
+	step int
+}
+
+type outcomeKind int
+
+const (
+	resolved outcomeKind = iota
+	promised
+	rejected
+	pending
+)
+
+// flows holds the steps of the rounds in flight, by number: JavaScript can
+// carry a number but not a Go closure.
 var flows struct {
 	mu     sync.Mutex
 	nextID int
@@ -48,41 +72,46 @@ type flowStep struct {
 func init() {
 	flows.steps = make(map[int]flowStep)
 	flows.onStep = js.FuncOf(func(_ js.Value, a []js.Value) any {
-		step, ok := takeStep(a)
-		if !ok {
+		if len(a) < 2 || a[0].Type() != js.TypeNumber {
 			return js.Undefined()
 		}
-		results := []js.Value{a[1]}
-		if len(step.r.promises) > 1 {
-			results = make([]js.Value, len(step.r.promises))
-			for i := range results {
-				results[i] = a[1].Index(i)
-			}
-		}
-		v, _ := settle(step.name, func() (any, error) { return step.r.next(results) })
-		return v
+		return viaPromise(stepFlow(a[0].Int(), a[1]))
 	})
 	flows.onFail = js.FuncOf(func(_ js.Value, a []js.Value) any {
-		step, ok := takeStep(a)
-		if !ok {
+		if len(a) < 2 || a[0].Type() != js.TypeNumber {
 			return js.Undefined()
 		}
-		return promiseConstructor.Call("reject", newError(step.name, step.r.fail+jsError(arg1(a)).Error()))
+		return viaPromise(failFlow(a[0].Int(), a[1]))
 	})
 }
 
-func arg1(a []js.Value) js.Value {
-	if len(a) < 2 {
-		return js.Undefined()
+// stepFlow runs step id with the value its round's Promise fulfilled with
+// (an array of values when the round had several Promises).
+func stepFlow(id int, v js.Value) outcome {
+	step, ok := takeStep(id)
+	if !ok {
+		return outcome{kind: resolved, value: js.Undefined()}
 	}
-	return a[1]
+	results := []js.Value{v}
+	if len(step.r.promises) > 1 {
+		results = make([]js.Value, len(step.r.promises))
+		for i := range results {
+			results[i] = v.Index(i)
+		}
+	}
+	return settle(step.name, func() (any, error) { return step.r.next(results) })
 }
 
-func takeStep(a []js.Value) (flowStep, bool) {
-	if len(a) == 0 || a[0].Type() != js.TypeNumber {
-		return flowStep{}, false
+// failFlow ends flow step id whose round's Promise rejected with reason.
+func failFlow(id int, reason js.Value) outcome {
+	step, ok := takeStep(id)
+	if !ok {
+		return outcome{kind: resolved, value: js.Undefined()}
 	}
-	id := a[0].Int()
+	return outcome{kind: rejected, value: newError(step.name, step.r.fail+jsError(reason).Error())}
+}
+
+func takeStep(id int) (flowStep, bool) {
 	flows.mu.Lock()
 	defer flows.mu.Unlock()
 	s, ok := flows.steps[id]
@@ -90,61 +119,71 @@ func takeStep(a []js.Value) (flowStep, bool) {
 	return s, ok
 }
 
-// runRound returns the Promise of round r of method name.
-func runRound(name string, r *round) js.Value {
+// startRound records round r of method name and returns the number of its
+// next step and the Promise of its work: the one Promise, or Promise.all.
+func startRound(name string, r *round) (int, js.Value) {
 	flows.mu.Lock()
 	flows.nextID++
 	id := flows.nextID
 	flows.steps[id] = flowStep{name: name, r: r}
 	flows.mu.Unlock()
-	var all js.Value
 	if len(r.promises) == 1 {
-		all = r.promises[0]
-	} else {
-		arr := arrayConstructor.New(len(r.promises))
-		for i, p := range r.promises {
-			arr.SetIndex(i, p)
-		}
-		all = promiseConstructor.Call("all", arr)
+		return id, r.promises[0]
 	}
-	return all.Call("then", flows.onStep.Call("bind", js.Null(), id), flows.onFail.Call("bind", js.Null(), id))
+	arr := arrayConstructor.New(len(r.promises))
+	for i, p := range r.promises {
+		arr.SetIndex(i, p)
+	}
+	return id, promiseConstructor.Call("all", arr)
 }
 
-// settle runs f, recovering a panic, and turns its outcome into what a
-// Promise callback returns: the value, the Promise of the next round, or a
-// rejected Promise whose Error is "<name>: <reason>". isPromise tells
-// which.
-func settle(name string, f func() (any, error)) (out js.Value, isPromise bool) {
+// settle runs f, recovering a panic, and describes its outcome: the value,
+// a Promise, the next round (recorded), or an Error "<name>: <reason>".
+func settle(name string, f func() (any, error)) (out outcome) {
 	defer func() {
 		if r := recover(); r != nil {
-			out, isPromise = promiseConstructor.Call("reject", newError(name, "internal error: "+panicReason(r))), true
+			out = outcome{kind: rejected, value: newError(name, "internal error: "+panicReason(r))}
 		}
 	}()
 	v, err := f()
 	if err != nil {
-		return promiseConstructor.Call("reject", newError(name, err.Error())), true
+		return outcome{kind: rejected, value: newError(name, err.Error())}
 	}
 	switch v := v.(type) {
 	case *round:
-		return runRound(name, v), true
+		id, all := startRound(name, v)
+		return outcome{kind: pending, value: all, step: id}
 	case promise:
-		return js.Value(v), true
+		return outcome{kind: promised, value: js.Value(v)}
 	}
-	return js.ValueOf(v), false
+	return outcome{kind: resolved, value: js.ValueOf(v)}
+}
+
+// viaPromise turns an outcome into what a Promise callback of the js.Func
+// path returns: the value, or a Promise (the outcome's own, a rejected one,
+// or the round's work chained to its next step).
+func viaPromise(o outcome) js.Value {
+	switch o.kind {
+	case rejected:
+		return promiseConstructor.Call("reject", o.value)
+	case pending:
+		return o.value.Call("then", flows.onStep.Call("bind", js.Null(), o.step), flows.onFail.Call("bind", js.Null(), o.step))
+	}
+	return o.value
 }
 
 // promise is a method's result that is already the Promise of its outcome.
 type promise js.Value
 
-// flowFunc wraps a flow method as the JavaScript function the page calls:
-// it always returns a Promise.
+// flowFunc wraps a flow method as the JavaScript function the page calls
+// when the direct calls are not installed: it always returns a Promise.
 func flowFunc(name string, m method) js.Func {
 	return js.FuncOf(func(_ js.Value, args []js.Value) any {
-		v, isPromise := settle(name, func() (any, error) { return m(args) })
-		if isPromise {
-			return v
+		o := settle(name, func() (any, error) { return m(args) })
+		if o.kind == resolved {
+			return promiseConstructor.Call("resolve", o.value)
 		}
-		return promiseConstructor.Call("resolve", v)
+		return viaPromise(o)
 	})
 }
 

@@ -15,11 +15,15 @@ func main() {
 }
 
 // start publishes globalThis.paywallet and then tells the page, through
-// globalThis.paywalletReady, that the module is ready.
-func start(keys *keyStore) {
+// globalThis.paywalletReady(directCalls), that the module is ready. A
+// loader that installs the direct calls (direct.go) does it inside that
+// call; the object is frozen when it returns.
+func start(keys *keyStore) js.Value {
 	global := js.Global()
-	global.Set("paywallet", newWallet(keys))
+	obj, w := newWallet(keys)
+	global.Set("paywallet", obj)
 	if ready := global.Get("paywalletReady"); ready.Type() == js.TypeFunction {
-		ready.Invoke()
+		ready.Invoke(directCalls(w))
 	}
+	return objectConstructor.Call("freeze", obj)
 }

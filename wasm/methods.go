@@ -15,9 +15,10 @@ type wallet struct {
 	keys *keyStore
 }
 
-// newWallet returns the frozen JavaScript object that becomes
-// globalThis.paywallet.
-func newWallet(keys *keyStore) js.Value {
+// newWallet returns the object that becomes globalThis.paywallet, not yet
+// frozen (the loader may put direct calls in place of the flows first;
+// main.go freezes it), and the wallet behind it.
+func newWallet(keys *keyStore) (js.Value, *wallet) {
 	w := &wallet{keys: keys}
 	obj := js.Global().Get("Object").New()
 	for _, m := range []struct {
@@ -39,20 +40,23 @@ func newWallet(keys *keyStore) js.Value {
 	} {
 		obj.Set(m.name, promiseFunc(m.name, m.fn))
 	}
-	// The hot calls are flows (flow.go): no goroutine per call.
-	for _, m := range []struct {
-		name string
-		fn   method
-	}{
+	for _, m := range w.flowMethods() {
+		obj.Set(m.name, flowFunc(m.name, m.fn))
+	}
+	obj.Set("version", version)
+	// The loader's glue sets "direct" when it installs the direct calls.
+	obj.Set("calls", "js.Func")
+	return obj, w
+}
+
+// flowMethods are the hot calls: flows (flow.go), no goroutine per call.
+func (w *wallet) flowMethods() []flowMethod {
+	return []flowMethod{
 		{"generateKey", w.generateKey},
 		{"sealOtp", w.sealOtp},
 		{"stamp", w.stamp},
 		{"hpkeSeal", hpkeSeal},
-	} {
-		obj.Set(m.name, flowFunc(m.name, m.fn))
 	}
-	obj.Set("version", version)
-	return js.Global().Get("Object").Call("freeze", obj)
 }
 
 // verifyTargetBundle(bundle, pinnedSignerHex) -> {targetPublic}

@@ -416,7 +416,7 @@ func TestVaultResumeInAFreshTab(t *testing.T) {
 			// The other tab.
 			newTab()
 			otherKeys := newKeyStore()
-			other := newWallet(otherKeys)
+			other, _ := newWallet(otherKeys)
 			v := mustCallOn(t, other, "resumeSession")
 			r := checkResumed(t, v, k.public, id, at)
 			if r.handle == k.handle {

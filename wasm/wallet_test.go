@@ -48,8 +48,16 @@ var (
 
 func TestMain(m *testing.M) {
 	installIDBShim() // Node has no IndexedDB (vault_test.go)
-	ready := js.FuncOf(func(js.Value, []js.Value) any {
+	// Under direct_exec.js the loader's glue installs the direct calls, as
+	// the page's loader does; under go_js_wasm_exec the js.Func methods run.
+	direct := js.Global().Get("paywalletTestDirect")
+	ready := js.FuncOf(func(_ js.Value, a []js.Value) any {
 		readyCalls++
+		if direct.Type() == js.TypeFunction && len(a) == 1 {
+			if !direct.Invoke(a[0]).Bool() {
+				panic("the direct calls did not install")
+			}
+		}
 		return nil
 	})
 	js.Global().Set("paywalletReady", ready)
@@ -553,8 +561,17 @@ func TestReadyAndShape(t *testing.T) {
 	want := []string{"accountTypes", "decryptSessionKey", "deleteSession", "forget", "generateKey", "hpkeSeal", "openExportBundle",
 		"requiredBeneficiaryFields", "resumeSession", "revealSecret", "sealOtp", "setExpiry", "stamp", "storeSession",
 		"validateAccountInfo", "verifyTargetBundle", "version"}
-	if got := ownKeys(t, pw); !slices.Equal(got, want) {
-		t.Errorf("paywallet keys = %q, want %q", got, want)
+	wantKeys := append(slices.Clone(want), "calls")
+	slices.Sort(wantKeys)
+	if got := ownKeys(t, pw); !slices.Equal(got, wantKeys) {
+		t.Errorf("paywallet keys = %q, want %q and calls", got, want)
+	}
+	wantCalls := "js.Func"
+	if js.Global().Get("paywalletTestDirect").Type() == js.TypeFunction {
+		wantCalls = "direct"
+	}
+	if got := pw.Get("calls"); got.Type() != js.TypeString || got.String() != wantCalls {
+		t.Errorf("paywallet.calls = %v, want %q", got, wantCalls)
 	}
 	for _, name := range want[:len(want)-1] {
 		if typ := pw.Get(name).Type(); typ != js.TypeFunction {

@@ -104,6 +104,7 @@ type Result struct {
 	Packages                                   map[string]string // npm name -> version installed (node_modules/<pkg>/package.json)
 
 	WasmVersion string   // paywallet.version of the module measured
+	WasmCalls   string   // paywallet.calls: "direct" when the direct calls are installed
 	Verified    []string // the interop checks that passed before timing
 }
 
@@ -201,6 +202,7 @@ func run(ctx context.Context, opt Options) (*Result, *evidence, error) {
 	res.UserAgent = started.UserAgent
 	res.CrossOriginIsolated = started.CrossOriginIsolated
 	res.WasmVersion = started.WasmVersion
+	res.WasmCalls = started.WasmCalls
 
 	in, err := newInputs(started.ClientPublicKey, started.OTPClientPublicKey)
 	if err != nil {
@@ -264,6 +266,7 @@ type startInfo struct {
 	CrossOriginIsolated bool   `json:"crossOriginIsolated"`
 	UserAgent           string `json:"userAgent"`
 	WasmVersion         string `json:"wasmVersion"`
+	WasmCalls           string `json:"wasmCalls"`
 	ClientPublicKey     string `json:"clientPublicKey"`
 	OTPClientPublicKey  string `json:"otpClientPublicKey"`
 }

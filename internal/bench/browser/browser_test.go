@@ -53,6 +53,10 @@ func TestSmoke(t *testing.T) {
 			t.Errorf("%s: no function named", key)
 		}
 	}
+	// The figures are those of the page's own path into the module.
+	if res.WasmCalls != "direct" {
+		t.Errorf("paywallet.calls = %q, want \"direct\" (the loader's glue did not install)", res.WasmCalls)
+	}
 	if res.ColdLoad.MedianMs <= 0 || res.ColdLoad.Runs != 1 {
 		t.Errorf("cold load %+v, want one positive load", res.ColdLoad)
 	}

@@ -17,7 +17,7 @@ func (r *Result) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "Chromium\t%s\n", r.Chromium)
 	fmt.Fprintf(tw, "crossOriginIsolated\t%t\n", r.CrossOriginIsolated)
-	fmt.Fprintf(tw, "wasm module\tversion %s, raw %d B, gzip %d B, brotli %d B\n", r.WasmVersion, r.WasmRaw, r.WasmGzip, r.WasmBrotli)
+	fmt.Fprintf(tw, "wasm module\tversion %s, %s calls, raw %d B, gzip %d B, brotli %d B\n", r.WasmVersion, r.WasmCalls, r.WasmRaw, r.WasmGzip, r.WasmBrotli)
 	fmt.Fprintf(tw, "Turnkey bundle\t%d B; %s\n", r.BundleBytes, packageList(r.Packages))
 	fmt.Fprintln(tw)
 	fmt.Fprintln(tw, "op\timpl\tmedian ms\tmin ms\tmax ms\tcalls x runs\tfunction")

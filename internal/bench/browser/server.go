@@ -3,6 +3,7 @@ package browser
 import (
 	"context"
 	"embed"
+	"io/fs"
 	"net"
 	"net/http"
 	"os"
@@ -11,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"paywallet/web"
 )
 
 //go:embed page
@@ -47,9 +50,10 @@ func serve(f *benchFiles) (*server, error) {
 		assets[path] = asset{b, src.ctype}
 	}
 	for path, ctype := range map[string]string{
-		"/bench.html": "text/html; charset=utf-8",
-		"/cold.html":  "text/html; charset=utf-8",
-		"/bench.js":   "text/javascript; charset=utf-8",
+		"/bench.html":        "text/html; charset=utf-8",
+		"/cold.html":         "text/html; charset=utf-8",
+		"/bench.js":          "text/javascript; charset=utf-8",
+		"/direct-install.js": "text/javascript; charset=utf-8",
 	} {
 		b, err := page.ReadFile("page" + path)
 		if err != nil {
@@ -57,6 +61,12 @@ func serve(f *benchFiles) (*server, error) {
 		}
 		assets[path] = asset{b, ctype}
 	}
+	// The direct calls' glue is the wallet page's own (web/static/js).
+	glue, err := fs.ReadFile(web.Files(), "js/direct.js")
+	if err != nil {
+		return nil, err
+	}
+	assets["/direct.js"] = asset{glue, "text/javascript; charset=utf-8"}
 	var wasm [3][]byte // identity, gzip, br
 	for i, p := range []string{f.wasmRaw.path, f.wasmGzip.path, f.wasmBrotli.path} {
 		b, err := os.ReadFile(p)

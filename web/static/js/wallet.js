@@ -15,6 +15,8 @@
 // session's key is kept in IndexedDB (storeSession, resumeSession,
 // deleteSession); see wasm/doc.go for the API and the trust boundary.
 
+import { installDirect } from "./direct.js";
+
 const DEFAULT_URL = "/wasm/wallet.wasm";
 const DEFAULT_TIMEOUT_MS = 20000;
 
@@ -69,13 +71,22 @@ async function load(url, timeoutMs) {
     }, timeoutMs);
   });
 
-  // main() calls paywalletReady synchronously from go.run, so install it first.
+  // main() calls paywalletReady synchronously from go.run, so install it
+  // first. It is also where the direct calls go in (direct.js), before the
+  // module freezes globalThis.paywallet; if they cannot, the module's own
+  // js.Func methods do the same work, slower.
   const previousReady = globalThis.paywalletReady;
   let markReady;
+  let instance;
   const ready = new Promise((resolve) => {
     markReady = resolve;
   });
-  globalThis.paywalletReady = () => {
+  globalThis.paywalletReady = (calls) => {
+    try {
+      installDirect(instance && instance.exports, globalThis.paywallet, calls);
+    } catch (err) {
+      console.warn("loadWallet: the direct calls are not installed:", err);
+    }
     markReady(globalThis.paywallet);
     if (typeof previousReady === "function") previousReady();
   };
@@ -91,7 +102,6 @@ async function load(url, timeoutMs) {
       throw fail(`cannot fetch ${url}: HTTP ${response.status}`);
     }
     const go = new globalThis.Go();
-    let instance;
     try {
       if (typeof WebAssembly.instantiateStreaming === "function") {
         ({ instance } = await WebAssembly.instantiateStreaming(response, go.importObject));

@@ -155,12 +155,18 @@
   // loadWasm fetches, instantiates and runs the wasm module at url and
   // resolves when it has called paywalletReady, with the time of each phase.
   async function loadWasm(url) {
+    let instance;
     const ready = new Promise((resolve) => {
-      globalThis.paywalletReady = resolve;
+      // As web/static/js/wallet.js does: the direct calls go in before the
+      // module freezes globalThis.paywallet.
+      globalThis.paywalletReady = (calls) => {
+        globalThis.installDirect(instance.exports, globalThis.paywallet, calls);
+        resolve();
+      };
     });
     const t0 = performance.now();
     const go = new Go();
-    const { instance } = await WebAssembly.instantiateStreaming(fetch(url), go.importObject);
+    ({ instance } = await WebAssembly.instantiateStreaming(fetch(url), go.importObject));
     const t1 = performance.now();
     go.run(instance); // resolves only when main returns, which it never does
     await ready;
@@ -187,6 +193,7 @@
       crossOriginIsolated: globalThis.crossOriginIsolated === true,
       userAgent: navigator.userAgent,
       wasmVersion: paywallet.version,
+      wasmCalls: paywallet.calls,
       clientPublicKey: client.publicKeyUncompressed,
       otpClientPublicKey: otpClient.publicKeyUncompressed,
     };

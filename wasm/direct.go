@@ -1,0 +1,205 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"errors"
+	"strconv"
+	"syscall/js"
+	"unsafe"
+)
+
+// Direct calls: the page enters the module through functions it exports
+// (go:wasmexport) instead of js.Func wrappers.
+//
+// A js.Func entry resumes the Go scheduler, switches goroutines and copies
+// the arguments through syscall/js: some 10 to 30 µs in Chromium, more
+// than a WebCrypto signature takes. An exported function is a plain wasm
+// call (well under a microsecond), so the hot calls' Go steps run as
+// exports and the few values they exchange with JavaScript go through two
+// places the loader's glue (web/static/js/direct.js) shares with the module:
+//
+//   - io, a two-slot JavaScript array: io[0] is what JavaScript hands in
+//     (a call's arguments, a settled Promise's value or reason, a payload),
+//     io[1] what Go hands back (a result, an Error, a Promise);
+//   - scratch, bytes in wasm memory, for the strings of the hottest call,
+//     stamp: the handle in, the header value out, without a TextEncoder or
+//     TextDecoder crossing per string.
+//
+// An exported Go function must not block (there is no event loop to wait
+// on inside it): the flow steps never do, and no lock they take is held
+// across a wait anywhere in the module.
+//
+// The loader installs the glue from inside paywalletReady, before the
+// module freezes globalThis.paywallet (main.go); a page whose loader does
+// not, keeps the js.Func methods, which do the same work.
+
+// Return codes of the exported steps. A code of 1 or more is the number of
+// the next step: io[1] is the Promise of the round's work, and JavaScript
+// calls paywallet_step with its value or paywallet_fail with its reason.
+const (
+	directResolved int32 = -1 // io[1] is the result
+	directPromised int32 = -2 // io[1] is the Promise of the outcome
+	directRejected int32 = -3 // io[1] is the Error to reject with
+)
+
+// directProtocol is the version of this exchange; the glue refuses
+// another (DIRECT_PROTOCOL in direct.js).
+const directProtocol = 1
+
+// scratchSize bounds the strings that go through scratch: a handle in, a
+// stamp out (about 360 bytes).
+const scratchSize = 1024
+
+var (
+	io          = arrayConstructor.New(2)
+	scratch     [scratchSize]byte
+	directFlows []flowMethod
+)
+
+// flowMethod is one method entered through paywallet_call, by index.
+type flowMethod struct {
+	name string
+	fn   method
+}
+
+// directCalls makes w the wallet of the direct calls and describes them
+// to the loader's glue: the io array, the flow methods by number, and the
+// size of scratch.
+func directCalls(w *wallet) js.Value {
+	directWallet = w
+	methods := w.flowMethods()
+	directFlows = methods
+	names := arrayConstructor.New(len(methods))
+	for i, m := range methods {
+		names.SetIndex(i, m.name)
+	}
+	o := objectConstructor.New()
+	o.Set("io", io)
+	o.Set("methods", names)
+	o.Set("scratchSize", scratchSize)
+	o.Set("protocol", directProtocol)
+	return o
+}
+
+// handOut puts an outcome in io[1] and returns its code.
+func handOut(o outcome) int32 {
+	io.SetIndex(1, o.value)
+	switch o.kind {
+	case resolved:
+		return directResolved
+	case promised:
+		return directPromised
+	case rejected:
+		return directRejected
+	}
+	return int32(o.step)
+}
+
+// directScratch returns the address of scratch in wasm memory.
+//
+//go:wasmexport paywallet_scratch
+func directScratch() int32 {
+	return int32(uintptr(unsafe.Pointer(&scratch[0])))
+}
+
+// directCall runs flow method number m with the arguments in io[0] (an
+// array).
+//
+//go:wasmexport paywallet_call
+func directCall(m int32) int32 {
+	if m < 0 || int(m) >= len(directFlows) {
+		return directReject("paywallet", errors.New("internal error: no method number "+strconv.Itoa(int(m))))
+	}
+	fm := directFlows[m]
+	a := io.Index(0)
+	args := make([]js.Value, a.Length())
+	for i := range args {
+		args[i] = a.Index(i)
+	}
+	return handOut(settle(fm.name, func() (any, error) { return fm.fn(args) }))
+}
+
+// directStep runs step id with the value in io[0].
+//
+//go:wasmexport paywallet_step
+func directStep(id int32) int32 {
+	return handOut(stepFlow(int(id), io.Index(0)))
+}
+
+// directFail ends step id, whose round rejected with the reason in io[0].
+//
+//go:wasmexport paywallet_fail
+func directFail(id int32) int32 {
+	return handOut(failFlow(int(id), io.Index(0)))
+}
+
+// directWallet is the wallet the direct stamp signs for (directCalls).
+var directWallet *wallet
+
+// directStamp begins stamp(handle, payload): the handle's bytes are the
+// first handleLen of scratch, the payload's UTF-8 bytes a Uint8Array of
+// payloadLen bytes in io[0]. It returns the key's number with the Promise
+// of the signature in io[1], for paywallet_stamp_finish or
+// paywallet_stamp_failed, or directRejected.
+//
+//go:wasmexport paywallet_stamp
+func directStamp(handleLen, payloadLen int32) int32 {
+	fail := func(err error) int32 { return directReject("stamp", err) }
+	if handleLen < 0 || handleLen > scratchSize {
+		return fail(errBadHandle)
+	}
+	handle := string(scratch[:handleLen])
+	if !validHandle(handle) {
+		return fail(errBadHandle)
+	}
+	switch {
+	case payloadLen <= 0:
+		return fail(errors.New("payload must not be empty"))
+	case payloadLen > maxPayload:
+		return fail(tooLong("payload", maxPayload))
+	}
+	sig, k, err := directWallet.signPayload(handle, io.Index(0))
+	if err != nil {
+		return fail(err)
+	}
+	io.SetIndex(1, sig)
+	return int32(k.stampID())
+}
+
+// directStampFinish ends a stamp of key number id with the browser's
+// r || s, the first sigLen bytes of scratch, and writes the header value
+// over them; it returns the value's length or directRejected.
+//
+//go:wasmexport paywallet_stamp_finish
+func directStampFinish(id, sigLen int32) (n int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			n = directReject("stamp", errors.New("internal error: "+panicReason(r)))
+		}
+	}()
+	if sigLen < 0 || sigLen > scratchSize {
+		sigLen = 0
+	}
+	v, err := finishStamp(int(id), scratch[:sigLen])
+	if err == nil && len(v) > scratchSize {
+		err = errors.New("internal error: the stamp does not fit the scratch buffer")
+	}
+	if err != nil {
+		return directReject("stamp", err)
+	}
+	return int32(copy(scratch[:], v))
+}
+
+// directReject puts the Error "<name>: <reason>" in io[1].
+func directReject(name string, err error) int32 {
+	return handOut(outcome{kind: rejected, value: newError(name, err.Error())})
+}
+
+// directStampFailed ends a stamp of key number id whose signing the
+// browser refused with the reason in io[0]; io[1] is the Error.
+//
+//go:wasmexport paywallet_stamp_failed
+func directStampFailed(id int32) int32 {
+	return handOut(outcome{kind: rejected, value: stampRefused(int(id), io.Index(0))})
+}
