@@ -41,15 +41,20 @@ const (
 	directResolved int32 = -1 // io[1] is the result
 	directPromised int32 = -2 // io[1] is the Promise of the outcome
 	directRejected int32 = -3 // io[1] is the Error to reject with
+	// directJSON - n: the result is the JSON text in the first n bytes of
+	// scratch, all ASCII. Making a result object through syscall/js costs
+	// a TextDecoder call per property name and per string, and a finalizer
+	// per reference; JSON.parse of a few hundred bytes costs far less.
+	directJSON int32 = -16
 )
 
 // directProtocol is the version of this exchange; the glue refuses
 // another (DIRECT_PROTOCOL in direct.js).
 const directProtocol = 1
 
-// scratchSize bounds the strings that go through scratch: a handle in, a
-// stamp out (about 360 bytes).
-const scratchSize = 1024
+// scratchSize bounds what goes through scratch: a handle in, a stamp out
+// (about 360 bytes), a result's JSON (a sealed OTP bundle is about 600).
+const scratchSize = 2048
 
 var (
 	io          = arrayConstructor.New(2)
@@ -82,12 +87,18 @@ func directCalls(w *wallet) js.Value {
 	return o
 }
 
-// handOut puts an outcome in io[1] and returns its code.
+// handOut puts an outcome in io[1], or a result in scratch as JSON, and
+// returns its code.
 func handOut(o outcome) int32 {
+	if o.kind == resolved {
+		if n, ok := scratchJSON(o.result); ok {
+			return directJSON - int32(n)
+		}
+		io.SetIndex(1, o.resolvedValue())
+		return directResolved
+	}
 	io.SetIndex(1, o.value)
 	switch o.kind {
-	case resolved:
-		return directResolved
 	case promised:
 		return directPromised
 	case rejected:
@@ -178,18 +189,25 @@ func directStampFinish(id, sigLen int32) (n int32) {
 			n = directReject("stamp", errors.New("internal error: "+panicReason(r)))
 		}
 	}()
-	if sigLen < 0 || sigLen > scratchSize {
-		sigLen = 0
+	if sigLen < 0 || sigLen > maxSignature {
+		sigLen = 0 // refused as malformed
 	}
-	v, err := finishStamp(int(id), scratch[:sigLen])
-	if err == nil && len(v) > scratchSize {
+	// The signature is read before the stamp is written over it.
+	var rs [maxSignature]byte
+	copy(rs[:], scratch[:sigLen])
+	v, err := finishStamp(scratch[:0], int(id), rs[:sigLen])
+	if err == nil && (len(v) == 0 || &v[0] != &scratch[0]) {
 		err = errors.New("internal error: the stamp does not fit the scratch buffer")
 	}
 	if err != nil {
 		return directReject("stamp", err)
 	}
-	return int32(copy(scratch[:], v))
+	return int32(len(v))
 }
+
+// maxSignature bounds the r || s the glue hands in: 64 bytes for P-256;
+// anything longer is refused as malformed.
+const maxSignature = 132
 
 // directReject puts the Error "<name>: <reason>" in io[1].
 func directReject(name string, err error) int32 {

@@ -64,8 +64,8 @@ func (w *wallet) generateKey(args []js.Value) (any, error) {
 	}
 	const fail = "key generation failed: "
 	return &round{promises: []js.Value{gen}, fail: fail, next: func(r []js.Value) (any, error) {
-		private := r[0].Get("privateKey")
-		export, err := subtleCall(s, "exportKey", "raw", r[0].Get("publicKey"))
+		private := property(r[0], heldStrings.privateKey)
+		export, err := subtleCall(s, "exportKey", heldStrings.raw, property(r[0], heldStrings.publicKey))
 		if err != nil {
 			return nil, errors.New(fail + err.Error())
 		}
@@ -79,8 +79,18 @@ func (w *wallet) generateKey(args []js.Value) (any, error) {
 	}}, nil
 }
 
+var jsPurposes = struct{ signing, recipient js.Value }{js.ValueOf("signing"), js.ValueOf("recipient")}
+
 // purposeArg reads "signing" or "recipient".
 func purposeArg(v js.Value) (purpose, error) {
+	// A held string compares by reference (syscall/js gives equal strings
+	// one reference while one is held) without being copied into Go.
+	switch {
+	case v.Equal(jsPurposes.signing):
+		return purposeSigning, nil
+	case v.Equal(jsPurposes.recipient):
+		return purposeRecipient, nil
+	}
 	if v.Type() == js.TypeString {
 		switch v.String() {
 		case "signing":
@@ -159,17 +169,17 @@ func (k *key) stamper() (finish, fail js.Value) {
 }
 
 // finishStamp ends a stamp of key number id with the browser's r || s and
-// returns the header value.
-func finishStamp(id int, rs []byte) (string, error) {
+// appends the header value to dst.
+func finishStamp(dst []byte, id int, rs []byte) ([]byte, error) {
 	pub := stampKeys.end(id)
 	if pub == nil {
-		return "", errUnknownHandle
+		return nil, errUnknownHandle
 	}
 	der, err := walletcrypto.DERFromP1363(rs)
 	if err != nil {
-		return "", errors.New("signing failed: the browser's signature is malformed")
+		return nil, errors.New("signing failed: the browser's signature is malformed")
 	}
-	return (&walletcrypto.Stamp{PublicKey: pub, Scheme: walletcrypto.StampScheme, Signature: der}).Encode(), nil
+	return (&walletcrypto.Stamp{PublicKey: pub, Scheme: walletcrypto.StampScheme, Signature: der}).AppendEncode(dst), nil
 }
 
 // stampRefused ends a stamp of key number id whose signing the browser
@@ -252,7 +262,10 @@ var (
 		if len(a) < 2 || a[0].Type() != js.TypeNumber {
 			return promiseConstructor.Call("reject", newError("stamp", "internal error: bad finisher call"))
 		}
-		return viaPromise(settle("stamp", func() (any, error) { return finishStamp(a[0].Int(), fromJS(a[1])) }))
+		return viaPromise(settle("stamp", func() (any, error) {
+			v, err := finishStamp(nil, a[0].Int(), fromJS(a[1]))
+			return string(v), err
+		}))
 	})
 	// stampFailed(keyNumber, reason) -> a rejection naming the browser's
 	// reason.
@@ -412,11 +425,11 @@ func sealRound(recipient *walletcrypto.PublicKey, side *sideTask, finish func(en
 	}
 	return &round{promises: first, fail: fail, next: func(r []js.Value) (any, error) {
 		pair, peerKey := r[0], r[1]
-		export, err := subtleCall(s, "exportKey", "raw", pair.Get("publicKey"))
+		export, err := subtleCall(s, "exportKey", heldStrings.raw, property(pair, heldStrings.publicKey))
 		if err != nil {
 			return nil, errors.New(fail + err.Error())
 		}
-		bits, err := subtleCall(s, "deriveBits", ecdhParams(peerKey), pair.Get("privateKey"), 256)
+		bits, err := subtleCall(s, "deriveBits", ecdhParams(peerKey), property(pair, heldStrings.privateKey), 256)
 		if err != nil {
 			observe(export)
 			return nil, errors.New(fail + err.Error())

@@ -38,11 +38,20 @@ type round struct {
 // An outcome is what one Go step of a flow ends with.
 type outcome struct {
 	kind outcomeKind
-	// value is the result (resolved), the Promise of the outcome (promised),
-	// the Error (rejected), or the Promise of the round's work (pending).
+	// value is the Promise of the outcome (promised), the Error (rejected),
+	// or the Promise of the round's work (pending).
 	value js.Value
+	// result is a resolved outcome's value, as the method returned it: the
+	// direct calls may hand it over as JSON (direct.go) rather than as a
+	// JavaScript value made through syscall/js.
+	result any
 	// step is the number of the pending round's next step.
 	step int
+}
+
+// resolvedValue is a resolved outcome's result as a JavaScript value.
+func (o outcome) resolvedValue() js.Value {
+	return js.ValueOf(o.result)
 }
 
 type outcomeKind int
@@ -90,7 +99,7 @@ func init() {
 func stepFlow(id int, v js.Value) outcome {
 	step, ok := takeStep(id)
 	if !ok {
-		return outcome{kind: resolved, value: js.Undefined()}
+		return outcome{kind: resolved, result: js.Undefined()}
 	}
 	results := []js.Value{v}
 	if len(step.r.promises) > 1 {
@@ -106,7 +115,7 @@ func stepFlow(id int, v js.Value) outcome {
 func failFlow(id int, reason js.Value) outcome {
 	step, ok := takeStep(id)
 	if !ok {
-		return outcome{kind: resolved, value: js.Undefined()}
+		return outcome{kind: resolved, result: js.Undefined()}
 	}
 	return outcome{kind: rejected, value: newError(step.name, step.r.fail+jsError(reason).Error())}
 }
@@ -156,7 +165,12 @@ func settle(name string, f func() (any, error)) (out outcome) {
 	case promise:
 		return outcome{kind: promised, value: js.Value(v)}
 	}
-	return outcome{kind: resolved, value: js.ValueOf(v)}
+	if !jsonResult(v) {
+		// Converted here, where a value js.ValueOf cannot take becomes a
+		// rejection; a JSON-able result converts without fail, later.
+		return outcome{kind: resolved, result: js.ValueOf(v)}
+	}
+	return outcome{kind: resolved, result: v}
 }
 
 // viaPromise turns an outcome into what a Promise callback of the js.Func
@@ -164,6 +178,8 @@ func settle(name string, f func() (any, error)) (out outcome) {
 // or the round's work chained to its next step).
 func viaPromise(o outcome) js.Value {
 	switch o.kind {
+	case resolved:
+		return o.resolvedValue()
 	case rejected:
 		return promiseConstructor.Call("reject", o.value)
 	case pending:
@@ -181,7 +197,7 @@ func flowFunc(name string, m method) js.Func {
 	return js.FuncOf(func(_ js.Value, args []js.Value) any {
 		o := settle(name, func() (any, error) { return m(args) })
 		if o.kind == resolved {
-			return promiseConstructor.Call("resolve", o.value)
+			return promiseConstructor.Call("resolve", o.resolvedValue())
 		}
 		return viaPromise(o)
 	})
@@ -189,11 +205,42 @@ func flowFunc(name string, m method) js.Func {
 
 // subtleCall invokes crypto.subtle.<fn>(args...), which returns a Promise
 // (WebCrypto reports bad arguments by rejecting it; an exception, from a
-// value it cannot even read, becomes the error).
+// value it cannot even read, becomes the error). The function is bound to
+// s once per name, so a call copies no method name across the boundary;
+// pass strings that repeat as held values (heldStrings) for the same reason.
 func subtleCall(s js.Value, fn string, args ...any) (js.Value, error) {
+	f, ok := subtleFuncs[fn]
+	if !ok {
+		f = s.Get(fn).Call("bind", s)
+		subtleFuncs[fn] = f
+	}
 	var p js.Value
-	if err := catch(func() { p = s.Call(fn, args...) }); err != nil {
+	if err := catch(func() { p = f.Invoke(args...) }); err != nil {
 		return js.Value{}, err
 	}
 	return p, nil
 }
+
+// subtleFuncs are crypto.subtle's functions bound to it, by name. (The
+// module has one crypto.subtle; the tests' fakes replace it before any
+// call.)
+var subtleFuncs = map[string]js.Value{}
+
+// heldStrings are JavaScript strings made once. syscall/js decodes a Go
+// string into a new JavaScript one on every use; a held js.Value crosses
+// as a reference.
+var heldStrings = struct {
+	raw, privateKey, publicKey js.Value
+}{
+	raw:        js.ValueOf("raw"),
+	privateKey: js.ValueOf("privateKey"),
+	publicKey:  js.ValueOf("publicKey"),
+}
+
+// property returns o[name] for a held name (heldStrings), without copying
+// the name across the boundary as Value.Get does.
+func property(o, name js.Value) js.Value {
+	return reflectGet.Invoke(o, name)
+}
+
+var reflectGet = js.Global().Get("Reflect").Get("get")

@@ -110,7 +110,7 @@ func (s *keyStore) put(e *entry) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for {
-		if _, err := rand.Read(b[:]); err != nil {
+		if err := handleRandom.read(b[:]); err != nil {
 			return "", errors.New("no randomness for a handle")
 		}
 		h := hex.EncodeToString(b[:])
@@ -272,4 +272,29 @@ func validHandle(h string) bool {
 		}
 	}
 	return true
+}
+
+// handleRandom hands out the random bytes of handles from a pool filled
+// 512 bytes at a time: crypto/rand under js/wasm calls
+// crypto.getRandomValues through syscall/js on every read, which costs
+// more than the rest of making a handle. The caller holds keyStore.mu.
+var handleRandom randomPool
+
+type randomPool struct {
+	buf  [512]byte
+	left int // unread bytes at the end of buf
+}
+
+func (p *randomPool) read(b []byte) error {
+	if p.left < len(b) {
+		if _, err := rand.Read(p.buf[:]); err != nil {
+			return err
+		}
+		p.left = len(p.buf)
+	}
+	from := len(p.buf) - p.left
+	copy(b, p.buf[from:from+len(b)])
+	clear(p.buf[from : from+len(b)]) // each byte is handed out once
+	p.left -= len(b)
+	return nil
 }

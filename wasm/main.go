@@ -2,13 +2,19 @@
 
 package main
 
-import "syscall/js"
+import (
+	"runtime/debug"
+	"syscall/js"
+)
+
+const gcPercent = 800
 
 // version is exposed as paywallet.version. Bump it when the JavaScript API
 // changes.
 const version = "2.0.0"
 
 func main() {
+	debug.SetGCPercent(gcPercent)
 	start(newKeyStore())
 	// Exported functions stop working once main returns: block forever.
 	select {}

@@ -217,7 +217,7 @@ func generate(p purpose) (keyPair, error) {
 // with usagesNone for a Diffie-Hellman peer, algECDSA with usagesVerify for
 // verifying) and returns its Promise.
 func importPublic(s js.Value, pub *walletcrypto.PublicKey, alg js.Value, usages js.Value) (js.Value, error) {
-	return subtleCall(s, "importKey", "raw", toJS(pub.Uncompressed()), alg, true, usages)
+	return subtleCall(s, "importKey", heldStrings.raw, toJS(pub.Uncompressed()), alg, true, usages)
 }
 
 // ecdhParams are deriveBits's parameters for the peer's public CryptoKey.

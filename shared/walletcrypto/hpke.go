@@ -1,6 +1,7 @@
 package walletcrypto
 
 import (
+	"bytes"
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/hmac"
@@ -189,14 +190,28 @@ func (s suite) schedule(dh []byte, enc, recipient *PublicKey) (key, nonce []byte
 	defer clear(shared)
 
 	id := s.hpkeSuiteID()
-	ksContext := make([]byte, 0, 65)
-	ksContext = append(ksContext, 0) // mode_base
-	ksContext = append(ksContext, labeledExtract(id, nil, "psk_id_hash", nil)...)
-	ksContext = append(ksContext, labeledExtract(id, nil, "info_hash", s.info)...)
+	ksContext := bundleKSContext
+	if s.aead != bundleSuite.aead || !bytes.Equal(s.info, bundleSuite.info) {
+		ksContext = s.keyScheduleContext()
+	}
 	secret := labeledExtract(id, shared, "secret", nil)
 	defer clear(secret)
 	return labeledExpand(id, secret, "key", ksContext, s.keyLen()), labeledExpand(id, secret, "base_nonce", ksContext, 12)
 }
+
+// keyScheduleContext is KeySchedule's key_schedule_context (§5.1) in base
+// mode with an empty PSK id: it depends on the suite and info only.
+func (s suite) keyScheduleContext() []byte {
+	id := s.hpkeSuiteID()
+	c := make([]byte, 0, 65)
+	c = append(c, 0) // mode_base
+	c = append(c, labeledExtract(id, nil, "psk_id_hash", nil)...)
+	return append(c, labeledExtract(id, nil, "info_hash", s.info)...)
+}
+
+// bundleKSContext is the bundle suite's key_schedule_context, computed once:
+// two of the seven HMACs of a seal or an open.
+var bundleKSContext = bundleSuite.keyScheduleContext()
 
 // labeledExtract is LabeledExtract (§4): HKDF-Extract(salt,
 // "HPKE-v1" || suite_id || label || ikm).

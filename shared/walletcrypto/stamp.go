@@ -26,11 +26,50 @@ type Stamp struct {
 // signature (as JavaScript's stamper writes them), the key compressed, hex in lower case.
 // s.PublicKey must not be nil.
 func (s *Stamp) Encode() string {
-	return base64.RawURLEncoding.EncodeToString(appendFlat(nil, flatObject{
-		{"publicKey", s.PublicKey.CompressedHex()},
-		{"scheme", s.Scheme},
-		{"signature", hex.EncodeToString(s.Signature)},
-	}))
+	return string(s.AppendEncode(nil))
+}
+
+// AppendEncode appends the header value of s (see [Stamp.Encode]) to dst.
+func (s *Stamp) AppendEncode(dst []byte) []byte {
+	if !plainJSONString(s.Scheme) {
+		return base64.RawURLEncoding.AppendEncode(dst, appendFlat(nil, flatObject{
+			{"publicKey", s.PublicKey.CompressedHex()},
+			{"scheme", s.Scheme},
+			{"signature", hex.EncodeToString(s.Signature)},
+		}))
+	}
+	// The usual case, written straight into buffers of the exact size: a
+	// stamp is made per signed request, and in the wasm module the
+	// general path's allocations cost as much as the rest of the stamp.
+	const (
+		keyPart    = `{"publicKey":"`
+		schemePart = `","scheme":"`
+		sigPart    = `","signature":"`
+		end        = `"}`
+	)
+	var compressed [33]byte
+	compressed[0] = 2 | s.PublicKey.raw[64]&1
+	copy(compressed[1:], s.PublicKey.raw[1:33])
+	js := make([]byte, 0, len(keyPart)+66+len(schemePart)+len(s.Scheme)+len(sigPart)+2*len(s.Signature)+len(end))
+	js = append(js, keyPart...)
+	js = hex.AppendEncode(js, compressed[:])
+	js = append(js, schemePart...)
+	js = append(js, s.Scheme...)
+	js = append(js, sigPart...)
+	js = hex.AppendEncode(js, s.Signature)
+	js = append(js, end...)
+	return base64.RawURLEncoding.AppendEncode(dst, js)
+}
+
+// plainJSONString reports whether s is printable ASCII that JSON writes as
+// is (no quote, no backslash).
+func plainJSONString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // ParseStamp parses a stamp header value. The JSON must have exactly the keys

@@ -176,3 +176,32 @@ func TestStampErrorReasonString(t *testing.T) {
 		t.Error("Unwrap")
 	}
 }
+
+// TestStampEncodeFastPath: Encode's direct writing of the usual stamp gives
+// the same bytes as the general JSON writer, and any scheme that JSON must
+// escape still takes the general one.
+func TestStampEncodeFastPath(t *testing.T) {
+	var raw [65]byte
+	raw[0] = 4
+	for i := 1; i < 65; i++ {
+		raw[i] = byte(i * 7)
+	}
+	for _, odd := range []byte{0, 1} {
+		raw[64] = raw[64]&^1 | odd
+		pub := &PublicKey{}
+		copy(pub.raw[:], raw[:])
+		for _, scheme := range []string{StampScheme, "", `quote"d`, `back\slash`, "tab\there", "é", "\x7f"} {
+			for _, sig := range [][]byte{nil, {0x30, 0x06, 0x02, 0x01, 0x01, 0x02, 0x01, 0x01}, make([]byte, 72)} {
+				s := &Stamp{PublicKey: pub, Scheme: scheme, Signature: sig}
+				want := base64.RawURLEncoding.EncodeToString(appendFlat(nil, flatObject{
+					{"publicKey", pub.CompressedHex()},
+					{"scheme", scheme},
+					{"signature", hex.EncodeToString(sig)},
+				}))
+				if got := s.Encode(); got != want {
+					t.Errorf("scheme %q, signature %x: Encode = %s, want %s", scheme, sig, got, want)
+				}
+			}
+		}
+	}
+}
