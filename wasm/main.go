@@ -2,19 +2,13 @@
 
 package main
 
-import (
-	"runtime/debug"
-	"syscall/js"
-)
-
-const gcPercent = 800
+import "syscall/js"
 
 // version is exposed as paywallet.version. Bump it when the JavaScript API
 // changes.
 const version = "2.0.0"
 
 func main() {
-	debug.SetGCPercent(gcPercent)
 	start(newKeyStore())
 	// Exported functions stop working once main returns: block forever.
 	select {}
