@@ -4,9 +4,10 @@
 // wallet's keys, seals, opens, checks and stamps.
 //
 // Built with GOOS=js GOARCH=wasm (see build.sh), it sets globalThis.paywallet
-// to a frozen object of Promise-returning methods and then calls
-// globalThis.paywalletReady() if the page defined it. web/static/js/wallet.js
-// loads it.
+// to an object of Promise-returning methods, calls
+// globalThis.paywalletReady(directCalls) if the page defined it (the loader
+// installs the direct calls there), and then freezes the object.
+// web/static/js/wallet.js loads it.
 //
 // # Trust boundary
 //
@@ -45,8 +46,11 @@
 // Diffie-Hellman output WebCrypto computes). The hot calls (stamp,
 // generateKey, hpkeSeal, sealOtp) are flows (flow.go): they hand
 // JavaScript the WebCrypto Promises of each round and enter Go once per
-// round, because entering Go from JavaScript costs more than most
-// WebCrypto calls do.
+// round. Entering Go through a js.Func costs more than most WebCrypto
+// calls do, so the page's loader installs direct calls (direct.go and
+// web/static/js/direct.js): each Go step runs as a function the module
+// exports (go:wasmexport), and strings and results cross through a scratch
+// buffer in wasm memory.
 //
 // # Calls
 //
