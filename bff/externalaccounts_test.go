@@ -34,7 +34,7 @@ func TestExternalAccountRoutes(t *testing.T) {
 		if r.status != 200 || !bytes.Contains(r.body, []byte(myEA)) || bytes.Contains(r.body, []byte(theirEA)) {
 			t.Fatalf("list: %d %s", r.status, r.body)
 		}
-		rs := h.svc.reqs()
+		rs := h.svc.forwarded()
 		if len(rs) != 1 {
 			t.Fatalf("%d upstream calls", len(rs))
 		}

@@ -98,6 +98,20 @@ func (f *fakeService) reqs() []recorded {
 	return append([]recorded(nil), f.requests...)
 }
 
+// forwarded is reqs without the session listings (GET /auth/sessions)
+// that every signed-in request makes to check its wallet session
+// (liveness.go): the calls a route itself forwards.
+func (f *fakeService) forwarded() []recorded {
+	var out []recorded
+	for _, r := range f.reqs() {
+		if r.method == "GET" && strings.HasSuffix(r.path, "/auth/sessions") {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
 func (f *fakeService) reset() {
 	f.mu.Lock()
 	defer f.mu.Unlock()

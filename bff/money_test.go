@@ -22,7 +22,7 @@ func TestMoneyRoutes(t *testing.T) {
 	if r.status != 201 {
 		t.Fatalf("create quote: %d %s", r.status, r.body)
 	}
-	rs := h.svc.reqs()
+	rs := h.svc.forwarded()
 	if got := paths(rs); len(got) != 1 || got[0] != "POST /quotes" || rs[0].header.Get("Idempotency-Key") != "q-1" {
 		t.Fatalf("upstream calls %v", paths(rs))
 	}

@@ -65,6 +65,11 @@ type Config struct {
 	Logger *slog.Logger
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// SessionCheck is how long the service's answer that a wallet session
+	// is active is trusted before a signed-in request asks again
+	// (liveness.go); DefaultSessionCheck when zero. It bounds how long a
+	// cookie outlives its wallet session on this instance.
+	SessionCheck time.Duration
 
 	// LoginPerIP and LoginPerEmail throttle POST /api/login/start, which
 	// anyone can call and which makes the service create a customer and
@@ -119,6 +124,7 @@ type Server struct {
 	base       context.Context
 	stop       context.CancelFunc
 	apiTimeout time.Duration
+	live       *liveSessions
 }
 
 // connSet holds the open client connections.
@@ -195,6 +201,11 @@ func New(cfg Config) (*Server, error) {
 	if s.apiTimeout <= 0 {
 		s.apiTimeout = apiTimeout
 	}
+	check := cfg.SessionCheck
+	if check <= 0 {
+		check = DefaultSessionCheck
+	}
+	s.live = newLiveSessions(check, s.walletSessions)
 	var err error
 	if s.perIP, err = cfg.LoginPerIP.orDefault(defaultLoginPerIP); err != nil {
 		return nil, fmt.Errorf("bff: LoginPerIP: %w", err)

@@ -220,13 +220,21 @@ func currentSession(c *fiber.Ctx) *cookieSession {
 }
 
 // signedIn returns the session of a signed-in browser or the 401 answer.
-// A session whose wallet session has expired is ended here.
+// A session whose wallet session has ended (expired, or no longer listed
+// by the service: liveness.go) is ended here.
 func (s *Server) signedIn(c *fiber.Ctx) (*cookieSession, error) {
 	cs := currentSession(c)
 	if !cs.signedIn() {
 		return nil, errSignedOut
 	}
-	if !s.now().Before(cs.data.WalletSessionExpiresAt) {
+	alive := s.now().Before(cs.data.WalletSessionExpiresAt)
+	if alive {
+		var err error
+		if alive, err = s.live.alive(c.UserContext(), cs.data.InternalAccountID, cs.data.WalletSessionID); err != nil {
+			return nil, err
+		}
+	}
+	if !alive {
 		if err := s.endSession(c); err != nil {
 			return nil, err
 		}

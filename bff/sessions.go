@@ -45,6 +45,9 @@ func (s *Server) handleRevokeSession(c *fiber.Ctx) error {
 		return notFound()
 	}
 	r, err := s.up.do(ctx, call{method: http.MethodDelete, path: "/auth/sessions/" + id, header: header})
+	// Whatever the answer, what this instance remembers of the account's
+	// sessions may be out of date now.
+	s.live.forget(cs.data.InternalAccountID)
 	if err != nil {
 		return s.unreachable(err)
 	}

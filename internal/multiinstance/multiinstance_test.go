@@ -59,6 +59,8 @@ func start(t *testing.T) *deployment {
 			AtRestKey:    []byte("0123456789abcdef0123456789abcdef"),
 			WebAuthnRPID: "localhost", WebAuthnOrigins: []string{"http://localhost"},
 			SettlementDelay: 300 * time.Millisecond,
+			// Two devices of one person sign in moments apart.
+			OTPResendInterval: time.Millisecond,
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -386,4 +388,87 @@ func (d *deployment) account(t *testing.T, id string) *store.InternalAccount {
 		t.Fatal(err)
 	}
 	return a
+}
+
+// TestRevokeReachesEveryInstance: a browser signed in through one BFF
+// instance, whose session another device revokes through the other
+// instance, is refused with 401 by both instances within a second, even
+// by the instance that had just served it.
+func TestRevokeReachesEveryInstance(t *testing.T) {
+	d := start(t)
+	ctx := t.Context()
+	const email = "two-devices@example.com"
+	a := &bffclient.Client{Base: d.bffs[0]}
+	_, keyA, err := a.LoginEmailOTP(ctx, email, d.code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &bffclient.Client{Base: d.bffs[1]}
+	sessB, _, err := b.LoginEmailOTP(ctx, email, d.code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// B is served by both instances, each of which now knows it alive.
+	for i := range 2 {
+		c := &bffclient.Client{Base: d.bffs[i]}
+		c.SetCookie(b.Cookie())
+		if r, err := c.Do(ctx, "GET", "/api/customers/external-accounts", nil, nil); err != nil || r.Status != 200 {
+			t.Fatalf("instance %d before the revoke: %v %d %s", i, err, r.Status, r.Body)
+		}
+	}
+
+	// Device A revokes B's session through instance 0 (a signed retry).
+	leg1, err := a.Do(ctx, "DELETE", "/api/auth/sessions/"+sessB.ID, nil, nil)
+	if err != nil || leg1.Status != 202 {
+		t.Fatalf("revoke leg 1: %v %d %s", err, leg1.Status, leg1.Body)
+	}
+	var ch wire.SignedRequestChallenge
+	if err := leg1.Decode(&ch); err != nil {
+		t.Fatal(err)
+	}
+	stamp, err := walletcrypto.SignStamp(keyA, []byte(ch.PayloadToSign))
+	if err != nil {
+		t.Fatal(err)
+	}
+	leg2, err := a.Do(ctx, "DELETE", "/api/auth/sessions/"+sessB.ID, nil, map[string]string{
+		wire.HeaderWalletSignature: stamp, wire.HeaderRequestID: ch.RequestID})
+	if err != nil || leg2.Status != 204 {
+		t.Fatalf("revoke leg 2: %v %d %s", err, leg2.Status, leg2.Body)
+	}
+	revoked := time.Now()
+
+	// Instance 1 stops honouring B's cookie within a second.
+	c := &bffclient.Client{Base: d.bffs[1]}
+	for {
+		c.SetCookie(b.Cookie())
+		r, err := c.Do(ctx, "GET", "/api/customers/external-accounts", nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Status == 401 {
+			break
+		}
+		if r.Status != 200 || time.Since(revoked) > time.Second {
+			t.Fatalf("instance 1, %v after the revoke: %d %s", time.Since(revoked), r.Status, r.Body)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Logf("instance 1 refused the revoked session %v after the revoke", time.Since(revoked).Round(time.Millisecond))
+	for i := range 2 {
+		for _, rt := range [][2]string{{"GET", "/api/me"}, {"GET", "/api/transactions"}, {"POST", "/api/quotes"}, {"POST", "/api/sandbox/fund"}, {"GET", "/api/auth/sessions"}} {
+			c := &bffclient.Client{Base: d.bffs[i]}
+			c.SetCookie(b.Cookie())
+			var body any
+			if rt[0] == "POST" {
+				body = map[string]any{}
+			}
+			if r, err := c.Do(ctx, rt[0], rt[1], body, map[string]string{"Idempotency-Key": "after-revoke"}); err != nil || r.Status != 401 {
+				t.Errorf("instance %d %s %s after the revoke: %v %d %s", i, rt[0], rt[1], err, r.Status, r.Body)
+			}
+		}
+	}
+	// A is still signed in.
+	if r, err := a.Do(ctx, "GET", "/api/me", nil, nil); err != nil || r.Status != 200 {
+		t.Errorf("device A after revoking B: %v %d %s", err, r.Status, r.Body)
+	}
 }
