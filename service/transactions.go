@@ -225,7 +225,9 @@ const maxSandboxFunding = 100_000_000_000
 
 // fundSandbox handles POST /sandbox/internal-accounts/{accountId}/fund: in
 // sandbox mode it credits the account and records a COMPLETED INCOMING
-// transaction; in production mode it is 403.
+// transaction; in production mode it is 403. It honours Idempotency-Key as
+// quotes and executes do (see Service.idempotent): a repeated key replays
+// the first answer instead of crediting again.
 func (s *Service) fundSandbox(w http.ResponseWriter, r *http.Request) error {
 	if s.mode != ModeSandbox {
 		return errorf(http.StatusForbidden, codeForbidden, "sandbox endpoints are only available in sandbox mode")
@@ -247,24 +249,27 @@ func (s *Service) fundSandbox(w http.ResponseWriter, r *http.Request) error {
 		return invalidField("amount", "must be an integer from 1 to "+strconv.Itoa(maxSandboxFunding)+" (smallest unit of the account's currency)")
 	}
 	ctx := r.Context()
-	return s.respondFor(w, r, r.PathValue("accountId"), func(tx store.Tx) (any, error) {
-		a, err := s.walletAccount(ctx, tx, r.PathValue("accountId"))
+	accountID := r.PathValue("accountId")
+	// Fundings of one account take turns (the credit updates its balance
+	// row), as executes from one wallet do.
+	return s.idempotent(w, r, "sandbox.fund "+accountID, accountID, body, func(tx store.Tx) (answer, error) {
+		a, err := s.walletAccount(ctx, tx, accountID)
 		if err != nil {
-			return nil, err
+			return answer{}, err
 		}
 		if a.Status != "ACTIVE" {
-			return nil, errorf(http.StatusBadRequest, codeInvalidInput, "the account is "+a.Status+"; only ACTIVE accounts can be funded")
+			return answer{}, errorf(http.StatusBadRequest, codeInvalidInput, "the account is "+a.Status+"; only ACTIVE accounts can be funded")
 		}
 		if a.CustomerID == "" {
-			return nil, errorf(http.StatusBadRequest, codeInvalidInput, "platform accounts are not funded through the sandbox")
+			return answer{}, errorf(http.StatusBadRequest, codeInvalidInput, "platform accounts are not funded through the sandbox")
 		}
 		cust, err := tx.GetCustomer(ctx, a.CustomerID)
 		if err != nil {
-			return nil, err
+			return answer{}, err
 		}
 		now := s.now()
 		if err := tx.Credit(ctx, a.ID, *req.Amount, now); err != nil {
-			return nil, err
+			return answer{}, err
 		}
 		id := ids.New("Transaction")
 		err = tx.CreateTransaction(ctx, &store.Transaction{
@@ -274,13 +279,14 @@ func (s *Service) fundSandbox(w http.ResponseWriter, r *http.Request) error {
 			Description: "Sandbox funding", Reference: reference(id), SettledAt: now, CreatedAt: now, UpdatedAt: now,
 		})
 		if err != nil {
-			return nil, err
+			return answer{}, err
 		}
+		// Read back in the same transaction: the answer is what commits.
 		a, err = tx.GetInternalAccount(ctx, a.ID)
 		if err != nil {
-			return nil, err
+			return answer{}, err
 		}
-		return s.internalAccountJSON(a), nil
+		return answer{http.StatusOK, s.internalAccountJSON(a)}, nil
 	})
 }
 
