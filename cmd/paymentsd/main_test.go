@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -18,7 +19,7 @@ func TestPaymentsd(t *testing.T) {
 	done := make(chan error, 1)
 	db := filepath.Join(t.TempDir(), "svc.db")
 	go func() {
-		done <- run(ctx, []string{"--listen", "127.0.0.1:0", "--dev-mailbox", "--database", db, "--log-level", "warn"}, func(u string) { urls <- u })
+		done <- run(ctx, []string{"--listen", "127.0.0.1:0", "--mode", "sandbox", "--dev-mailbox", "--database", db, "--log-level", "warn"}, func(u string) { urls <- u })
 	}()
 	var base string
 	select {
@@ -62,8 +63,50 @@ func TestPaymentsd(t *testing.T) {
 
 func TestPaymentsdNeedsCredential(t *testing.T) {
 	t.Setenv("WALLET_PLATFORM_CREDENTIAL", "")
-	err := run(context.Background(), []string{"--listen", "127.0.0.1:0", "--dev-mailbox", "--database", filepath.Join(t.TempDir(), "x.db")}, nil)
-	if err == nil {
-		t.Fatal("paymentsd started without a platform credential")
+	err := run(context.Background(), []string{"--listen", "127.0.0.1:0", "--mode", "sandbox", "--dev-mailbox", "--database", filepath.Join(t.TempDir(), "x.db")}, nil)
+	if err == nil || !strings.Contains(err.Error(), "platform credential") {
+		t.Fatalf("paymentsd without a platform credential: %v", err)
+	}
+}
+
+// TestDevMailboxRefusedInProduction: in production mode (the default) the
+// service refuses the dev mailbox, which would show every code to anyone
+// without the platform credential, whether the flag or the environment
+// turned it on, and says which.
+func TestDevMailboxRefusedInProduction(t *testing.T) {
+	tests := []struct {
+		name string
+		env  map[string]string
+		args []string
+		want []string
+	}{
+		{"flag", nil, []string{"--mode", "production", "--dev-mailbox"}, []string{"--dev-mailbox", "production"}},
+		{"flag, default mode", nil, []string{"--dev-mailbox"}, []string{"--dev-mailbox", "production"}},
+		{"env", map[string]string{"WALLET_MODE": "production", "WALLET_DEV_MAILBOX": "true"}, nil,
+			[]string{"--dev-mailbox", "WALLET_DEV_MAILBOX", "production"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("WALLET_PLATFORM_CREDENTIAL", "tok_cmd:cmd-secret")
+			for k, v := range tt.env {
+				t.Setenv(k, v)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			started := false
+			args := append([]string{"--listen", "127.0.0.1:0", "--log-level", "error", "--database", filepath.Join(t.TempDir(), "svc.db")}, tt.args...)
+			err := run(ctx, args, func(string) { started = true; cancel() })
+			if started {
+				t.Fatalf("paymentsd started in production mode with %v %v", tt.env, tt.args)
+			}
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %q", err, w)
+				}
+			}
+		})
 	}
 }

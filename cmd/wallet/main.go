@@ -67,7 +67,7 @@ Flags (each can also be set with the environment variable in brackets):
 		"comma-separated IP addresses or CIDR ranges of the load balancers in front of the wallet, whose X-Forwarded-For and X-Forwarded-Proto are believed (default: none; the wallet is reached directly)")
 	envString(fs, &logLevel, "log-level", "WALLET_LOG_LEVEL", "info", "debug, info, warn or error")
 	envBool(fs, &devOIDC, "dev-oidc", "WALLET_DEV_OIDC",
-		"development only: run a local OpenID Connect issuer on loopback and offer \"Dev sign-in\" (OAuth) with it; anyone can sign in there as any e-mail address")
+		"development only, refused in production mode: run a local OpenID Connect issuer on loopback and offer \"Dev sign-in\" (OAuth) with it; anyone can sign in there as any e-mail address")
 	envString(fs, &devOIDCAddr, "dev-oidc-addr", "WALLET_DEV_OIDC_ADDR", "127.0.0.1:8091",
 		"with --dev-oidc: the issuer's loopback address; keep it fixed, since linked sign-ins name the issuer by its URL")
 	envString(fs, &oauthIssuer, "oauth-issuer", "WALLET_OAUTH_ISSUER", "", "OAuth sign-in button: the OpenID Connect issuer (it must be among the service's trusted --oidc-providers)")
@@ -76,6 +76,10 @@ Flags (each can also be set with the environment variable in brackets):
 	var svcOpts serviceconfig.Options
 	svcOpts.Register(fs)
 	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if err := svcOpts.CheckDevelopment(serviceconfig.DevSwitch{Flag: "dev-oidc", Env: "WALLET_DEV_OIDC", On: devOIDC,
+		Risk: "anyone who can reach its issuer signs in as any e-mail address"}); err != nil {
 		return err
 	}
 	log, err := newLogger(logLevel)

@@ -52,7 +52,7 @@ func startWallet(t *testing.T, args ...string) string {
 // for the first.
 func TestSessionsDatabase(t *testing.T) {
 	url := pgtest.Start(t).NewDatabase(t)
-	args := []string{"--dev-mailbox", "--database", url, "--sessions-database", url,
+	args := []string{"--mode", "sandbox", "--dev-mailbox", "--database", url, "--sessions-database", url,
 		"--data-key", "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"}
 	a, b := startWallet(t, args...), startWallet(t, args...)
 	ctx := t.Context()
@@ -86,7 +86,7 @@ func TestEmbeddedWallet(t *testing.T) {
 	done := make(chan error, 1)
 	db := filepath.Join(t.TempDir(), "data", "wallet.db")
 	go func() {
-		done <- run(ctx, []string{"--listen", "127.0.0.1:0", "--dev-mailbox", "--database", db, "--log-level", "warn"}, func(u string) { urls <- u })
+		done <- run(ctx, []string{"--listen", "127.0.0.1:0", "--mode", "sandbox", "--dev-mailbox", "--database", db, "--log-level", "warn"}, func(u string) { urls <- u })
 	}()
 	var base string
 	select {
@@ -132,17 +132,68 @@ func TestConfigErrors(t *testing.T) {
 		want string
 	}{
 		{"no mailer", []string{"--database", db}, "no way to send e-mail"},
-		{"both mailers", []string{"--database", db, "--dev-mailbox", "--smtp-addr", "127.0.0.1:25"}, "not both"},
+		{"both mailers", []string{"--database", db, "--mode", "sandbox", "--dev-mailbox", "--smtp-addr", "127.0.0.1:25"}, "not both"},
 		{"bad mode", []string{"--database", db, "--dev-mailbox", "--mode", "staging"}, "unknown mode"},
 		{"bad smtp tls", []string{"--database", db, "--smtp-addr", "127.0.0.1:25", "--smtp-tls", "maybe"}, "--smtp-tls"},
 		{"bad log level", []string{"--log-level", "loud"}, "--log-level"},
-		{"bad trusted proxy", []string{"--database", db, "--dev-mailbox", "--trusted-proxies", "10.0.0.0/8, lb.example"}, "lb.example"},
+		{"bad trusted proxy", []string{"--database", db, "--mode", "sandbox", "--dev-mailbox", "--trusted-proxies", "10.0.0.0/8, lb.example"}, "lb.example"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			err := run(context.Background(), append([]string{"--listen", "127.0.0.1:0"}, tt.args...), nil)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v, want it to mention %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestDevSwitchesRefusedInProduction: the dev mailbox and the dev OpenID
+// issuer let anyone read every code or sign in as anyone, so production
+// mode (the default) refuses them however they were turned on, with an
+// error naming the flag, and the environment variable when that is what
+// turned it on. The wallet must not start at all.
+func TestDevSwitchesRefusedInProduction(t *testing.T) {
+	tests := []struct {
+		name string
+		env  map[string]string
+		args []string
+		want []string
+	}{
+		{"mailbox flag", nil, []string{"--mode", "production", "--dev-mailbox"}, []string{"--dev-mailbox", "production"}},
+		{"mailbox flag, default mode", nil, []string{"--dev-mailbox"}, []string{"--dev-mailbox", "production"}},
+		{"oidc flag", nil, []string{"--mode", "production", "--smtp-addr", "127.0.0.1:25", "--dev-oidc"}, []string{"--dev-oidc", "production"}},
+		{"both flags", nil, []string{"--mode", "production", "--dev-mailbox", "--dev-oidc"}, []string{"--dev-", "production"}},
+		{"mailbox env", map[string]string{"WALLET_MODE": "production", "WALLET_DEV_MAILBOX": "yes"}, nil,
+			[]string{"--dev-mailbox", "WALLET_DEV_MAILBOX", "production"}},
+		{"oidc env", map[string]string{"WALLET_MODE": "production", "WALLET_DEV_OIDC": "1", "WALLET_SMTP_ADDR": "127.0.0.1:25"}, nil,
+			[]string{"--dev-oidc", "WALLET_DEV_OIDC", "production"}},
+		{"mode from env, flag on the command line", map[string]string{"WALLET_MODE": "production"}, []string{"--dev-mailbox"},
+			[]string{"--dev-mailbox", "production"}},
+		{"with a remote service", nil, []string{"--mode", "production", "--dev-oidc", "--service-url", "http://127.0.0.1:1/2025-10-13"},
+			[]string{"--dev-oidc", "production"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for k, v := range tt.env {
+				t.Setenv(k, v)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			started := false
+			args := append([]string{"--listen", "127.0.0.1:0", "--log-level", "error", "--dev-oidc-addr", "127.0.0.1:0",
+				"--database", filepath.Join(t.TempDir(), "w.db")}, tt.args...)
+			err := run(ctx, args, func(string) { started = true; cancel() })
+			if started {
+				t.Fatalf("the wallet started in production mode with %v %v", tt.env, tt.args)
+			}
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %q", err, w)
+				}
 			}
 		})
 	}

@@ -55,11 +55,64 @@ type Options struct {
 	// ExtraOIDCProviders are trusted besides --oidc-providers (the local
 	// development issuer of `make run`).
 	ExtraOIDCProviders []oidc.Provider
+
+	fs *flag.FlagSet // the flags Register added to, to tell flags from environment
+}
+
+// DevSwitch is a development-only switch of a command: a boolean flag with
+// its environment variable. Production mode refuses it; see
+// [Options.CheckDevelopment].
+type DevSwitch struct {
+	Flag string // without dashes, e.g. "dev-oidc"
+	Env  string // e.g. "WALLET_DEV_OIDC"
+	On   bool
+	// Risk says what the switch gives away, for the error.
+	Risk string
+}
+
+// CheckDevelopment refuses, in production mode, the dev mailbox and the
+// command's other development-only switches: each would let anyone read
+// sign-in codes or sign in as anyone. The error names the flag, and the
+// environment variable when that is what turned it on. Call it after the
+// flags are parsed; Build calls it too.
+func (o *Options) CheckDevelopment(extra ...DevSwitch) error {
+	mode, err := service.ParseMode(o.Mode)
+	if err != nil {
+		return err
+	}
+	if mode != service.ModeProduction {
+		return nil
+	}
+	switches := append([]DevSwitch{{Flag: "dev-mailbox", Env: "WALLET_DEV_MAILBOX", On: o.DevMailbox,
+		Risk: "anyone who can reach /dev/mailbox reads every sign-in code"}}, extra...)
+	for _, s := range switches {
+		if !s.On {
+			continue
+		}
+		what := "--" + s.Flag
+		if !o.setOnCommandLine(s.Flag) {
+			what += " (turned on by the environment variable " + s.Env + ")"
+		}
+		return fmt.Errorf("%s is for development only and production mode refuses it: %s; "+
+			"for development run with --mode sandbox", what, s.Risk)
+	}
+	return nil
+}
+
+// setOnCommandLine reports whether the flag was given on the command line
+// (rather than taking its default from the environment).
+func (o *Options) setOnCommandLine(name string) bool {
+	set := false
+	if o.fs != nil {
+		o.fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	}
+	return set
 }
 
 // Register adds the service flags to fs, with defaults taken from the
 // environment where set.
 func (o *Options) Register(fs *flag.FlagSet) {
+	o.fs = fs
 	str(fs, &o.Database, "database", "WALLET_DATABASE", "./data/wallet.db",
 		"SQLite file path, or a postgres:// URL for PostgreSQL (needed to run several service instances)")
 	str(fs, &o.Mode, "mode", "WALLET_MODE", "production",
@@ -72,7 +125,7 @@ func (o *Options) Register(fs *flag.FlagSet) {
 	str(fs, &o.SMTPTLS, "smtp-tls", "WALLET_SMTP_TLS", mail.TLSStartTLS, "SMTP TLS: starttls, tls (implicit, port 465) or none")
 	str(fs, &o.MailFrom, "mail-from", "WALLET_MAIL_FROM", "Wallet <no-reply@localhost>", "From address of OTP e-mail")
 	boolean(fs, &o.DevMailbox, "dev-mailbox", "WALLET_DEV_MAILBOX",
-		"development only: keep e-mail in memory and show it at /dev/mailbox instead of sending it (anyone who can reach that page reads every code)")
+		"development only, refused in production mode: keep e-mail in memory and show it at /dev/mailbox (to loopback clients) instead of sending it (anyone who can reach that page reads every code)")
 	str(fs, &o.WebAuthnRPID, "webauthn-rp-id", "WALLET_WEBAUTHN_RP_ID", "localhost", "passkey (WebAuthn) relying party id: the wallet's domain")
 	str(fs, &o.WebAuthnOrigins, "webauthn-origins", "WALLET_WEBAUTHN_ORIGINS", "",
 		"comma-separated exact origins the wallet pages are served from, e.g. https://wallet.example (default: the embedded wallet's own URL, else http://localhost:8080)")
@@ -212,6 +265,9 @@ func (b *Built) Close() error { return b.close() }
 func (o *Options) Build(ctx context.Context, log *slog.Logger, mailboxURL string, generateCredential bool) (*Built, error) {
 	mode, err := service.ParseMode(o.Mode)
 	if err != nil {
+		return nil, err
+	}
+	if err := o.CheckDevelopment(); err != nil {
 		return nil, err
 	}
 	cred := o.PlatformCredential
