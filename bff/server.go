@@ -50,7 +50,9 @@ type Config struct {
 	// bundle's signature.
 	OTPSignerPublicKey string
 	// DevMailbox, when set, is mounted at /dev/mailbox (it receives paths
-	// relative to that prefix) and announced by /api/config.
+	// relative to that prefix) and announced by /api/config. It must answer
+	// only requests that stay on this machine, as mail.Mailbox's handler
+	// does (paywallet/internal/loopback).
 	DevMailbox http.Handler
 	// WebAuthnRPID and WebAuthnRPName are the passkey relying party the
 	// browser registers with: the same id the service verifies ("localhost"

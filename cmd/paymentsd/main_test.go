@@ -50,6 +50,20 @@ func TestPaymentsd(t *testing.T) {
 	if s := get("/dev/mailbox", false); s != 200 {
 		t.Fatalf("dev mailbox: %d", s)
 	}
+	// DNS rebinding: a page whose domain resolves to 127.0.0.1 must not
+	// read the mailbox as "same origin".
+	for _, path := range []string{"/dev/mailbox", "/dev/mailbox/latest?address=a@example.com"} {
+		req, _ := http.NewRequest("GET", base+path, nil)
+		req.Host = "evil.example"
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusMisdirectedRequest {
+			t.Errorf("GET %s with Host evil.example: %d, want 421", path, resp.StatusCode)
+		}
+	}
 	cancel()
 	select {
 	case err := <-done:

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -196,5 +197,35 @@ func TestDevSwitchesRefusedInProduction(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestDevMailboxLoopbackHostOnly: the wallet's /dev/mailbox answers a
+// loopback Host and refuses any other with 421, so that a web page whose
+// domain resolves to 127.0.0.1 (DNS rebinding) cannot read the codes.
+func TestDevMailboxLoopbackHostOnly(t *testing.T) {
+	base := startWallet(t, "--mode", "sandbox", "--dev-mailbox", "--database", filepath.Join(t.TempDir(), "w.db"))
+	port := base[strings.LastIndexByte(base, ':')+1:]
+	for _, path := range []string{"/dev/mailbox", "/dev/mailbox/", "/dev/mailbox/latest?address=a@example.com"} {
+		for host, want := range map[string]int{
+			"evil.example":         http.StatusMisdirectedRequest,
+			"evil.example:" + port: http.StatusMisdirectedRequest,
+			"localhost:" + port:    http.StatusOK,
+			"127.0.0.1:" + port:    http.StatusOK,
+		} {
+			req, _ := http.NewRequest("GET", base+path, nil)
+			req.Host = host
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if path == "/dev/mailbox/latest?address=a@example.com" && want == http.StatusOK {
+				want = http.StatusNotFound // no message yet, but served
+			}
+			if resp.StatusCode != want {
+				t.Errorf("GET %s with Host %s: %d, want %d", path, host, resp.StatusCode, want)
+			}
+		}
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"paywallet/internal/loopback"
 )
 
 const (
@@ -32,7 +34,7 @@ func (is *Issuer) handler() http.Handler {
 func (is *Issuer) checkHost(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		host, port, err := net.SplitHostPort(r.Host)
-		if err != nil || port != is.port || !isLoopbackHost(host) {
+		if err != nil || port != is.port || !loopback.IsName(host) {
 			http.Error(w, "unexpected Host header", http.StatusMisdirectedRequest)
 			return
 		}

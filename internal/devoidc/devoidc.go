@@ -11,7 +11,7 @@
 // service's verifier (paywallet/service/oidc) checks, so the same code path
 // runs in development as in production.
 //
-// It imports only the standard library.
+// It imports only the standard library and paywallet/internal/loopback.
 package devoidc
 
 import (
@@ -31,6 +31,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"paywallet/internal/loopback"
 )
 
 // Config configures Start. Zero values take the documented defaults.
@@ -261,18 +263,10 @@ func checkLoopbackAddr(addr string) error {
 	if err != nil {
 		return err
 	}
-	if isLoopbackHost(host) {
+	if loopback.IsName(host) {
 		return nil
 	}
 	return errors.New("not a loopback address")
-}
-
-func isLoopbackHost(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // checkRedirectURI accepts absolute http(s) URLs without a fragment (the

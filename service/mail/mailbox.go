@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"paywallet/internal/loopback"
 )
 
 // Mailbox is the development mail sink: it keeps the most recent messages in
@@ -98,10 +100,23 @@ func (b *Mailbox) All() []Received {
 //	GET /                       an HTML page listing messages, newest first
 //	GET /latest?address=<addr>  the newest message to addr as JSON, or 404
 //
+// It answers only clients on this machine that address it by a loopback
+// name (localhost, 127.0.0.1, [::1], any port): any other Host is refused
+// with 421 (a web page whose domain resolves to 127.0.0.1 must not read the
+// codes), any other client, or one a proxy forwarded from elsewhere, with 403.
+//
 // Mount it with http.StripPrefix("/dev/mailbox", …).
 func (b *Mailbox) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
+		if status, reason := loopback.Check(r); status != 0 {
+			code := "FORBIDDEN"
+			if status == http.StatusMisdirectedRequest {
+				code = "MISDIRECTED_REQUEST"
+			}
+			writeJSON(w, status, map[string]any{"status": status, "code": code, "message": reason})
+			return
+		}
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD")
 			writeJSON(w, http.StatusMethodNotAllowed, map[string]any{"status": 405, "code": "METHOD_NOT_ALLOWED", "message": "use GET"})

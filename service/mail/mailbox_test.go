@@ -206,9 +206,19 @@ func TestMailboxLogs(t *testing.T) {
 // ---------------------------------------------------------------------------
 // HTTP
 
+// localRequest is a request from a client on this machine to localhost, the
+// only kind the handler answers (httptest.NewRequest's are from 192.0.2.1 to
+// example.com).
+func localRequest(t *testing.T, method, target string) *http.Request {
+	req := httptest.NewRequestWithContext(t.Context(), method, target, nil)
+	req.Host = "localhost:8080"
+	req.RemoteAddr = "127.0.0.1:50000"
+	return req
+}
+
 func serve(t *testing.T, h http.Handler, method, target string) *httptest.ResponseRecorder {
 	t.Helper()
-	req := httptest.NewRequestWithContext(t.Context(), method, target, nil)
+	req := localRequest(t, method, target)
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
 	if cc := rec.Header().Get("Cache-Control"); cc != "no-store" {
@@ -250,7 +260,7 @@ func TestMailboxHandlerPage(t *testing.T) {
 
 	for _, path := range []string{"/", ""} {
 		t.Run(fmt.Sprintf("path %q", path), func(t *testing.T) {
-			req := httptest.NewRequestWithContext(t.Context(), http.MethodGet, "/", nil)
+			req := localRequest(t, http.MethodGet, "/")
 			req.URL.Path = path // httptest.NewRequest refuses an empty path
 			rec := httptest.NewRecorder()
 			h.ServeHTTP(rec, req)
@@ -486,7 +496,7 @@ func TestMailboxConcurrentSend(t *testing.T) {
 			b.Latest(fmt.Sprintf("user%02d@example.test", i))
 			b.All()
 			rec := httptest.NewRecorder()
-			h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
+			h.ServeHTTP(rec, localRequest(t, http.MethodGet, "/"))
 		})
 	}
 	wg.Wait()
@@ -513,6 +523,75 @@ func TestMailboxConcurrentSend(t *testing.T) {
 		r, ok := b.Latest(fmt.Sprintf("user%02d@example.test", i))
 		if !ok || r.Code != fmt.Sprintf("%06d", 100000+i) {
 			t.Errorf("Latest(user%02d) = %+v, %v", i, r, ok)
+		}
+	}
+}
+
+// TestMailboxLoopbackOnly: the mailbox shows every code, so it answers only
+// a loopback client that names a loopback host. A web page can point its own
+// domain at 127.0.0.1 (DNS rebinding) and read the page as "same origin";
+// its requests carry that domain in Host and get 421. A client on another
+// machine gets 403, also when a proxy on this machine forwarded it.
+func TestMailboxLoopbackOnly(t *testing.T) {
+	b := &Mailbox{}
+	mustSend(t, b, "alice@example.test", "Your code", "Enter 123456")
+	srv := httptest.NewServer(http.StripPrefix("/dev/mailbox", b.Handler()))
+	defer srv.Close()
+	port := srv.URL[strings.LastIndexByte(srv.URL, ':')+1:]
+
+	get := func(host, path string, hdr map[string]string) int {
+		t.Helper()
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, srv.URL+path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Host = host
+		for k, v := range hdr {
+			req.Header.Set(k, v)
+		}
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for _, path := range []string{"/dev/mailbox", "/dev/mailbox/", "/dev/mailbox/latest?address=alice@example.test"} {
+		for _, host := range []string{"evil.example", "evil.example:" + port, "localhost.evil.example:" + port, "127.0.0.1.nip.io", "0.0.0.0:" + port} {
+			if s := get(host, path, nil); s != http.StatusMisdirectedRequest {
+				t.Errorf("GET %s with Host %s: %d, want 421", path, host, s)
+			}
+		}
+		for _, host := range []string{"localhost", "localhost:" + port, "LocalHost:8080", "127.0.0.1:" + port, "127.0.0.1", "[::1]:" + port, "[::1]"} {
+			if s := get(host, path, nil); s != http.StatusOK {
+				t.Errorf("GET %s with Host %s: %d, want 200", path, host, s)
+			}
+		}
+		// Forwarded by a proxy on this machine for a client elsewhere.
+		for _, hdr := range []map[string]string{
+			{"X-Forwarded-For": "203.0.113.9"},
+			{"X-Forwarded-For": "127.0.0.1, 203.0.113.9"},
+			{"Forwarded": "for=203.0.113.9"},
+			{"X-Real-Ip": "203.0.113.9"},
+		} {
+			if s := get("localhost:"+port, path, hdr); s != http.StatusForbidden {
+				t.Errorf("GET %s forwarded with %v: %d, want 403", path, hdr, s)
+			}
+		}
+		if s := get("localhost:"+port, path, map[string]string{"X-Forwarded-For": "127.0.0.1"}); s != http.StatusOK {
+			t.Errorf("GET %s forwarded for loopback: %d, want 200", path, s)
+		}
+	}
+
+	// A client on another machine.
+	for _, remote := range []string{"192.0.2.1:1234", "[2001:db8::1]:1234", "0.0.0.0:0", "garbage"} {
+		req := httptest.NewRequestWithContext(t.Context(), http.MethodGet, "/latest?address=alice@example.test", nil)
+		req.Host = "localhost:8080"
+		req.RemoteAddr = remote
+		rec := httptest.NewRecorder()
+		b.Handler().ServeHTTP(rec, req)
+		if rec.Code != http.StatusForbidden || strings.Contains(rec.Body.String(), "123456") {
+			t.Errorf("client %s: %d %s, want 403 without the code", remote, rec.Code, rec.Body)
 		}
 	}
 }
