@@ -184,17 +184,9 @@ func (s *Service) priceQuote(ctx context.Context, tx store.Tx, req *quoteRequest
 	if src != nil && src.Type == "EMBEDDED_WALLET" && req.ImmediatelyExecute {
 		fe.add("immediatelyExecute", "is not supported when the source is an EMBEDDED_WALLET account: the wallet must sign the quote")
 	}
-	dst, err := tx.GetExternalAccount(ctx, req.Destination.AccountID)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		fe.add("destination.accountId", "no external account with this id")
-		dst = nil
-	case err != nil:
+	dst, err := quoteDestination(ctx, tx, src, req.Destination.AccountID, &fe)
+	if err != nil {
 		return nil, nil, err
-	case src != nil && dst.CustomerID != src.CustomerID:
-		fe.add("destination.accountId", "is not an external account of the source's customer")
-	case dst.Status != "ACTIVE":
-		fe.add("destination.accountId", "the account is "+dst.Status+"; only ACTIVE accounts can receive payments")
 	}
 	var info map[string]any
 	rail := req.Destination.PaymentRail
@@ -264,6 +256,37 @@ func (s *Service) priceQuote(ctx context.Context, tx store.Tx, req *quoteRequest
 		NextStepAt: q.ExpiresAt, CreatedAt: now, UpdatedAt: now,
 	}
 	return q, x, nil
+}
+
+// noDestinationMessage is the one answer for a destination.accountId that
+// names no external account of the source's customer, whether the id does
+// not exist or is another owner's account: a caller must not learn that an
+// id exists under another customer.
+const noDestinationMessage = "no external account of the source's customer has this id"
+
+// quoteDestination reads the destination of a payment from src and adds
+// its problems to fe; it is nil unless the account is the source owner's. Only
+// the owner's accounts are described (status, rails): when the source is
+// unknown nothing is said about the destination at all, since an answer
+// that differed for existing accounts would tell that they exist.
+func quoteDestination(ctx context.Context, tx store.Tx, src *store.InternalAccount, id string, fe *fieldErrors) (*store.ExternalAccount, error) {
+	if src == nil {
+		return nil, nil
+	}
+	dst, err := tx.GetExternalAccount(ctx, id)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		fe.add("destination.accountId", noDestinationMessage)
+		return nil, nil
+	case err != nil:
+		return nil, err
+	case dst.CustomerID != src.CustomerID:
+		fe.add("destination.accountId", noDestinationMessage)
+		return nil, nil
+	case dst.Status != "ACTIVE":
+		fe.add("destination.accountId", "the account is "+dst.Status+"; only ACTIVE accounts can receive payments")
+	}
+	return dst, nil
 }
 
 // railsFor is the destination's rails that the rates source prices, in the
