@@ -37,6 +37,13 @@ const maxIdempotencyKey = 255
 //
 // turn, when not empty, names the hot row op works on (a wallet): the
 // transaction then waits for that row's turn (store.Store.TxFor).
+//
+// Nothing that can fail runs after op's transaction commits: the answer is
+// rendered and recorded inside it and written from those bytes, so a
+// request whose commit succeeded is never answered 5xx (TestAnswerAfterCommit).
+// Only an error of the commit itself leaves the outcome unknown; that is a
+// 5xx, which is not recorded, and a retry with the key replays the record if
+// the commit did happen.
 func (s *Service) idempotent(w http.ResponseWriter, r *http.Request, scope, turn string, body []byte, op func(tx store.Tx) (answer, error)) error {
 	ctx := r.Context()
 	key := r.Header.Get(wire.HeaderIdempotencyKey)
