@@ -2,6 +2,8 @@ package service
 
 import (
 	"context"
+	"crypto/hkdf"
+	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -200,7 +202,7 @@ func (s *Service) issueOTP(ctx context.Context, tx store.Tx, cred *store.Credent
 	scalar := target.Bytes()
 	otp.TargetPrivateKey = s.box.Seal(scalar, otpKeyLabel(otp.ID))
 	clear(scalar)
-	otp.CodeHash = codeHash(otp.ID, code)
+	otp.CodeHash = s.codeMAC(otp.ID, cred.ID, code)
 	if err := tx.CreateOTP(ctx, &otp); err != nil {
 		return nil, err
 	}
@@ -245,11 +247,36 @@ func otpCode() (string, error) {
 	return strings.Repeat("0", 6-len(s)) + s, nil
 }
 
-// codeHash binds a code to its issuance so equal codes of different
-// issuances hash differently.
-func codeHash(otpID, code string) []byte {
-	h := sha256.Sum256([]byte(otpID + "\x00" + code))
-	return h[:]
+// otpMACInfo is the HKDF info that derives the OTP code key from the
+// at-rest key; a new construction needs a new version.
+const otpMACInfo = "paywallet/otp-code-mac/v1"
+
+// otpMACKey derives the key of [Service.codeMAC] from the at-rest key with
+// HKDF-SHA-256. It is a key of its own, distinct from the sealing key, and
+// it lives only in memory: the database never holds it.
+func otpMACKey(atRestKey []byte) ([]byte, error) {
+	return hkdf.Key(sha256.New, atRestKey, nil, otpMACInfo, 32)
+}
+
+// codeMAC is what the otps table keeps of a code: HMAC-SHA-256 under a key
+// derived from the at-rest key, of the issuance id, the credential id and
+// the code. A 6-digit code has only 10^6 values, so an unkeyed hash would
+// give the code to anyone who reads the row while it is live (every value
+// tried in a fraction of a second); without the at-rest key, which is not in
+// the database, the row tells nothing. The ids bind the value to its row and
+// credential: copied into another row it matches no code.
+//
+// Rows written before this construction (an unkeyed SHA-256 of the
+// issuance id and the code) are not accepted: their code fails as a wrong
+// one (and counts towards the lock-out), and the person asks for a new
+// code. Such rows live minutes (OTPTTL), so only a sign-in in flight during
+// the upgrade is affected. Accepting the old form too, even only for old
+// rows, would let anyone who can write the otps table (but does not hold
+// the at-rest key) make a code of their choosing valid for any credential.
+func (s *Service) codeMAC(otpID, credentialID, code string) []byte {
+	m := hmac.New(sha256.New, s.otpMACKey)
+	m.Write([]byte(otpID + "\x00" + credentialID + "\x00" + code))
+	return m.Sum(nil)
 }
 
 // verifyCredential handles POST /auth/credentials/{id}/verify.
@@ -372,7 +399,7 @@ func (s *Service) startOTPLogin(w http.ResponseWriter, r *http.Request, sealed w
 		if err != nil {
 			return errorf(http.StatusUnauthorized, codeUnauthorized, "the sealed OTP payload is malformed")
 		}
-		if subtle.ConstantTimeCompare(codeHash(otp.ID, code), otp.CodeHash) != 1 {
+		if subtle.ConstantTimeCompare(s.codeMAC(otp.ID, cred.ID, code), otp.CodeHash) != 1 {
 			failures := cred.FailedAttempts + 1
 			if failures >= s.cfg.MaxOTPFailures {
 				until := now.Add(s.cfg.LockoutDuration)

@@ -143,6 +143,9 @@ type Service struct {
 	secret string
 	signer *walletcrypto.PrivateKey
 	box    *atrest.Box
+	// otpMACKey keys the stored hashes of OTP codes (codeMAC); derived
+	// from the at-rest key, never stored.
+	otpMACKey []byte
 	// webauthn is the passkey relying party; oidc verifies OAuth tokens
 	// (nil when no issuer is configured).
 	webauthn *webauthn.WebAuthn
@@ -211,6 +214,9 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	s := &Service{cfg: cfg, store: cfg.Store, mailer: cfg.Mailer, log: cfg.Logger, mode: cfg.Mode, tokenID: id, secret: secret, rates: cfg.Rates}
 	var err error
 	if s.box, err = atrest.New(cfg.AtRestKey); err != nil {
+		return nil, fmt.Errorf("service: Config.AtRestKey: %w", err)
+	}
+	if s.otpMACKey, err = otpMACKey(cfg.AtRestKey); err != nil {
 		return nil, fmt.Errorf("service: Config.AtRestKey: %w", err)
 	}
 	if cfg.WebAuthnRPID == "" || len(cfg.WebAuthnOrigins) == 0 {

@@ -226,8 +226,8 @@ type Credential struct {
 type OTP struct {
 	ID               string
 	CredentialID     string
-	CodeHash         []byte // SHA-256 of the code bound to the issuance id
-	TargetPrivateKey []byte // 32-byte P-256 scalar
+	CodeHash         []byte // keyed MAC of the code, the issuance id and the credential id
+	TargetPrivateKey []byte // 32-byte P-256 scalar, sealed with the at-rest key
 	CreatedAt        time.Time
 	ExpiresAt        time.Time
 	UsedAt           time.Time
