@@ -89,7 +89,8 @@ type Config struct {
 	// TrustedProxies are the reverse proxies (IP addresses or CIDR ranges)
 	// whose X-Forwarded-For and X-Forwarded-Proto headers the BFF believes:
 	// for the client address the login limit counts, and for the scheme the
-	// Origin check compares. From any other peer these headers are ignored.
+	// Origin check compares and Strict-Transport-Security depends on. From
+	// any other peer these headers are ignored.
 	// Empty by default: the BFF is reached directly.
 	TrustedProxies []string
 

@@ -24,8 +24,12 @@ import (
 const (
 	contentSecurityPolicy = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; " +
 		"img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
-	cacheImmutable  = "public, max-age=31536000, immutable"
-	cacheRevalidate = "no-cache"
+	// strictTransportSecurity goes on answers served over HTTPS only: sent
+	// over plain http://localhost it would make the browser insist on HTTPS
+	// for localhost, every port, for two years.
+	strictTransportSecurity = "max-age=63072000; includeSubDomains"
+	cacheImmutable          = "public, max-age=31536000, immutable"
+	cacheRevalidate         = "no-cache"
 )
 
 // Paths of the wallet module in the embedded pages and on the site.
@@ -181,12 +185,20 @@ func contentType(p string) string {
 }
 
 // securityHeaders is set on every answer. The dev mailbox brings its own
-// CSP, so only the headers that do not conflict are set there.
+// (mail.Mailbox sets its CSP, X-Content-Type-Options and Referrer-Policy;
+// the adaptor it runs through would add its values beside ours), so only
+// Strict-Transport-Security is set there. That one is set when the request
+// came over HTTPS: TLS on the connection itself, or X-Forwarded-Proto: https
+// from a trusted proxy (Config.TrustedProxies; Fiber ignores the header from
+// anyone else).
 func securityHeaders(c *fiber.Ctx) error {
-	c.Set("X-Content-Type-Options", "nosniff")
-	c.Set("Referrer-Policy", "no-referrer")
+	if strings.EqualFold(strings.TrimSpace(c.Protocol()), "https") {
+		c.Set("Strict-Transport-Security", strictTransportSecurity)
+	}
 	p := c.Path()
 	if p != devMailboxPath && !strings.HasPrefix(p, devMailboxPath+"/") {
+		c.Set("X-Content-Type-Options", "nosniff")
+		c.Set("Referrer-Policy", "no-referrer")
 		c.Set("Content-Security-Policy", contentSecurityPolicy)
 		c.Set("Cross-Origin-Opener-Policy", "same-origin")
 		c.Set("X-Frame-Options", "DENY")

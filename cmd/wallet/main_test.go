@@ -220,6 +220,11 @@ func TestDevMailboxLoopbackHostOnly(t *testing.T) {
 				t.Fatal(err)
 			}
 			resp.Body.Close()
+			for _, h := range []string{"X-Content-Type-Options", "Referrer-Policy"} {
+				if v := resp.Header.Values(h); len(v) != 1 {
+					t.Errorf("GET %s with Host %s: %s %q, want one value", path, host, h, v)
+				}
+			}
 			if path == "/dev/mailbox/latest?address=a@example.com" && want == http.StatusOK {
 				want = http.StatusNotFound // no message yet, but served
 			}

@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"html/template"
+	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
+	"path"
 	"regexp"
 	"strings"
 	"sync"
@@ -109,6 +112,8 @@ func (b *Mailbox) All() []Received {
 func (b *Mailbox) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		w.Header().Set("Referrer-Policy", "no-referrer")
 		if status, reason := loopback.Check(r); status != 0 {
 			code := "FORBIDDEN"
 			if status == http.StatusMisdirectedRequest {
@@ -125,9 +130,11 @@ func (b *Mailbox) Handler() http.Handler {
 		switch r.URL.Path {
 		case "", "/":
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
-			w.Header().Set("Referrer-Policy", "no-referrer")
-			_ = mailboxPage.Execute(w, b.All())
+			w.Header().Set("Content-Security-Policy", mailboxCSP)
+			_ = mailboxPage.Execute(w, newPageData(r, b.All()))
+		case "/" + stylesheetName:
+			w.Header().Set("Content-Type", "text/css; charset=utf-8")
+			_, _ = io.WriteString(w, stylesheet)
 		case "/latest":
 			addr := r.URL.Query().Get("address")
 			if addr == "" {
@@ -153,20 +160,57 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-var mailboxPage = template.Must(template.New("mailbox").Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="refresh" content="5">
-<title>Dev mailbox</title>
-<style>
-body{font:16px/1.5 system-ui,sans-serif;margin:0 auto;max-width:46rem;padding:1rem;color:#1b1f24}
+// mailboxCSP lets the page load its own stylesheet and nothing else: no
+// script, no inline style, no framing.
+const mailboxCSP = "default-src 'none'; style-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+// The page's stylesheet, served beside it.
+const (
+	stylesheetName = "mailbox.css"
+	stylesheet     = `body{font:16px/1.5 system-ui,sans-serif;margin:0 auto;max-width:46rem;padding:1rem;color:#1b1f24}
 h1{font-size:1.4rem}.note{color:#5b636e}
 article{border:1px solid #d0d7de;border-radius:8px;padding:.75rem 1rem;margin:.75rem 0}
 .code{font:600 1.6rem ui-monospace,monospace;letter-spacing:.15em}
 pre{white-space:pre-wrap;margin:.5rem 0 0}
-</style></head><body>
+`
+)
+
+// pageData is what the page template shows: the messages, and the URLs of
+// the stylesheet and of the page itself relative to the page.
+type pageData struct {
+	Messages         []Received
+	Stylesheet, Self string
+}
+
+// newPageData works out the page's relative URLs. Served at the mount point
+// with a trailing slash (/dev/mailbox/), the stylesheet is a sibling; served
+// at the mount point itself (/dev/mailbox, an empty path here), relative
+// URLs resolve against its parent, so they start with the mount point's last
+// segment, taken from the request as the client sent it.
+func newPageData(r *http.Request, msgs []Received) pageData {
+	if r.URL.Path == "/" {
+		return pageData{Messages: msgs, Stylesheet: stylesheetName, Self: "./"}
+	}
+	name := "mailbox"
+	if u, err := url.ParseRequestURI(r.RequestURI); err == nil {
+		if base := path.Base(u.EscapedPath()); base != "/" && base != "." {
+			name = base
+		}
+	}
+	return pageData{Messages: msgs, Stylesheet: name + "/" + stylesheetName, Self: name}
+}
+
+// mailboxPage does not reload itself (WCAG 2.2.1 asks that a reader control
+// such timing): the Refresh link fetches new messages.
+var mailboxPage = template.Must(template.New("mailbox").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Dev mailbox</title>
+<link rel="stylesheet" href="{{.Stylesheet}}">
+</head><body>
 <h1>Dev mailbox</h1>
-<p class="note">Development only: every e-mail the service sends lands here instead of a mail server. This page refreshes every 5 seconds.</p>
-{{range .}}<article>
+<p class="note">Development only: every e-mail the service sends lands here instead of a mail server, newest first.</p>
+<p><a href="{{.Self}}">Refresh</a> to see messages that arrived since this page was loaded.</p>
+{{range .Messages}}<article>
 <div><strong>To:</strong> {{.To}} · <time datetime="{{.ReceivedAt.Format "2006-01-02T15:04:05Z07:00"}}">{{.ReceivedAt.Format "15:04:05 UTC"}}</time></div>
 <div><strong>Subject:</strong> {{.Subject}}</div>
 {{if .Code}}<div class="code">{{.Code}}</div>{{end}}

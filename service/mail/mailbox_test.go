@@ -9,6 +9,8 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -592,6 +594,72 @@ func TestMailboxLoopbackOnly(t *testing.T) {
 		b.Handler().ServeHTTP(rec, req)
 		if rec.Code != http.StatusForbidden || strings.Contains(rec.Body.String(), "123456") {
 			t.Errorf("client %s: %d %s, want 403 without the code", remote, rec.Code, rec.Body)
+		}
+	}
+}
+
+// TestMailboxPageAccessible: the page carries no inline style (its
+// stylesheet is a file of its own, which the CSP allows without
+// 'unsafe-inline'), and it does not reload itself (WCAG 2.2.1): a visible
+// Refresh link reloads it when the reader wants. Mounted with or without a
+// trailing slash, the stylesheet and the link resolve to the mailbox.
+func TestMailboxPageAccessible(t *testing.T) {
+	b := &Mailbox{}
+	mustSend(t, b, "alice@example.test", "Your code", "Enter 123456")
+	srv := httptest.NewServer(http.StripPrefix("/dev/mailbox", b.Handler()))
+	defer srv.Close()
+	get := func(u string) (*http.Response, string) {
+		t.Helper()
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, u, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp, string(body)
+	}
+	attr := regexp.MustCompile(`<(link|a)\b[^>]*\b(?:href)="([^"]*)"[^>]*>([^<]*)`)
+	for _, page := range []string{"/dev/mailbox", "/dev/mailbox/"} {
+		resp, body := get(srv.URL + page)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("GET %s: %d", page, resp.StatusCode)
+		}
+		csp := resp.Header.Get("Content-Security-Policy")
+		if strings.Contains(csp, "unsafe-inline") || !strings.Contains(csp, "default-src 'none'") || !strings.Contains(csp, "style-src 'self'") {
+			t.Errorf("GET %s: Content-Security-Policy %q", page, csp)
+		}
+		lower := strings.ToLower(body)
+		for _, bad := range []string{"<style", " style=", "http-equiv", "refresh\" content", "<script"} {
+			if strings.Contains(lower, bad) {
+				t.Errorf("GET %s: the page contains %q:\n%s", page, bad, body)
+			}
+		}
+		base, _ := url.Parse(srv.URL + page)
+		var stylesheet, refresh string
+		for _, m := range attr.FindAllStringSubmatch(body, -1) {
+			switch {
+			case m[1] == "link" && strings.Contains(m[0], `rel="stylesheet"`):
+				stylesheet = m[2]
+			case m[1] == "a" && strings.TrimSpace(m[3]) == "Refresh":
+				refresh = m[2]
+			}
+		}
+		if stylesheet == "" || refresh == "" {
+			t.Fatalf("GET %s: stylesheet %q, Refresh link %q:\n%s", page, stylesheet, refresh, body)
+		}
+		css, _ := base.Parse(stylesheet)
+		resp, body = get(css.String())
+		if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/css; charset=utf-8" ||
+			resp.Header.Get("X-Content-Type-Options") != "nosniff" || !strings.Contains(body, ".code") {
+			t.Errorf("GET %s (stylesheet of %s): %d %v\n%s", css.Path, page, resp.StatusCode, resp.Header, body)
+		}
+		again, _ := base.Parse(refresh)
+		if resp, body = get(again.String()); resp.StatusCode != http.StatusOK || !strings.Contains(body, "123456") {
+			t.Errorf("GET %s (Refresh of %s): %d", again.Path, page, resp.StatusCode)
 		}
 	}
 }
