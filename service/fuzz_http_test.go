@@ -1,0 +1,219 @@
+package service
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"paywallet/service/mail"
+	"paywallet/service/store/sqlstore"
+	"paywallet/shared/wire"
+)
+
+// FuzzServiceRequest sends arbitrary requests (method, path, query,
+// headers, body) through the service's real handler on a SQLite database:
+// none may answer 5xx or panic, and a refused request (4xx) must leave
+// every table as it was. The seeds are one well-formed request per route,
+// with the ids of a real customer, wallet, credential and external account,
+// so that mutations reach past the routing into each handler.
+func FuzzServiceRequest(f *testing.F) {
+	ctx := context.Background()
+	path := filepath.Join(f.TempDir(), "fuzz.db")
+	st, err := sqlstore.OpenSQLite(ctx, path)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { st.Close() })
+	svc, err := New(ctx, Config{
+		Store: st, Mailer: &mail.Mailbox{}, PlatformCredential: testCredential, AtRestKey: testAtRestKey,
+		WebAuthnRPID: testRPID, WebAuthnOrigins: []string{testOrigin}, Mode: ModeSandbox,
+	})
+	if err != nil {
+		f.Fatal(err)
+	}
+	h := svc.Handler()
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { raw.Close() })
+
+	send := func(method, target, contentType, idem string, auth uint8, body []byte) *httptest.ResponseRecorder {
+		u, err := url.ParseRequestURI(wire.BasePath + target)
+		if err != nil {
+			return nil // an HTTP server refuses such a request line before any handler
+		}
+		req := &http.Request{Method: method, URL: u, RequestURI: u.RequestURI(), Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+			Header: http.Header{}, Host: "service.test", Body: io.NopCloser(bytes.NewReader(body)), ContentLength: int64(len(body))}
+		req = req.WithContext(ctx)
+		if contentType != "" {
+			req.Header.Set("Content-Type", contentType)
+		}
+		if idem != "" {
+			req.Header.Set("Idempotency-Key", idem)
+		}
+		switch auth % 4 {
+		case 0:
+			req.SetBasicAuth("tok_test", "s3cret-platform-value")
+		case 1:
+			req.SetBasicAuth("tok_test", "wrong")
+		case 2:
+			req.Header.Set("Authorization", "Bearer "+idem)
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec
+	}
+	mustJSON := func(method, target string, body any, v any) {
+		b, _ := json.Marshal(body)
+		rec := send(method, target, "application/json", "", 0, b)
+		if rec.Code >= 300 {
+			f.Fatalf("%s %s: %d %s", method, target, rec.Code, rec.Body)
+		}
+		if v != nil {
+			if err := json.Unmarshal(rec.Body.Bytes(), v); err != nil {
+				f.Fatal(err)
+			}
+		}
+	}
+	var cust wire.Customer
+	mustJSON("POST", "/customers", map[string]any{"platformCustomerId": "p-fuzz", "customerType": "INDIVIDUAL", "email": "fuzz@example.com"}, &cust)
+	var accts wire.List[wire.InternalAccount]
+	mustJSON("GET", "/customers/internal-accounts?customerId="+cust.ID, nil, &accts)
+	acct := accts.Data[0].ID
+	var creds wire.Data[wire.AuthMethod]
+	mustJSON("GET", "/auth/credentials?accountId="+acct, nil, &creds)
+	cred := creds.Data[0].ID
+	external := map[string]any{"customerId": cust.ID, "currency": "USD", "accountInfo": map[string]any{
+		"accountType": "USD_ACCOUNT", "accountNumber": "123456789", "routingNumber": "021000021", "bankAccountType": "CHECKING", "bankName": "Chase Bank",
+		"beneficiary": map[string]any{"beneficiaryType": "INDIVIDUAL", "fullName": "Ana Diaz",
+			"address": map[string]any{"line1": "1 Main St", "city": "Springfield", "postalCode": "62701", "country": "US"}}}}
+	var ea wire.ExternalAccount
+	mustJSON("POST", "/customers/external-accounts", external, &ea)
+
+	quote := map[string]any{"source": map[string]any{"sourceType": "ACCOUNT", "accountId": acct, "customerId": cust.ID},
+		"destination": map[string]any{"destinationType": "ACCOUNT", "accountId": ea.ID}, "lockedCurrencySide": "SENDING", "lockedCurrencyAmount": 1000}
+	js := func(v any) []byte { b, _ := json.Marshal(v); return b }
+	for _, s := range []struct {
+		method, target string
+		body           []byte
+	}{
+		{"POST", "/customers", js(map[string]any{"platformCustomerId": "p-2", "customerType": "INDIVIDUAL", "email": "two@example.com"})},
+		{"GET", "/customers?limit=2", nil},
+		{"GET", "/customers/internal-accounts?customerId=" + cust.ID, nil},
+		{"GET", "/customers/" + cust.ID, nil},
+		{"PATCH", "/customers/" + cust.ID, js(map[string]any{"email": "new@example.com"})},
+		{"PATCH", "/internal-accounts/" + acct, []byte(`{"nickname":"x"}`)},
+		{"POST", "/internal-accounts/" + acct + "/export", []byte(`{"clientPublicKey":"02aa"}`)},
+		{"GET", "/auth/credentials?accountId=" + acct, nil},
+		{"POST", "/auth/credentials", js(map[string]any{"accountId": acct, "type": "EMAIL_OTP", "email": "x@example.com"})},
+		{"DELETE", "/auth/credentials/" + cred, nil},
+		{"POST", "/auth/credentials/" + cred + "/challenge", []byte(`{}`)},
+		{"POST", "/auth/credentials/" + cred + "/verify", []byte(`{"type":"EMAIL_OTP","encryptedOtpBundle":"x"}`)},
+		{"GET", "/auth/sessions?accountId=" + acct, nil},
+		{"DELETE", "/auth/sessions/Session:0199a3c4-0000-7000-8000-000000000001", nil},
+		{"POST", "/auth/sessions/Session:0199a3c4-0000-7000-8000-000000000001/refresh", []byte(`{"clientPublicKey":"02aa"}`)},
+		{"GET", "/discoveries?country=PH", nil},
+		{"POST", "/customers/external-accounts", js(external)},
+		{"GET", "/customers/external-accounts?customerId=" + cust.ID, nil},
+		{"GET", "/customers/external-accounts/" + ea.ID, nil},
+		{"DELETE", "/customers/external-accounts/" + ea.ID, nil},
+		{"POST", "/platform/external-accounts", js(external)},
+		{"GET", "/platform/external-accounts", nil},
+		{"POST", "/agents", []byte(`{"name":"a"}`)},
+		{"GET", "/exchange-rates?sourceCurrency=USD", nil},
+		{"POST", "/quotes", js(quote)},
+		{"GET", "/quotes/Quote:0199a3c4-0000-7000-8000-000000000001", nil},
+		{"POST", "/quotes/Quote:0199a3c4-0000-7000-8000-000000000001/execute", nil},
+		{"GET", "/transactions?customerId=" + cust.ID, nil},
+		{"GET", "/transactions/Transaction:0199a3c4-0000-7000-8000-000000000001", nil},
+		{"POST", "/transactions/Transaction:0199a3c4-0000-7000-8000-000000000001/confirm", nil},
+		{"POST", "/sandbox/internal-accounts/" + acct + "/fund", []byte(`{"amount":100}`)},
+		{"GET", "/agents/me/external-accounts/" + ea.ID, nil},
+		{"POST", "/agents/device-codes/ABCD-EFGH/redeem", []byte(`{}`)},
+		{"GET", "/no/such/path", nil},
+		{"PUT", "/customers", []byte(`{}`)},
+	} {
+		f.Add(s.method, s.target, "application/json", "", uint8(0), s.body)
+		f.Add(s.method, s.target, "application/json", "key-1", uint8(0), s.body)
+		f.Add(s.method, s.target, "text/plain", "", uint8(1), s.body)
+	}
+	f.Add("POST", "/customers", "application/json", "", uint8(0), []byte(`{"email":"\u0000","customerType":["INDIVIDUAL"],"x":1e999}`))
+	f.Add("POST", "/quotes", "application/json", "k", uint8(0), []byte(`{"lockedCurrencyAmount":-1,"lockedCurrencySide":"SENDING"}`))
+	f.Add("GET", "/customers/%2e%2e/%2e%2e/etc/passwd", "", "", uint8(0), []byte(nil))
+
+	methods := []string{"GET", "POST", "PATCH", "PUT", "DELETE", "HEAD", "OPTIONS"}
+	f.Fuzz(func(t *testing.T, method, target, contentType, idem string, auth uint8, body []byte) {
+		if !strings.HasPrefix(target, "/") || len(target) > 4096 || len(body) > 64<<10 {
+			return
+		}
+		if !validMethod(method) {
+			method = methods[int(auth)%len(methods)]
+		}
+		before := rowCounts(t, raw)
+		rec := send(method, target, contentType, idem, auth, body)
+		if rec == nil {
+			return
+		}
+		if rec.Code >= 500 {
+			t.Fatalf("%s %s (%q, key %q): %d %s", method, target, contentType, idem, rec.Code, rec.Body)
+		}
+		if rec.Code >= 400 {
+			if after := rowCounts(t, raw); after != before {
+				t.Fatalf("%s %s refused with %d %s, but the tables changed: %s -> %s", method, target, rec.Code, rec.Body, before, after)
+			}
+		}
+	})
+}
+
+// validMethod reports whether m is an HTTP token a server would accept as
+// a method.
+func validMethod(m string) bool {
+	if m == "" || len(m) > 16 {
+		return false
+	}
+	for _, c := range m {
+		if c < 'A' || c > 'Z' {
+			return false
+		}
+	}
+	return true
+}
+
+// rowCounts describes the number of rows of every table, for comparison,
+// but idempotency_records: a refusal answered under an Idempotency-Key is
+// kept so that a retry with the key gets the same answer.
+func rowCounts(t *testing.T, db *sql.DB) string {
+	t.Helper()
+	rows, err := db.Query(`SELECT name FROM sqlite_master WHERE type = 'table' AND name <> 'idempotency_records' ORDER BY name`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, n)
+	}
+	rows.Close()
+	var b strings.Builder
+	for _, n := range names {
+		var c int
+		if err := db.QueryRow(`SELECT count(*) FROM "` + n + `"`).Scan(&c); err != nil {
+			t.Fatal(err)
+		}
+		b.WriteString(n + "=" + strconv.Itoa(c) + " ")
+	}
+	return b.String()
+}
