@@ -94,8 +94,10 @@ type Config struct {
 	PasskeyChallengeInterval time.Duration
 
 	// AtRestKey is the 32-byte key that seals secrets in the store (wallet
-	// mnemonics, OTP target keys). Required; every instance sharing a
-	// database needs the same key.
+	// mnemonics, OTP target keys, the target-bundle signer key) and from
+	// which the key of the stored OTP code hashes is derived. Required;
+	// every instance sharing a database needs the same key, and a database
+	// cannot be used without the key it was started with.
 	AtRestKey []byte
 
 	// WebAuthnRPID is the passkey relying party id (a registrable domain,
@@ -246,24 +248,81 @@ func setDefault(d *time.Duration, v time.Duration) {
 
 const signerSetting = "otp_target_bundle_signer_key"
 
-// loadSigner returns the key that signs OTP target bundles and verification
-// tokens. It is made once and kept in the store, so every instance and every
-// restart signs with the same key and clients can pin its public half.
+// signerLabel binds the sealed signer key to its settings row (the atrest
+// label convention: the row, then the purpose).
+const signerLabel = "Setting:" + signerSetting + "/signer-key"
+
+// rawSignerSize is the length of the signer setting as versions before
+// issue 14 stored it: the bare P-256 scalar. A sealed value is 29 bytes
+// longer, so the two cannot be confused.
+const rawSignerSize = 32
+
+// errSignerRace is loadSigner's transaction losing its compare-and-set to a
+// concurrent start; the next attempt reads what that start wrote.
+var errSignerRace = errors.New("service: the signer key setting changed during its upgrade")
+
+// loadSigner returns the key that signs OTP target bundles, export bundles
+// and verification tokens. It is made once and kept in the store, so every
+// instance and every restart signs with the same key and clients can pin its
+// public half.
+//
+// The store holds it sealed with the at-rest key (label signerLabel): a copy
+// of the database alone cannot forge bundles. Versions before issue 14
+// stored the raw scalar; such a value is sealed and written back over it by
+// a compare-and-set in the same transaction, keeping the key (and so the
+// pinned public key). Instances starting at once on either back end agree:
+// the insert keeps the first proposal, and of several upgrades of a raw
+// value one commits while the others are retried (serialization failure on
+// PostgreSQL, one writer at a time on SQLite) and then find it sealed.
 func (s *Service) loadSigner(ctx context.Context) (*walletcrypto.PrivateKey, error) {
 	fresh, err := walletcrypto.GenerateKey()
 	if err != nil {
 		return nil, err
 	}
-	var stored []byte
-	err = s.store.Tx(ctx, func(tx store.Tx) error {
-		var err error
-		stored, err = tx.PutSettingIfAbsent(ctx, signerSetting, fresh.Bytes())
-		return err
-	})
+	scalar := fresh.Bytes()
+	proposal := s.box.Seal(scalar, signerLabel)
+	clear(scalar)
+	fresh.Wipe()
+	var sealed []byte
+	var upgraded bool
+	for attempt := 0; ; attempt++ {
+		err = s.store.Tx(ctx, func(tx store.Tx) error {
+			upgraded = false
+			stored, err := tx.PutSettingIfAbsent(ctx, signerSetting, proposal)
+			if err != nil || len(stored) != rawSignerSize {
+				sealed = stored
+				return err
+			}
+			defer clear(stored)
+			k, err := walletcrypto.NewPrivateKey(stored)
+			if err != nil {
+				return fmt.Errorf("the stored raw signer key is unusable: %w", err)
+			}
+			k.Wipe()
+			sealed = s.box.Seal(stored, signerLabel)
+			won, err := tx.ReplaceSetting(ctx, signerSetting, stored, sealed)
+			if err == nil && !won {
+				err = errSignerRace
+			}
+			upgraded = err == nil
+			return err
+		})
+		if !errors.Is(err, errSignerRace) || attempt == 2 {
+			break
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("service: load signer key: %w", err)
 	}
-	k, err := walletcrypto.NewPrivateKey(stored)
+	if upgraded {
+		s.log.Info("sealed the stored signer key with the at-rest key (it was stored raw by an older version)")
+	}
+	scalar, err = s.box.Open(sealed, signerLabel)
+	if err != nil {
+		return nil, fmt.Errorf("service: the stored signer key does not open with Config.AtRestKey (is it the key this database was first started with?): %w", err)
+	}
+	defer clear(scalar)
+	k, err := walletcrypto.NewPrivateKey(scalar)
 	if err != nil {
 		return nil, fmt.Errorf("service: stored signer key is unusable: %w", err)
 	}

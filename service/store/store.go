@@ -68,6 +68,11 @@ type Tx interface {
 	// so concurrent first starts of several instances agree on one value.
 	PutSettingIfAbsent(ctx context.Context, key string, value []byte) ([]byte, error)
 	GetSetting(ctx context.Context, key string) ([]byte, error)
+	// ReplaceSetting stores value under key if the key holds exactly old,
+	// and reports whether it did (false: the key is missing or holds
+	// something else). It rewrites a setting in a new format without
+	// overwriting what a concurrent start may have written.
+	ReplaceSetting(ctx context.Context, key string, old, value []byte) (bool, error)
 
 	// CreateCustomer fails with ErrConflict when PlatformCustomerID is taken.
 	CreateCustomer(ctx context.Context, c *Customer) error

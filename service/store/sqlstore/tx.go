@@ -204,6 +204,18 @@ func (t *tx) PutSettingIfAbsent(ctx context.Context, key string, value []byte) (
 	return v, nil
 }
 
+func (t *tx) ReplaceSetting(ctx context.Context, key string, old, value []byte) (bool, error) {
+	res, err := t.exec(ctx, `UPDATE settings SET value = ? WHERE key = ? AND value = ?`, blob(value), key, blob(old))
+	if err != nil {
+		return false, t.fail(fmt.Sprintf("replace setting %q", key), err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, t.fail(fmt.Sprintf("replace setting %q", key), err)
+	}
+	return n == 1, nil
+}
+
 func (t *tx) GetSetting(ctx context.Context, key string) ([]byte, error) {
 	var v []byte
 	if err := t.queryRow(ctx, `SELECT value FROM settings WHERE key = ?`, key).Scan(bytesCol{&v}); err != nil {

@@ -44,6 +44,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	}{
 		{"Settings", testSettings},
 		{"SettingsConcurrentFirstStart", testSettingsConcurrent},
+		{"SettingsReplace", testSettingsReplace},
+		{"SettingsConcurrentReplace", testSettingsConcurrentReplace},
 		{"CustomerRoundTrip", testCustomerRoundTrip},
 		{"CustomerConflict", testCustomerConflict},
 		{"CustomerList", testCustomerList},
@@ -316,6 +318,127 @@ func testSettings(f *fixture) {
 		wantErr(f, "keys are case-sensitive", err, store.ErrNotFound)
 		return nil
 	})
+}
+
+// testSettingsReplace is the compare-and-set of a setting: it writes only
+// over the expected value, and the rollback of its transaction undoes it.
+func testSettingsReplace(f *fixture) {
+	f.tx(func(tx store.Tx) error {
+		won, err := tx.ReplaceSetting(f.ctx, "signer", []byte("raw"), []byte("sealed"))
+		if err != nil {
+			return err
+		}
+		if won {
+			f.Error("ReplaceSetting of a missing key reported a write")
+		}
+		if _, err := tx.GetSetting(f.ctx, "signer"); !errors.Is(err, store.ErrNotFound) {
+			f.Errorf("ReplaceSetting of a missing key created it: %v", err)
+		}
+		if _, err := tx.PutSettingIfAbsent(f.ctx, "signer", []byte{0x00, 'r', 'a', 'w'}); err != nil {
+			return err
+		}
+		if _, err := tx.PutSettingIfAbsent(f.ctx, "other", []byte{0x00, 'r', 'a', 'w'}); err != nil {
+			return err
+		}
+		won, err = tx.ReplaceSetting(f.ctx, "signer", []byte("raw"), []byte("sealed"))
+		if err != nil {
+			return err
+		}
+		if won {
+			f.Error("ReplaceSetting over another value reported a write")
+		}
+		won, err = tx.ReplaceSetting(f.ctx, "signer", []byte{0x00, 'r', 'a', 'w'}, []byte{0x01, 0x00, 0xff})
+		if err != nil {
+			return err
+		}
+		if !won {
+			f.Error("ReplaceSetting over the expected value reported no write")
+		}
+		got, err := tx.GetSetting(f.ctx, "signer")
+		if err != nil {
+			return err
+		}
+		same(f, "GetSetting after ReplaceSetting", got, []byte{0x01, 0x00, 0xff})
+		return nil
+	})
+	f.tx(func(tx store.Tx) error {
+		got, err := tx.GetSetting(f.ctx, "signer")
+		if err != nil {
+			return err
+		}
+		same(f, "replaced setting after commit", got, []byte{0x01, 0x00, 0xff})
+		got, err = tx.GetSetting(f.ctx, "other")
+		if err != nil {
+			return err
+		}
+		same(f, "another key is untouched", got, []byte{0x00, 'r', 'a', 'w'})
+		return nil
+	})
+	rollback := errors.New("roll back")
+	err := f.s.Tx(f.ctx, func(tx store.Tx) error {
+		if _, err := tx.ReplaceSetting(f.ctx, "other", []byte{0x00, 'r', 'a', 'w'}, []byte("gone")); err != nil {
+			return err
+		}
+		return rollback
+	})
+	if !errors.Is(err, rollback) {
+		f.Fatalf("Tx: %v", err)
+	}
+	f.tx(func(tx store.Tx) error {
+		got, err := tx.GetSetting(f.ctx, "other")
+		if err != nil {
+			return err
+		}
+		same(f, "ReplaceSetting rolled back", got, []byte{0x00, 'r', 'a', 'w'})
+		return nil
+	})
+}
+
+// testSettingsConcurrentReplace is several instances upgrading one setting
+// at once, each reading the old value and writing its own new one: exactly
+// one write wins and every instance then reads the winner's value.
+func testSettingsConcurrentReplace(f *fixture) {
+	f.tx(func(tx store.Tx) error {
+		_, err := tx.PutSettingIfAbsent(f.ctx, "key", []byte("old"))
+		return err
+	})
+	const n = 8
+	var wg sync.WaitGroup
+	got := make([][]byte, n)
+	for i := range n {
+		wg.Go(func() {
+			err := f.s.Tx(f.ctx, func(tx store.Tx) error {
+				v, err := tx.GetSetting(f.ctx, "key")
+				if err != nil {
+					return err
+				}
+				if string(v) == "old" {
+					won, err := tx.ReplaceSetting(f.ctx, "key", v, []byte{byte(i), 0xaa})
+					if err != nil {
+						return err
+					}
+					if !won { // transactions are serializable: what it read is still there
+						return fmt.Errorf("ReplaceSetting lost over the value the same transaction read")
+					}
+					v = []byte{byte(i), 0xaa}
+				}
+				got[i] = v
+				return nil
+			})
+			if err != nil {
+				f.Errorf("instance %d: %v", i, err)
+			}
+		})
+	}
+	wg.Wait()
+	for i := range n {
+		if got[i] == nil || !bytes.Equal(got[i], got[0]) {
+			f.Fatalf("instances disagree: %x vs %x", got[i], got[0])
+		}
+	}
+	if len(got[0]) != 2 || got[0][1] != 0xaa {
+		f.Fatalf("stored value %x is none of the proposals", got[0])
+	}
 }
 
 // testSettingsConcurrent is several instances starting at once, each
