@@ -3,11 +3,25 @@ package main
 import (
 	"context"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 )
+
+func TestMain(m *testing.M) {
+	// The at-rest keys the command makes go to a temporary per-user
+	// configuration directory, not the real one.
+	dir, err := os.MkdirTemp("", "paymentsd-test-config-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_CONFIG_HOME", dir)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
 
 // TestPaymentsd starts the service command and checks that the platform
 // credential guards the API and that the dev mailbox is mounted.

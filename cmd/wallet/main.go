@@ -133,6 +133,7 @@ Flags (each can also be set with the environment variable in brackets):
 		cfg.OAuth = p
 	}
 	svcOpts.DefaultOrigin = base
+	var keyFile string
 	if serviceURL == "" {
 		built, err := svcOpts.Build(ctx, log, base+"/dev/mailbox", true)
 		if err != nil {
@@ -151,6 +152,7 @@ Flags (each can also be set with the environment variable in brackets):
 		if built.Mailbox != nil {
 			cfg.DevMailbox = built.Mailbox.Handler()
 		}
+		keyFile = built.KeyFile
 	} else {
 		cfg.ServiceURL = strings.TrimSuffix(serviceURL, "/")
 		cfg.PlatformCredential = svcOpts.PlatformCredential
@@ -171,6 +173,9 @@ Flags (each can also be set with the environment variable in brackets):
 	}
 	if devOIDC {
 		fmt.Fprintf(os.Stderr, "  Dev sign-in (OAuth): %s  (local OpenID Connect issuer)\n", cfg.OAuth.Issuer)
+	}
+	if keyFile != "" {
+		fmt.Fprintf(os.Stderr, "  At-rest key: %s  (back it up apart from the database: the two together expose every wallet's recovery phrase)\n", keyFile)
 	}
 	fmt.Fprintln(os.Stderr)
 	if ready != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,7 +13,18 @@ import (
 	"paywallet/service/store/pgtest"
 )
 
-func TestMain(m *testing.M) { pgtest.Main(m) }
+func TestMain(m *testing.M) {
+	// The at-rest keys the command makes go to a temporary per-user
+	// configuration directory, not the real one.
+	dir, err := os.MkdirTemp("", "wallet-test-config-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_CONFIG_HOME", dir)
+	code := pgtest.Run(m)
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
 
 // startWallet runs the wallet command with args until the test ends and
 // returns its URL.
@@ -122,6 +134,17 @@ func TestEmbeddedWallet(t *testing.T) {
 		}
 	case <-time.After(15 * time.Second):
 		t.Fatal("wallet did not stop")
+	}
+	// The data directory is private and holds no key.
+	for path, want := range map[string]os.FileMode{filepath.Dir(db): 0o700, db: 0o600} {
+		if info, err := os.Stat(path); err != nil {
+			t.Error(err)
+		} else if info.Mode().Perm() != want {
+			t.Errorf("%s: mode %o, want %o", path, info.Mode().Perm(), want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(db), "wallet.key")); err == nil {
+		t.Error("the at-rest key was made beside the database")
 	}
 }
 

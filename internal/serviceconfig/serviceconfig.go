@@ -16,12 +16,10 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"paywallet/service"
-	"paywallet/service/atrest"
 	"paywallet/service/mail"
 	"paywallet/service/oidc"
 	"paywallet/service/rates"
@@ -132,7 +130,8 @@ func (o *Options) Register(fs *flag.FlagSet) {
 	str(fs, &o.DataKey, "data-key", "WALLET_DATA_KEY", "",
 		"64 hex characters: the key that seals secrets at rest (wallet recovery phrases, OTP keys); every instance on one database needs the same key")
 	str(fs, &o.DataKeyFile, "data-key-file", "WALLET_DATA_KEY_FILE", "",
-		"file holding the at-rest key, created (mode 0600) on first start when missing (default with SQLite: wallet.key beside the database)")
+		"file holding the at-rest key, created (mode 0600) on first start when missing (default with SQLite: a file named after the database under "+
+			"the per-user configuration directory, e.g. ~/.config/paywallet/keys/; wallet.key beside the database where an earlier version made it)")
 	str(fs, &o.OIDCProviders, "oidc-providers", "WALLET_OIDC_PROVIDERS", "",
 		"OAuth sign-in: comma-separated issuer=client-id pairs whose ID tokens are trusted, e.g. https://accounts.google.com=1234.apps.googleusercontent.com")
 	str(fs, &o.RatesFile, "rates-file", "WALLET_RATES_FILE", "",
@@ -179,21 +178,6 @@ func (o *Options) counterpartyKeys() []string {
 		}
 	}
 	return out
-}
-
-// dataKey finds the at-rest key: the flag, else the key file, else (SQLite
-// only) wallet.key beside the database. PostgreSQL serves several
-// instances, which must share one key, so it is never made up locally.
-func (o *Options) dataKey() ([]byte, error) {
-	switch {
-	case o.DataKey != "":
-		return atrest.ParseKey(o.DataKey)
-	case o.DataKeyFile != "":
-		return atrest.LoadOrCreateKeyFile(o.DataKeyFile)
-	case strings.HasPrefix(o.Database, "postgres://") || strings.HasPrefix(o.Database, "postgresql://"):
-		return nil, errors.New("with PostgreSQL set --data-key (or --data-key-file) to a key every instance shares; make one with: openssl rand -hex 32")
-	}
-	return atrest.LoadOrCreateKeyFile(filepath.Join(filepath.Dir(o.Database), "wallet.key"))
 }
 
 // providers parses --oidc-providers and adds the extra ones.
@@ -252,7 +236,10 @@ type Built struct {
 	// PlatformCredential is the credential in force (generated when the
 	// embedded service was started without one).
 	PlatformCredential string
-	close              func() error
+	// KeyFile is the file the at-rest key was read from ("" when it was
+	// given with --data-key).
+	KeyFile string
+	close   func() error
 }
 
 // Close closes the store.
@@ -306,7 +293,7 @@ func (o *Options) Build(ctx context.Context, log *slog.Logger, mailboxURL string
 	if err != nil {
 		return nil, err
 	}
-	key, err := o.dataKey()
+	key, keyFile, err := o.dataKey(log)
 	if err != nil {
 		return nil, err
 	}
@@ -338,5 +325,5 @@ func (o *Options) Build(ctx context.Context, log *slog.Logger, mailboxURL string
 		st.Close()
 		return nil, err
 	}
-	return &Built{Service: svc, Mailbox: box, PlatformCredential: cred, close: st.Close}, nil
+	return &Built{Service: svc, Mailbox: box, PlatformCredential: cred, KeyFile: keyFile, close: st.Close}, nil
 }

@@ -1,8 +1,10 @@
 // Package atrest encrypts the service's secrets before they reach the
 // database, so that a copy of the database (a backup, a replica, a stolen
 // file) does not give away wallet mnemonics. The key lives outside the
-// database: in the environment, or in a key file next to it that
-// [LoadOrCreateKeyFile] creates on first start.
+// database: in the environment, or in a key file that
+// [LoadOrCreateKeyFile] creates on first start (by default under the
+// per-user configuration directory, away from the database's directory, so
+// that a copy of one does not carry the other).
 //
 // # Format
 //

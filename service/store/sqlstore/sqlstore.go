@@ -50,6 +50,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"net/url"
 	"os"
@@ -104,16 +105,98 @@ func isPostgresURL(dsn string) bool {
 // OpenSQLite opens (creating if needed) the SQLite database at path, which is
 // a file path or a file: URI, creates its parent directory, and applies
 // pending migrations.
+//
+// The database holds every customer's data, so only its owner may read it:
+// the directories OpenSQLite creates are 0700 and the database file with
+// its -wal and -shm files 0600, whatever the umask. A database file that
+// exists is made 0600 too (earlier versions left it 0644); an existing
+// directory is left as it is.
 func OpenSQLite(ctx context.Context, path string) (*DB, error) {
-	dsn, dir, err := sqliteDSN(path)
+	dsn, file, err := sqliteDSN(path)
 	if err != nil {
 		return nil, err
 	}
-	if dir != "" {
-		if err := os.MkdirAll(dir, 0o750); err != nil {
+	if file != "" {
+		if err := createPrivate(file); err != nil {
+			return nil, fmt.Errorf("store: open sqlite: %w", err)
+		}
+		if err := restrict(file, file+"-wal", file+"-shm"); err != nil {
 			return nil, fmt.Errorf("store: open sqlite: %w", err)
 		}
 	}
+	return openSQLite(ctx, dsn, path)
+}
+
+// createPrivate creates the database file (0600) and the directories
+// missing above it (0700) unless they exist. The modes are set explicitly
+// after creating, so the umask does not matter.
+func createPrivate(file string) error {
+	if err := mkdirPrivate(filepath.Dir(file)); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(file, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	err = f.Chmod(0o600)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// mkdirPrivate is os.MkdirAll with mode 0700 for every directory it makes.
+func mkdirPrivate(dir string) error {
+	if info, err := os.Stat(dir); err == nil {
+		if !info.IsDir() {
+			return fmt.Errorf("%s is not a directory", dir)
+		}
+		return nil
+	}
+	if parent := filepath.Dir(dir); parent != dir {
+		if err := mkdirPrivate(parent); err != nil {
+			return err
+		}
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		if errors.Is(err, fs.ErrExist) { // made by another process meanwhile
+			return nil
+		}
+		return err
+	}
+	return os.Chmod(dir, 0o700)
+}
+
+// restrict takes away the group's and others' access to the files that
+// exist among paths: a database, -wal or -shm file made by an earlier
+// version. (SQLite gives the -wal and -shm files it creates the database
+// file's mode, whatever the umask, so once the database file is private
+// they are born private.) A file this user may use but not chmod (another
+// user's, shared through its group on purpose) is left as it is.
+func restrict(paths ...string) error {
+	for _, p := range paths {
+		info, err := os.Stat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if perm := info.Mode().Perm(); perm&0o077 != 0 {
+			if err := os.Chmod(p, perm&0o700); err != nil && !errors.Is(err, fs.ErrPermission) {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// openSQLite opens the database dsn names (path is for errors) with the
+// settings of the package comment and applies pending migrations.
+func openSQLite(ctx context.Context, dsn, path string) (*DB, error) {
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("store: open sqlite %s: %w", path, err)
@@ -158,8 +241,9 @@ func isBusy(err error) bool {
 const sqlitePragmas = "_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_txlock=immediate"
 
 // sqliteDSN turns a path or file: URI into the driver's DSN and reports the
-// directory that must exist ("" for in-memory databases).
-func sqliteDSN(path string) (dsn, dir string, err error) {
+// name of the database file that may be created ("" for in-memory databases
+// and for URIs whose mode does not allow creating: ro, rw).
+func sqliteDSN(path string) (dsn, file string, err error) {
 	if path == "" {
 		return "", "", errors.New("store: open sqlite: empty path")
 	}
@@ -171,7 +255,7 @@ func sqliteDSN(path string) (dsn, dir string, err error) {
 		// would otherwise start a query or fragment, so that any file
 		// name works.
 		esc := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
-		return "file:" + esc + "?" + sqlitePragmas, filepath.Dir(path), nil
+		return "file:" + esc + "?" + sqlitePragmas, path, nil
 	}
 	rest := strings.TrimPrefix(path, "file:")
 	p, query, hasQuery := strings.Cut(rest, "?")
@@ -191,14 +275,14 @@ func sqliteDSN(path string) (dsn, dir string, err error) {
 	if err != nil {
 		return "", "", fmt.Errorf("store: open sqlite %s: %w", path, err)
 	}
-	if name != "" && name != ":memory:" && q.Get("mode") != "memory" {
-		dir = filepath.Dir(name)
+	if m := q.Get("mode"); name != "" && name != ":memory:" && (m == "" || m == "rwc") {
+		file = name
 	}
 	sep := "?"
 	if hasQuery {
 		sep = "&"
 	}
-	return path + sep + sqlitePragmas, dir, nil
+	return path + sep + sqlitePragmas, file, nil
 }
 
 // postgresConns bounds the connections one instance opens to PostgreSQL.
