@@ -129,6 +129,7 @@ func (s *Service) createCredential(w http.ResponseWriter, r *http.Request) error
 	out := authMethodJSON(created)
 	if otp != nil {
 		if err := s.mailOTP(ctx, created, otp.code); err != nil {
+			s.undoCredential(ctx, created)
 			return err
 		}
 		out.OTPEncryptionTargetBundle = otp.bundle
@@ -600,4 +601,19 @@ func sandboxSessionKeyStub(point *walletcrypto.PublicKey) string {
 	copy(payload, point.Compressed())
 	_, _ = rand.Read(payload[33:])
 	return walletcrypto.Base58CheckEncode(payload)
+}
+
+// undoCredential removes an EMAIL_OTP credential, with its code, whose
+// code could not be e-mailed after its transaction committed: the request
+// answers 503 ("try again"), and a retry must find nothing in its way. If
+// the removal fails too, the credential stays and the person can ask it for
+// a code (POST /auth/credentials/{id}/challenge).
+func (s *Service) undoCredential(ctx context.Context, cred *store.Credential) {
+	ctx = context.WithoutCancel(ctx) // the request may be gone; the clean-up must not be
+	err := s.store.Tx(ctx, func(tx store.Tx) error {
+		return tx.DeleteCredential(ctx, cred.ID)
+	})
+	if err != nil {
+		s.log.Error("credential whose code was not e-mailed not removed", "credential", cred.ID, "err", err)
+	}
 }

@@ -149,7 +149,9 @@ func (s *Service) challengeCredential(w http.ResponseWriter, r *http.Request) er
 		case errors.Is(err, store.ErrNotFound):
 		case err != nil:
 			return err
-		case s.cfg.OTPResendInterval > 0 && now.Before(last.CreatedAt.Add(s.cfg.OTPResendInterval)):
+		case s.cfg.OTPResendInterval > 0 && last.UsedAt.IsZero() && now.Before(last.CreatedAt.Add(s.cfg.OTPResendInterval)):
+			// (A used code, or one withdrawn because it could not be
+			// e-mailed, does not hold the next one back.)
 			e := errorf(http.StatusTooManyRequests, codeRateLimited, "a code was sent moments ago; check your inbox or wait before asking for another")
 			e.RetryAfter = int(math.Ceil(last.CreatedAt.Add(s.cfg.OTPResendInterval).Sub(now).Seconds()))
 			return e
@@ -161,6 +163,7 @@ func (s *Service) challengeCredential(w http.ResponseWriter, r *http.Request) er
 		return err
 	}
 	if err := s.mailOTP(ctx, cred, otp.code); err != nil {
+		s.withdrawOTP(ctx, otp)
 		return err
 	}
 	out := authMethodJSON(cred)
@@ -172,7 +175,22 @@ func (s *Service) challengeCredential(w http.ResponseWriter, r *http.Request) er
 // issuedOTP is a code that was stored and must now be e-mailed, with the
 // target bundle the client seals it to.
 type issuedOTP struct {
-	code, bundle string
+	id, code, bundle string
+}
+
+// withdrawOTP marks a code that could not be e-mailed as used, after its
+// transaction committed: nobody can have it, and the person who asks again
+// at once (as the 503 tells them) is not held back by the resend interval.
+// If even that fails, the code expires unused and the interval applies.
+func (s *Service) withdrawOTP(ctx context.Context, otp *issuedOTP) {
+	ctx = context.WithoutCancel(ctx) // the request may be gone; the clean-up must not be
+	err := s.store.Tx(ctx, func(tx store.Tx) error {
+		_, err := tx.UseOTP(ctx, otp.id, s.now())
+		return err
+	})
+	if err != nil {
+		s.log.Error("unsent OTP not withdrawn", "otp", otp.id, "err", err)
+	}
 }
 
 // issueOTP makes a fresh target key pair and 6-digit code for an EMAIL_OTP
@@ -206,7 +224,7 @@ func (s *Service) issueOTP(ctx context.Context, tx store.Tx, cred *store.Credent
 	if err := tx.CreateOTP(ctx, &otp); err != nil {
 		return nil, err
 	}
-	return &issuedOTP{code: code, bundle: bundle}, nil
+	return &issuedOTP{id: otp.ID, code: code, bundle: bundle}, nil
 }
 
 func otpKeyLabel(otpID string) string { return otpID + "/otp-target-key" }

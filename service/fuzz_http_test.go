@@ -115,7 +115,7 @@ func FuzzServiceRequest(f *testing.F) {
 		{"PATCH", "/internal-accounts/" + acct, []byte(`{"nickname":"x"}`)},
 		{"POST", "/internal-accounts/" + acct + "/export", []byte(`{"clientPublicKey":"02aa"}`)},
 		{"GET", "/auth/credentials?accountId=" + acct, nil},
-		{"POST", "/auth/credentials", js(map[string]any{"accountId": acct, "type": "EMAIL_OTP", "email": "x@example.com"})},
+		{"POST", "/auth/credentials", js(map[string]any{"accountId": acct, "type": "EMAIL_OTP"})},
 		{"DELETE", "/auth/credentials/" + cred, nil},
 		{"POST", "/auth/credentials/" + cred + "/challenge", []byte(`{}`)},
 		{"POST", "/auth/credentials/" + cred + "/verify", []byte(`{"type":"EMAIL_OTP","encryptedOtpBundle":"x"}`)},
