@@ -187,32 +187,6 @@ type keyPair struct {
 	public  *walletcrypto.PublicKey
 }
 
-// generate makes a new non-extractable P-256 key pair for one purpose.
-func generate(p purpose) (keyPair, error) {
-	s, err := subtle()
-	if err != nil {
-		return keyPair{}, err
-	}
-	alg, usages := algECDSA, usagesSign
-	if p == purposeRecipient {
-		alg, usages = algECDH, usagesDerive
-	}
-	pair, err := awaitPromise(s.Call("generateKey", alg, false, usages))
-	if err != nil {
-		return keyPair{}, err
-	}
-	pub := pair.Get("publicKey")
-	raw, err := awaitPromise(s.Call("exportKey", "raw", pub))
-	if err != nil {
-		return keyPair{}, err
-	}
-	pk, err := walletcrypto.ParsePublicKey(fromJS(raw))
-	if err != nil {
-		return keyPair{}, errors.New("the browser made a key that is not a P-256 point")
-	}
-	return keyPair{private: pair.Get("privateKey"), public: pk}, nil
-}
-
 // importPublic starts making a public CryptoKey of pub for alg (algECDH
 // with usagesNone for a Diffie-Hellman peer, algECDSA with usagesVerify for
 // verifying) and returns its Promise.
@@ -276,18 +250,9 @@ func (k ecdhKey) ECDH(peer *walletcrypto.PublicKey) ([]byte, error) {
 	return deriveX(s, k.private, peerKey)
 }
 
-// webCrypto is the walletcrypto.Backend of the module.
+// webCrypto is the module's walletcrypto.Verifier. (Seals get their
+// ephemeral key from the flows: precomputed.)
 type webCrypto struct{}
-
-// GenerateECDH makes an ephemeral key for one seal. Its private half is
-// non-extractable and dropped after the seal.
-func (webCrypto) GenerateECDH() (walletcrypto.ECDHKey, error) {
-	kp, err := generate(purposeRecipient)
-	if err != nil {
-		return nil, err
-	}
-	return ecdhKey{private: kp.private, public: kp.public}, nil
-}
 
 // VerifyECDSA checks a DER signature over SHA-256(message) with WebCrypto
 // (which accepts high S, as the protocol requires).
@@ -312,8 +277,9 @@ func (webCrypto) VerifyECDSA(pub *walletcrypto.PublicKey, message, der []byte) b
 	return err == nil && ok.Type() == js.TypeBoolean && ok.Bool()
 }
 
-// precomputed is a Backend whose one ephemeral key has already done its
-// Diffie-Hellman step with peer (sealRound); it refuses any other use.
+// precomputed is a walletcrypto.KeySource whose one ephemeral key has
+// already done its Diffie-Hellman step with peer (sealRound); it refuses
+// any other use.
 type precomputed struct {
 	pub  *walletcrypto.PublicKey
 	dh   []byte
@@ -321,8 +287,6 @@ type precomputed struct {
 }
 
 func (p precomputed) GenerateECDH() (walletcrypto.ECDHKey, error) { return p, nil }
-
-func (p precomputed) VerifyECDSA(*walletcrypto.PublicKey, []byte, []byte) bool { return false }
 
 func (p precomputed) PublicKey() *walletcrypto.PublicKey { return p.pub }
 

@@ -51,7 +51,7 @@ func ParseBundle(s string) (Bundle, error) {
 
 // SealBundleWith seals plaintext to recipient (see [SealWith]) and returns the
 // JSON form.
-func SealBundleWith(b Backend, recipient *PublicKey, plaintext []byte) (string, error) {
+func SealBundleWith(b KeySource, recipient *PublicKey, plaintext []byte) (string, error) {
 	enc, ct, err := SealWith(b, recipient, plaintext)
 	if err != nil {
 		return "", err

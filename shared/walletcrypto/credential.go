@@ -7,7 +7,7 @@ package walletcrypto
 
 // SealCredentialBundleWith seals plaintext to recipient (see [SealWith]) and
 // returns the credential-bundle form.
-func SealCredentialBundleWith(b Backend, recipient *PublicKey, plaintext []byte) (string, error) {
+func SealCredentialBundleWith(b KeySource, recipient *PublicKey, plaintext []byte) (string, error) {
 	enc, ct, err := SealWith(b, recipient, plaintext)
 	if err != nil {
 		return "", err

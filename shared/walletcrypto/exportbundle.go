@@ -28,7 +28,7 @@ import "encoding/hex"
 // upper or lower case. A bundle with empty dataSignature and
 // enclaveQuorumPublic, as the reference sandbox sends, is malformed here.
 // Decryption failures wrap [ErrDecrypt]; on any error the results are empty.
-func OpenExportBundleWith(b Backend, s string, pinnedSigner *PublicKey, recipient ECDHKey) (organizationID string, plaintext []byte, err error) {
+func OpenExportBundleWith(b Verifier, s string, pinnedSigner *PublicKey, recipient ECDHKey) (organizationID string, plaintext []byte, err error) {
 	if pinnedSigner == nil {
 		return "", nil, wrap(ErrSignerMismatch, "no pinned signer")
 	}

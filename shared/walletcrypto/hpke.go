@@ -36,17 +36,28 @@ type ECDHKey interface {
 	ECDH(peer *PublicKey) ([]byte, error)
 }
 
-// A Backend supplies the P-256 operations that need a curve implementation:
-// fresh ephemeral keys for sealing, and ECDSA verification of signed
-// envelopes. The host build's is the standard library (the package-level
-// functions without "With" use it); the wasm module's is WebCrypto.
-type Backend interface {
+// A KeySource supplies a fresh ephemeral key for each seal.
+type KeySource interface {
 	// GenerateECDH returns a new random key for one seal.
 	GenerateECDH() (ECDHKey, error)
+}
+
+// A Verifier checks the ECDSA P-256 signatures of signed envelopes.
+type Verifier interface {
 	// VerifyECDSA reports whether der, a DER ECDSA signature (already
 	// checked by [ParseDERSignature]), verifies over SHA-256(message) with
 	// pub. High-S signatures must verify.
 	VerifyECDSA(pub *PublicKey, message, der []byte) bool
+}
+
+// A Backend supplies the P-256 operations that need a curve implementation:
+// fresh ephemeral keys for sealing ([KeySource]) and ECDSA verification of
+// signed envelopes ([Verifier]). The host build's is the standard library
+// ([Native]; the package-level functions without "With" use it); the wasm
+// module verifies with WebCrypto and seals with keys WebCrypto made.
+type Backend interface {
+	KeySource
+	Verifier
 }
 
 // RFC 9180 identifiers (§7): KEM 0x0010, KDF 0x0001, AEAD 0x0002 (AES-256-GCM);
@@ -90,7 +101,7 @@ func (s suite) hpkeSuiteID() []byte {
 // points. The ephemeral key comes from b. It returns the 65-byte uncompressed
 // encapsulated key and the ciphertext (plaintext + 16-byte tag). Each call
 // uses a fresh ephemeral key, so each bundle holds exactly one message.
-func SealWith(b Backend, recipient *PublicKey, plaintext []byte) (enc, ciphertext []byte, err error) {
+func SealWith(b KeySource, recipient *PublicKey, plaintext []byte) (enc, ciphertext []byte, err error) {
 	if recipient == nil {
 		return nil, nil, wrap(ErrInvalidPublicKey, "nil recipient")
 	}

@@ -41,7 +41,7 @@ func ParseOTPPlaintext(b []byte) (code string, publicKey *PublicKey, err error) 
 // client.UncompressedHex()) to target, and returns the JSON HPKE form: the
 // encryptedOtpBundle string of verifyOtp. Get target from
 // [VerifyTargetBundleWith].
-func SealOTPWith(b Backend, target *PublicKey, code string, client *PublicKey) (string, error) {
+func SealOTPWith(b KeySource, target *PublicKey, code string, client *PublicKey) (string, error) {
 	if client == nil {
 		return "", wrap(ErrInvalidPublicKey, "nil client key")
 	}

@@ -111,7 +111,7 @@ func parseUncompressedHex(s, what string) (*PublicKey, error) {
 // that dataSignature verifies with b (high S accepted), and returns
 // targetPublic, the key to seal the OTP to. A different signer gives
 // [ErrSignerMismatch]; a bad signature [ErrInvalidSignature].
-func VerifyTargetBundleWith(b Backend, s string, pinnedSigner *PublicKey) (target *PublicKey, err error) {
+func VerifyTargetBundleWith(b Verifier, s string, pinnedSigner *PublicKey) (target *PublicKey, err error) {
 	if pinnedSigner == nil {
 		return nil, wrap(ErrSignerMismatch, "no pinned signer")
 	}
