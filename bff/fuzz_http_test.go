@@ -24,7 +24,8 @@ func FuzzBFFRequest(f *testing.F) {
 		c.Logger = slog.New(slog.NewTextHandler(panicCounter{&panics}, nil))
 		c.LoginPerIP = Limit{Max: 1 << 20, Window: time.Minute}
 		c.LoginPerEmail = Limit{Max: 1 << 20, Window: time.Minute}
-		c.SessionCheck = time.Hour // the fake service's sessions do not end
+		c.SessionCheck = time.Hour             // the fake service's sessions do not end
+		c.streamMaxAge = 50 * time.Millisecond // GET /api/events answers, briefly
 	})
 	h.login("fuzz@example.com")
 	signedIn := h.cookie

@@ -18,8 +18,11 @@ const headerSecFetchSite = "Sec-Fetch-Site"
 // Sec-Fetch-Site, when present, must be same-origin; otherwise Origin, when
 // present, must be the request's own scheme and host. Requests with neither
 // header (non-browser clients) pass on the strength of X-CSRF alone.
+// The one exception is the page's EventSource on GET /api/events, which
+// cannot add a header: it passes without X-CSRF as a same-origin request
+// for text/event-stream (eventsAccepted, stream.go).
 func (s *Server) sameOrigin(c *fiber.Ctx) error {
-	if c.Get(HeaderCSRF) != "1" {
+	if c.Get(HeaderCSRF) != "1" && !eventsAccepted(c) {
 		return errForbidden
 	}
 	if site := c.Get(headerSecFetchSite); site != "" {

@@ -94,11 +94,25 @@ type Config struct {
 	// Empty by default: the BFF is reached directly.
 	TrustedProxies []string
 
-	// Test seams: the embedded site, the route table and the overall
-	// deadline of an /api request.
-	static     fs.FS
-	routes     []route
-	apiTimeout time.Duration
+	// Events records the service's webhooks and passes them to every
+	// instance (events.go); a MemoryEventLog when nil. Several BFF
+	// instances need a shared EventLog (paywallet/bff/bffpg), or a browser
+	// hears only the webhooks its own instance received.
+	Events EventLog
+	// WebhookJWKSURL is where the service publishes the public keys of its
+	// webhook signatures, fetched through Transport like every call to the
+	// service (without the platform credential: the keys are public).
+	// ServiceURL + "/webhooks/jwks.json" when empty.
+	WebhookJWKSURL string
+
+	// Test seams: the embedded site, the route table, the overall
+	// deadline of an /api request, and the event stream's heartbeat and
+	// longest life.
+	static       fs.FS
+	routes       []route
+	apiTimeout   time.Duration
+	heartbeat    time.Duration
+	streamMaxAge time.Duration
 }
 
 // Server is the backend-for-frontend: the wallet's pages, the /api the pages
@@ -128,6 +142,16 @@ type Server struct {
 	stop       context.CancelFunc
 	apiTimeout time.Duration
 	live       *liveSessions
+
+	// Webhooks in, events out (webhooks.go, stream.go).
+	events       EventLog
+	hub          *hub
+	jwks         *jwksCache
+	unsubscribe  func()
+	closing      chan struct{} // closed when Shutdown begins: open streams end
+	closeOnce    sync.Once
+	heartbeat    time.Duration
+	streamMaxAge time.Duration
 }
 
 // connSet holds the open client connections.
@@ -177,7 +201,8 @@ const apiTimeout = 20 * time.Second
 // New validates cfg and builds the Server.
 func New(cfg Config) (*Server, error) {
 	s := &Server{log: cfg.Logger, now: cfg.Now, store: cfg.Sessions, mode: cfg.Mode,
-		limiter: cfg.Limiter, apiTimeout: cfg.apiTimeout, rpID: cfg.WebAuthnRPID, rpName: cfg.WebAuthnRPName, oauth: cfg.OAuth}
+		limiter: cfg.Limiter, apiTimeout: cfg.apiTimeout, rpID: cfg.WebAuthnRPID, rpName: cfg.WebAuthnRPName, oauth: cfg.OAuth,
+		events: cfg.Events, heartbeat: cfg.heartbeat, streamMaxAge: cfg.streamMaxAge, closing: make(chan struct{})}
 	if s.rpID == "" {
 		s.rpID = "localhost"
 	}
@@ -203,6 +228,15 @@ func New(cfg Config) (*Server, error) {
 	}
 	if s.apiTimeout <= 0 {
 		s.apiTimeout = apiTimeout
+	}
+	if s.events == nil {
+		s.events = NewMemoryEventLog(s.now)
+	}
+	if s.heartbeat <= 0 {
+		s.heartbeat = defaultHeartbeat
+	}
+	if s.streamMaxAge <= 0 {
+		s.streamMaxAge = defaultStreamMaxAge
 	}
 	check := cfg.SessionCheck
 	if check <= 0 {
@@ -239,6 +273,11 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("bff: %w", err)
 	}
 	s.up = up
+	jwksURL := cfg.WebhookJWKSURL
+	if jwksURL == "" {
+		jwksURL = up.base.String() + "/webhooks/jwks.json"
+	}
+	s.jwks = &jwksCache{url: jwksURL, client: up.client, now: s.now}
 
 	static := cfg.static
 	if static == nil {
@@ -285,6 +324,7 @@ func New(cfg Config) (*Server, error) {
 	s.base, s.stop = context.WithCancel(context.Background())
 	api := s.app.Group("/api", s.sameOrigin, s.withDeadline, s.loadSession)
 	api.Get("/config", s.handleConfig)
+	api.Get("/events", s.handleEvents)
 	api.Post("/login/start", s.handleLoginStart)
 	api.Post("/login/verify", s.handleLoginVerify)
 	api.Get("/me", s.handleMe)
@@ -315,8 +355,12 @@ func New(cfg Config) (*Server, error) {
 		s.devMailbox = true
 		s.app.Use(devMailboxPath, adaptor.HTTPHandler(http.StripPrefix(devMailboxPath, cfg.DevMailbox)))
 	}
+	s.app.Post(WebhookPath, s.handleWebhook)
 	s.app.Get("/healthz", s.handleHealthz)
 	s.app.Get("/*", s.serveStatic)
+	// Last: from here on events reach this instance's streams.
+	s.hub = newHub(s.now)
+	s.unsubscribe = s.events.Subscribe(s.hub.publish)
 	return s, nil
 }
 
@@ -362,6 +406,12 @@ const (
 // that carry no request are ended, and Shutdown returns ctx's error, so
 // that the caller knows requests were cut short.
 func (s *Server) Shutdown(ctx context.Context) error {
+	// Event streams never end by themselves: end them now (their browsers
+	// reconnect, to another instance), and stop listening for events.
+	s.closeOnce.Do(func() {
+		close(s.closing)
+		s.unsubscribe()
+	})
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, shutdownGrace)

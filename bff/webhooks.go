@@ -1,0 +1,115 @@
+package bff
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+)
+
+// WebhookPath is where the service delivers its webhooks to the BFF.
+const WebhookPath = "/webhooks/service"
+
+// webhookTolerance is how far a webhook's signed time may be from the
+// BFF's clock, either way.
+const webhookTolerance = 5 * time.Minute
+
+var (
+	errWebhookSignature = &Error{Status: http.StatusUnauthorized, Code: codeUnauthorized,
+		Message: "webhook signature missing, malformed, stale or not the service's"}
+	errWebhookMalformed = &Error{Status: http.StatusBadRequest, Code: codeInvalidRequestFormat,
+		Message: "webhook body is not a webhook envelope"}
+	errWebhookUnavailable = &Error{Status: http.StatusServiceUnavailable, Code: codeServiceUnavailable,
+		Message: "the webhook could not be recorded; deliver it again later"}
+)
+
+// webhookType is an OBJECT.EVENT type such as OUTGOING_PAYMENT.COMPLETED,
+// or TEST: safe as an SSE event name.
+var webhookType = regexp.MustCompile(`^[A-Z][A-Z_]{0,63}(\.[A-Z][A-Z_]{0,63})?$`)
+
+// handleWebhook receives one webhook of the service: POST /webhooks/service,
+// outside /api (the service has no cookie and sends no X-CSRF). The
+// replay-safe signature must be the service's (its JWKS), over this
+// webhook's id, a time within five minutes of now, and the body; otherwise
+// 401. A webhook whose id was recorded before is answered 200 (it was
+// delivered) and not passed on again. A new one is passed on to the
+// browsers of its customer, on every instance.
+func (s *Server) handleWebhook(c *fiber.Ctx) error {
+	body := append([]byte(nil), c.Body()...)
+	sig, err := parseWebhookSignature(c.Get(HeaderWebhookSignature))
+	if err != nil {
+		return errWebhookSignature
+	}
+	if d := s.now().Sub(time.Unix(sig.t, 0)); d > webhookTolerance || d < -webhookTolerance {
+		return errWebhookSignature
+	}
+	var env struct {
+		ID   string          `json:"id"`
+		Type string          `json:"type"`
+		Data json.RawMessage `json:"data"`
+	}
+	if err := json.Unmarshal(body, &env); err != nil || env.ID == "" {
+		return errWebhookMalformed
+	}
+	ctx, cancel := context.WithTimeout(s.base, 15*time.Second)
+	defer cancel()
+	key, err := s.jwks.key(ctx, sig.kid)
+	switch {
+	case errors.Is(err, errUnknownKid):
+		return errWebhookSignature
+	case err != nil:
+		// Without the service's keys nothing can be checked: the service
+		// delivers it again later.
+		s.log.Error("bff: webhook keys unavailable", slog.Any("err", err))
+		return errWebhookUnavailable
+	}
+	if !verifyWebhook(key, sig, env.ID, body) {
+		return errWebhookSignature
+	}
+	id, ok := strings.CutPrefix(env.ID, "Webhook:")
+	if !ok || !isUUID(id) || !webhookType.MatchString(env.Type) {
+		return errWebhookMalformed
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, body); err != nil {
+		return errWebhookMalformed
+	}
+	ev := Event{ID: env.ID, Type: env.Type, CustomerID: customerOf(env.Type, env.Data), Body: compact.Bytes()}
+	added, err := s.events.Add(ctx, ev)
+	if err != nil {
+		s.log.Error("bff: recording a webhook", slog.String("id", ev.ID), slog.Any("err", err))
+		return errWebhookUnavailable
+	}
+	if !added {
+		s.log.Debug("bff: webhook delivered again", slog.String("id", ev.ID))
+	}
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	return c.Status(http.StatusOK).JSON(fiber.Map{"received": true})
+}
+
+// customerOf is the customer whose browsers hear a webhook: its resource's
+// customerId (a transaction, an internal or external account), or the
+// resource's own id for a CUSTOMER.* event; "" when there is none.
+func customerOf(typ string, data json.RawMessage) string {
+	var d struct {
+		CustomerID string `json:"customerId"`
+		ID         string `json:"id"`
+	}
+	if len(data) == 0 || json.Unmarshal(data, &d) != nil {
+		return ""
+	}
+	if validID("Customer", d.CustomerID) {
+		return d.CustomerID
+	}
+	if strings.HasPrefix(typ, "CUSTOMER.") && validID("Customer", d.ID) {
+		return d.ID
+	}
+	return ""
+}
