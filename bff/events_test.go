@@ -18,6 +18,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"paywallet/shared/webhooksig"
 )
 
 // webhookSigner signs webhooks as the service does, and serves its JWKS.
@@ -88,7 +90,7 @@ func (h *harness) postWebhook(signature string, body []byte) *response {
 	saved := h.cookie
 	h.cookie = "" // the service has no cookie
 	defer func() { h.cookie = saved }()
-	return h.do("POST", WebhookPath, string(body), map[string]string{HeaderWebhookSignature: signature})
+	return h.do("POST", WebhookPath, string(body), map[string]string{webhooksig.Header: signature})
 }
 
 // deliver posts a webhook signed now with w's key.
@@ -510,5 +512,42 @@ func TestShutdownEndsStreams(t *testing.T) {
 		case <-time.After(2 * time.Second):
 			t.Errorf("stream %d still open after Shutdown", i)
 		}
+	}
+}
+
+// TestWebhookFromTheServiceSigner: a webhook signed by the service's own
+// signer (paywallet/shared/webhooksig), with its JWKS, passes.
+func TestWebhookFromTheServiceSigner(t *testing.T) {
+	t.Parallel()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer, err := webhooksig.NewSigner(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jwks := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := webhooksig.JWKS{Keys: []webhooksig.JWK{signer.JWK()}}.Marshal()
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(b)
+	}))
+	t.Cleanup(jwks.Close)
+	h := newHarness(t, func(c *Config) { c.WebhookJWKSURL = jwks.URL })
+	base := h.serve()
+	cookie, customer := h.signedInAs("ada@example.com")
+	tab := openStream(t, base, cookie, "")
+	waitListeners(t, h, customer, 1)
+	id := webhookID(50)
+	body := envelope(id, webhooksig.OutgoingPaymentRefundCompleted, customer, "REFUNDED")
+	hdr, err := signer.Sign(id, body, h.clock.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := h.postWebhook(hdr.Signature, body); r.status != 200 {
+		t.Fatalf("webhook: %d %s", r.status, r.body)
+	}
+	if ev := tab.next(t, 2*time.Second); ev.id != id || ev.event != webhooksig.OutgoingPaymentRefundCompleted {
+		t.Errorf("event %+v", ev)
 	}
 }

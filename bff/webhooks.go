@@ -12,14 +12,12 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+
+	"paywallet/shared/webhooksig"
 )
 
 // WebhookPath is where the service delivers its webhooks to the BFF.
 const WebhookPath = "/webhooks/service"
-
-// webhookTolerance is how far a webhook's signed time may be from the
-// BFF's clock, either way.
-const webhookTolerance = 5 * time.Minute
 
 var (
 	errWebhookSignature = &Error{Status: http.StatusUnauthorized, Code: codeUnauthorized,
@@ -36,31 +34,26 @@ var webhookType = regexp.MustCompile(`^[A-Z][A-Z_]{0,63}(\.[A-Z][A-Z_]{0,63})?$`
 
 // handleWebhook receives one webhook of the service: POST /webhooks/service,
 // outside /api (the service has no cookie and sends no X-CSRF). The
-// replay-safe signature must be the service's (its JWKS), over this
+// replay-safe signature (Service-Webhook-Signature, checked with
+// paywallet/shared/webhooksig) must be the service's (its JWKS), over this
 // webhook's id, a time within five minutes of now, and the body; otherwise
 // 401. A webhook whose id was recorded before is answered 200 (it was
 // delivered) and not passed on again. A new one is passed on to the
 // browsers of its customer, on every instance.
 func (s *Server) handleWebhook(c *fiber.Ctx) error {
 	body := append([]byte(nil), c.Body()...)
-	sig, err := parseWebhookSignature(c.Get(HeaderWebhookSignature))
+	header := c.Get(webhooksig.Header)
+	sig, err := webhooksig.ParseHeader(header)
 	if err != nil {
 		return errWebhookSignature
 	}
-	if d := s.now().Sub(time.Unix(sig.t, 0)); d > webhookTolerance || d < -webhookTolerance {
+	// The time first: a stale delivery costs no key lookup.
+	if d := s.now().Sub(time.Unix(sig.Timestamp, 0)); d > webhooksig.Tolerance || d < -webhooksig.Tolerance {
 		return errWebhookSignature
-	}
-	var env struct {
-		ID   string          `json:"id"`
-		Type string          `json:"type"`
-		Data json.RawMessage `json:"data"`
-	}
-	if err := json.Unmarshal(body, &env); err != nil || env.ID == "" {
-		return errWebhookMalformed
 	}
 	ctx, cancel := context.WithTimeout(s.base, 15*time.Second)
 	defer cancel()
-	key, err := s.jwks.key(ctx, sig.kid)
+	keys, err := s.jwks.keySet(ctx, sig.KeyID)
 	switch {
 	case errors.Is(err, errUnknownKid):
 		return errWebhookSignature
@@ -70,18 +63,26 @@ func (s *Server) handleWebhook(c *fiber.Ctx) error {
 		s.log.Error("bff: webhook keys unavailable", slog.Any("err", err))
 		return errWebhookUnavailable
 	}
-	if !verifyWebhook(key, sig, env.ID, body) {
+	id, err := webhooksig.Verify(header, body, keys, s.now())
+	switch {
+	case errors.Is(err, webhooksig.ErrBody):
+		return errWebhookMalformed
+	case err != nil:
 		return errWebhookSignature
 	}
-	id, ok := strings.CutPrefix(env.ID, "Webhook:")
-	if !ok || !isUUID(id) || !webhookType.MatchString(env.Type) {
+	var env webhooksig.Event
+	if err := json.Unmarshal(body, &env); err != nil || env.ID != id {
+		return errWebhookMalformed
+	}
+	uuid, ok := strings.CutPrefix(id, "Webhook:")
+	if !ok || !isUUID(uuid) || !webhookType.MatchString(env.Type) {
 		return errWebhookMalformed
 	}
 	var compact bytes.Buffer
 	if err := json.Compact(&compact, body); err != nil {
 		return errWebhookMalformed
 	}
-	ev := Event{ID: env.ID, Type: env.Type, CustomerID: customerOf(env.Type, env.Data), Body: compact.Bytes()}
+	ev := Event{ID: id, Type: env.Type, CustomerID: customerOf(env.Type, env.Data), Body: compact.Bytes()}
 	added, err := s.events.Add(ctx, ev)
 	if err != nil {
 		s.log.Error("bff: recording a webhook", slog.String("id", ev.ID), slog.Any("err", err))
