@@ -61,6 +61,7 @@ type Store interface {
 type Tx interface {
 	ExternalAccountTx
 	MoneyTx
+	WebhookTx
 
 	// Settings hold service-wide values such as the target-bundle signer key.
 	// PutSettingIfAbsent stores value under key unless the key exists, and

@@ -111,6 +111,13 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"MoneyNotFound", testMoneyNotFound},
 		{"MoneyMissingReference", testMoneyMissingReference},
 		{"MoneyDuplicateID", testMoneyDuplicateID},
+		// store.WebhookTx (webhooks.go)
+		{"WebhookEventRoundTrip", testWebhookEventRoundTrip},
+		{"WebhookRollback", testWebhookRollback},
+		{"WebhookSequenceRace", testWebhookSequenceRace},
+		{"WebhookClaim", testWebhookClaim},
+		{"WebhookClaimRace", testWebhookClaimRace},
+		{"WebhookList", testWebhookList},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

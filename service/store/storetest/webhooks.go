@@ -1,0 +1,379 @@
+package storetest
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"paywallet/service/store"
+)
+
+// ---- store.WebhookTx
+
+func newWebhookEvent(resourceID string, seq int64, created time.Time) *store.WebhookEvent {
+	id := newID("Webhook")
+	return &store.WebhookEvent{
+		ID: id, Type: "OUTGOING_PAYMENT.PENDING", ResourceID: resourceID, Sequence: seq,
+		Body:   []byte(`{"id":"` + id + `","type":"OUTGOING_PAYMENT.PENDING","data":{"note":"Zoë"}}`),
+		Status: store.WebhookPending, NextAttemptAt: created, GiveUpAt: created.Add(72 * time.Hour),
+		CreatedAt: created, UpdatedAt: created,
+	}
+}
+
+// appendEvent writes an event of the resource with the next sequence, as
+// the service does.
+func (f *fixture) appendEvent(resourceID string, created time.Time) *store.WebhookEvent {
+	f.Helper()
+	var e *store.WebhookEvent
+	f.tx(func(tx store.Tx) error {
+		seq, err := tx.NextWebhookSequence(f.ctx, resourceID)
+		if err != nil {
+			return err
+		}
+		e = newWebhookEvent(resourceID, seq, created)
+		return tx.CreateWebhookEvent(f.ctx, e)
+	})
+	return e
+}
+
+func (f *fixture) webhookEvent(id string) store.WebhookEvent {
+	f.Helper()
+	var e *store.WebhookEvent
+	f.tx(func(tx store.Tx) error {
+		var err error
+		e, err = tx.GetWebhookEvent(f.ctx, id)
+		return err
+	})
+	return *e
+}
+
+func (f *fixture) claim(now, until time.Time, lease string, limit int) []store.WebhookEvent {
+	f.Helper()
+	var got []store.WebhookEvent
+	f.tx(func(tx store.Tx) error {
+		var err error
+		got, err = tx.ClaimWebhookEvents(f.ctx, now, until, lease, limit)
+		return err
+	})
+	return got
+}
+
+func eventIDs(es []store.WebhookEvent) []string {
+	return ids(es, func(e *store.WebhookEvent) string { return e.ID })
+}
+
+func testWebhookEventRoundTrip(f *fixture) {
+	r := newID("Transaction")
+	var seq int64
+	f.tx(func(tx store.Tx) error {
+		var err error
+		seq, err = tx.NextWebhookSequence(f.ctx, r)
+		return err
+	})
+	if seq != 1 {
+		f.Fatalf("first sequence %d", seq)
+	}
+	e := newWebhookEvent(r, 1, at(0))
+	e.Attempts, e.LastStatus, e.LastError, e.Lease = 2, 503, "Service Unavailable", "lease-1"
+	e.DeliveredAt = at(time.Minute)
+	f.tx(func(tx store.Tx) error { return tx.CreateWebhookEvent(f.ctx, e) })
+	same(f, "GetWebhookEvent", f.webhookEvent(e.ID), *e)
+	second := f.appendEvent(r, at(time.Second))
+	if second.Sequence != 2 {
+		f.Fatalf("second sequence %d", second.Sequence)
+	}
+	if other := f.appendEvent(newID("InternalAccount"), at(0)); other.Sequence != 1 {
+		f.Fatalf("another resource's first sequence %d", other.Sequence)
+	}
+	err := f.s.Tx(f.ctx, func(tx store.Tx) error {
+		dup := newWebhookEvent(newID("Transaction"), 1, at(0))
+		dup.ID = e.ID
+		return tx.CreateWebhookEvent(f.ctx, dup)
+	})
+	wantErr(f, "duplicate id", err, store.ErrConflict)
+	err = f.s.Tx(f.ctx, func(tx store.Tx) error {
+		_, err := tx.GetWebhookEvent(f.ctx, newID("Webhook"))
+		return err
+	})
+	wantErr(f, "missing event", err, store.ErrNotFound)
+	err = f.s.Tx(f.ctx, func(tx store.Tx) error {
+		return tx.ReplayWebhookEvent(f.ctx, newID("Webhook"), at(0), at(time.Hour))
+	})
+	wantErr(f, "replay of a missing event", err, store.ErrNotFound)
+}
+
+// testWebhookRollback: an event written in a transaction that rolls back
+// is not there, and does not use up its sequence.
+func testWebhookRollback(f *fixture) {
+	r := newID("Transaction")
+	var e *store.WebhookEvent
+	boom := errors.New("boom")
+	err := f.s.Tx(f.ctx, func(tx store.Tx) error {
+		e = newWebhookEvent(r, 1, at(0))
+		if err := tx.CreateWebhookEvent(f.ctx, e); err != nil {
+			return err
+		}
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		f.Fatal(err)
+	}
+	err = f.s.Tx(f.ctx, func(tx store.Tx) error {
+		_, err := tx.GetWebhookEvent(f.ctx, e.ID)
+		return err
+	})
+	wantErr(f, "rolled-back event", err, store.ErrNotFound)
+	if got := f.claim(at(time.Hour), at(2*time.Hour), "l", 10); len(got) != 0 {
+		f.Fatalf("claimed %v", eventIDs(got))
+	}
+	if next := f.appendEvent(r, at(0)); next.Sequence != 1 {
+		f.Fatalf("sequence after rollback %d", next.Sequence)
+	}
+}
+
+// testWebhookSequenceRace: transactions appending events of one resource
+// at once all commit, with the sequences 1..n.
+func testWebhookSequenceRace(f *fixture) {
+	r := newID("InternalAccount")
+	const n = 8
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for range n {
+		wg.Go(func() {
+			errs <- f.s.Tx(f.ctx, func(tx store.Tx) error {
+				seq, err := tx.NextWebhookSequence(f.ctx, r)
+				if err != nil {
+					return err
+				}
+				return tx.CreateWebhookEvent(f.ctx, newWebhookEvent(r, seq, at(0)))
+			})
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			f.Fatal(err)
+		}
+	}
+	var page store.Page[store.WebhookEvent]
+	f.tx(func(tx store.Tx) error {
+		var err error
+		page, err = tx.ListWebhookEvents(f.ctx, store.WebhookEventFilter{ResourceID: r, Limit: 100})
+		return err
+	})
+	var seqs []int64
+	for _, e := range page.Items {
+		seqs = append(seqs, e.Sequence)
+	}
+	slices.Sort(seqs)
+	if want := []int64{1, 2, 3, 4, 5, 6, 7, 8}; !slices.Equal(seqs, want) {
+		f.Fatalf("sequences %v, want %v", seqs, want)
+	}
+}
+
+// testWebhookClaim: a claim takes due events that head their resource,
+// oldest due first, leases them until the given time, and only the lease
+// holder finishes an attempt. A resource's next event becomes due once the
+// one before it is DELIVERED or FAILED.
+func testWebhookClaim(f *fixture) {
+	a, b, c := newID("Transaction"), newID("Transaction"), newID("Transaction")
+	a1 := f.appendEvent(a, at(0))
+	a2 := f.appendEvent(a, at(0))
+	b1 := f.appendEvent(b, at(time.Second))
+	c1 := f.appendEvent(c, at(time.Hour)) // not due yet
+	now := at(time.Minute)
+	got := f.claim(now, now.Add(time.Minute), "lease-1", 10)
+	if want := []string{a1.ID, b1.ID}; !slices.Equal(eventIDs(got), want) {
+		f.Fatalf("claimed %v, want %v (a2 waits for a1, c1 is not due)", eventIDs(got), want)
+	}
+	for _, e := range got {
+		if e.Lease != "lease-1" || !e.NextAttemptAt.Equal(now.Add(time.Minute)) {
+			f.Fatalf("claimed event %+v", e)
+		}
+	}
+	if again := f.claim(now, now.Add(time.Minute), "lease-2", 10); len(again) != 0 {
+		f.Fatalf("claimed while leased: %v", eventIDs(again))
+	}
+	if limited := f.claim(now.Add(time.Hour), now.Add(2*time.Hour), "lease-3", 1); !slices.Equal(eventIDs(limited), []string{a1.ID}) {
+		f.Fatalf("after the lease, limit 1: %v", eventIDs(limited))
+	}
+	// a1 is now held by lease-3: lease-1 can no longer finish it.
+	finish := func(e store.WebhookEvent, lease, status string, attempt int, when time.Time) bool {
+		f.Helper()
+		var won bool
+		f.tx(func(tx store.Tx) error {
+			e.Status, e.UpdatedAt, e.NextAttemptAt = status, when, when.Add(time.Minute)
+			e.LastStatus, e.LastError = 500, "Internal Server Error"
+			if status == store.WebhookDelivered {
+				e.LastStatus, e.LastError, e.DeliveredAt = 200, "", when
+			}
+			var err error
+			won, err = tx.FinishWebhookAttempt(f.ctx, &e, &store.WebhookAttempt{EventID: e.ID, Attempt: attempt,
+				AttemptedAt: when, URL: "https://example.com/hook", ResponseStatus: e.LastStatus, Error: e.LastError,
+				Duration: 1500 * time.Microsecond}, lease)
+			return err
+		})
+		return won
+	}
+	if finish(got[0], "lease-1", store.WebhookDelivered, 1, now) {
+		f.Fatal("a lease that ended finished an attempt")
+	}
+	if !finish(got[0], "lease-3", store.WebhookPending, 1, now.Add(time.Hour)) {
+		f.Fatal("the lease holder could not finish its attempt")
+	}
+	if finish(got[0], "lease-3", store.WebhookPending, 2, now.Add(time.Hour)) {
+		f.Fatal("a finished lease finished a second attempt")
+	}
+	ev := f.webhookEvent(a1.ID)
+	if ev.Attempts != 1 || ev.Lease != "" || ev.Status != store.WebhookPending || ev.LastStatus != 500 ||
+		!ev.NextAttemptAt.Equal(now.Add(time.Hour+time.Minute)) {
+		f.Fatalf("after a failed attempt: %+v", ev)
+	}
+	// Due again a minute later; b1's lease-1 has ended too.
+	later := now.Add(time.Hour + time.Minute)
+	got = f.claim(later, later.Add(time.Minute), "lease-4", 10)
+	if want := []string{b1.ID, a1.ID, c1.ID}; !slices.ContainsFunc(got, func(e store.WebhookEvent) bool { return e.ID == a1.ID }) ||
+		slices.ContainsFunc(got, func(e store.WebhookEvent) bool { return e.ID == a2.ID }) || len(got) != len(want) {
+		f.Fatalf("claimed %v, want %v", eventIDs(got), want)
+	}
+	for _, e := range got {
+		if !finish(e, "lease-4", store.WebhookDelivered, e.Attempts+1, later) {
+			f.Fatalf("finish %s", e.ID)
+		}
+	}
+	// a1 delivered: a2 is next.
+	got = f.claim(later.Add(time.Minute), later.Add(2*time.Minute), "lease-5", 10)
+	if !slices.Equal(eventIDs(got), []string{a2.ID}) {
+		f.Fatalf("after a1: %v", eventIDs(got))
+	}
+	var attempts []store.WebhookAttempt
+	f.tx(func(tx store.Tx) error {
+		var err error
+		attempts, err = tx.ListWebhookAttempts(f.ctx, a1.ID)
+		return err
+	})
+	if len(attempts) != 2 || attempts[0].ResponseStatus != 500 || attempts[1].ResponseStatus != 200 ||
+		attempts[0].Duration != 1500*time.Microsecond || attempts[1].URL != "https://example.com/hook" {
+		f.Fatalf("attempts %+v", attempts)
+	}
+	if ev := f.webhookEvent(a1.ID); ev.Status != store.WebhookDelivered || !ev.DeliveredAt.Equal(later) || ev.Attempts != 2 {
+		f.Fatalf("delivered event %+v", ev)
+	}
+	// A FAILED event does not hold its resource back; a replayed one does again.
+	if !finish(got[0], "lease-5", store.WebhookFailed, 1, later.Add(time.Minute)) {
+		f.Fatal("finish a2")
+	}
+	a3 := f.appendEvent(a, later)
+	got = f.claim(later.Add(2*time.Minute), later.Add(3*time.Minute), "lease-6", 10)
+	if !slices.Equal(eventIDs(got), []string{a3.ID}) {
+		f.Fatalf("after a2 failed: %v", eventIDs(got))
+	}
+	replayAt := later.Add(10 * time.Minute)
+	f.tx(func(tx store.Tx) error {
+		return tx.ReplayWebhookEvent(f.ctx, a2.ID, replayAt, replayAt.Add(72*time.Hour))
+	})
+	ev = f.webhookEvent(a2.ID)
+	if ev.Status != store.WebhookPending || !ev.NextAttemptAt.Equal(replayAt) || !ev.GiveUpAt.Equal(replayAt.Add(72*time.Hour)) || ev.Lease != "" {
+		f.Fatalf("replayed %+v", ev)
+	}
+	got = f.claim(replayAt.Add(time.Hour), replayAt.Add(2*time.Hour), "lease-7", 10)
+	if !slices.Equal(eventIDs(got), []string{a2.ID}) {
+		f.Fatalf("after the replay: %v (a3 waits for a2)", eventIDs(got))
+	}
+}
+
+// testWebhookClaimRace: workers claiming at once never get the same event.
+func testWebhookClaimRace(f *fixture) {
+	const n = 30
+	want := map[string]bool{}
+	for range n {
+		want[f.appendEvent(newID("Transaction"), at(0)).ID] = true
+	}
+	var mu sync.Mutex
+	seen := map[string]string{}
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for w := range 4 {
+		wg.Go(func() {
+			lease := fmt.Sprintf("worker-%d", w)
+			for range 20 {
+				var got []store.WebhookEvent
+				err := f.s.Tx(f.ctx, func(tx store.Tx) error {
+					var err error
+					got, err = tx.ClaimWebhookEvents(f.ctx, at(time.Minute), at(time.Hour), lease, 3)
+					return err
+				})
+				if err != nil {
+					errs <- err
+					return
+				}
+				mu.Lock()
+				for _, e := range got {
+					if other, dup := seen[e.ID]; dup {
+						mu.Unlock()
+						errs <- fmt.Errorf("%s claimed by %s and %s", e.ID, other, lease)
+						return
+					}
+					seen[e.ID] = lease
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		f.Fatal(err)
+	}
+	if len(seen) != n {
+		f.Fatalf("claimed %d of %d events", len(seen), n)
+	}
+}
+
+func testWebhookList(f *fixture) {
+	var all []string
+	for i := range 5 {
+		e := f.appendEvent(newID("Transaction"), at(time.Duration(i)*time.Second))
+		all = append(all, e.ID)
+	}
+	// Deliver the second and the fourth.
+	got := f.claim(at(time.Minute), at(2*time.Minute), "l", 10)
+	for _, e := range got {
+		if e.ID != all[1] && e.ID != all[3] {
+			continue
+		}
+		f.tx(func(tx store.Tx) error {
+			e.Status, e.UpdatedAt, e.DeliveredAt = store.WebhookDelivered, at(time.Minute), at(time.Minute)
+			_, err := tx.FinishWebhookAttempt(f.ctx, &e, &store.WebhookAttempt{EventID: e.ID, Attempt: 1, AttemptedAt: at(time.Minute)}, "l")
+			return err
+		})
+	}
+	list := func(filt store.WebhookEventFilter) store.Page[store.WebhookEvent] {
+		var p store.Page[store.WebhookEvent]
+		f.tx(func(tx store.Tx) error {
+			var err error
+			p, err = tx.ListWebhookEvents(f.ctx, filt)
+			return err
+		})
+		return p
+	}
+	p := list(store.WebhookEventFilter{Limit: 2})
+	if !slices.Equal(eventIDs(p.Items), []string{all[4], all[3]}) || !p.HasMore || p.NextCursor != all[3] || p.TotalCount != 5 {
+		f.Fatalf("first page %v %+v", eventIDs(p.Items), p)
+	}
+	p = list(store.WebhookEventFilter{Limit: 2, Cursor: p.NextCursor})
+	if !slices.Equal(eventIDs(p.Items), []string{all[2], all[1]}) || !p.HasMore {
+		f.Fatalf("second page %v", eventIDs(p.Items))
+	}
+	p = list(store.WebhookEventFilter{Status: store.WebhookDelivered})
+	if !slices.Equal(eventIDs(p.Items), []string{all[3], all[1]}) || p.HasMore || p.TotalCount != 2 {
+		f.Fatalf("delivered %v", eventIDs(p.Items))
+	}
+	p = list(store.WebhookEventFilter{Status: store.WebhookPending, Limit: 100})
+	if !slices.Equal(eventIDs(p.Items), []string{all[4], all[2], all[0]}) || p.TotalCount != 3 {
+		f.Fatalf("pending %v", eventIDs(p.Items))
+	}
+}

@@ -1,0 +1,96 @@
+package store
+
+import (
+	"context"
+	"time"
+)
+
+// WebhookTx is the webhook outbox: events written in the same transaction
+// as the change they report, and the record of their deliveries. It is part
+// of [Tx].
+//
+// An event is PENDING until a delivery succeeds (DELIVERED) or its retries
+// ran out (FAILED). Workers on several instances take events with
+// [WebhookTx.ClaimWebhookEvents], which gives each due event to one worker
+// at a time (a lease), and report the outcome with
+// [WebhookTx.FinishWebhookAttempt], which only the lease holder can do.
+type WebhookTx interface {
+	// NextWebhookSequence is one more than the highest sequence of the
+	// resource's events (1 for its first).
+	NextWebhookSequence(ctx context.Context, resourceID string) (int64, error)
+	// CreateWebhookEvent stores a new event. A taken id is ErrConflict. A
+	// taken (ResourceID, Sequence) means a concurrent transaction wrote an
+	// event of the same resource first: the store runs the transaction
+	// again (as on a serialization failure), where NextWebhookSequence then
+	// sees that event.
+	CreateWebhookEvent(ctx context.Context, e *WebhookEvent) error
+	GetWebhookEvent(ctx context.Context, id string) (*WebhookEvent, error)
+	// ListWebhookEvents pages by id, newest first.
+	ListWebhookEvents(ctx context.Context, f WebhookEventFilter) (Page[WebhookEvent], error)
+	// ClaimWebhookEvents takes up to limit PENDING events whose
+	// NextAttemptAt is not after now and that are the lowest PENDING
+	// sequence of their resource (so a resource's events go out in
+	// order), oldest due first. Each claimed event gets Lease = lease and
+	// NextAttemptAt = until, so no other claim takes it before until; the
+	// events are returned as updated. On PostgreSQL rows another
+	// transaction is claiming are passed over (SKIP LOCKED).
+	ClaimWebhookEvents(ctx context.Context, now, until time.Time, lease string, limit int) ([]WebhookEvent, error)
+	// FinishWebhookAttempt records attempt a (a.Attempt must be the event's
+	// Attempts + 1) and writes Status, Attempts (= a.Attempt),
+	// NextAttemptAt, LastStatus, LastError, DeliveredAt and UpdatedAt of e,
+	// clearing its lease, if the event still holds lease. It reports
+	// whether it did (false: the lease ended and another worker claimed
+	// the event; nothing changed).
+	FinishWebhookAttempt(ctx context.Context, e *WebhookEvent, a *WebhookAttempt, lease string) (bool, error)
+	// ListWebhookAttempts returns the event's attempts, first first.
+	ListWebhookAttempts(ctx context.Context, eventID string) ([]WebhookAttempt, error)
+	// ReplayWebhookEvent makes the event PENDING again, due at `at`, to be
+	// given up at giveUpAt, without a lease. ErrNotFound for a missing id.
+	ReplayWebhookEvent(ctx context.Context, id string, at, giveUpAt time.Time) error
+}
+
+// Webhook event states.
+const (
+	WebhookPending   = "PENDING"
+	WebhookDelivered = "DELIVERED"
+	WebhookFailed    = "FAILED"
+)
+
+// WebhookEvent is one event of the outbox.
+type WebhookEvent struct {
+	ID         string // Webhook:<uuid>
+	Type       string // e.g. OUTGOING_PAYMENT.COMPLETED
+	ResourceID string // the id of data: Transaction:…, InternalAccount:…
+	Sequence   int64  // 1, 2, … per ResourceID
+	// Body is the envelope exactly as it is sent and signed.
+	Body          []byte
+	Status        string // WebhookPending, WebhookDelivered, WebhookFailed
+	Attempts      int
+	NextAttemptAt time.Time
+	GiveUpAt      time.Time // after a failed attempt past this, FAILED
+	Lease         string    // the claiming worker's token; "" when none
+	LastStatus    int       // HTTP status of the last attempt; 0 for none
+	LastError     string
+	DeliveredAt   time.Time
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+}
+
+// WebhookEventFilter selects events; empty fields do not filter.
+type WebhookEventFilter struct {
+	Status     string
+	ResourceID string
+	Limit      int
+	Cursor     string // id after which (older than which) the page starts
+}
+
+// WebhookAttempt is one delivery attempt.
+type WebhookAttempt struct {
+	EventID        string
+	Attempt        int // 1, 2, …
+	AttemptedAt    time.Time
+	URL            string
+	ResponseStatus int    // 0 when there was no HTTP answer
+	Error          string // why it failed; "" for a 2xx
+	Duration       time.Duration
+}
