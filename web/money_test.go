@@ -154,13 +154,15 @@ func fail(w http.ResponseWriter, status int, code, message string, details any) 
 // startMoneySite is startSite with the money routes answered by a fakeMoney.
 func startMoneySite(t *testing.T) (string, *fakeAPI, *fakeMoney) {
 	t.Helper()
-	api := &fakeAPI{external: append([]string(nil), moneyAccounts...)}
+	api := &fakeAPI{external: append([]string(nil), moneyAccounts...), events: &fakeEvents{}}
 	m := &fakeMoney{api: api, available: moneyInitial, total: moneyInitial, quoteTTL: time.Minute,
 		quotes: map[string]map[string]any{}, outcome: "COMPLETED", after: 2}
 	files := http.FileServer(http.FS(Files()))
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Security-Policy", pageCSP)
 		switch {
+		case r.URL.Path == "/api/events":
+			api.events.ServeHTTP(w, r)
 		case r.URL.Path == "/api/me" || r.URL.Path == "/api/config":
 			m.patch(w, r)
 		case m.handles(r.URL.Path):

@@ -136,14 +136,15 @@ type fakeAPI struct {
 	mu        sync.Mutex
 	calls     []apiCall
 	signedIn  bool
-	logins    int      // completed logins; the session id changes with each
-	starts    []reply  // queued answers to login/start; success when empty
-	verify    *reply   // when set, the answer to every verify
-	expiresIn any      // me.session.expiresIn
-	external  []string // external accounts (JSON objects) GET /api/customers/external-accounts lists
-	create    []reply  // queued answers to POST /api/customers/external-accounts; 201 when empty
-	others    []string // ids of the account's other active sessions
-	refreshes int      // completed session refreshes; the session id changes with each
+	logins    int         // completed logins; the session id changes with each
+	starts    []reply     // queued answers to login/start; success when empty
+	verify    *reply      // when set, the answer to every verify
+	expiresIn any         // me.session.expiresIn
+	external  []string    // external accounts (JSON objects) GET /api/customers/external-accounts lists
+	create    []reply     // queued answers to POST /api/customers/external-accounts; 201 when empty
+	others    []string    // ids of the account's other active sessions
+	refreshes int         // completed session refreshes; the session id changes with each
+	events    *fakeEvents // GET /api/events (events_test.go)
 }
 
 func (f *fakeAPI) set(change func(*fakeAPI)) {
@@ -310,10 +311,14 @@ func quote(s string) string {
 // startSite serves the embedded pages with the BFF's CSP, and the fake /api.
 func startSite(t *testing.T) (string, *fakeAPI) {
 	t.Helper()
-	api := &fakeAPI{}
+	api := &fakeAPI{events: &fakeEvents{}}
 	files := http.FileServer(http.FS(Files()))
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Security-Policy", pageCSP)
+		if r.URL.Path == "/api/events" {
+			api.events.ServeHTTP(w, r)
+			return
+		}
 		if strings.HasPrefix(r.URL.Path, "/api/") {
 			api.ServeHTTP(w, r)
 			return

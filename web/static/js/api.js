@@ -17,6 +17,14 @@ export function onSignedOut(fn) {
   signedOutHandler = fn;
 }
 
+/**
+ * Tells the page that the cookie session is gone, as a 401 from the BFF
+ * does: the event stream's "signed-out" (events.js).
+ */
+export function signalSignedOut() {
+  if (signedOutHandler) signedOutHandler();
+}
+
 /** An error answer of the BFF or the service behind it. */
 export class ApiError extends Error {
   /**

@@ -8,6 +8,12 @@
 // balance and the list. A failure is told in plain words by its
 // failureReason.
 //
+// While the event stream carries the service's webhooks (events.js, wired
+// by money.js), neither the view nor the list asks again by itself: an
+// event about a payment makes the view ask for it at once (even after a
+// final status: a completed payment can still come back, REFUNDED) and the
+// list load again. While the stream is down, they poll as described above.
+//
 // The wallet is the platform's receipt channel: once the view shows a final
 // receipt (COMPLETED, REFUNDED, FAILED or REJECTED) to the person, with the
 // tab in view, it confirms the delivery once (POST
@@ -85,7 +91,8 @@ const ctx = {
   watchDelay: 0,
   more: false, // "Load more" is under way
   // the transaction view
-  view: { id: "", tx: null, generation: 0, timer: 0, delay: 0, held: null, sent: false },
+  view: { id: "", tx: null, generation: 0, timer: 0, delay: 0, held: null, sent: false, asking: 0, again: false },
+  live: false, // the event stream carries the service's webhooks: no polling
   confirming: new Set(), // ids whose receipt confirmation was sent from this page
 };
 
@@ -141,6 +148,38 @@ export function hideTransactions() {
   $("transactions-more").hidden = true;
   showListError("");
   closeTransaction();
+}
+
+/**
+ * A payment changed (an event of the stream; null when events may have
+ * been missed): the open view asks for its transaction at once. (The
+ * caller loads the list again.)
+ *
+ * @param {object|null} tx the transaction the event carried
+ */
+export function transactionChanged(tx) {
+  const view = ctx.view;
+  if (view.id && (!tx || tx.id === view.id)) {
+    clearTimeout(view.timer);
+    view.timer = 0;
+    follow(view.generation);
+  }
+}
+
+/**
+ * Says whether the event stream carries the service's webhooks. While it
+ * does, the view and the list do not poll; when it stops, they start again.
+ *
+ * @param {boolean} live
+ */
+export function setTransactionsLive(live) {
+  ctx.live = !!live;
+  if (ctx.live) return;
+  const view = ctx.view;
+  if (view.id && !view.timer && view.asking !== view.generation && !(view.tx && FINAL.has(view.tx.status))) {
+    follow(view.generation);
+  }
+  if (!ctx.watchTimer) watch();
 }
 
 /** Loads the first page of the list again (after a payment or a funding). */
@@ -203,7 +242,7 @@ function watch() {
   clearTimeout(ctx.watchTimer);
   ctx.watchTimer = 0;
   const moving = ctx.items.some((x) => x.status === "PROCESSING" || x.status === "CREATED" || x.status === "PENDING_AUTHORIZATION");
-  if (!ctx.shown || !moving || ctx.pages > 1) {
+  if (!ctx.shown || !moving || ctx.pages > 1 || ctx.live) {
     ctx.watchDelay = 0;
     return;
   }
@@ -379,9 +418,17 @@ export function closeTransaction() {
 
 // follow asks for the transaction, shows it, and asks again later until
 // its status is final: after 1 s, then each time half as long again, at
-// most every 5 s. A network failure is retried the same way.
+// most every 5 s (not while the event stream is live). A network failure
+// is retried the same way. One question at a time: a call while one is
+// under way makes it ask once more when it is answered.
 async function follow(generation) {
   const view = ctx.view;
+  if (view.asking === generation) {
+    view.again = true;
+    return;
+  }
+  view.asking = generation;
+  view.again = false;
   try {
     const { data } = await api("GET", "/api/transactions/" + view.id);
     if (generation !== view.generation) return;
@@ -395,8 +442,12 @@ async function follow(generation) {
       return viewError("This transaction cannot be found.");
     }
     viewError("Could not check the payment just now; trying again. (" + messageOf(err) + ")");
+  } finally {
+    if (view.asking === generation) view.asking = 0;
   }
-  if (view.tx && FINAL.has(view.tx.status)) return;
+  if (generation !== view.generation) return;
+  if (view.again) return follow(generation);
+  if ((view.tx && FINAL.has(view.tx.status)) || ctx.live) return;
   view.delay = view.delay ? Math.min(FOLLOW_MAX_MS, Math.round(view.delay * 1.5)) : FOLLOW_FIRST_MS;
   view.timer = setTimeout(() => follow(generation), view.delay);
 }
