@@ -3,7 +3,9 @@
 // them: a browser signed in through one instance is signed in on all of
 // them, a logout on one ends the session everywhere, and the login limits
 // count the starts of all instances together instead of allowing the full
-// limit on each.
+// limit on each. It also carries the service's webhooks between instances
+// ([Store.Events], events.go): a webhook one instance received reaches the
+// browsers connected to every instance, through a table and LISTEN/NOTIFY.
 //
 // # Why PostgreSQL
 //
@@ -19,10 +21,11 @@
 //	st, err := bffpg.Open(ctx, url) // creates the tables when missing
 //	…
 //	defer st.Close()
-//	srv, err := bff.New(bff.Config{…, Sessions: st.Sessions(), Limiter: st.Limiter()})
+//	srv, err := bff.New(bff.Config{…, Sessions: st.Sessions(), Limiter: st.Limiter(), Events: st.Events()})
 //
 // The database may be the service's own: the tables are called
-// bff_sessions and bff_login_limits. The pool takes pgx's settings from the
+// bff_sessions, bff_login_limits and bff_webhook_events. Each BFF holds
+// one connection of its own (outside the pool's count) to LISTEN. The pool takes pgx's settings from the
 // URL (pool_max_conns and the like).
 //
 // # Clock
@@ -67,8 +70,10 @@ type Store struct {
 	log  *slog.Logger
 
 	sweepEvery time.Duration
+	bg         context.Context // ends at Close
 	stop       context.CancelFunc
 	done       chan struct{}
+	listeners  sync.WaitGroup // the event listeners (events.go)
 	closeOnce  sync.Once
 }
 
@@ -129,17 +134,18 @@ func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 	}
 	s.pool = pool
 	bg, stop := context.WithCancel(context.Background())
-	s.stop, s.done = stop, make(chan struct{})
+	s.bg, s.stop, s.done = bg, stop, make(chan struct{})
 	go s.sweepLoop(bg)
 	return s, nil
 }
 
-// Close stops the background sweep and closes the pool. Calls after the
-// first do nothing.
+// Close stops the background sweep and the event listeners and closes the
+// pool. Calls after the first do nothing.
 func (s *Store) Close() {
 	s.closeOnce.Do(func() {
 		s.stop()
 		<-s.done
+		s.listeners.Wait()
 		s.pool.Close()
 	})
 }
@@ -166,6 +172,16 @@ CREATE TABLE IF NOT EXISTS bff_login_limits (
 	last_allowed boolean NOT NULL
 );
 CREATE INDEX IF NOT EXISTS bff_login_limits_window_end ON bff_login_limits (window_end);
+CREATE TABLE IF NOT EXISTS bff_webhook_events (
+	key         text PRIMARY KEY,
+	type        text NOT NULL,
+	customer_id text NOT NULL,
+	body        bytea NOT NULL,
+	received_at timestamptz NOT NULL,
+	expires_at  timestamptz NOT NULL
+);
+CREATE INDEX IF NOT EXISTS bff_webhook_events_expires_at ON bff_webhook_events (expires_at);
+CREATE INDEX IF NOT EXISTS bff_webhook_events_received_at ON bff_webhook_events (received_at);
 `
 
 // createSchema runs schema in one transaction under an advisory lock: two
@@ -212,14 +228,18 @@ func micros(d time.Duration) int64 {
 // long pause holds its locks only briefly.
 const sweepBatch = 5000
 
-// Sweep deletes the expired sessions and the ended limiter windows and
-// reports how many rows of each it deleted. The background sweep calls it;
-// callers who turned that off call it themselves.
+// Sweep deletes the expired sessions, the ended limiter windows and the
+// webhook events past bff.WebhookSeenFor, and reports how many sessions
+// and windows it deleted. The background sweep calls it; callers who
+// turned that off call it themselves.
 func (s *Store) Sweep(ctx context.Context) (sessions, windows int64, err error) {
 	if sessions, err = s.sweepTable(ctx, "bff_sessions", "expires_at"); err != nil {
 		return sessions, 0, err
 	}
-	windows, err = s.sweepTable(ctx, "bff_login_limits", "window_end")
+	if windows, err = s.sweepTable(ctx, "bff_login_limits", "window_end"); err != nil {
+		return sessions, windows, err
+	}
+	_, err = s.sweepTable(ctx, "bff_webhook_events", "expires_at")
 	return sessions, windows, err
 }
 
