@@ -108,7 +108,7 @@ Flags (each can also be set with the environment variable in brackets):
 			return fmt.Errorf("--sessions-database: %w", err)
 		}
 		defer shared.Close()
-		cfg.Sessions, cfg.Limiter = shared.Sessions(), shared.Limiter()
+		cfg.Sessions, cfg.Limiter, cfg.Events = shared.Sessions(), shared.Limiter(), shared.Events()
 	}
 	switch {
 	case devOIDC && oauthIssuer != "":
@@ -135,6 +135,7 @@ Flags (each can also be set with the environment variable in brackets):
 	svcOpts.DefaultOrigin = base
 	var keyFile string
 	if serviceURL == "" {
+		wireWebhooks(&svcOpts, base)
 		built, err := svcOpts.Build(ctx, log, base+"/dev/mailbox", true)
 		if err != nil {
 			ln.Close()
@@ -191,6 +192,23 @@ Flags (each can also be set with the environment variable in brackets):
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	return srv.Shutdown(shutdownCtx)
+}
+
+// embeddedWebhookURL is where the embedded service delivers its webhooks:
+// the BFF of this process, on the address it listens on. The BFF checks
+// them with the keys the service publishes (GET /webhooks/jwks.json,
+// through the in-process transport) and passes them to the browsers.
+func embeddedWebhookURL(base string) string { return base + bff.WebhookPath }
+
+// wireWebhooks points the embedded service's webhooks at this process's
+// BFF, unless a webhook URL was configured.
+//
+// TODO(issue 15): set the service option once serviceconfig has it (the
+// service side adds service.Config.WebhookURL and --webhook-url):
+//
+//	if opts.WebhookURL == "" { opts.WebhookURL = embeddedWebhookURL(base) }
+func wireWebhooks(opts *serviceconfig.Options, base string) {
+	_, _ = opts, embeddedWebhookURL(base)
 }
 
 func envBool(fs *flag.FlagSet, p *bool, name, env, usage string) {
