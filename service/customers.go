@@ -11,6 +11,7 @@ import (
 
 	"paywallet/service/ids"
 	"paywallet/service/store"
+	"paywallet/shared/webhooksig"
 	"paywallet/shared/wire"
 )
 
@@ -104,6 +105,9 @@ func (s *Service) provisionWallet(ctx context.Context, tx store.Tx, c *store.Cus
 		return err
 	}
 	if err := tx.CreateInternalAccount(ctx, &acct); err != nil {
+		return err
+	}
+	if err := s.emit(ctx, tx, webhooksig.InternalAccountStatusUpdated, acct.ID, s.internalAccountJSON(&acct)); err != nil {
 		return err
 	}
 	cred := store.Credential{

@@ -13,6 +13,7 @@ import (
 	"paywallet/service/store"
 	"paywallet/shared/accountrules"
 	"paywallet/shared/banks"
+	"paywallet/shared/webhooksig"
 	"paywallet/shared/wire"
 )
 
@@ -161,7 +162,10 @@ func (s *Service) createExternalAccount(w http.ResponseWriter, r *http.Request, 
 		if errors.Is(err, store.ErrConflict) {
 			return errorf(http.StatusConflict, codeConflict, "this external account already exists for this owner")
 		}
-		return err
+		if err != nil {
+			return err
+		}
+		return s.emit(ctx, tx, webhooksig.ExternalAccountStatusUpdated, a.ID, externalAccountJSON(&a))
 	})
 	if err != nil {
 		return err
@@ -239,11 +243,15 @@ func (s *Service) deactivateExternalAccount(w http.ResponseWriter, r *http.Reque
 		if err != nil {
 			return err
 		}
-		return tx.UpdateExternalAccountStatus(ctx, a.ID, store.ExternalAccountStatusUpdate{
+		err = tx.UpdateExternalAccountStatus(ctx, a.ID, store.ExternalAccountStatusUpdate{
 			Status:                        "INACTIVE",
 			BeneficiaryVerificationStatus: a.BeneficiaryVerificationStatus,
 			BeneficiaryVerifiedData:       a.BeneficiaryVerifiedData,
 		}, s.now())
+		if err != nil || a.Status == "INACTIVE" {
+			return err
+		}
+		return s.emitExternalAccount(ctx, tx, a.ID)
 	})
 	if err != nil {
 		return err
@@ -431,7 +439,11 @@ func (s *Service) VerifyPending(ctx context.Context) (int, error) {
 			if a.Status != "PENDING" || a.BeneficiaryVerificationStatus != "" {
 				return nil
 			}
-			return tx.UpdateExternalAccountStatus(ctx, a.ID, s.verifyOutcome(a), s.now())
+			u := s.verifyOutcome(a)
+			if err := tx.UpdateExternalAccountStatus(ctx, a.ID, u, s.now()); err != nil || u.Status == a.Status {
+				return err
+			}
+			return s.emitExternalAccount(ctx, tx, a.ID)
 		})
 		if err != nil {
 			return done, err
@@ -441,11 +453,22 @@ func (s *Service) VerifyPending(ctx context.Context) (int, error) {
 	return done, nil
 }
 
+// emitExternalAccount records EXTERNAL_ACCOUNT.STATUS_UPDATED with the
+// account as it is now in tx.
+func (s *Service) emitExternalAccount(ctx context.Context, tx store.Tx, id string) error {
+	a, err := tx.GetExternalAccount(ctx, id)
+	if err != nil {
+		return err
+	}
+	return s.emit(ctx, tx, webhooksig.ExternalAccountStatusUpdated, a.ID, externalAccountJSON(a))
+}
+
 // RunWorkers runs the service's background work until ctx ends: the
 // external-account verifier every second, the settlement worker every
 // quarter second, and a daily sweep of idempotency records. The binaries
 // start it next to the HTTP server; several instances may run it at once.
 func (s *Service) RunWorkers(ctx context.Context) {
+	go s.runWebhookWorker(ctx)
 	settle := time.NewTicker(250 * time.Millisecond)
 	defer settle.Stop()
 	verify := time.NewTicker(time.Second)

@@ -160,6 +160,9 @@ func (s *Service) createQuote(w http.ResponseWriter, r *http.Request) error {
 		if err := tx.CreateQuote(r.Context(), q); err != nil {
 			return answer{}, err
 		}
+		if err := s.emitTransaction(r.Context(), tx, x); err != nil {
+			return answer{}, err
+		}
 		return answer{http.StatusCreated, s.quoteJSON(q, x)}, nil
 	})
 }
@@ -576,6 +579,12 @@ func (s *Service) executeQuote(w http.ResponseWriter, r *http.Request) error {
 		}
 		if !won {
 			return answer{}, errorf(http.StatusConflict, "INVALID_STATE_TRANSITION", "the quote was executed by another request")
+		}
+		if err := s.emitTransaction(ctx, tx, &next); err != nil {
+			return answer{}, err
+		}
+		if err := s.emitBalance(ctx, tx, q.SourceAccountID); err != nil {
+			return answer{}, err
 		}
 		return answer{http.StatusOK, s.quoteJSON(q, &next)}, nil
 	})

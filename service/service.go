@@ -129,6 +129,22 @@ type Config struct {
 	// the destination's beneficiary. None when empty.
 	CounterpartyInformation []string
 
+	// WebhookURL, when set, becomes the platform's webhookEndpoint at
+	// start (as PATCH /config would set it), replacing what is stored.
+	WebhookURL string
+	// WebhookClient delivers webhooks: a client with a 10 s timeout that
+	// follows no redirects when nil.
+	WebhookClient *http.Client
+	// WebhookRetryBase is the wait after a webhook's first failed attempt,
+	// doubled after each further failure up to WebhookRetryMax, with
+	// jitter; WebhookRetryFor is how long an event is retried before it is
+	// marked FAILED. 5 s, 1 h and 72 h when zero.
+	WebhookRetryBase, WebhookRetryMax, WebhookRetryFor time.Duration
+	// WebhookPollInterval is how often the delivery worker looks for due
+	// events that no change on this instance announced (events of other
+	// instances, retries). 250 ms when zero.
+	WebhookPollInterval time.Duration
+
 	// Now is the clock; tests inject one. Defaults to time.Now.
 	Now    func() time.Time
 	Logger *slog.Logger
@@ -145,6 +161,9 @@ type Service struct {
 	secret string
 	signer *walletcrypto.PrivateKey
 	box    *atrest.Box
+	// hooks is the webhook outbox's state: signing keys, the cached
+	// platform configuration, the delivery worker's wake-up.
+	hooks webhooks
 	// otpMACKey keys the stored hashes of OTP codes (codeMAC); derived
 	// from the at-rest key, never stored.
 	otpMACKey []byte
@@ -190,6 +209,14 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	setDefault(&cfg.OTPResendInterval, 30*time.Second)
 	setDefault(&cfg.PasskeyChallengeInterval, 2*time.Second)
 	setDefault(&cfg.LongPaymentDelay, 6*time.Minute)
+	setDefault(&cfg.WebhookRetryBase, 5*time.Second)
+	setDefault(&cfg.WebhookRetryMax, time.Hour)
+	setDefault(&cfg.WebhookRetryFor, 72*time.Hour)
+	setDefault(&cfg.WebhookPollInterval, 250*time.Millisecond)
+	if cfg.WebhookClient == nil {
+		cfg.WebhookClient = &http.Client{Timeout: 10 * time.Second,
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	}
 	if cfg.Rates == nil {
 		cfg.Rates = rates.Default()
 	}
@@ -214,6 +241,8 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Service{cfg: cfg, store: cfg.Store, mailer: cfg.Mailer, log: cfg.Logger, mode: cfg.Mode, tokenID: id, secret: secret, rates: cfg.Rates}
+	s.hooks.wake = make(chan struct{}, 1)
+	s.store = &outboxStore{Store: cfg.Store, wake: s.wakeWebhooks}
 	var err error
 	if s.box, err = atrest.New(cfg.AtRestKey); err != nil {
 		return nil, fmt.Errorf("service: Config.AtRestKey: %w", err)
@@ -237,6 +266,9 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		return nil, err
 	}
 	s.signer = signer
+	if err := s.initWebhooks(ctx); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -395,6 +427,12 @@ func (s *Service) routes() []route {
 		{"GET", "/transactions/{transactionId}", s.getTransaction, authPlatform},
 		{"POST", "/transactions/{transactionId}/confirm", s.confirmReceipt, authPlatform},
 		{"POST", "/sandbox/internal-accounts/{accountId}/fund", s.fundSandbox, authPlatform},
+		{"GET", "/config", s.getConfig, authPlatform},
+		{"PATCH", "/config", s.patchConfig, authPlatform},
+		{"POST", "/sandbox/webhooks/test", s.testWebhook, authPlatform},
+		{"GET", "/webhooks/jwks.json", s.webhookJWKS, authNone},
+		{"GET", "/webhooks/deliveries", s.listDeliveries, authPlatform},
+		{"POST", "/webhooks/deliveries/{id}/replay", s.replayDelivery, authPlatform},
 	}
 }
 

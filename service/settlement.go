@@ -135,6 +135,16 @@ func (s *Service) settleOne(ctx context.Context, id, wallet string) (bool, error
 				return err
 			}
 		}
+		if next.Status != x.Status {
+			if err := s.emitTransaction(ctx, tx, &next); err != nil {
+				return err
+			}
+		}
+		if money != nil {
+			if err := s.emitBalance(ctx, tx, x.SourceAccountID); err != nil {
+				return err
+			}
+		}
 		applied = true
 		return nil
 	})

@@ -11,6 +11,7 @@ import (
 
 	"paywallet/service/ids"
 	"paywallet/service/store"
+	"paywallet/shared/webhooksig"
 	"paywallet/shared/wire"
 )
 
@@ -272,13 +273,13 @@ func (s *Service) fundSandbox(w http.ResponseWriter, r *http.Request) error {
 			return answer{}, err
 		}
 		id := ids.New("Transaction")
-		err = tx.CreateTransaction(ctx, &store.Transaction{
+		x := &store.Transaction{
 			ID: id, Type: "INCOMING", Status: "COMPLETED", CustomerID: cust.ID, PlatformCustomerID: cust.PlatformCustomerID,
 			DestinationAccountID: a.ID, SendingCurrency: a.Currency, ReceivingCurrency: a.Currency,
 			SentAmount: *req.Amount, ReceivedAmount: *req.Amount, ExchangeRate: 1,
 			Description: "Sandbox funding", Reference: reference(id), SettledAt: now, CreatedAt: now, UpdatedAt: now,
-		})
-		if err != nil {
+		}
+		if err := tx.CreateTransaction(ctx, x); err != nil {
 			return answer{}, err
 		}
 		// Read back in the same transaction: the answer is what commits.
@@ -286,7 +287,14 @@ func (s *Service) fundSandbox(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return answer{}, err
 		}
-		return answer{http.StatusOK, s.internalAccountJSON(a)}, nil
+		account := s.internalAccountJSON(a)
+		if err := s.emitTransaction(ctx, tx, x); err != nil {
+			return answer{}, err
+		}
+		if err := s.emit(ctx, tx, webhooksig.InternalAccountBalanceUpdated, a.ID, account); err != nil {
+			return answer{}, err
+		}
+		return answer{http.StatusOK, account}, nil
 	})
 }
 

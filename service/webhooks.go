@@ -1,0 +1,478 @@
+package service
+
+import (
+	"bytes"
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+
+	"paywallet/service/ids"
+	"paywallet/service/store"
+	"paywallet/shared/webhooksig"
+	"paywallet/shared/wire"
+)
+
+// Webhooks (DESIGN "Events"). Every change a platform hears about is
+// written as an event into the outbox (store.WebhookTx) by emit, in the
+// same store transaction as the change: an event exists exactly when its
+// change committed. The delivery worker (webhookworker.go) sends the events
+// to the platform's webhookEndpoint, in order per resource, signed with the
+// service's webhook key (shared/webhooksig), and retries until it gets a
+// 2xx or the retry window closes.
+//
+// Events are recorded only while a webhookEndpoint is configured (PATCH
+// /config, or Config.WebhookURL at start); changes made while none is set
+// are not announced later.
+
+// webhooks is the Service's webhook state.
+type webhooks struct {
+	signer *webhooksig.Signer // the active key
+	jwks   webhooksig.JWKS    // every key of the key set
+	wake   chan struct{}      // a committed change emitted events
+
+	mu       sync.Mutex
+	cfgRaw   []byte // the platform_config setting last parsed
+	cfgValue platformConfig
+}
+
+// ---- the platform configuration
+
+// configSetting holds the platform configuration as JSON (platformConfig).
+// It is not secret and not sealed.
+const configSetting = "platform_config"
+
+type platformConfig struct {
+	ID              string `json:"id"`
+	WebhookEndpoint string `json:"webhookEndpoint,omitempty"`
+	CreatedAt       string `json:"createdAt"`
+	UpdatedAt       string `json:"updatedAt"`
+}
+
+// platformConfigJSON is the reference's PlatformConfig, with the fields
+// this service has.
+type platformConfigJSON struct {
+	ID              string `json:"id"`
+	UmaDomain       string `json:"umaDomain"`
+	WebhookEndpoint string `json:"webhookEndpoint,omitempty"`
+	CreatedAt       string `json:"createdAt"`
+	UpdatedAt       string `json:"updatedAt"`
+}
+
+func (s *Service) configJSON(c platformConfig) platformConfigJSON {
+	return platformConfigJSON{ID: c.ID, UmaDomain: s.cfg.UMADomain, WebhookEndpoint: c.WebhookEndpoint,
+		CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt}
+}
+
+// readConfig returns the stored configuration, parsing it only when the
+// stored bytes changed since the last call.
+func (s *Service) readConfig(ctx context.Context, tx store.Tx) (platformConfig, error) {
+	raw, err := tx.GetSetting(ctx, configSetting)
+	if err != nil {
+		return platformConfig{}, fmt.Errorf("service: read the platform configuration: %w", err)
+	}
+	h := &s.hooks
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !bytes.Equal(raw, h.cfgRaw) {
+		var c platformConfig
+		if err := json.Unmarshal(raw, &c); err != nil {
+			return platformConfig{}, fmt.Errorf("service: the stored platform configuration is not JSON: %w", err)
+		}
+		h.cfgRaw, h.cfgValue = raw, c
+	}
+	return h.cfgValue, nil
+}
+
+// writeConfig replaces the stored configuration read as old.
+func (s *Service) writeConfig(ctx context.Context, tx store.Tx, c platformConfig) error {
+	old, err := tx.GetSetting(ctx, configSetting)
+	if err != nil {
+		return err
+	}
+	value, err := json.Marshal(c)
+	if err != nil {
+		return err
+	}
+	won, err := tx.ReplaceSetting(ctx, configSetting, old, value)
+	if err != nil {
+		return err
+	}
+	if !won {
+		return errors.New("service: the platform configuration changed while it was written")
+	}
+	return nil
+}
+
+// validWebhookURL accepts an absolute http or https URL with a host and
+// no credentials or fragment, of at most 2048 bytes.
+func validWebhookURL(raw string) string {
+	if len(raw) > 2048 {
+		return "must be at most 2048 characters"
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Hostname() == "" || u.Opaque != "" {
+		return "must be an absolute http or https URL, such as https://platform.example/webhooks"
+	}
+	if u.User != nil {
+		return "must not carry credentials"
+	}
+	if u.Fragment != "" || strings.Contains(raw, "#") {
+		return "must not have a fragment"
+	}
+	return ""
+}
+
+// getConfig handles GET /config.
+func (s *Service) getConfig(w http.ResponseWriter, r *http.Request) error {
+	return s.respond(w, r, func(tx store.Tx) (any, error) {
+		c, err := s.readConfig(r.Context(), tx)
+		if err != nil {
+			return nil, err
+		}
+		return s.configJSON(c), nil
+	})
+}
+
+// configFieldsElsewhere are PlatformConfigUpdateRequest fields of the
+// reference that this service does not let the platform change.
+var configFieldsElsewhere = map[string]string{
+	"umaDomain":                       "is set by the operator (the service's UMA domain) and cannot be changed here",
+	"supportedCurrencies":             "is not configurable in this service (the wallet currency is the operator's choice)",
+	"embeddedWalletConfig":            "is not configurable in this service",
+	"cardTokenization2faConfig":       "is not configurable in this service (no cards)",
+	"feeConfigs":                      "is not configurable in this service",
+	"proxyUmaSubdomain":               "is not configurable in this service",
+	"id":                              "is read-only",
+	"createdAt":                       "is read-only",
+	"updatedAt":                       "is read-only",
+	"isRegulatedFinancialInstitution": "is read-only",
+}
+
+// patchConfig handles PATCH /config: webhookEndpoint is set (an absolute
+// http(s) URL) or cleared (null or ""). Every other field is refused, each
+// one named.
+func (s *Service) patchConfig(w http.ResponseWriter, r *http.Request) error {
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	var req map[string]json.RawMessage
+	if err := decodeJSON(r, body, &req, false); err != nil {
+		return err
+	}
+	if req == nil {
+		return errorf(http.StatusBadRequest, codeInvalidRequestFormat, "the body must be a JSON object")
+	}
+	var fe fieldErrors
+	var endpoint *string
+	for name, v := range req {
+		if name != "webhookEndpoint" {
+			if why, ok := configFieldsElsewhere[name]; ok {
+				fe.add(name, why)
+			} else {
+				fe.add(name, "unknown field")
+			}
+			continue
+		}
+		var u *string
+		if err := json.Unmarshal(v, &u); err != nil {
+			fe.add(name, "must be a string (an absolute http or https URL) or null")
+			continue
+		}
+		if u == nil {
+			u = new(string)
+		}
+		if *u != "" {
+			if why := validWebhookURL(*u); why != "" {
+				fe.addConstraint(name, why, wire.FieldConstraint{Format: "url"})
+				continue
+			}
+		}
+		endpoint = u
+	}
+	if e := fe.err(); e != nil {
+		return e
+	}
+	return s.respond(w, r, func(tx store.Tx) (any, error) {
+		c, err := s.readConfig(r.Context(), tx)
+		if err != nil {
+			return nil, err
+		}
+		if endpoint != nil && *endpoint != c.WebhookEndpoint {
+			c.WebhookEndpoint = *endpoint
+			c.UpdatedAt = timestamp(s.now())
+			if err := s.writeConfig(r.Context(), tx, c); err != nil {
+				return nil, err
+			}
+		}
+		return s.configJSON(c), nil
+	})
+}
+
+// ---- the signing keys
+
+// webhookKeysSetting holds the webhook signing keys, sealed with the
+// at-rest key (label webhookKeysLabel) as one JSON document
+// (webhookKeySet). Every instance signs with the same key; a later version
+// can rotate by adding a key and moving Active to it (the JWKS lists every
+// key, so receivers know the new one before it signs).
+const webhookKeysSetting = "webhook_signing_keys"
+
+const webhookKeysLabel = "Setting:" + webhookKeysSetting + "/keys"
+
+type webhookKeySet struct {
+	Active string          `json:"active"` // kid of the signing key
+	Keys   []webhookKeyRow `json:"keys"`
+}
+
+type webhookKeyRow struct {
+	Kid       string `json:"kid"`
+	D         string `json:"d"` // the P-256 scalar, base64url
+	CreatedAt string `json:"createdAt"`
+}
+
+// initWebhooks loads (on first start creates) the signing keys, makes sure
+// the platform configuration exists, and applies Config.WebhookURL.
+func (s *Service) initWebhooks(ctx context.Context) error {
+	if s.cfg.WebhookURL != "" {
+		if why := validWebhookURL(s.cfg.WebhookURL); why != "" {
+			return fmt.Errorf("service: Config.WebhookURL %s", why)
+		}
+	}
+	proposal, err := s.newWebhookKeySet()
+	if err != nil {
+		return err
+	}
+	now := timestamp(s.now())
+	fresh, err := json.Marshal(platformConfig{ID: ids.New("PlatformConfig"), CreatedAt: now, UpdatedAt: now})
+	if err != nil {
+		return err
+	}
+	var sealed []byte
+	err = s.store.Tx(ctx, func(tx store.Tx) error {
+		var err error
+		if sealed, err = tx.PutSettingIfAbsent(ctx, webhookKeysSetting, proposal); err != nil {
+			return err
+		}
+		if _, err := tx.PutSettingIfAbsent(ctx, configSetting, fresh); err != nil {
+			return err
+		}
+		if s.cfg.WebhookURL == "" {
+			return nil
+		}
+		c, err := s.readConfig(ctx, tx)
+		if err != nil || c.WebhookEndpoint == s.cfg.WebhookURL {
+			return err
+		}
+		c.WebhookEndpoint, c.UpdatedAt = s.cfg.WebhookURL, now
+		return s.writeConfig(ctx, tx, c)
+	})
+	if err != nil {
+		return fmt.Errorf("service: load the webhook keys and configuration: %w", err)
+	}
+	plain, err := s.box.Open(sealed, webhookKeysLabel)
+	if err != nil {
+		return fmt.Errorf("service: the stored webhook keys do not open with Config.AtRestKey: %w", err)
+	}
+	defer clear(plain)
+	var set webhookKeySet
+	if err := json.Unmarshal(plain, &set); err != nil {
+		return fmt.Errorf("service: the stored webhook keys are unusable: %w", err)
+	}
+	for _, row := range set.Keys {
+		d, err := base64.RawURLEncoding.DecodeString(row.D)
+		if err != nil {
+			return fmt.Errorf("service: webhook key %s is unusable: %w", row.Kid, err)
+		}
+		k, err := ecdsa.ParseRawPrivateKey(elliptic.P256(), d)
+		clear(d)
+		if err != nil {
+			return fmt.Errorf("service: webhook key %s is unusable: %w", row.Kid, err)
+		}
+		signer, err := webhooksig.NewSigner(k)
+		if err != nil {
+			return err
+		}
+		s.hooks.jwks.Keys = append(s.hooks.jwks.Keys, signer.JWK())
+		if row.Kid == set.Active {
+			s.hooks.signer = signer
+		}
+	}
+	if s.hooks.signer == nil {
+		return fmt.Errorf("service: the stored webhook keys have no active key %q", set.Active)
+	}
+	return nil
+}
+
+// newWebhookKeySet makes a key set of one fresh key, sealed.
+func (s *Service) newWebhookKeySet() ([]byte, error) {
+	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	d, err := k.Bytes()
+	if err != nil {
+		return nil, err
+	}
+	kid := webhooksig.KeyID(&k.PublicKey)
+	plain, err := json.Marshal(webhookKeySet{Active: kid, Keys: []webhookKeyRow{{Kid: kid,
+		D: base64.RawURLEncoding.EncodeToString(d), CreatedAt: timestamp(s.now())}}})
+	clear(d)
+	if err != nil {
+		return nil, err
+	}
+	defer clear(plain)
+	return s.box.Seal(plain, webhookKeysLabel), nil
+}
+
+// WebhookKeys is the JWKS of the webhook signing keys.
+func (s *Service) WebhookKeys() webhooksig.JWKS { return s.hooks.jwks }
+
+// webhookJWKS handles GET /webhooks/jwks.json, without credentials.
+func (s *Service) webhookJWKS(w http.ResponseWriter, r *http.Request) error {
+	b, err := s.hooks.jwks.Marshal()
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "public, max-age=300")
+	_, _ = w.Write(append(b, '\n'))
+	return nil
+}
+
+// ---- recording events
+
+// webhookEnvelope is the body of a webhook (webhooksig.Event, with data
+// still a Go value).
+type webhookEnvelope struct {
+	ID        string `json:"id"`
+	Type      string `json:"type"`
+	Timestamp string `json:"timestamp"`
+	Data      any    `json:"data,omitempty"`
+	Sequence  int64  `json:"sequence,omitempty"`
+}
+
+func encodeEnvelope(e webhookEnvelope) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(e); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// emit records an event of the resource in tx, if a webhook endpoint is
+// configured. data is the resource as the API shows it after the change.
+func (s *Service) emit(ctx context.Context, tx store.Tx, typ, resourceID string, data any) error {
+	c, err := s.readConfig(ctx, tx)
+	if err != nil || c.WebhookEndpoint == "" {
+		return err
+	}
+	seq, err := tx.NextWebhookSequence(ctx, resourceID)
+	if err != nil {
+		return err
+	}
+	now := s.now()
+	id := ids.New("Webhook")
+	body, err := encodeEnvelope(webhookEnvelope{ID: id, Type: typ, Timestamp: timestamp(now), Data: data, Sequence: seq})
+	if err != nil {
+		return err
+	}
+	err = tx.CreateWebhookEvent(ctx, &store.WebhookEvent{ID: id, Type: typ, ResourceID: resourceID, Sequence: seq,
+		Body: body, Status: store.WebhookPending, NextAttemptAt: now, GiveUpAt: now.Add(s.cfg.WebhookRetryFor),
+		CreatedAt: now, UpdatedAt: now})
+	if err != nil {
+		return err
+	}
+	if o, ok := tx.(*outboxTx); ok {
+		o.emitted = true
+	}
+	return nil
+}
+
+// transactionEventType is the reference's webhook type for a transaction
+// in the given status.
+func transactionEventType(x *store.Transaction) string {
+	prefix := "OUTGOING_PAYMENT."
+	if x.Type == "INCOMING" {
+		prefix = "INCOMING_PAYMENT."
+	}
+	switch x.Status {
+	case "REJECTED":
+		return prefix + "FAILED"
+	case "REFUNDED":
+		return prefix + "REFUND_COMPLETED"
+	}
+	return prefix + x.Status
+}
+
+// emitTransaction records the transaction's event for its current status.
+func (s *Service) emitTransaction(ctx context.Context, tx store.Tx, x *store.Transaction) error {
+	return s.emit(ctx, tx, transactionEventType(x), x.ID, s.transactionJSON(x))
+}
+
+// emitBalance records INTERNAL_ACCOUNT.BALANCE_UPDATED with the account as
+// it is now in tx.
+func (s *Service) emitBalance(ctx context.Context, tx store.Tx, accountID string) error {
+	a, err := tx.GetInternalAccount(ctx, accountID)
+	if err != nil {
+		return err
+	}
+	return s.emit(ctx, tx, webhooksig.InternalAccountBalanceUpdated, a.ID, s.internalAccountJSON(a))
+}
+
+// outboxStore wakes the delivery worker after a transaction that emitted
+// events committed.
+type outboxStore struct {
+	store.Store
+	wake func()
+}
+
+// outboxTx is the store.Tx outboxStore hands to fn; emit marks it.
+type outboxTx struct {
+	store.Tx
+	emitted bool
+}
+
+func (o *outboxStore) Tx(ctx context.Context, fn func(store.Tx) error) error {
+	return o.run(ctx, "", fn)
+}
+
+func (o *outboxStore) TxFor(ctx context.Context, key string, fn func(store.Tx) error) error {
+	return o.run(ctx, key, fn)
+}
+
+func (o *outboxStore) run(ctx context.Context, key string, fn func(store.Tx) error) error {
+	var last *outboxTx
+	wrapped := func(tx store.Tx) error {
+		last = &outboxTx{Tx: tx}
+		return fn(last)
+	}
+	var err error
+	if key == "" {
+		err = o.Store.Tx(ctx, wrapped)
+	} else {
+		err = o.Store.TxFor(ctx, key, wrapped)
+	}
+	if err == nil && last != nil && last.emitted {
+		o.wake()
+	}
+	return err
+}
+
+func (s *Service) wakeWebhooks() {
+	select {
+	case s.hooks.wake <- struct{}{}:
+	default:
+	}
+}

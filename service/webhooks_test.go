@@ -1,0 +1,645 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"paywallet/service/store"
+	"paywallet/shared/webhooksig"
+	"paywallet/shared/wire"
+)
+
+// receiver is a platform's webhook endpoint: it checks both signatures of
+// every delivery against the service's JWKS (fetched from the service) at
+// the service's clock, and keeps what it accepted in arrival order.
+type receiver struct {
+	t   *testing.T
+	srv *httptest.Server
+
+	mu       sync.Mutex
+	keys     webhooksig.JWKS
+	now      func() time.Time
+	accepted []webhooksig.Event
+	hits     int
+	failFor  map[string]int // resource id -> answer 500 this many more times
+	failAll  bool
+	badSigs  []string
+}
+
+type eventData struct {
+	ID     string `json:"id"`
+	Status string `json:"status"`
+}
+
+func newReceiver(t *testing.T) *receiver {
+	rc := &receiver{t: t, failFor: map[string]int{}}
+	rc.srv = httptest.NewServer(http.HandlerFunc(rc.serve))
+	t.Cleanup(rc.srv.Close)
+	return rc
+}
+
+func (rc *receiver) url() string { return rc.srv.URL + "/hooks" }
+
+// attach makes the receiver trust e's published keys and clock.
+func (rc *receiver) attach(e *env) {
+	r := e.do("GET", "/webhooks/jwks.json", nil, map[string]string{"Authorization": ""})
+	e.mustStatus(r, http.StatusOK)
+	keys, err := webhooksig.ParseJWKS(r.body)
+	if err != nil {
+		rc.t.Fatal(err)
+	}
+	rc.mu.Lock()
+	rc.keys, rc.now = keys, e.clock.Now
+	rc.mu.Unlock()
+}
+
+func (rc *receiver) serve(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	rc.hits++
+	id, err := webhooksig.Verify(r.Header.Get(webhooksig.Header), body, rc.keys, rc.now())
+	if err == nil {
+		err = webhooksig.VerifyCompat(r.Header.Get(webhooksig.CompatHeader), body, rc.keys)
+	}
+	if err != nil {
+		rc.badSigs = append(rc.badSigs, err.Error())
+		http.Error(w, "bad signature", http.StatusUnauthorized)
+		return
+	}
+	var ev webhooksig.Event
+	if err := json.Unmarshal(body, &ev); err != nil || ev.ID != id {
+		rc.badSigs = append(rc.badSigs, fmt.Sprintf("body %s: %v", body, err))
+		http.Error(w, "bad body", http.StatusBadRequest)
+		return
+	}
+	var d eventData
+	_ = json.Unmarshal(ev.Data, &d)
+	if rc.failAll || rc.failFor[d.ID] > 0 {
+		rc.failFor[d.ID]--
+		http.Error(w, "try later", http.StatusServiceUnavailable)
+		return
+	}
+	rc.accepted = append(rc.accepted, ev)
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (rc *receiver) events() []webhooksig.Event {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if len(rc.badSigs) > 0 {
+		rc.t.Fatalf("deliveries refused: %v", rc.badSigs)
+	}
+	return slices.Clone(rc.accepted)
+}
+
+// of returns the accepted events of one resource as "TYPE#seq" strings.
+func (rc *receiver) of(resourceID string) []string {
+	var out []string
+	for _, ev := range rc.events() {
+		var d eventData
+		if json.Unmarshal(ev.Data, &d) == nil && d.ID == resourceID {
+			out = append(out, fmt.Sprintf("%s#%d", ev.Type, ev.Sequence))
+		}
+	}
+	return out
+}
+
+// withWebhooks starts the service with the receiver's URL as its
+// webhookEndpoint and short retries.
+func withWebhooks(rc *receiver) func(*Config) {
+	return func(c *Config) {
+		c.WebhookURL = rc.url()
+		c.WebhookRetryBase, c.WebhookRetryMax = time.Second, 4*time.Second
+	}
+}
+
+func (e *env) deliver() int {
+	e.t.Helper()
+	n, err := e.svc.DeliverWebhooks(context.Background())
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return n
+}
+
+// checkUnique fails when an event id was accepted twice or a resource's
+// sequences are not 1, 2, 3, … in arrival order.
+func checkUnique(t *testing.T, evs []webhooksig.Event) {
+	t.Helper()
+	seen := map[string]bool{}
+	last := map[string]int64{}
+	for _, ev := range evs {
+		if seen[ev.ID] {
+			t.Fatalf("event %s accepted twice", ev.ID)
+		}
+		seen[ev.ID] = true
+		var d eventData
+		if err := json.Unmarshal(ev.Data, &d); err != nil {
+			t.Fatalf("event %s data: %v", ev.ID, err)
+		}
+		if ev.Sequence != last[d.ID]+1 {
+			t.Fatalf("%s of %s has sequence %d after %d", ev.Type, d.ID, ev.Sequence, last[d.ID])
+		}
+		last[d.ID] = ev.Sequence
+	}
+}
+
+// TestWebhookLifecycle: every state change of a payment, of the wallet and
+// of the destination is delivered once, with the reference's type, in order
+// per resource, signed.
+func TestWebhookLifecycle(t *testing.T) {
+	rc := newReceiver(t)
+	e := newEnv(t, sandbox, withWebhooks(rc), func(c *Config) { c.SettlementDelay = time.Second })
+	rc.attach(e)
+	p := e.newPayer("hooks@example.com", 100_000)
+	e.deliver()
+	if got, want := rc.of(p.account.ID), []string{"INTERNAL_ACCOUNT.STATUS_UPDATED#1", "INTERNAL_ACCOUNT.BALANCE_UPDATED#2"}; !slices.Equal(got, want) {
+		t.Fatalf("wallet events %v, want %v", got, want)
+	}
+	var funding []webhooksig.Event
+	for _, ev := range rc.events() {
+		if ev.Type == "INCOMING_PAYMENT.COMPLETED" {
+			funding = append(funding, ev)
+		}
+	}
+	if len(funding) != 1 || !strings.Contains(string(funding[0].Data), `"receivedAmount"`) || !strings.Contains(string(funding[0].Data), `"type":"INCOMING"`) {
+		t.Fatalf("funding events %+v", funding)
+	}
+
+	cases := []struct {
+		suffix string
+		want   []string // the transaction's events
+		steps  int
+	}{
+		{"12345", []string{"PENDING", "PROCESSING", "COMPLETED"}, 1},
+		{"12002", []string{"PENDING", "PROCESSING", "FAILED"}, 1},
+		{"12004", []string{"PENDING", "PROCESSING", "FAILED"}, 1},
+		{"12005", []string{"PENDING", "PROCESSING", "COMPLETED", "REFUND_COMPLETED"}, 2},
+		{"12006", []string{"PENDING", "PROCESSING", "FAILED"}, 1},
+		{"12007", []string{"PENDING", "PROCESSING", "FAILED"}, 1},
+	}
+	for _, c := range cases {
+		t.Run(c.suffix, func(t *testing.T) {
+			dest := e.destination(p, c.suffix)
+			e.deliver()
+			if got, want := rc.of(dest.ID), []string{"EXTERNAL_ACCOUNT.STATUS_UPDATED#1", "EXTERNAL_ACCOUNT.STATUS_UPDATED#2"}; !slices.Equal(got, want) {
+				t.Fatalf("destination events %v, want %v", got, want)
+			}
+			q := e.quote(quoteBody(p, dest.ID, "SENDING", 1_000))
+			e.deliver()
+			e.mustStatus(e.execute(q, wire.SandboxSignature), http.StatusOK)
+			e.deliver()
+			for range c.steps {
+				e.clock.Advance(time.Second)
+				e.settle()
+				e.deliver()
+			}
+			var want []string
+			for i, s := range c.want {
+				want = append(want, fmt.Sprintf("OUTGOING_PAYMENT.%s#%d", s, i+1))
+			}
+			if got := rc.of(q.TransactionID); !slices.Equal(got, want) {
+				t.Fatalf("transaction events %v, want %v", got, want)
+			}
+			// The last event carries the transaction as GET shows it.
+			x := e.transaction(q.TransactionID)
+			evs := rc.events()
+			for i := len(evs) - 1; i >= 0; i-- {
+				var d eventData
+				if json.Unmarshal(evs[i].Data, &d); d.ID == q.TransactionID {
+					if d.Status != x.Status {
+						t.Fatalf("last event status %s, transaction %s", d.Status, x.Status)
+					}
+					break
+				}
+			}
+		})
+	}
+	t.Run("expiry", func(t *testing.T) {
+		dest := e.destination(p, "22345")
+		q := e.quote(quoteBody(p, dest.ID, "SENDING", 1_000))
+		e.clock.Advance(time.Hour)
+		e.settle()
+		e.deliver()
+		if got, want := rc.of(q.TransactionID), []string{"OUTGOING_PAYMENT.PENDING#1", "OUTGOING_PAYMENT.EXPIRED#2"}; !slices.Equal(got, want) {
+			t.Fatalf("events %v, want %v", got, want)
+		}
+	})
+	t.Run("deactivation", func(t *testing.T) {
+		dest := e.destination(p, "32345")
+		e.mustStatus(e.do("DELETE", "/customers/external-accounts/"+dest.ID, nil, nil), http.StatusNoContent)
+		e.mustStatus(e.do("DELETE", "/customers/external-accounts/"+dest.ID, nil, nil), http.StatusNoContent)
+		e.deliver()
+		want := []string{"EXTERNAL_ACCOUNT.STATUS_UPDATED#1", "EXTERNAL_ACCOUNT.STATUS_UPDATED#2", "EXTERNAL_ACCOUNT.STATUS_UPDATED#3"}
+		if got := rc.of(dest.ID); !slices.Equal(got, want) {
+			t.Fatalf("events %v, want %v", got, want)
+		}
+	})
+	evs := rc.events()
+	checkUnique(t, evs)
+	// Balance changes: funding, then per payment execute and settlement
+	// (007 keeps the money held: no change at its end), 005's refund, and
+	// nothing for the expired quote.
+	var balances int
+	for _, ev := range evs {
+		if ev.Type == "INTERNAL_ACCOUNT.BALANCE_UPDATED" {
+			balances++
+		}
+	}
+	if want := 1 + 6*2 - 1 + 1; balances != want {
+		t.Fatalf("%d balance events, want %d", balances, want)
+	}
+	if n := e.deliver(); n != 0 {
+		t.Fatalf("%d more deliveries with nothing new", n)
+	}
+}
+
+// TestWebhookRetries: a receiver that fails three times gets the event a
+// fourth time and never again after it accepted it; meanwhile the
+// resource's later events wait, and other resources' events are not held up.
+func TestWebhookRetries(t *testing.T) {
+	rc := newReceiver(t)
+	e := newEnv(t, sandbox, withWebhooks(rc))
+	rc.attach(e)
+	w := e.newWallet("retry@example.com")
+	rc.mu.Lock()
+	rc.failFor[w.account.ID] = 3
+	rc.mu.Unlock()
+	e.fund(w.account.ID, 500) // BALANCE_UPDATED #2 waits behind #1
+	for i := range 3 {
+		e.deliver()
+		if got := rc.of(w.account.ID); len(got) != 0 {
+			t.Fatalf("after failure %d: %v", i+1, got)
+		}
+		e.clock.Advance(4 * time.Second)
+	}
+	if n := len(rc.events()); n != 1 {
+		t.Fatalf("the funding transaction's event was held up: %d accepted", n)
+	}
+	e.deliver()
+	want := []string{"INTERNAL_ACCOUNT.STATUS_UPDATED#1", "INTERNAL_ACCOUNT.BALANCE_UPDATED#2"}
+	if got := rc.of(w.account.ID); !slices.Equal(got, want) {
+		t.Fatalf("after success %v, want %v", got, want)
+	}
+	hits := rc.hits
+	for range 5 {
+		e.clock.Advance(time.Hour)
+		e.deliver()
+	}
+	if rc.hits != hits {
+		t.Fatalf("%d more requests after every event was accepted", rc.hits-hits)
+	}
+	checkUnique(t, rc.events())
+
+	var list wire.List[webhookDelivery]
+	r := e.do("GET", "/webhooks/deliveries?resourceId="+w.account.ID, nil, nil)
+	e.mustStatus(r, http.StatusOK)
+	r.decode(t, &list)
+	if len(list.Data) != 2 {
+		t.Fatalf("deliveries %s", r.body)
+	}
+	first := list.Data[1] // newest first
+	if first.Sequence != 1 || first.Status != "DELIVERED" || first.AttemptCount != 4 || len(first.Attempts) != 4 ||
+		first.Attempts[0].ResponseStatus != 503 || first.Attempts[3].ResponseStatus != 204 || first.Attempts[0].URL != rc.url() ||
+		!strings.Contains(first.LastError+first.Attempts[2].Error, "503") {
+		t.Fatalf("first delivery %+v", first)
+	}
+	if second := list.Data[0]; second.AttemptCount != 1 || second.Status != "DELIVERED" {
+		t.Fatalf("second delivery %+v", second)
+	}
+}
+
+// TestWebhookGiveUpAndReplay: an event whose receiver keeps failing is
+// FAILED after the retry window and no longer holds its resource back; a
+// replay sends it again.
+func TestWebhookGiveUpAndReplay(t *testing.T) {
+	rc := newReceiver(t)
+	e := newEnv(t, sandbox, withWebhooks(rc), func(c *Config) { c.WebhookRetryFor = 20 * time.Second })
+	rc.attach(e)
+	rc.failAll = true
+	w := e.newWallet("giveup@example.com")
+	for range 20 {
+		e.deliver()
+		e.clock.Advance(4 * time.Second)
+	}
+	var list wire.List[webhookDelivery]
+	e.do("GET", "/webhooks/deliveries?status=FAILED", nil, nil).decode(t, &list)
+	if len(list.Data) != 1 || list.Data[0].ResourceID != w.account.ID || list.Data[0].AttemptCount < 4 {
+		t.Fatalf("failed deliveries %+v", list)
+	}
+	failed := list.Data[0]
+	rc.mu.Lock()
+	rc.failAll = false
+	rc.mu.Unlock()
+	e.fund(w.account.ID, 100)
+	e.deliver()
+	if got := rc.of(w.account.ID); !slices.Equal(got, []string{"INTERNAL_ACCOUNT.BALANCE_UPDATED#2"}) {
+		t.Fatalf("after the failure: %v", got)
+	}
+	r := e.do("POST", "/webhooks/deliveries/"+failed.ID+"/replay", nil, nil)
+	e.mustStatus(r, http.StatusOK)
+	var d webhookDelivery
+	r.decode(t, &d)
+	if d.Status != "PENDING" || d.ID != failed.ID {
+		t.Fatalf("replayed %+v", d)
+	}
+	e.deliver()
+	if got := rc.of(w.account.ID); !slices.Equal(got, []string{"INTERNAL_ACCOUNT.BALANCE_UPDATED#2", "INTERNAL_ACCOUNT.STATUS_UPDATED#1"}) {
+		t.Fatalf("after the replay: %v", got)
+	}
+	for _, bad := range []string{"Webhook:0199a3c4-0000-7000-8000-000000000001", "nope"} {
+		if r := e.do("POST", "/webhooks/deliveries/"+bad+"/replay", nil, nil); r.status != http.StatusNotFound {
+			t.Fatalf("replay %s: %d %s", bad, r.status, r.body)
+		}
+	}
+	for _, q := range []string{"status=DONE", "limit=0", "cursor=x"} {
+		if r := e.do("GET", "/webhooks/deliveries?"+q, nil, nil); r.status != http.StatusBadRequest {
+			t.Fatalf("%s: %d %s", q, r.status, r.body)
+		}
+	}
+	if r := e.do("GET", "/webhooks/deliveries", nil, map[string]string{"Authorization": ""}); r.status != http.StatusUnauthorized {
+		t.Fatalf("without credentials: %d", r.status)
+	}
+}
+
+// TestWebhookRollback: a change that rolls back sends nothing, though it
+// recorded its event before it failed.
+func TestWebhookRollback(t *testing.T) {
+	rc := newReceiver(t)
+	e := newEnv(t, sandbox, withWebhooks(rc))
+	rc.attach(e)
+	e.newWallet("taken@example.com")
+	// Provisioning records the new wallet's STATUS_UPDATED, then the
+	// e-mail conflict rolls the customer back.
+	r := e.do("POST", "/customers", map[string]any{"platformCustomerId": "other", "customerType": "INDIVIDUAL", "email": "TAKEN@example.com"}, nil)
+	e.mustStatus(r, http.StatusConflict)
+	boom := errors.New("boom")
+	err := e.svc.store.Tx(context.Background(), func(tx store.Tx) error {
+		if err := e.svc.emit(context.Background(), tx, webhooksig.InternalAccountStatusUpdated, "InternalAccount:x", map[string]string{"id": "InternalAccount:x"}); err != nil {
+			return err
+		}
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatal(err)
+	}
+	e.deliver()
+	var list wire.List[webhookDelivery]
+	e.do("GET", "/webhooks/deliveries", nil, nil).decode(t, &list)
+	if len(list.Data) != 1 || len(rc.events()) != 1 {
+		t.Fatalf("%d events recorded, %d delivered; want the first wallet's only", len(list.Data), len(rc.events()))
+	}
+}
+
+// TestWebhookWorkerIsWoken: RunWorkers delivers an event as soon as the
+// change that recorded it commits, without waiting for its poll.
+func TestWebhookWorkerIsWoken(t *testing.T) {
+	rc := newReceiver(t)
+	e := newEnv(t, sandbox, withWebhooks(rc), func(c *Config) { c.WebhookPollInterval = time.Hour })
+	rc.attach(e)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); e.svc.RunWorkers(ctx) }()
+	defer func() { cancel(); <-done }()
+	time.Sleep(50 * time.Millisecond) // the worker's first round has run
+	w := e.newWallet("prompt@example.com")
+	deadline := time.Now().Add(5 * time.Second)
+	for len(rc.of(w.account.ID)) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the event was not delivered within 5 s")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestSlowReceiverDoesNotSlowTheAPI: requests answer while the receiver
+// hangs; the delivery times out (client timeout) and is retried.
+func TestSlowReceiverDoesNotSlowTheAPI(t *testing.T) {
+	release := make(chan struct{})
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer slow.Close()
+	defer close(release)
+	e := newEnv(t, sandbox, func(c *Config) {
+		c.WebhookURL = slow.URL
+		c.WebhookClient = &http.Client{Timeout: 200 * time.Millisecond}
+		c.WebhookPollInterval = 10 * time.Millisecond
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); e.svc.RunWorkers(ctx) }()
+	defer func() { cancel(); <-done }()
+	start := time.Now()
+	for i := range 5 {
+		w := e.newWallet(fmt.Sprintf("slow%d@example.com", i))
+		e.fund(w.account.ID, 100)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("10 requests took %v with a hanging receiver", d)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		var list wire.List[webhookDelivery]
+		e.do("GET", "/webhooks/deliveries?limit=100", nil, nil).decode(t, &list)
+		if len(list.Data) > 0 && len(list.Data[len(list.Data)-1].Attempts) > 0 {
+			if a := list.Data[len(list.Data)-1].Attempts[0]; a.ResponseStatus != 0 || !strings.Contains(a.Error, "Timeout") && !strings.Contains(a.Error, "deadline") {
+				t.Fatalf("attempt against a hanging receiver: %+v", a)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no attempt recorded")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestConfigEndpoint: GET and PATCH /config.
+func TestConfigEndpoint(t *testing.T) {
+	e := newEnv(t)
+	var c platformConfigJSON
+	r := e.do("GET", "/config", nil, nil)
+	e.mustStatus(r, http.StatusOK)
+	r.decode(t, &c)
+	if !strings.HasPrefix(c.ID, "PlatformConfig:") || c.WebhookEndpoint != "" || c.UmaDomain != "uma.localhost" || c.CreatedAt == "" {
+		t.Fatalf("initial config %s", r.body)
+	}
+	if r := e.do("GET", "/config", nil, map[string]string{"Authorization": ""}); r.status != http.StatusUnauthorized {
+		t.Fatalf("without credentials: %d", r.status)
+	}
+	if r := e.do("PATCH", "/config", map[string]any{"webhookEndpoint": "https://a.example/h"}, map[string]string{"Authorization": ""}); r.status != http.StatusUnauthorized {
+		t.Fatalf("PATCH without credentials: %d", r.status)
+	}
+	refused := []struct {
+		body   string
+		fields []string
+	}{
+		{`{"webhookEndpoint":"ftp://a.example/h"}`, []string{"webhookEndpoint"}},
+		{`{"webhookEndpoint":"a.example/h"}`, []string{"webhookEndpoint"}},
+		{`{"webhookEndpoint":"/hooks"}`, []string{"webhookEndpoint"}},
+		{`{"webhookEndpoint":"https://"}`, []string{"webhookEndpoint"}},
+		{`{"webhookEndpoint":"https://user:pw@a.example/h"}`, []string{"webhookEndpoint"}},
+		{`{"webhookEndpoint":"https://a.example/h#x"}`, []string{"webhookEndpoint"}},
+		{`{"webhookEndpoint":"https://a.example/` + strings.Repeat("a", 2048) + `"}`, []string{"webhookEndpoint"}},
+		{`{"webhookEndpoint":5}`, []string{"webhookEndpoint"}},
+		{`{"webhookEndpoint":"https://a.example/h","umaDomain":"x.example","bogus":1,"id":"PlatformConfig:x"}`, []string{"bogus", "id", "umaDomain"}},
+	}
+	for _, c := range refused {
+		r := e.do("PATCH", "/config", []byte(c.body), map[string]string{"Content-Type": "application/json"})
+		if r.status != http.StatusBadRequest {
+			t.Fatalf("%s: %d %s", c.body, r.status, r.body)
+		}
+		if got := fieldsOf(t, r); !slices.Equal(got, c.fields) {
+			t.Fatalf("%s: fields %v, want %v (%s)", c.body, got, c.fields, r.body)
+		}
+	}
+	for _, body := range []string{``, `[]`, `{"webhookEndpoint":"x"} {}`} {
+		if r := e.do("PATCH", "/config", []byte(body), map[string]string{"Content-Type": "application/json"}); r.status != http.StatusBadRequest {
+			t.Fatalf("%q: %d %s", body, r.status, r.body)
+		}
+	}
+	e.clock.Advance(time.Minute)
+	r = e.do("PATCH", "/config", map[string]any{"webhookEndpoint": "http://127.0.0.1:9/hooks?x=1"}, nil)
+	e.mustStatus(r, http.StatusOK)
+	var patched platformConfigJSON
+	r.decode(t, &patched)
+	if patched.WebhookEndpoint != "http://127.0.0.1:9/hooks?x=1" || patched.ID != c.ID || patched.UpdatedAt == c.UpdatedAt {
+		t.Fatalf("patched %s", r.body)
+	}
+	var again platformConfigJSON
+	e.do("GET", "/config", nil, nil).decode(t, &again)
+	if again != patched {
+		t.Fatalf("GET after PATCH %+v, want %+v", again, patched)
+	}
+	r = e.do("PATCH", "/config", map[string]any{"webhookEndpoint": nil}, nil)
+	e.mustStatus(r, http.StatusOK)
+	again = platformConfigJSON{}
+	e.do("GET", "/config", nil, nil).decode(t, &again)
+	if again.WebhookEndpoint != "" {
+		t.Fatalf("after null: %+v", again)
+	}
+	// Changes with no endpoint are not recorded.
+	e.newWallet("quiet@example.com")
+	var list wire.List[webhookDelivery]
+	e.do("GET", "/webhooks/deliveries", nil, nil).decode(t, &list)
+	if len(list.Data) != 0 {
+		t.Fatalf("events recorded without an endpoint: %+v", list.Data)
+	}
+}
+
+// TestWebhookURLAtStart: Config.WebhookURL sets the endpoint, also over
+// one stored before; a bad one stops the start.
+func TestWebhookURLAtStart(t *testing.T) {
+	e := newEnv(t, func(c *Config) { c.WebhookURL = "http://127.0.0.1:8081/internal/webhooks" })
+	var c platformConfigJSON
+	e.do("GET", "/config", nil, nil).decode(t, &c)
+	if c.WebhookEndpoint != "http://127.0.0.1:8081/internal/webhooks" {
+		t.Fatalf("config %+v", c)
+	}
+	cfg := e.svc.cfg
+	cfg.WebhookURL = "https://other.example/hooks"
+	second, err := New(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c2 platformConfigJSON
+	(&env{t: t, svc: second, h: second.Handler(), clock: e.clock}).do("GET", "/config", nil, nil).decode(t, &c2)
+	if c2.WebhookEndpoint != "https://other.example/hooks" || c2.ID != c.ID {
+		t.Fatalf("second start: %+v (first %+v)", c2, c)
+	}
+	cfg.WebhookURL = "not a url"
+	if _, err := New(context.Background(), cfg); err == nil {
+		t.Fatal("a bad WebhookURL was accepted")
+	}
+}
+
+// TestWebhookJWKS: the keys are published without credentials, shared by
+// every instance of a database, and stored sealed.
+func TestWebhookJWKS(t *testing.T) {
+	e := newEnv(t)
+	r := e.do("GET", "/webhooks/jwks.json", nil, map[string]string{"Authorization": ""})
+	e.mustStatus(r, http.StatusOK)
+	keys, err := webhooksig.ParseJWKS(r.body)
+	if err != nil {
+		t.Fatalf("%s: %v", r.body, err)
+	}
+	if len(keys.Keys) != 1 || keys.Keys[0].Kid != e.svc.hooks.signer.KeyID() || keys.Keys[0].Alg != "ES256" || keys.Keys[0].Use != "sig" {
+		t.Fatalf("jwks %s", r.body)
+	}
+	if r.header.Get("Content-Type") != "application/json" || !strings.Contains(r.header.Get("Cache-Control"), "max-age") {
+		t.Fatalf("headers %v", r.header)
+	}
+	second, err := New(context.Background(), e.svc.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.WebhookKeys().Keys[0] != keys.Keys[0] {
+		t.Fatal("a second instance on the same database has another key")
+	}
+	var raw []byte
+	err = e.store.Tx(context.Background(), func(tx store.Tx) error {
+		raw, err = tx.GetSetting(context.Background(), webhookKeysSetting)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(raw), `"d"`) || strings.Contains(string(raw), keys.Keys[0].Kid) || json.Valid(raw) {
+		t.Fatal("the webhook key is stored in the clear")
+	}
+	other := e.svc.cfg
+	other.AtRestKey = []byte("another-key-another-key-another!!")
+	if _, err := New(context.Background(), other); err == nil {
+		t.Fatal("the keys opened with another at-rest key")
+	}
+}
+
+// TestTestWebhook: POST /sandbox/webhooks/test.
+func TestTestWebhook(t *testing.T) {
+	e := newEnv(t, sandbox)
+	r := e.do("POST", "/sandbox/webhooks/test", nil, nil)
+	if r.status != http.StatusBadRequest || r.errorBody(t).Code != "WEBHOOK_ENDPOINT_NOT_SET" {
+		t.Fatalf("without endpoint: %d %s", r.status, r.body)
+	}
+	rc := newReceiver(t)
+	rc.attach(e)
+	e.mustStatus(e.do("PATCH", "/config", map[string]any{"webhookEndpoint": rc.url()}, nil), http.StatusOK)
+	r = e.do("POST", "/sandbox/webhooks/test", nil, nil)
+	e.mustStatus(r, http.StatusOK)
+	var out map[string]any
+	r.decode(t, &out)
+	if out["url"] != rc.url() || out["response_status"] != float64(204) || len(out) != 2 {
+		t.Fatalf("answer %s", r.body)
+	}
+	evs := rc.events()
+	if len(evs) != 1 || evs[0].Type != "TEST" || !strings.HasPrefix(evs[0].ID, "Webhook:") || evs[0].Data != nil || evs[0].Sequence != 0 {
+		t.Fatalf("test event %+v", evs)
+	}
+	rc.failAll = true
+	r = e.do("POST", "/sandbox/webhooks/test", []byte(`{}`), nil)
+	if r.status != http.StatusBadRequest || r.errorBody(t).Code != "WEBHOOK_DELIVERY_ERROR" || !strings.Contains(string(r.body), `"response_status":503`) {
+		t.Fatalf("failing receiver: %d %s", r.status, r.body)
+	}
+	if r := e.do("POST", "/sandbox/webhooks/test", []byte(`{"x":1}`), nil); r.status != http.StatusBadRequest {
+		t.Fatalf("with a field: %d %s", r.status, r.body)
+	}
+	prod := newEnv(t)
+	if r := prod.do("POST", "/sandbox/webhooks/test", nil, nil); r.status != http.StatusForbidden {
+		t.Fatalf("production: %d %s", r.status, r.body)
+	}
+}

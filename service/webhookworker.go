@@ -1,0 +1,408 @@
+package service
+
+import (
+	"bytes"
+	"context"
+	crand "crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"paywallet/service/ids"
+	"paywallet/service/store"
+	"paywallet/shared/webhooksig"
+	"paywallet/shared/wire"
+)
+
+// The delivery worker. Each round claims up to webhookBatch due events
+// (store.WebhookTx.ClaimWebhookEvents: the head event of each resource,
+// leased to this worker so no other instance sends it meanwhile), POSTs
+// them concurrently (they belong to different resources), and records each
+// outcome. A 2xx is a delivery; anything else (another status, a timeout, a
+// refused connection, a redirect) is retried after WebhookRetryBase
+// doubled per failure up to WebhookRetryMax, each wait drawn from its upper
+// half (jitter), until WebhookRetryFor after the event was recorded (or
+// replayed); then it is FAILED. A resource's next event waits for the
+// previous one to be DELIVERED or FAILED.
+//
+// The HTTP calls run outside any store transaction and on the worker's own
+// goroutine, with the client's timeout (10 s), so a slow receiver never
+// holds a database connection or a request.
+
+const (
+	webhookBatch = 16
+	// maxResponseKept bounds the receiver's answer kept with an attempt
+	// and returned by the test webhook.
+	maxResponseKept  = 4 << 10
+	webhookUserAgent = "paywallet-webhooks/1"
+)
+
+// webhookLease is how long a claim holds an event: longer than one
+// delivery can take.
+func (s *Service) webhookLease() time.Duration {
+	if t := s.cfg.WebhookClient.Timeout; t > 0 {
+		return 2*t + 10*time.Second
+	}
+	return time.Minute
+}
+
+// runWebhookWorker delivers events until ctx ends: at once when a change
+// on this instance recorded some, and every WebhookPollInterval.
+func (s *Service) runWebhookWorker(ctx context.Context) {
+	tick := time.NewTicker(s.cfg.WebhookPollInterval)
+	defer tick.Stop()
+	for {
+		if _, err := s.DeliverWebhooks(ctx); err != nil && ctx.Err() == nil {
+			s.log.Error("webhook delivery worker failed", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		case <-s.hooks.wake:
+		}
+	}
+}
+
+// DeliverWebhooks sends every event that is due now and reports how many
+// were delivered (2xx). Events that become due because an earlier event of
+// their resource was just delivered are sent in the same call.
+func (s *Service) DeliverWebhooks(ctx context.Context) (int, error) {
+	delivered := 0
+	for round := 0; round < 100; round++ {
+		lease := newLease()
+		now := s.now()
+		var batch []store.WebhookEvent
+		var endpoint string
+		err := s.store.Tx(ctx, func(tx store.Tx) error {
+			var err error
+			batch, err = tx.ClaimWebhookEvents(ctx, now, now.Add(s.webhookLease()), lease, webhookBatch)
+			if err != nil || len(batch) == 0 {
+				return err
+			}
+			c, err := s.readConfig(ctx, tx)
+			endpoint = c.WebhookEndpoint
+			return err
+		})
+		if err != nil || len(batch) == 0 {
+			return delivered, err
+		}
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		var firstErr error
+		for i := range batch {
+			wg.Go(func() {
+				ok, err := s.attempt(ctx, &batch[i], endpoint, lease)
+				mu.Lock()
+				defer mu.Unlock()
+				if ok {
+					delivered++
+				}
+				if err != nil && firstErr == nil {
+					firstErr = err
+				}
+			})
+		}
+		wg.Wait()
+		if firstErr != nil {
+			return delivered, firstErr
+		}
+	}
+	return delivered, nil
+}
+
+func newLease() string {
+	var b [12]byte
+	_, _ = crand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// post sends one signed delivery and returns the receiver's status (0 when
+// it did not answer), the start of its answer, and why it failed.
+func (s *Service) post(ctx context.Context, endpoint, id string, body []byte) (status int, answer string, err error) {
+	h, err := s.hooks.signer.Sign(id, body, s.now())
+	if err != nil {
+		return 0, "", err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(body))
+	if err != nil {
+		return 0, "", err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", webhookUserAgent)
+	req.Header.Set(webhooksig.CompatHeader, h.Compat)
+	req.Header.Set(webhooksig.Header, h.Signature)
+	resp, err := s.cfg.WebhookClient.Do(req)
+	if err != nil {
+		return 0, "", err
+	}
+	defer resp.Body.Close()
+	kept, _ := io.ReadAll(io.LimitReader(resp.Body, maxResponseKept))
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+	return resp.StatusCode, string(kept), nil
+}
+
+// attempt delivers e once and records the outcome; it reports whether the
+// receiver took it.
+func (s *Service) attempt(ctx context.Context, e *store.WebhookEvent, endpoint, lease string) (bool, error) {
+	start := time.Now()
+	a := store.WebhookAttempt{EventID: e.ID, Attempt: e.Attempts + 1, AttemptedAt: s.now(), URL: endpoint}
+	var status int
+	var answer string
+	var err error
+	if endpoint == "" {
+		err = errors.New("no webhook endpoint is configured")
+	} else {
+		status, answer, err = s.post(ctx, endpoint, e.ID, e.Body)
+	}
+	if ctx.Err() != nil {
+		return false, nil // shutting down: the lease ends and the event is retried
+	}
+	a.Duration = time.Since(start)
+	a.ResponseStatus = status
+	ok := err == nil && status >= 200 && status < 300
+	switch {
+	case err != nil:
+		a.Error = err.Error()
+	case !ok:
+		a.Error = "HTTP " + strconv.Itoa(status)
+		if answer != "" {
+			a.Error += ": " + truncate(answer, 200)
+		}
+	}
+	now := s.now()
+	next := *e
+	next.UpdatedAt, next.LastStatus, next.LastError = now, status, a.Error
+	switch {
+	case ok:
+		next.Status, next.DeliveredAt = store.WebhookDelivered, now
+	case !now.Before(e.GiveUpAt):
+		next.Status = store.WebhookFailed
+		s.log.Warn("webhook delivery failed for good", "id", e.ID, "type", e.Type, "attempts", a.Attempt, "err", a.Error)
+	default:
+		next.NextAttemptAt = now.Add(s.retryAfter(a.Attempt))
+		if next.NextAttemptAt.After(e.GiveUpAt) {
+			next.NextAttemptAt = e.GiveUpAt
+		}
+	}
+	err = s.store.Tx(ctx, func(tx store.Tx) error {
+		won, err := tx.FinishWebhookAttempt(ctx, &next, &a, lease)
+		if err == nil && !won {
+			s.log.Warn("webhook attempt finished after its lease ended", "id", e.ID)
+		}
+		return err
+	})
+	return ok, err
+}
+
+// retryAfter is the wait after the n-th failed attempt: WebhookRetryBase ×
+// 2^(n-1), at most WebhookRetryMax, drawn from the upper half.
+func (s *Service) retryAfter(n int) time.Duration {
+	d := s.cfg.WebhookRetryMax
+	if n-1 < 40 {
+		if b := s.cfg.WebhookRetryBase << (n - 1); b > 0 && b < d {
+			d = b
+		}
+	}
+	return d/2 + rand.N(d/2+1)
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// ---- the test webhook
+
+// testWebhookResponse is the reference's TestWebhookResponse.
+type testWebhookResponse struct {
+	URL            string `json:"url,omitempty"`
+	ResponseStatus int    `json:"response_status"`
+	ResponseBody   string `json:"response_body,omitempty"`
+}
+
+// testWebhook handles POST /sandbox/webhooks/test (sandbox only): it sends
+// a TEST event to the configured endpoint now, outside the outbox, and
+// answers 200 with the receiver's status and body when it answered 2xx;
+// 400 WEBHOOK_DELIVERY_ERROR (the same fields under details) otherwise, and
+// 400 WEBHOOK_ENDPOINT_NOT_SET without an endpoint.
+func (s *Service) testWebhook(w http.ResponseWriter, r *http.Request) error {
+	if s.mode != ModeSandbox {
+		return errorf(http.StatusForbidden, codeForbidden, "sandbox endpoints are only available in sandbox mode")
+	}
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	var req struct{}
+	if err := decodeJSON(r, body, &req, true); err != nil {
+		return err
+	}
+	var c platformConfig
+	err = s.store.Tx(r.Context(), func(tx store.Tx) error {
+		var err error
+		c, err = s.readConfig(r.Context(), tx)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if c.WebhookEndpoint == "" {
+		return errorf(http.StatusBadRequest, "WEBHOOK_ENDPOINT_NOT_SET", "no webhookEndpoint is configured; set one with PATCH /config")
+	}
+	id := ids.New("Webhook")
+	event, err := encodeEnvelope(webhookEnvelope{ID: id, Type: webhooksig.Test, Timestamp: timestamp(s.now())})
+	if err != nil {
+		return err
+	}
+	status, answer, err := s.post(r.Context(), c.WebhookEndpoint, id, event)
+	out := testWebhookResponse{URL: c.WebhookEndpoint, ResponseStatus: status, ResponseBody: answer}
+	if err != nil || status < 200 || status > 299 {
+		msg := "the webhook endpoint answered " + strconv.Itoa(status)
+		details := map[string]any{"url": out.URL, "response_status": status, "response_body": answer}
+		if err != nil {
+			msg = "the webhook endpoint did not answer: " + err.Error()
+			details["error"] = err.Error()
+		}
+		return &Error{Status: http.StatusBadRequest, Code: "WEBHOOK_DELIVERY_ERROR", Message: msg, Details: details}
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// ---- deliveries (our extension)
+
+// webhookDelivery is an event of the outbox with its attempts, as GET
+// /webhooks/deliveries shows it.
+type webhookDelivery struct {
+	ID                 string           `json:"id"`
+	Type               string           `json:"type"`
+	ResourceID         string           `json:"resourceId"`
+	Sequence           int64            `json:"sequence"`
+	Status             string           `json:"status"`
+	AttemptCount       int              `json:"attemptCount"`
+	NextAttemptAt      string           `json:"nextAttemptAt,omitempty"`
+	GiveUpAt           string           `json:"giveUpAt,omitempty"`
+	DeliveredAt        string           `json:"deliveredAt,omitempty"`
+	LastResponseStatus int              `json:"lastResponseStatus,omitempty"`
+	LastError          string           `json:"lastError,omitempty"`
+	CreatedAt          string           `json:"createdAt"`
+	UpdatedAt          string           `json:"updatedAt"`
+	Attempts           []webhookAttempt `json:"attempts"`
+	Event              json.RawMessage  `json:"event"`
+}
+
+type webhookAttempt struct {
+	Attempt        int    `json:"attempt"`
+	AttemptedAt    string `json:"attemptedAt"`
+	URL            string `json:"url"`
+	ResponseStatus int    `json:"responseStatus,omitempty"`
+	Error          string `json:"error,omitempty"`
+	DurationMs     int64  `json:"durationMs"`
+}
+
+func deliveryJSON(e *store.WebhookEvent, attempts []store.WebhookAttempt) webhookDelivery {
+	d := webhookDelivery{ID: e.ID, Type: e.Type, ResourceID: e.ResourceID, Sequence: e.Sequence, Status: e.Status,
+		AttemptCount: e.Attempts, LastResponseStatus: e.LastStatus, LastError: e.LastError,
+		CreatedAt: timestamp(e.CreatedAt), UpdatedAt: timestamp(e.UpdatedAt), Event: json.RawMessage(e.Body),
+		Attempts: make([]webhookAttempt, 0, len(attempts))}
+	if e.Status == store.WebhookPending {
+		d.NextAttemptAt, d.GiveUpAt = timestamp(e.NextAttemptAt), timestamp(e.GiveUpAt)
+	}
+	if !e.DeliveredAt.IsZero() {
+		d.DeliveredAt = timestamp(e.DeliveredAt)
+	}
+	for _, a := range attempts {
+		d.Attempts = append(d.Attempts, webhookAttempt{Attempt: a.Attempt, AttemptedAt: timestamp(a.AttemptedAt), URL: a.URL,
+			ResponseStatus: a.ResponseStatus, Error: a.Error, DurationMs: a.Duration.Milliseconds()})
+	}
+	return d
+}
+
+var deliveryStatuses = []string{store.WebhookPending, store.WebhookDelivered, store.WebhookFailed}
+
+// listDeliveries handles GET /webhooks/deliveries: the outbox newest
+// first, with each event's attempts; filters status and resourceId, limit
+// and cursor as every list.
+func (s *Service) listDeliveries(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	var fe fieldErrors
+	f := store.WebhookEventFilter{Status: q.Get("status"), ResourceID: q.Get("resourceId")}
+	f.Limit, f.Cursor = pageParams(q, "Webhook", &fe)
+	if f.Status != "" && f.Status != store.WebhookPending && f.Status != store.WebhookDelivered && f.Status != store.WebhookFailed {
+		fe.addConstraint("status", "is not a delivery status", wire.FieldConstraint{Enum: deliveryStatuses})
+	}
+	if len(f.ResourceID) > 200 {
+		fe.add("resourceId", "is not a resource id")
+	}
+	if e := fe.err(); e != nil {
+		return e
+	}
+	return s.respond(w, r, func(tx store.Tx) (any, error) {
+		page, err := tx.ListWebhookEvents(r.Context(), f)
+		if err != nil {
+			return nil, err
+		}
+		out := wire.List[webhookDelivery]{Data: make([]webhookDelivery, 0, len(page.Items)), HasMore: page.HasMore,
+			NextCursor: page.NextCursor, TotalCount: &page.TotalCount}
+		for i := range page.Items {
+			attempts, err := tx.ListWebhookAttempts(r.Context(), page.Items[i].ID)
+			if err != nil {
+				return nil, err
+			}
+			out.Data = append(out.Data, deliveryJSON(&page.Items[i], attempts))
+		}
+		return out, nil
+	})
+}
+
+// replayDelivery handles POST /webhooks/deliveries/{id}/replay: the event
+// (any status) is sent again now, with the same id and body, and retried
+// for another WebhookRetryFor. It goes out after the earlier pending events
+// of its resource and holds the later ones back until it is delivered.
+func (s *Service) replayDelivery(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("id")
+	notFound := errorf(http.StatusNotFound, codeNotFound, "no webhook delivery with this id")
+	if !ids.Valid("Webhook", id) {
+		return notFound
+	}
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	var req struct{}
+	if err := decodeJSON(r, body, &req, true); err != nil {
+		return err
+	}
+	err = s.respond(w, r, func(tx store.Tx) (any, error) {
+		now := s.now()
+		err := tx.ReplayWebhookEvent(r.Context(), id, now, now.Add(s.cfg.WebhookRetryFor))
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, notFound
+		}
+		if err != nil {
+			return nil, err
+		}
+		e, err := tx.GetWebhookEvent(r.Context(), id)
+		if err != nil {
+			return nil, err
+		}
+		attempts, err := tx.ListWebhookAttempts(r.Context(), id)
+		if err != nil {
+			return nil, err
+		}
+		return deliveryJSON(e, attempts), nil
+	})
+	if err == nil {
+		s.wakeWebhooks()
+	}
+	return err
+}
