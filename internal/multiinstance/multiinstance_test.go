@@ -20,6 +20,7 @@ import (
 	"paywallet/service/store/pgtest"
 	"paywallet/service/store/sqlstore"
 	"paywallet/shared/walletcrypto"
+	"paywallet/shared/webhooksig"
 	"paywallet/shared/wire"
 )
 
@@ -33,9 +34,10 @@ const credential = "platform:multi-instance-secret"
 // cookie sessions and login limits.
 type deployment struct {
 	box      *mail.Mailbox
-	store    *sqlstore.DB // a third connection pool, for the test's own checks
-	services [2]string    // base URLs (…/2025-10-13)
-	bffs     [2]string    // origins
+	store    *sqlstore.DB       // a third connection pool, for the test's own checks
+	services [2]string          // base URLs (…/2025-10-13)
+	bffs     [2]string          // origins
+	hooks    *webhooksig.Signer // signs webhooks the BFFs trust (events_test.go)
 }
 
 func start(t *testing.T) *deployment {
@@ -43,6 +45,7 @@ func start(t *testing.T) *deployment {
 	ctx := t.Context()
 	url := pgtest.Start(t).NewDatabase(t)
 	d := &deployment{box: &mail.Mailbox{}}
+	jwks := webhookKeys(t, d)
 	workers, stopWorkers := context.WithCancel(context.Background())
 	var running sync.WaitGroup
 	t.Cleanup(func() { stopWorkers(); running.Wait() })
@@ -83,8 +86,8 @@ func start(t *testing.T) *deployment {
 		t.Cleanup(shared.Close)
 		srv, err := bff.New(bff.Config{
 			ServiceURL: d.services[i], PlatformCredential: credential, OTPSignerPublicKey: signer, Mode: "sandbox",
-			Sessions: shared.Sessions(), Limiter: shared.Limiter(),
-			LoginPerIP: bff.Limit{Max: 1000, Window: time.Minute},
+			Sessions: shared.Sessions(), Limiter: shared.Limiter(), Events: shared.Events(),
+			LoginPerIP: bff.Limit{Max: 1000, Window: time.Minute}, WebhookJWKSURL: jwks,
 		})
 		if err != nil {
 			t.Fatal(err)
