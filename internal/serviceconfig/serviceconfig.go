@@ -46,6 +46,7 @@ type Options struct {
 	QuoteTTL           time.Duration
 	SettlementDelay    time.Duration
 	CounterpartyInfo   string
+	WebhookURL         string
 
 	// DefaultOrigin is the WebAuthn origin used when --webauthn-origins is
 	// empty: the embedded wallet sets it to the URL it serves.
@@ -140,6 +141,8 @@ func (o *Options) Register(fs *flag.FlagSet) {
 	duration(fs, &o.SettlementDelay, "settlement-delay", "WALLET_SETTLEMENT_DELAY", "how long an executed payment stays PROCESSING, replacing each rail's simulated settlement time; 0 keeps the rails'")
 	str(fs, &o.CounterpartyInfo, "counterparty-info", "WALLET_COUNTERPARTY_INFO", "",
 		"comma-separated counterpartyInformation keys quotes and transactions carry, from "+strings.Join(service.CounterpartyFields, ", "))
+	str(fs, &o.WebhookURL, "webhook-url", "WALLET_WEBHOOK_URL", "",
+		"the platform's webhook endpoint (absolute http or https URL), set at start as PATCH /config would; empty keeps the stored one")
 }
 
 func duration(fs *flag.FlagSet, p *time.Duration, name, env, usage string) {
@@ -320,6 +323,7 @@ func (o *Options) Build(ctx context.Context, log *slog.Logger, mailboxURL string
 		QuoteTTL:                o.QuoteTTL,
 		SettlementDelay:         o.SettlementDelay,
 		CounterpartyInformation: o.counterpartyKeys(),
+		WebhookURL:              o.WebhookURL,
 	})
 	if err != nil {
 		st.Close()
