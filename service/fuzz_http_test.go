@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -36,6 +37,8 @@ func FuzzServiceRequest(f *testing.F) {
 	svc, err := New(ctx, Config{
 		Store: st, Mailer: &mail.Mailbox{}, PlatformCredential: testCredential, AtRestKey: testAtRestKey,
 		WebAuthnRPID: testRPID, WebAuthnOrigins: []string{testOrigin}, Mode: ModeSandbox,
+		// A fuzzed webhookEndpoint is never called.
+		WebhookClient: &http.Client{Transport: refuseAll{}},
 	})
 	if err != nil {
 		f.Fatal(err)
@@ -140,6 +143,12 @@ func FuzzServiceRequest(f *testing.F) {
 		{"POST", "/sandbox/internal-accounts/" + acct + "/fund", []byte(`{"amount":100}`)},
 		{"GET", "/agents/me/external-accounts/" + ea.ID, nil},
 		{"POST", "/agents/device-codes/ABCD-EFGH/redeem", []byte(`{}`)},
+		{"GET", "/config", nil},
+		{"PATCH", "/config", []byte(`{"webhookEndpoint":"https://platform.example/hooks"}`)},
+		{"POST", "/sandbox/webhooks/test", nil},
+		{"GET", "/webhooks/jwks.json", nil},
+		{"GET", "/webhooks/deliveries?status=PENDING&limit=5", nil},
+		{"POST", "/webhooks/deliveries/Webhook:0199a3c4-0000-7000-8000-000000000001/replay", nil},
 		{"GET", "/no/such/path", nil},
 		{"PUT", "/customers", []byte(`{}`)},
 	} {
@@ -216,4 +225,11 @@ func rowCounts(t *testing.T, db *sql.DB) string {
 		b.WriteString(n + "=" + strconv.Itoa(c) + " ")
 	}
 	return b.String()
+}
+
+// refuseAll is a transport that makes no connection.
+type refuseAll struct{}
+
+func (refuseAll) RoundTrip(*http.Request) (*http.Response, error) {
+	return nil, errors.New("no network in the fuzz test")
 }

@@ -158,9 +158,11 @@ func checkUnique(t *testing.T, evs []webhooksig.Event) {
 // TestWebhookLifecycle: every state change of a payment, of the wallet and
 // of the destination is delivered once, with the reference's type, in order
 // per resource, signed.
-func TestWebhookLifecycle(t *testing.T) {
+func TestWebhookLifecycle(t *testing.T) { onBothStores(t, testWebhookLifecycle) }
+
+func testWebhookLifecycle(t *testing.T, opts ...func(*Config)) {
 	rc := newReceiver(t)
-	e := newEnv(t, sandbox, withWebhooks(rc), func(c *Config) { c.SettlementDelay = time.Second })
+	e := newEnv(t, append(opts, sandbox, withWebhooks(rc), func(c *Config) { c.SettlementDelay = time.Second })...)
 	rc.attach(e)
 	p := e.newPayer("hooks@example.com", 100_000)
 	e.deliver()
@@ -268,9 +270,11 @@ func TestWebhookLifecycle(t *testing.T) {
 // TestWebhookRetries: a receiver that fails three times gets the event a
 // fourth time and never again after it accepted it; meanwhile the
 // resource's later events wait, and other resources' events are not held up.
-func TestWebhookRetries(t *testing.T) {
+func TestWebhookRetries(t *testing.T) { onBothStores(t, testWebhookRetries) }
+
+func testWebhookRetries(t *testing.T, opts ...func(*Config)) {
 	rc := newReceiver(t)
-	e := newEnv(t, sandbox, withWebhooks(rc))
+	e := newEnv(t, append(opts, sandbox, withWebhooks(rc))...)
 	rc.attach(e)
 	w := e.newWallet("retry@example.com")
 	rc.mu.Lock()
@@ -642,4 +646,58 @@ func TestTestWebhook(t *testing.T) {
 	if r := prod.do("POST", "/sandbox/webhooks/test", nil, nil); r.status != http.StatusForbidden {
 		t.Fatalf("production: %d %s", r.status, r.body)
 	}
+}
+
+// TestWebhooksTwoInstancesOnPostgres: two instances on one PostgreSQL
+// database record events concurrently and both run delivery; the receiver
+// gets every event exactly once (one request each) and each resource's in
+// order.
+func TestWebhooksTwoInstancesOnPostgres(t *testing.T) {
+	rc := newReceiver(t)
+	a := newEnv(t, sandbox, onPostgres(t), withWebhooks(rc))
+	b := newEnv(t, sandbox, func(c *Config) { c.Store = a.store }, withWebhooks(rc))
+	if a.svc.hooks.signer.KeyID() != b.svc.hooks.signer.KeyID() {
+		t.Fatal("the instances sign with different keys")
+	}
+	rc.attach(a)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var workers sync.WaitGroup
+	for _, e := range []*env{a, b} {
+		workers.Go(func() {
+			for ctx.Err() == nil {
+				if _, err := e.svc.DeliverWebhooks(ctx); err != nil && ctx.Err() == nil {
+					t.Error(err)
+					return
+				}
+				time.Sleep(time.Millisecond)
+			}
+		})
+	}
+	const wallets, fundings = 4, 5
+	var makers sync.WaitGroup
+	for i := range wallets {
+		e := []*env{a, b}[i%2]
+		other := []*env{b, a}[i%2]
+		makers.Go(func() {
+			w := e.newWallet(fmt.Sprintf("pg-hooks%d@example.com", i))
+			for j := range fundings {
+				[]*env{e, other}[j%2].fund(w.account.ID, 100)
+			}
+		})
+	}
+	makers.Wait()
+	const want = wallets * (1 + 2*fundings)
+	deadline := time.Now().Add(30 * time.Second)
+	for len(rc.events()) < want && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(100 * time.Millisecond) // a duplicate would arrive now
+	cancel()
+	workers.Wait()
+	evs := rc.events()
+	if len(evs) != want || rc.hits != want {
+		t.Fatalf("%d events accepted in %d requests, want %d", len(evs), rc.hits, want)
+	}
+	checkUnique(t, evs)
 }
