@@ -201,14 +201,12 @@ Flags (each can also be set with the environment variable in brackets):
 func embeddedWebhookURL(base string) string { return base + bff.WebhookPath }
 
 // wireWebhooks points the embedded service's webhooks at this process's
-// BFF, unless a webhook URL was configured.
-//
-// TODO(issue 15): set the service option once serviceconfig has it (the
-// service side adds service.Config.WebhookURL and --webhook-url):
-//
-//	if opts.WebhookURL == "" { opts.WebhookURL = embeddedWebhookURL(base) }
+// BFF, unless --webhook-url names another receiver (then the pages fall
+// back to polling: nothing reaches their event streams).
 func wireWebhooks(opts *serviceconfig.Options, base string) {
-	_, _ = opts, embeddedWebhookURL(base)
+	if opts.WebhookURL == "" {
+		opts.WebhookURL = embeddedWebhookURL(base)
+	}
 }
 
 func envBool(fs *flag.FlagSet, p *bool, name, env, usage string) {
