@@ -18,8 +18,8 @@
 // # What the browser can do
 //
 // The BFF's own routes are few: GET /api/config, POST /api/login/start,
-// POST /api/login/verify, GET /api/me, POST /api/logout and POST
-// /api/customers/external-accounts. Every other /api route mirrors one
+// POST /api/login/verify, GET /api/me, POST /api/logout, POST
+// /api/customers/external-accounts and GET /api/events (see Events). Every other /api route mirrors one
 // service operation and is declared in one table (routes in routes.go) with
 // its method, upstream path template and scope: the query parameters bound
 // to the cookie's customer or account, the owner fields a resource must
@@ -39,6 +39,25 @@
 // and per e-mail address ([Config.LoginPerIP], [Config.LoginPerEmail], a
 // [Limiter]); over a limit it answers 429 RATE_LIMITED with Retry-After (in
 // the header, and in details.retryAfter).
+//
+// # Events
+//
+// The service's webhooks come in at POST /webhooks/service (outside /api:
+// no cookie, no X-CSRF), checked with paywallet/shared/webhooksig against
+// the keys the service publishes at <ServiceURL>/webhooks/jwks.json
+// (cached; an unknown key id refetches them at most once a minute): a bad
+// signature or one more than five minutes off answers 401. Each webhook id
+// is recorded once in an [EventLog] ([MemoryEventLog], or bffpg's, shared
+// by the instances through a table and LISTEN/NOTIFY); a repeat is
+// answered 200 and not passed on again. A new webhook goes to the browsers
+// of its customer (the resource's customerId) on every instance: GET
+// /api/events is a Server-Sent Events stream (id = webhook id, event =
+// type, data = the envelope), with a heartbeat every 15 s, Last-Event-ID
+// resumption from the instance's last 100 events of the customer, and
+// "signed-out" when the cookie's session ends (checked at each heartbeat
+// and event). The page's EventSource cannot send X-CSRF, so that one route
+// takes a same-origin request for text/event-stream instead. Streams end
+// when Shutdown begins.
 //
 // # Trust boundaries
 //
