@@ -551,3 +551,37 @@ func TestWebhookFromTheServiceSigner(t *testing.T) {
 		t.Errorf("event %+v", ev)
 	}
 }
+
+// TestHubRingAndSlowStreams: each customer keeps its last ringSize events
+// (an id pushed out resumes with resync); a repeated id is dropped; a
+// stream that falls a ring behind is let go, not waited for.
+func TestHubRingAndSlowStreams(t *testing.T) {
+	t.Parallel()
+	h := newHub(time.Now)
+	const ada = "Customer:0199a3c4-0000-7000-8000-0000000000a1"
+	slow, _, _ := h.subscribe(ada, "")
+	for i := range ringSize + 5 {
+		h.publish(Event{ID: webhookID(i), Type: "TEST", CustomerID: ada})
+	}
+	h.publish(Event{ID: webhookID(ringSize + 4), Type: "TEST", CustomerID: ada}) // a repeat
+	select {
+	case <-slow.gone:
+	default:
+		t.Error("a stream a ring behind was kept")
+	}
+	if n := h.listeners(ada); n != 0 {
+		t.Errorf("%d listeners after the slow one was let go", n)
+	}
+	s, backlog, found := h.subscribe(ada, webhookID(ringSize))
+	if !found || len(backlog) != 4 || backlog[0].ID != webhookID(ringSize+1) || backlog[3].ID != webhookID(ringSize+4) {
+		t.Errorf("resume after %s: found %v, %d events", webhookID(ringSize), found, len(backlog))
+	}
+	h.unsubscribe(ada, s)
+	if _, backlog, found := h.subscribe(ada, webhookID(4)); found || backlog != nil {
+		t.Errorf("resume after an id pushed out of the ring: found %v, %d events", found, len(backlog))
+	}
+	h.publish(Event{ID: webhookID(1000), Type: "TEST"}) // no customer: kept nowhere
+	if len(h.rooms) != 1 {
+		t.Errorf("%d rooms", len(h.rooms))
+	}
+}

@@ -72,7 +72,7 @@ func (d *deployment) deliver(t *testing.T, instance int, id, typ, customer strin
 // skipped).
 type stream struct{ ids chan string }
 
-func openEvents(t *testing.T, base, cookie string) *stream {
+func openEvents(t *testing.T, base, cookie string, lastEventID ...string) *stream {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -83,6 +83,9 @@ func openEvents(t *testing.T, base, cookie string) *stream {
 	req.Header.Set("Accept", "text/event-stream")
 	req.Header.Set("Sec-Fetch-Site", "same-origin")
 	req.Header.Set("Cookie", cookie) // "name=value", as bffclient keeps it
+	for _, id := range lastEventID {
+		req.Header.Set("Last-Event-ID", id)
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -128,7 +131,9 @@ func (s *stream) none(t *testing.T, name string, d time.Duration) {
 // TestWebhookReachesEveryInstance: a webhook delivered to BFF instance 0
 // reaches its customer's browsers on both instances (through PostgreSQL
 // LISTEN/NOTIFY), and no other customer's; delivered again, freshly
-// signed, to instance 1, it is answered 200 and reaches nobody twice.
+// signed, to instance 1, it is answered 200 and reaches nobody twice. A
+// browser that reconnects to the other instance with Last-Event-ID gets
+// what it missed there.
 func TestWebhookReachesEveryInstance(t *testing.T) {
 	d := start(t)
 	ctx := t.Context()
@@ -172,4 +177,11 @@ func TestWebhookReachesEveryInstance(t *testing.T) {
 	adaOn1.want(t, "ada on instance 1", id2)
 	adaOn0.want(t, "ada on instance 0", id2)
 	bobOn0.none(t, "bob", 200*time.Millisecond)
+
+	// Ada's tab on instance 1 saw only the first event when it lost its
+	// connection; it reconnects to instance 0, which received the second
+	// through instance 1.
+	again := openEvents(t, d.bffs[0], ada, id)
+	again.want(t, "ada back on instance 0", id2)
+	again.none(t, "ada back on instance 0", 200*time.Millisecond)
 }
