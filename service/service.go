@@ -144,6 +144,10 @@ type Config struct {
 	// events that no change on this instance announced (events of other
 	// instances, retries). 250 ms when zero.
 	WebhookPollInterval time.Duration
+	// WebhookGather is how long the worker, woken by a change, waits for
+	// more changes before it delivers: a round costs two commits whatever
+	// it carries. 10 ms when zero; negative for none.
+	WebhookGather time.Duration
 
 	// Now is the clock; tests inject one. Defaults to time.Now.
 	Now    func() time.Time
@@ -213,6 +217,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	setDefault(&cfg.WebhookRetryMax, time.Hour)
 	setDefault(&cfg.WebhookRetryFor, 72*time.Hour)
 	setDefault(&cfg.WebhookPollInterval, 250*time.Millisecond)
+	setDefault(&cfg.WebhookGather, 10*time.Millisecond)
 	if cfg.WebhookClient == nil {
 		cfg.WebhookClient = &http.Client{Timeout: 10 * time.Second,
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}

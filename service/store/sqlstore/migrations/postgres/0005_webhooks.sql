@@ -22,6 +22,9 @@ CREATE TABLE webhook_events (
 
 CREATE INDEX webhook_events_due ON webhook_events (next_attempt_at) WHERE status = 'PENDING';
 CREATE INDEX webhook_events_status ON webhook_events (status, id);
+-- The pending events of a resource: a claim checks that none comes before
+-- the one it takes, without reading the resource's delivered history.
+CREATE INDEX webhook_events_pending ON webhook_events (resource_id, sequence) WHERE status = 'PENDING';
 
 CREATE TABLE webhook_attempts (
     event_id        text COLLATE "C" NOT NULL REFERENCES webhook_events (id),

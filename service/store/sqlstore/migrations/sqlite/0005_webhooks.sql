@@ -23,10 +23,13 @@ CREATE TABLE webhook_events (
     created_at      INTEGER NOT NULL,
     updated_at      INTEGER NOT NULL,
     UNIQUE (resource_id, sequence)
-) STRICT, WITHOUT ROWID;
+) STRICT; -- a rowid table: bodies of a kilobyte or more are too big for WITHOUT ROWID
 
 CREATE INDEX webhook_events_due ON webhook_events (next_attempt_at) WHERE status = 'PENDING';
 CREATE INDEX webhook_events_status ON webhook_events (status, id);
+-- The pending events of a resource: a claim checks that none comes before
+-- the one it takes, without reading the resource's delivered history.
+CREATE INDEX webhook_events_pending ON webhook_events (resource_id, sequence) WHERE status = 'PENDING';
 
 -- Every delivery attempt of an event, for GET /webhooks/deliveries.
 CREATE TABLE webhook_attempts (
