@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"time"
 
 	"paywallet/service/ids"
 	"paywallet/service/store"
@@ -42,7 +43,13 @@ type webhooks struct {
 	mu       sync.Mutex
 	cfgRaw   []byte // the platform_config setting last parsed
 	cfgValue platformConfig
+	cfgRead  time.Time // when emit last read it (real time); zero: read again
 }
+
+// configFresh is how long emit trusts the configuration it last read
+// instead of reading it in each transaction. A PATCH on this instance
+// takes effect at once; one on another instance within this time.
+const configFresh = time.Second
 
 // ---- the platform configuration
 
@@ -90,6 +97,13 @@ func (s *Service) readConfig(ctx context.Context, tx store.Tx) (platformConfig, 
 		h.cfgRaw, h.cfgValue = raw, c
 	}
 	return h.cfgValue, nil
+}
+
+// forgetConfig makes the next emit read the configuration.
+func (s *Service) forgetConfig() {
+	s.hooks.mu.Lock()
+	s.hooks.cfgRead = time.Time{}
+	s.hooks.mu.Unlock()
 }
 
 // writeConfig replaces the stored configuration read as old.
@@ -202,6 +216,7 @@ func (s *Service) patchConfig(w http.ResponseWriter, r *http.Request) error {
 	if e := fe.err(); e != nil {
 		return e
 	}
+	defer s.forgetConfig() // emit reads what committed
 	return s.respond(w, r, func(tx store.Tx) (any, error) {
 		c, err := s.readConfig(r.Context(), tx)
 		if err != nil {
@@ -371,10 +386,31 @@ func encodeEnvelope(e webhookEnvelope) ([]byte, error) {
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
+// emitConfig is the configuration as emit sees it: read in tx at most
+// every configFresh.
+func (s *Service) emitConfig(ctx context.Context, tx store.Tx) (platformConfig, error) {
+	h := &s.hooks
+	h.mu.Lock()
+	if !h.cfgRead.IsZero() && time.Since(h.cfgRead) < configFresh {
+		c := h.cfgValue
+		h.mu.Unlock()
+		return c, nil
+	}
+	h.mu.Unlock()
+	c, err := s.readConfig(ctx, tx)
+	if err != nil {
+		return c, err
+	}
+	h.mu.Lock()
+	h.cfgRead = time.Now()
+	h.mu.Unlock()
+	return c, nil
+}
+
 // emit records an event of the resource in tx, if a webhook endpoint is
 // configured. data is the resource as the API shows it after the change.
 func (s *Service) emit(ctx context.Context, tx store.Tx, typ, resourceID string, data any) error {
-	c, err := s.readConfig(ctx, tx)
+	c, err := s.emitConfig(ctx, tx)
 	if err != nil || c.WebhookEndpoint == "" {
 		return err
 	}

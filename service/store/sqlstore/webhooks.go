@@ -28,8 +28,14 @@ func scanWebhookEvent(s scanner) (store.WebhookEvent, error) {
 }
 
 func (t *tx) NextWebhookSequence(ctx context.Context, resourceID string) (int64, error) {
+	// One seek on the (resource_id, sequence) index; MAX wrapped in
+	// COALESCE would read every event of the resource on SQLite.
 	var n int64
-	err := t.queryRow(ctx, `SELECT COALESCE(MAX(sequence), 0) FROM webhook_events WHERE resource_id = ?`, resourceID).Scan(&n)
+	err := t.queryRow(ctx, `SELECT sequence FROM webhook_events WHERE resource_id = ? ORDER BY sequence DESC LIMIT 1`,
+		resourceID).Scan(&n)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 1, nil
+	}
 	if err != nil {
 		return 0, t.fail(fmt.Sprintf("next webhook sequence of %q", resourceID), err)
 	}
