@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"paywallet/service/mail"
+	"paywallet/service/store/pgtest"
 	"paywallet/service/store/sqlstore"
 	"paywallet/shared/wire"
 )
@@ -21,16 +22,24 @@ import (
 // of one run. "recorded" records the events without delivering them (no
 // workers, against "off-idle"): what the outbox alone costs the API.
 func BenchmarkQuoteExecuteWebhooks(b *testing.B) {
-	b.Run("off", func(b *testing.B) { benchQuoteExecute(b, false, true) })
-	b.Run("on", func(b *testing.B) { benchQuoteExecute(b, true, true) })
-	b.Run("off-idle", func(b *testing.B) { benchQuoteExecute(b, false, false) })
-	b.Run("recorded", func(b *testing.B) { benchQuoteExecute(b, true, false) })
+	b.Run("off", func(b *testing.B) { benchQuoteExecute(b, false, true, false) })
+	b.Run("on", func(b *testing.B) { benchQuoteExecute(b, true, true, false) })
+	b.Run("off-idle", func(b *testing.B) { benchQuoteExecute(b, false, false, false) })
+	b.Run("recorded", func(b *testing.B) { benchQuoteExecute(b, true, false, false) })
+	b.Run("off-postgres", func(b *testing.B) { benchQuoteExecute(b, false, true, true) })
+	b.Run("on-postgres", func(b *testing.B) { benchQuoteExecute(b, true, true, true) })
 }
 
-func benchQuoteExecute(b *testing.B, webhooks, workers bool) {
+func benchQuoteExecute(b *testing.B, webhooks, workers, postgres bool) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	st, err := sqlstore.OpenSQLite(ctx, filepath.Join(b.TempDir(), "bench.db"))
+	var st *sqlstore.DB
+	var err error
+	if postgres {
+		st, err = sqlstore.OpenPostgres(ctx, pgtest.Start(b).NewDatabase(b))
+	} else {
+		st, err = sqlstore.OpenSQLite(ctx, filepath.Join(b.TempDir(), "bench.db"))
+	}
 	if err != nil {
 		b.Fatal(err)
 	}

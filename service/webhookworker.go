@@ -58,7 +58,7 @@ func (s *Service) runWebhookWorker(ctx context.Context) {
 	tick := time.NewTicker(s.cfg.WebhookPollInterval)
 	defer tick.Stop()
 	for {
-		if _, err := s.DeliverWebhooks(ctx); err != nil && ctx.Err() == nil {
+		if _, err := s.deliver(ctx, true); err != nil && ctx.Err() == nil {
 			s.log.Error("webhook delivery worker failed", "err", err)
 		}
 		select {
@@ -84,11 +84,30 @@ func (s *Service) runWebhookWorker(ctx context.Context) {
 // Each round is one store transaction that records the outcomes of the
 // previous round's deliveries and claims the next batch, so on SQLite
 // (one commit, one fsync) the outbox costs the API little write time.
-func (s *Service) DeliverWebhooks(ctx context.Context) (int, error) {
+func (s *Service) DeliverWebhooks(ctx context.Context) (int, error) { return s.deliver(ctx, false) }
+
+// deliver is DeliverWebhooks. With pace, a round that follows a round
+// that was not full starts WebhookGather after that one started, so that
+// under a steady stream of changes each round carries what came meanwhile
+// instead of one event (and one commit) each.
+func (s *Service) deliver(ctx context.Context, pace bool) (int, error) {
 	delivered := 0
 	var outcomes []outcome
 	var lease string
+	var started time.Time
 	for round := 0; ; round++ {
+		if pace && round > 0 && len(outcomes) < webhookBatch {
+			if wait := time.Until(started.Add(s.cfg.WebhookGather)); wait > 0 {
+				t := time.NewTimer(wait)
+				select {
+				case <-ctx.Done():
+					t.Stop()
+					return delivered, nil
+				case <-t.C:
+				}
+			}
+		}
+		started = time.Now()
 		last := round == 100
 		next := newLease()
 		now := s.now()
@@ -114,7 +133,7 @@ func (s *Service) DeliverWebhooks(ctx context.Context) (int, error) {
 			if err != nil || len(batch) == 0 {
 				return err
 			}
-			c, err := s.readConfig(ctx, tx)
+			c, err := s.emitConfig(ctx, tx)
 			endpoint = c.WebhookEndpoint
 			return err
 		})

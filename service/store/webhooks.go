@@ -32,8 +32,9 @@ type WebhookTx interface {
 	// sequence of their resource (so a resource's events go out in
 	// order), oldest due first. Each claimed event gets Lease = lease and
 	// NextAttemptAt = until, so no other claim takes it before until; the
-	// events are returned as updated. On PostgreSQL rows another
-	// transaction is claiming are passed over (SKIP LOCKED).
+	// events are returned as updated, in the order they were recorded (by
+	// id). On PostgreSQL rows another transaction is claiming are passed
+	// over (SKIP LOCKED).
 	ClaimWebhookEvents(ctx context.Context, now, until time.Time, lease string, limit int) ([]WebhookEvent, error)
 	// FinishWebhookAttempt records attempt a (a.Attempt must be the event's
 	// Attempts + 1) and writes Status, Attempts (= a.Attempt),

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -15,9 +16,6 @@ import (
 
 const webhookCols = `id, type, resource_id, sequence, body, status, attempts, next_attempt_at, give_up_at, lease,
 	last_status, last_error, delivered_at, created_at, updated_at`
-
-// webhookColsE is webhookCols qualified for FROM webhook_events AS e.
-var webhookColsE = "e." + strings.ReplaceAll(webhookCols, ", ", ", e.")
 
 func scanWebhookEvent(s scanner) (store.WebhookEvent, error) {
 	var e store.WebhookEvent
@@ -116,11 +114,15 @@ func (t *tx) ClaimWebhookEvents(ctx context.Context, now, until time.Time, lease
 	if lease == "" || !until.After(now) {
 		return nil, fmt.Errorf("store: %s: a lease token and an end after now are required", what)
 	}
-	rows, err := t.query(ctx, `SELECT `+webhookColsE+` FROM webhook_events e
-		WHERE e.status = 'PENDING' AND e.next_attempt_at <= ?
-		AND NOT EXISTS (SELECT 1 FROM webhook_events p
-			WHERE p.resource_id = e.resource_id AND p.status = 'PENDING' AND p.sequence < e.sequence)
-		ORDER BY e.next_attempt_at, e.id LIMIT ?`+t.d.skipLocked, t.d.timeArg(now), limit)
+	// One statement: the subquery picks (and on PostgreSQL locks, passing
+	// over rows another claim holds) and the update leases.
+	rows, err := t.query(ctx, `UPDATE webhook_events SET lease = ?, next_attempt_at = ?, updated_at = ?
+		WHERE id IN (SELECT e.id FROM webhook_events e
+			WHERE e.status = 'PENDING' AND e.next_attempt_at <= ?
+			AND NOT EXISTS (SELECT 1 FROM webhook_events p
+				WHERE p.resource_id = e.resource_id AND p.status = 'PENDING' AND p.sequence < e.sequence)
+			ORDER BY e.next_attempt_at, e.id LIMIT ?`+t.d.skipLocked+`)
+		RETURNING `+webhookCols, lease, t.d.timeArg(until), t.d.timeArg(now), t.d.timeArg(now), limit)
 	if err != nil {
 		return nil, t.fail(what, err)
 	}
@@ -128,15 +130,9 @@ func (t *tx) ClaimWebhookEvents(ctx context.Context, now, until time.Time, lease
 	if err != nil {
 		return nil, t.fail(what, err)
 	}
-	for i := range items {
-		e := &items[i]
-		_, err := t.exec(ctx, `UPDATE webhook_events SET lease = ?, next_attempt_at = ?, updated_at = ? WHERE id = ?`,
-			lease, t.d.timeArg(until), t.d.timeArg(now), e.ID)
-		if err != nil {
-			return nil, t.fail(what, err)
-		}
-		e.Lease, e.NextAttemptAt, e.UpdatedAt = lease, until, now
-	}
+	// RETURNING has no order; the claim's was oldest due first, and ids
+	// (UUIDv7) are in the order events were recorded.
+	slices.SortFunc(items, func(a, b store.WebhookEvent) int { return strings.Compare(a.ID, b.ID) })
 	return items, nil
 }
 
