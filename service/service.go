@@ -22,6 +22,15 @@
 // Operations that need a wallet signature answer 202 with a payloadToSign
 // and a requestId; see signedretry.go. The challenge lives in the store, so
 // any instance can complete a retry another instance started.
+//
+// # Webhooks
+//
+// State changes are recorded as events in an outbox table in the same store
+// transaction as the change (webhooks.go) and delivered by a worker that
+// [Service.RunWorkers] starts (webhookworker.go): in order per resource,
+// signed with shared/webhooksig under a key kept sealed in the store and
+// published at GET /webhooks/jwks.json, retried with backoff for up to
+// Config.WebhookRetryFor. Instances sharing a database share the outbox.
 package service
 
 import (
