@@ -150,35 +150,9 @@ func (t *tx) ListTransactions(ctx context.Context, f store.TransactionFilter) (s
 		w.conds = append(w.conds, "created_at < ?")
 		w.args = append(w.args, t.d.timeArg(f.CreatedBefore))
 	}
-	var p store.Page[store.Transaction]
-	if err := t.queryRow(ctx, "SELECT count(*) FROM transactions"+w.where(), w.args...).Scan(&p.TotalCount); err != nil {
-		return p, t.fail(what, err)
-	}
-	order, after := " ORDER BY id", "id > ?"
-	if f.Descending {
-		order, after = " ORDER BY id DESC", "id < ?"
-	}
-	if f.Cursor != "" {
-		w.conds = append(w.conds, after)
-		w.args = append(w.args, f.Cursor)
-	}
-	limit := pageLimit(f.Limit)
-	rows, err := t.query(ctx, "SELECT "+transactionCols+" FROM transactions"+w.where()+order+" LIMIT ?",
-		append(w.args, limit+1)...)
-	if err != nil {
-		return p, t.fail(what, err)
-	}
-	items, err := collect(rows, scanTransaction)
-	if err != nil {
-		return p, t.fail(what, err)
-	}
-	if len(items) > limit {
-		items = items[:limit]
-		p.HasMore = true
-		p.NextCursor = items[limit-1].ID
-	}
-	p.Items = items
-	return p, nil
+	w.desc = f.Descending
+	return listPage(ctx, t, what, "transactions", transactionCols, w, f.Limit, f.Cursor,
+		scanTransaction, func(x *store.Transaction) string { return x.ID })
 }
 
 func (t *tx) AdvanceTransaction(ctx context.Context, x *store.Transaction, from string) (bool, error) {

@@ -91,10 +91,11 @@ func pageLimit(n int) int {
 }
 
 // filter accumulates equality conditions for list queries; empty values do
-// not filter.
+// not filter. desc lists newest first (ids are time-ordered).
 type filter struct {
 	conds []string
 	args  []any
+	desc  bool
 }
 
 func (f *filter) eq(col, v string) {
@@ -112,8 +113,8 @@ func (f *filter) where() string {
 }
 
 // listPage runs the count and the page query for a keyset-paginated list
-// ordered by id. It fetches one row more than the limit to learn whether
-// another page exists without a second query.
+// ordered by id (descending with f.desc). It fetches one row more than the
+// limit to learn whether another page exists without a second query.
 func listPage[T any](ctx context.Context, t *tx, what, table, cols string, f filter, limit int, cursor string,
 	scan func(scanner) (T, error), id func(*T) string) (store.Page[T], error) {
 	var p store.Page[T]
@@ -121,12 +122,16 @@ func listPage[T any](ctx context.Context, t *tx, what, table, cols string, f fil
 		return store.Page[T]{}, t.fail(what, err)
 	}
 	limit = pageLimit(limit)
+	order, after := " ORDER BY id", "id > ?"
+	if f.desc {
+		order, after = " ORDER BY id DESC", "id < ?"
+	}
 	if cursor != "" {
-		f.conds = append(f.conds[:len(f.conds):len(f.conds)], "id > ?")
+		f.conds = append(f.conds[:len(f.conds):len(f.conds)], after)
 		f.args = append(f.args[:len(f.args):len(f.args)], cursor)
 	}
 	args := append(f.args[:len(f.args):len(f.args)], limit+1)
-	rows, err := t.query(ctx, "SELECT "+cols+" FROM "+table+f.where()+" ORDER BY id LIMIT ?", args...)
+	rows, err := t.query(ctx, "SELECT "+cols+" FROM "+table+f.where()+order+" LIMIT ?", args...)
 	if err != nil {
 		return store.Page[T]{}, t.fail(what, err)
 	}

@@ -79,31 +79,9 @@ func (t *tx) ListWebhookEvents(ctx context.Context, f store.WebhookEventFilter) 
 	var w filter
 	w.eq("status", f.Status)
 	w.eq("resource_id", f.ResourceID)
-	var p store.Page[store.WebhookEvent]
-	if err := t.queryRow(ctx, "SELECT count(*) FROM webhook_events"+w.where(), w.args...).Scan(&p.TotalCount); err != nil {
-		return p, t.fail(what, err)
-	}
-	if f.Cursor != "" {
-		w.conds = append(w.conds, "id < ?")
-		w.args = append(w.args, f.Cursor)
-	}
-	limit := pageLimit(f.Limit)
-	rows, err := t.query(ctx, "SELECT "+webhookCols+" FROM webhook_events"+w.where()+" ORDER BY id DESC LIMIT ?",
-		append(w.args, limit+1)...)
-	if err != nil {
-		return p, t.fail(what, err)
-	}
-	items, err := collect(rows, scanWebhookEvent)
-	if err != nil {
-		return p, t.fail(what, err)
-	}
-	if len(items) > limit {
-		items = items[:limit]
-		p.HasMore = true
-		p.NextCursor = items[limit-1].ID
-	}
-	p.Items = items
-	return p, nil
+	w.desc = true // newest first
+	return listPage(ctx, t, what, "webhook_events", webhookCols, w, f.Limit, f.Cursor,
+		scanWebhookEvent, func(e *store.WebhookEvent) string { return e.ID })
 }
 
 func (t *tx) ClaimWebhookEvents(ctx context.Context, now, until time.Time, lease string, limit int) ([]store.WebhookEvent, error) {
