@@ -36,6 +36,17 @@ func readBody(r *http.Request) ([]byte, error) {
 	return b, nil
 }
 
+// readEmptyBody reads the body of an operation without parameters: none,
+// or an empty JSON object; any field is refused as unknown.
+func readEmptyBody(r *http.Request) error {
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	var none struct{}
+	return decodeJSON(r, body, &none, true)
+}
+
 // decodeJSON decodes body into v strictly: the body must be one JSON object,
 // with no fields v does not declare. Unknown fields and type mismatches are
 // reported per field. An empty body decodes as {} when optional is set.

@@ -275,16 +275,11 @@ func (s *Service) testWebhook(w http.ResponseWriter, r *http.Request) error {
 	if s.mode != ModeSandbox {
 		return errorf(http.StatusForbidden, codeForbidden, "sandbox endpoints are only available in sandbox mode")
 	}
-	body, err := readBody(r)
-	if err != nil {
-		return err
-	}
-	var req struct{}
-	if err := decodeJSON(r, body, &req, true); err != nil {
+	if err := readEmptyBody(r); err != nil {
 		return err
 	}
 	var c platformConfig
-	err = s.store.Tx(r.Context(), func(tx store.Tx) error {
+	err := s.store.Tx(r.Context(), func(tx store.Tx) error {
 		var err error
 		c, err = s.readConfig(r.Context(), tx)
 		return err
@@ -411,15 +406,10 @@ func (s *Service) replayDelivery(w http.ResponseWriter, r *http.Request) error {
 	if !ids.Valid("Webhook", id) {
 		return notFound
 	}
-	body, err := readBody(r)
-	if err != nil {
+	if err := readEmptyBody(r); err != nil {
 		return err
 	}
-	var req struct{}
-	if err := decodeJSON(r, body, &req, true); err != nil {
-		return err
-	}
-	err = s.respond(w, r, func(tx store.Tx) (any, error) {
+	err := s.respond(w, r, func(tx store.Tx) (any, error) {
 		now := s.now()
 		err := tx.ReplayWebhookEvent(r.Context(), id, now, now.Add(s.cfg.WebhookRetryFor))
 		if errors.Is(err, store.ErrNotFound) {
