@@ -17,30 +17,8 @@ import (
 // sandbox funding is heard as INCOMING_PAYMENT.COMPLETED and
 // INTERNAL_ACCOUNT.BALANCE_UPDATED.
 func TestEmbeddedWalletEvents(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	urls := make(chan string, 1)
-	done := make(chan error, 1)
-	db := filepath.Join(t.TempDir(), "wallet.db")
-	go func() {
-		done <- run(ctx, []string{"--listen", "127.0.0.1:0", "--mode", "sandbox", "--dev-mailbox", "--database", db, "--log-level", "warn"}, func(u string) { urls <- u })
-	}()
-	var base string
-	select {
-	case base = <-urls:
-	case err := <-done:
-		t.Fatalf("wallet exited: %v", err)
-	case <-time.After(30 * time.Second):
-		t.Fatal("wallet did not start")
-	}
-	defer func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(15 * time.Second):
-			t.Error("wallet did not stop")
-		}
-	}()
+	ctx := t.Context()
+	base := startWallet(t, "--mode", "sandbox", "--dev-mailbox", "--database", filepath.Join(t.TempDir(), "wallet.db"))
 	c := &bffclient.Client{Base: base}
 	if _, _, err := c.LoginEmailOTP(ctx, "events@example.com", func(email string) (string, error) {
 		return c.MailboxCode(ctx, email)
