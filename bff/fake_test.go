@@ -318,6 +318,14 @@ func (f *fakeService) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		writeJSON(w, 200, ea)
+	case r.Method == "DELETE" && len(seg) == 3 && seg[0] == "customers" && seg[1] == "external-accounts":
+		ea, ok := f.external[seg[2]]
+		if !ok {
+			writeErr(w, 404, "NOT_FOUND", "external account "+seg[2]+" does not exist")
+			return
+		}
+		ea["status"] = "INACTIVE"
+		w.WriteHeader(http.StatusNoContent)
 	case r.Method == "GET" && len(seg) == 2 && seg[0] == "quotes":
 		qt, ok := f.quotes[seg[1]]
 		if !ok {

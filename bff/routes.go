@@ -43,6 +43,9 @@ var routes = []route{
 	{method: "GET", path: "/auth/credentials", upstream: "/auth/credentials", scope: scope{bind: boundTo("accountId", account)}},
 	{method: "GET", path: "/customers/external-accounts", upstream: "/customers/external-accounts", query: []string{"limit", "cursor", "currency"}, scope: scope{bind: boundTo("customerId", customer)}},
 	{method: "GET", path: "/customers/external-accounts/:ExternalAccount", upstream: "/customers/external-accounts/{ExternalAccount}", scope: scope{owner: boundTo("customerId", customer)}},
+	// Removing a recipient is the service's deactivation (status INACTIVE):
+	// the account stays readable, so payments that name it keep their label.
+	{method: "DELETE", path: "/customers/external-accounts/:ExternalAccount", upstream: "/customers/external-accounts/{ExternalAccount}", scope: scope{owner: boundTo("customerId", customer), check: "/customers/external-accounts/{ExternalAccount}"}},
 	{method: "GET", path: "/discoveries", upstream: "/discoveries", query: []string{"country", "currency"}, scope: scope{shared: true}},
 	{method: "GET", path: "/exchange-rates", upstream: "/exchange-rates", query: []string{"sourceCurrency", "destinationCurrency", "sendingAmount"}, scope: scope{shared: true}},
 	{method: "GET", path: "/quotes/:Quote", upstream: "/quotes/{Quote}", scope: scope{owner: boundTo("source.customerId", customer)}},
