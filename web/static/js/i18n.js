@@ -99,17 +99,26 @@ export function chooseLocale(languages = browserLanguages()) {
 /**
  * Chooses the language and the number locale from `languages` (a tag or a
  * list, best first; the browser's by default), loads that language's
- * catalogue, and sets the document's lang attribute. Tests pass a tag to
- * fix the locale: setLocale("de-DE").
+ * catalogue (English if it does not load), and sets the document's lang
+ * attribute. Tests pass a tag to fix the locale: setLocale("de-DE").
  *
  * @param {string | readonly string[]} [languages]
  * @returns {Promise<{language: string, locale: string}>}
  */
 export async function setLocale(languages = browserLanguages()) {
   const list = typeof languages === "string" ? [languages] : languages;
-  const language = chooseLanguage(list);
+  let language = chooseLanguage(list);
   const locale = chooseLocale(list);
-  const messages = await loadCatalogue(language);
+  let messages;
+  try {
+    messages = await loadCatalogue(language);
+  } catch (err) {
+    // A catalogue that does not load (the network dropped, a stale deploy)
+    // must not take the pages with it: they stay in English.
+    console.warn("i18n: the " + language + " messages did not load; English it is", err);
+    language = "en";
+    messages = en;
+  }
   Object.assign(state, { language, locale, messages });
   if (typeof document !== "undefined" && document.documentElement) document.documentElement.lang = language;
   return { language, locale };
