@@ -6,7 +6,7 @@ WASM_EXEC := $(shell $(GO) env GOROOT)/lib/wasm
 FUZZTIME  ?= 10s
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test vet unit wasm wasm-test bench-js bench-smoke tools chromium brotli node fuzz bench clean
+.PHONY: run test vet unit wasm wasm-test bench-js e2e-js bench-smoke tools chromium brotli node fuzz bench clean
 
 ## run: the wallet on http://localhost:8080 with an embedded service on SQLite under ./data
 run: wasm
@@ -15,7 +15,7 @@ run: wasm
 ## test: everything: vet, unit tests with -race (PostgreSQL and Chromium tests included, the
 ## benchmarks' smoke tests among them), every Go benchmark run once, wasm tests under Node
 ## (twice for ./wasm/: through the js.Func methods and through the direct calls)
-test: tools wasm bench-js vet unit bench-smoke wasm-test
+test: tools wasm bench-js e2e-js vet unit bench-smoke wasm-test
 
 vet:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -67,6 +67,10 @@ bench: tools wasm bench-js
 ## bench-js: the reference JavaScript the browser benchmark compares with (npm, pinned, esbuild)
 bench-js:
 	sh bench/js/build.sh
+
+## e2e-js: axe-core, which the e2e tests inject into each page to check it (npm, pinned)
+e2e-js:
+	sh e2e/js/install.sh
 
 ## bench-smoke: every Go benchmark once, so none of them rots (with -race: it reuses the unit build)
 bench-smoke:
