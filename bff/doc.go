@@ -78,6 +78,12 @@
 //     anonymous; API routes answer 401 JSON, never a redirect.
 //   - The BFF never sees a private key: OTP bundles and stamps pass through
 //     byte for byte.
+//   - For each wallet session it signs in, the BFF keeps the browser's
+//     User-Agent (printable ASCII, at most [MaxUserAgent] bytes) and the
+//     time, in the session store ([SignInStore]), until the wallet session
+//     ends or is revoked; GET /api/auth/sessions names each session's
+//     device from it. It is what the browser claimed, shown to help a
+//     person recognise a session, never used to decide anything.
 //
 // # Pages
 //

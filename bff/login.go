@@ -312,6 +312,7 @@ func (s *Server) completeLogin(c *fiber.Ctx, cs *cookieSession, r *reply) error 
 	if err := s.startSession(c, data, expires.Sub(s.now())); err != nil {
 		return err
 	}
+	s.rememberSignIn(c, ws.ID, expires.Sub(s.now()))
 	return writeReply(c, r)
 }
 

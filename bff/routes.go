@@ -1,6 +1,7 @@
 package bff
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -26,6 +27,10 @@ type route struct {
 	// example "limit", "cursor"); every other one is dropped.
 	query []string
 	scope scope
+	// annotate, when set, rewrites the body of the service's 200 answer
+	// before it is relayed (for example, GET /auth/sessions adds the
+	// device each session was signed in from: signin.go).
+	annotate func(s *Server, ctx context.Context, body []byte) []byte
 }
 
 // routes is the table of mirrored service routes. Later routes are one line
@@ -39,7 +44,7 @@ type route struct {
 // to own yet, so it is the BFF's own handler (externalaccounts.go), which
 // sets the body's customerId itself.
 var routes = []route{
-	{method: "GET", path: "/auth/sessions", upstream: "/auth/sessions", scope: scope{bind: boundTo("accountId", account)}},
+	{method: "GET", path: "/auth/sessions", upstream: "/auth/sessions", scope: scope{bind: boundTo("accountId", account)}, annotate: (*Server).withDevices},
 	{method: "GET", path: "/auth/credentials", upstream: "/auth/credentials", scope: scope{bind: boundTo("accountId", account)}},
 	{method: "GET", path: "/customers/external-accounts", upstream: "/customers/external-accounts", query: []string{"limit", "cursor", "currency"}, scope: scope{bind: boundTo("customerId", customer)}},
 	{method: "GET", path: "/customers/external-accounts/:ExternalAccount", upstream: "/customers/external-accounts/{ExternalAccount}", scope: scope{owner: boundTo("customerId", customer)}},
@@ -235,6 +240,9 @@ func (s *Server) mirror(rt route) fiber.Handler {
 		}
 		if rt.scope.check == "" && len(rt.scope.owner) > 0 && r.status >= 200 && r.status < 300 && !owns(r.body, rt.scope.owner, cs.data) {
 			return notFound()
+		}
+		if rt.annotate != nil && r.status == http.StatusOK {
+			r.body = rt.annotate(s, ctx, r.body)
 		}
 		return writeReply(c, r)
 	}

@@ -61,7 +61,10 @@ type Config struct {
 	// OAuth, when set, is the identity provider the page offers for
 	// sign-in and linking; the service must trust its issuer.
 	OAuth *OAuthProvider
-	// Sessions stores cookie sessions; a MemoryStore when nil.
+	// Sessions stores cookie sessions; a MemoryStore when nil. When it is
+	// also a SignInStore (MemoryStore and bffpg's store are), the
+	// User-Agent each wallet session was signed in with is kept there as
+	// well (signin.go); otherwise in this instance's memory only.
 	Sessions SessionStore
 	// Logger receives the BFF's log lines; slog.Default() when nil.
 	Logger *slog.Logger
@@ -121,6 +124,7 @@ type Server struct {
 	app        *fiber.App
 	up         *upstream
 	store      SessionStore
+	signIns    SignInStore
 	limiter    Limiter
 	perIP      Limit
 	perEmail   Limit
@@ -222,6 +226,11 @@ func New(cfg Config) (*Server, error) {
 	}
 	if s.store == nil {
 		s.store = NewMemoryStore(s.now)
+	}
+	if si, ok := s.store.(SignInStore); ok {
+		s.signIns = si
+	} else {
+		s.signIns = NewMemoryStore(s.now)
 	}
 	if s.limiter == nil {
 		s.limiter = NewMemoryLimiter(s.now)

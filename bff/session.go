@@ -70,14 +70,20 @@ type SessionStore interface {
 	Delete(ctx context.Context, key string) error
 }
 
-// MemoryStore is a SessionStore in process memory. Sessions are lost on
-// restart and not shared between instances.
+// MemoryStore is a SessionStore and a SignInStore in process memory.
+// Sessions are lost on restart and not shared between instances.
 type MemoryStore struct {
 	now func() time.Time
 
-	mu   sync.Mutex
-	m    map[string]memoryEntry
-	puts int
+	mu      sync.Mutex
+	m       map[string]memoryEntry
+	signIns map[string]signInEntry
+	puts    int
+}
+
+type signInEntry struct {
+	si      SignIn
+	expires time.Time
 }
 
 type memoryEntry struct {
@@ -91,7 +97,7 @@ func NewMemoryStore(now func() time.Time) *MemoryStore {
 	if now == nil {
 		now = time.Now
 	}
-	return &MemoryStore{now: now, m: make(map[string]memoryEntry)}
+	return &MemoryStore{now: now, m: make(map[string]memoryEntry), signIns: make(map[string]signInEntry)}
 }
 
 // Get implements SessionStore.
@@ -118,14 +124,63 @@ func (m *MemoryStore) Put(_ context.Context, key string, s Session, ttl time.Dur
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.m[key] = memoryEntry{s: s, expires: now.Add(ttl)}
+	m.countPutLocked(now)
+	return nil
+}
+
+// countPutLocked counts a Put or a PutSignIn; every 256th drops the
+// expired entries of both maps.
+func (m *MemoryStore) countPutLocked(now time.Time) {
 	m.puts++
-	if m.puts%256 == 0 {
-		for k, e := range m.m {
-			if !now.Before(e.expires) {
-				delete(m.m, k)
-			}
+	if m.puts%256 != 0 {
+		return
+	}
+	for k, e := range m.m {
+		if !now.Before(e.expires) {
+			delete(m.m, k)
 		}
 	}
+	for k, e := range m.signIns {
+		if !now.Before(e.expires) {
+			delete(m.signIns, k)
+		}
+	}
+}
+
+// PutSignIn implements SignInStore. The User-Agent is cut to MaxUserAgent
+// bytes here too, so the bound holds whoever calls.
+func (m *MemoryStore) PutSignIn(_ context.Context, sessionID string, si SignIn, ttl time.Duration) error {
+	if ttl <= 0 {
+		return errors.New("bff: sign-in ttl must be positive")
+	}
+	si.UserAgent = CleanUserAgent(si.UserAgent)
+	now := m.now()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.signIns[sessionID] = signInEntry{si: si, expires: now.Add(ttl)}
+	m.countPutLocked(now)
+	return nil
+}
+
+// SignIns implements SignInStore.
+func (m *MemoryStore) SignIns(_ context.Context, sessionIDs []string) (map[string]SignIn, error) {
+	now := m.now()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make(map[string]SignIn)
+	for _, id := range sessionIDs {
+		if e, ok := m.signIns[id]; ok && now.Before(e.expires) {
+			out[id] = e.si
+		}
+	}
+	return out, nil
+}
+
+// DeleteSignIn implements SignInStore.
+func (m *MemoryStore) DeleteSignIn(_ context.Context, sessionID string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.signIns, sessionID)
 	return nil
 }
 
@@ -145,7 +200,10 @@ func (m *MemoryStore) Len() int {
 	return len(m.m)
 }
 
-var _ SessionStore = (*MemoryStore)(nil)
+var (
+	_ SessionStore = (*MemoryStore)(nil)
+	_ SignInStore  = (*MemoryStore)(nil)
+)
 
 // pendingLoginTTL bounds a login that was started and not verified.
 const pendingLoginTTL = 15 * time.Minute
@@ -235,6 +293,7 @@ func (s *Server) signedIn(c *fiber.Ctx) (*cookieSession, error) {
 		}
 	}
 	if !alive {
+		s.forgetSignIn(c.UserContext(), cs.data.WalletSessionID)
 		if err := s.endSession(c); err != nil {
 			return nil, err
 		}

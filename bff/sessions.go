@@ -22,7 +22,8 @@ import (
 // missing one.
 //
 // Revoking the cookie's own session is logging out: after the service's 204
-// the cookie session ends too, so the browser is signed out at once.
+// the cookie session ends too, so the browser is signed out at once. Either
+// way the BFF forgets the revoked session's sign-in (its User-Agent).
 func (s *Server) handleRevokeSession(c *fiber.Ctx) error {
 	cs, err := s.signedIn(c)
 	if err != nil {
@@ -51,6 +52,9 @@ func (s *Server) handleRevokeSession(c *fiber.Ctx) error {
 	if err != nil {
 		return s.unreachable(err)
 	}
+	if r.status == http.StatusNoContent {
+		s.forgetSignIn(ctx, id)
+	}
 	if r.status == http.StatusNoContent && id == cs.data.WalletSessionID {
 		if err := s.endSession(c); err != nil {
 			return err
@@ -65,7 +69,8 @@ func (s *Server) handleRevokeSession(c *fiber.Ctx) error {
 // ({clientPublicKey}) and the signed-retry headers go to the service as
 // they are. On the service's 201 the cookie session follows the new wallet
 // session (its id and expiry), since the service has revoked the old one;
-// the cookie value does not change.
+// the cookie value does not change. The new session keeps the sign-in (the
+// device and the time) of the one it replaces: same browser, same device.
 func (s *Server) handleRefreshSession(c *fiber.Ctx) error {
 	cs, err := s.signedIn(c)
 	if err != nil {
@@ -104,6 +109,7 @@ func (s *Server) handleRefreshSession(c *fiber.Ctx) error {
 	if err := s.updateSession(c, cs, data); err != nil {
 		return err
 	}
+	s.carrySignIn(c.UserContext(), id, ws.ID, expires.Sub(s.now()))
 	return writeReply(c, r)
 }
 

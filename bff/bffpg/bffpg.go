@@ -24,7 +24,7 @@
 //	srv, err := bff.New(bff.Config{…, Sessions: st.Sessions(), Limiter: st.Limiter(), Events: st.Events()})
 //
 // The database may be the service's own: the tables are called
-// bff_sessions, bff_login_limits and bff_webhook_events. Each BFF holds
+// bff_sessions, bff_sign_ins, bff_login_limits and bff_webhook_events. Each BFF holds
 // one connection of its own (outside the pool's count) to LISTEN. The pool takes pgx's settings from the
 // URL (pool_max_conns and the like).
 //
@@ -182,6 +182,13 @@ CREATE TABLE IF NOT EXISTS bff_webhook_events (
 );
 CREATE INDEX IF NOT EXISTS bff_webhook_events_expires_at ON bff_webhook_events (expires_at);
 CREATE INDEX IF NOT EXISTS bff_webhook_events_received_at ON bff_webhook_events (received_at);
+CREATE TABLE IF NOT EXISTS bff_sign_ins (
+	key          text PRIMARY KEY,
+	user_agent   text NOT NULL CHECK (octet_length(user_agent) <= 512),
+	signed_in_at timestamptz NOT NULL,
+	expires_at   timestamptz NOT NULL
+);
+CREATE INDEX IF NOT EXISTS bff_sign_ins_expires_at ON bff_sign_ins (expires_at);
 `
 
 // createSchema runs schema in one transaction under an advisory lock: two
@@ -228,8 +235,8 @@ func micros(d time.Duration) int64 {
 // long pause holds its locks only briefly.
 const sweepBatch = 5000
 
-// Sweep deletes the expired sessions, the ended limiter windows and the
-// webhook events past bff.WebhookSeenFor, and reports how many sessions
+// Sweep deletes the expired sessions and sign-ins, the ended limiter
+// windows and the webhook events past bff.WebhookSeenFor, and reports how many sessions
 // and windows it deleted. The background sweep calls it; callers who
 // turned that off call it themselves.
 func (s *Store) Sweep(ctx context.Context) (sessions, windows int64, err error) {
@@ -237,6 +244,9 @@ func (s *Store) Sweep(ctx context.Context) (sessions, windows int64, err error) 
 		return sessions, 0, err
 	}
 	if windows, err = s.sweepTable(ctx, "bff_login_limits", "window_end"); err != nil {
+		return sessions, windows, err
+	}
+	if _, err = s.sweepTable(ctx, "bff_sign_ins", "expires_at"); err != nil {
 		return sessions, windows, err
 	}
 	_, err = s.sweepTable(ctx, "bff_webhook_events", "expires_at")

@@ -81,3 +81,75 @@ func (ss *Sessions) Delete(ctx context.Context, key string) error {
 	}
 	return nil
 }
+
+// bff_sign_ins holds the bff.SignInStore of [Sessions]: the User-Agent each
+// wallet session was signed in with, for the Security view's device names.
+//
+//	key          text PRIMARY KEY  -- the wallet session id
+//	user_agent   text NOT NULL     -- at most bff.MaxUserAgent bytes (a CHECK)
+//	signed_in_at timestamptz NOT NULL
+//	expires_at   timestamptz NOT NULL
+//
+// The expiry is the database's clock plus the ttl, as for cookie sessions;
+// signed_in_at is the BFF's clock at sign-in, shown only, never compared.
+
+var _ bff.SignInStore = (*Sessions)(nil)
+
+// PutSignIn implements bff.SignInStore. The User-Agent is cut to
+// bff.MaxUserAgent bytes of printable ASCII before it is stored, so the
+// table's bound holds whoever calls.
+func (ss *Sessions) PutSignIn(ctx context.Context, sessionID string, si bff.SignIn, ttl time.Duration) error {
+	if ttl <= 0 {
+		return errors.New("bffpg: sign-in ttl must be positive")
+	}
+	arg := ss.s.clock()
+	_, err := ss.s.pool.Exec(ctx, `
+		INSERT INTO bff_sign_ins (key, user_agent, signed_in_at, expires_at)
+		VALUES ($1, $2, $3, coalesce($4::timestamptz, now()) + $5::bigint * interval '1 microsecond')
+		ON CONFLICT (key) DO UPDATE SET user_agent = EXCLUDED.user_agent,
+			signed_in_at = EXCLUDED.signed_in_at, expires_at = EXCLUDED.expires_at`,
+		sessionID, bff.CleanUserAgent(si.UserAgent), si.At, arg, micros(ttl))
+	if err != nil {
+		return fmt.Errorf("bffpg: put sign-in: %w", err)
+	}
+	return nil
+}
+
+// SignIns implements bff.SignInStore: expired rows are absent even before
+// they are swept.
+func (ss *Sessions) SignIns(ctx context.Context, sessionIDs []string) (map[string]bff.SignIn, error) {
+	out := make(map[string]bff.SignIn)
+	if len(sessionIDs) == 0 {
+		return out, nil
+	}
+	arg := ss.s.clock()
+	rows, err := ss.s.pool.Query(ctx,
+		`SELECT key, user_agent, signed_in_at FROM bff_sign_ins
+		WHERE key = ANY($1) AND expires_at > coalesce($2::timestamptz, now())`,
+		sessionIDs, arg)
+	if err != nil {
+		return nil, fmt.Errorf("bffpg: get sign-ins: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var si bff.SignIn
+		if err := rows.Scan(&id, &si.UserAgent, &si.At); err != nil {
+			return nil, fmt.Errorf("bffpg: get sign-ins: %w", err)
+		}
+		out[id] = si
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("bffpg: get sign-ins: %w", err)
+	}
+	return out, nil
+}
+
+// DeleteSignIn implements bff.SignInStore; deleting an absent id is not an
+// error.
+func (ss *Sessions) DeleteSignIn(ctx context.Context, sessionID string) error {
+	if _, err := ss.s.pool.Exec(ctx, `DELETE FROM bff_sign_ins WHERE key = $1`, sessionID); err != nil {
+		return fmt.Errorf("bffpg: delete sign-in: %w", err)
+	}
+	return nil
+}

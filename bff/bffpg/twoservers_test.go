@@ -77,6 +77,12 @@ type answer struct {
 
 func call(t *testing.T, srv *bff.Server, method, path, cookie, body string) answer {
 	t.Helper()
+	return callWith(t, srv, method, path, cookie, body, nil)
+}
+
+// callWith is call with extra request headers, such as a User-Agent.
+func callWith(t *testing.T, srv *bff.Server, method, path, cookie, body string, header map[string]string) answer {
+	t.Helper()
 	var rd io.Reader
 	if body != "" {
 		rd = strings.NewReader(body)
@@ -89,6 +95,9 @@ func call(t *testing.T, srv *bff.Server, method, path, cookie, body string) answ
 	}
 	if cookie != "" {
 		req.Header.Set("Cookie", bff.CookieName+"="+cookie)
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
 	}
 	resp, err := srv.App().Test(req, -1)
 	if err != nil {
