@@ -145,6 +145,10 @@ type fakeAPI struct {
 	others    []string    // ids of the account's other active sessions
 	refreshes int         // completed session refreshes; the session id changes with each
 	events    *fakeEvents // GET /api/events (events_test.go)
+
+	// devices are the "device" members (JSON objects) the BFF adds to GET
+	// /api/auth/sessions, by session id; "" is this tab's own session.
+	devices map[string]string
 }
 
 func (f *fakeAPI) set(change func(*fakeAPI)) {
@@ -224,9 +228,15 @@ func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			send(signedOut)
 			return
 		}
-		items := []string{`{"id":"` + f.sessionID() + `","accountId":"` + fakeAccount + `","type":"EMAIL_OTP","createdAt":"2026-11-23T09:00:00Z","expiresAt":"2099-01-01T00:00:00Z"}`}
+		device := func(key string) string {
+			if d, ok := f.devices[key]; ok {
+				return `,"device":` + d
+			}
+			return ""
+		}
+		items := []string{`{"id":"` + f.sessionID() + `","accountId":"` + fakeAccount + `","type":"EMAIL_OTP","createdAt":"2026-11-23T09:00:00Z","expiresAt":"2099-01-01T00:00:00Z"` + device("") + `}`}
 		for _, id := range f.others {
-			items = append(items, `{"id":"`+id+`","accountId":"`+fakeAccount+`","type":"EMAIL_OTP","createdAt":"2026-11-22T09:00:00Z","expiresAt":"2099-01-01T00:00:00Z"}`)
+			items = append(items, `{"id":"`+id+`","accountId":"`+fakeAccount+`","type":"EMAIL_OTP","createdAt":"2026-11-22T09:00:00Z","expiresAt":"2099-01-01T00:00:00Z"`+device(id)+`}`)
 		}
 		send(reply{status: 200, body: `{"data":[` + strings.Join(items, ",") + `]}`})
 	case "GET /api/customers/external-accounts":

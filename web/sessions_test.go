@@ -43,6 +43,46 @@ func TestSessionsPanel(t *testing.T) {
 	}
 }
 
+// TestSessionsShowDevices: each session reads as the device the BFF named
+// ("Chrome on macOS"), this tab's own with its badge; a session without a
+// device (signed in from the CLI) reads as before; the revoke button says
+// which device it signs out.
+func TestSessionsShowDevices(t *testing.T) {
+	t.Parallel()
+	const cliSession = "Session:0199a000-0000-7000-8000-0000000000fe"
+	site, api := startSite(t)
+	api.set(func(f *fakeAPI) {
+		f.others = []string{otherSession, cliSession}
+		f.devices = map[string]string{
+			"":           `{"browser":"Chrome 131","os":"macOS","label":"Chrome on macOS"}`,
+			otherSession: `{"browser":"Firefox 133","os":"Windows","label":"Firefox on Windows"}`,
+		}
+	})
+	ctx := newTab(t)
+	signIn(t, ctx, site)
+	waitFor(t, ctx, shown("sessions"))
+	waitFor(t, ctx, `document.querySelectorAll("#sessions-list > li").length === 3`)
+
+	type item struct{ Main, When, Badge, Revoke string }
+	items := eval[map[string]item](t, ctx, `Object.fromEntries([...document.querySelectorAll("#sessions-list > li")].map((li) => [li.dataset.id, {
+		Main: li.querySelector(".session-kind").textContent,
+		When: li.querySelector(".session-when").textContent,
+		Badge: li.querySelector(".badge") ? li.querySelector(".badge").textContent : "",
+		Revoke: li.querySelector("button[data-revoke]") ? li.querySelector("button[data-revoke]").getAttribute("aria-label") : "",
+	}]))`)
+	own := eval[string](t, ctx, `document.querySelector("#sessions-list > li:first-child").dataset.id`)
+
+	if it := items[own]; it.Main != "Chrome on macOS" || it.Badge != "This device" || !strings.HasPrefix(it.When, "E-mail code, signed in ") {
+		t.Errorf("this tab's session reads %+v; want Chrome on macOS, This device, then the kind and times", it)
+	}
+	if it := items[otherSession]; it.Main != "Firefox on Windows" || it.Badge != "" || !strings.HasPrefix(it.Revoke, "Sign out the session on Firefox on Windows, E-mail code, signed in ") {
+		t.Errorf("another device's session reads %+v; want Firefox on Windows and a button naming it", it)
+	}
+	if it := items[cliSession]; it.Main != "E-mail code" || !strings.HasPrefix(it.When, "signed in ") || !strings.HasPrefix(it.Revoke, "Sign out the e-mail code session signed in ") {
+		t.Errorf("a session without a device reads %+v; want the kind of sign-in, as before", it)
+	}
+}
+
 // TestLogoutRevokesSession: "Sign out" first revokes this tab's wallet
 // session with a signed DELETE, then ends the cookie session.
 func TestLogoutRevokesSession(t *testing.T) {

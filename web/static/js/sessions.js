@@ -6,8 +6,10 @@
 // this tab's session key; the same call, with the same body bytes, is sent
 // again with Service-Wallet-Signature and Request-Id.
 //
-// The panel lists the wallet's active sessions (GET /api/auth/sessions):
-// this tab's own is marked, every other one (another device, another
+// The panel lists the wallet's active sessions (GET /api/auth/sessions),
+// each named by the device it was signed in from when the BFF knows it
+// (its "device" member, from the browser's User-Agent at sign-in): this
+// tab's own is marked, every other one (another device, another
 // browser) has a "Sign out" button that revokes it with a signed
 // DELETE /api/auth/sessions/{id}. Without the session's key in this tab
 // (the wallet module did not start) nothing can be signed, and the buttons
@@ -106,15 +108,26 @@ function sessionItem(s) {
   li.dataset.id = String(s.id || "");
   const current = s.id === ctx.currentId;
 
+  // The device the BFF saw at sign-in ("Chrome on macOS") is what a person
+  // recognises, so it is the main line; the kind of sign-in and the times
+  // follow. Sessions the BFF did not sign in (the CLI, say) have no device
+  // and read as before: the kind of sign-in, then the times.
+  const device = deviceLabel(s);
+  const kindText = TYPE_TEXT[s.type] || "Sign-in";
   const main = document.createElement("div");
   main.className = "session-main";
   const kind = document.createElement("span");
   kind.className = "session-kind";
-  kind.textContent = TYPE_TEXT[s.type] || "Sign-in";
+  kind.textContent = device || kindText;
   const when = document.createElement("span");
   when.className = "session-when";
-  when.textContent = describeTimes(s);
-  main.append(kind, " ", when);
+  when.textContent = device ? [kindText, describeTimes(s)].filter(Boolean).join(", ") : describeTimes(s);
+  if (device) {
+    kind.classList.add("session-device");
+    main.append(kind, document.createElement("br"), when);
+  } else {
+    main.append(kind, " ", when);
+  }
   li.append(main);
 
   if (current) {
@@ -132,10 +145,21 @@ function sessionItem(s) {
       button.disabled = true;
       button.title = "Reload the page to manage other sessions.";
     }
-    button.setAttribute("aria-label", "Sign out the " + kind.textContent.toLowerCase() + " session " + when.textContent);
+    button.setAttribute(
+      "aria-label",
+      device
+        ? "Sign out the session on " + device + ", " + when.textContent
+        : "Sign out the " + kindText.toLowerCase() + " session " + when.textContent,
+    );
     li.append(button);
   }
   return li;
+}
+
+/** The session's device label as the BFF named it, or "" when it has none. */
+function deviceLabel(s) {
+  const label = s && s.device && typeof s.device.label === "string" ? s.device.label.trim() : "";
+  return label.slice(0, 80);
 }
 
 function describeTimes(s) {
