@@ -384,8 +384,12 @@ func (s *Server) handleMe(c *fiber.Ctx) error {
 	return s.signOut(c) // revoked or expired on the service
 }
 
-// signOut ends the cookie session and answers 401.
+// signOut ends the cookie session of a wallet session that is over (no
+// longer listed by the service), forgets its sign-in, and answers 401.
 func (s *Server) signOut(c *fiber.Ctx) error {
+	if cs := currentSession(c); cs.data.WalletSessionID != "" {
+		s.forgetSignIn(c.UserContext(), cs.data.WalletSessionID)
+	}
 	if err := s.endSession(c); err != nil {
 		return err
 	}

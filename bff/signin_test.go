@@ -124,6 +124,34 @@ func TestSessionDeviceBounds(t *testing.T) {
 	}
 }
 
+// TestSessionDeviceForgottenWhenEndedElsewhere: a wallet session revoked
+// without the BFF (from another device, say) ends this browser's cookie
+// session at its next request, and its sign-in goes with it.
+func TestSessionDeviceForgottenWhenEndedElsewhere(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		after time.Duration
+	}{
+		{"found by GET /api/me's own listing", 0},
+		{"found by the liveness check", time.Second}, // past the answer the BFF trusts
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			mine := h.loginWith("elsewhere@example.com", macChrome).json(t)["id"].(string)
+			h.svc.revokeAll()
+			h.clock.Advance(tc.after)
+			if r := h.do("GET", "/api/me", "", nil); r.status != 401 {
+				t.Fatalf("me after the session was revoked elsewhere: %d %s", r.status, r.body)
+			}
+			if left, _ := h.srv.signIns.SignIns(context.Background(), []string{mine}); len(left) != 0 {
+				t.Errorf("the ended session's sign-in is still stored: %v", left)
+			}
+		})
+	}
+}
+
 func TestCleanUserAgent(t *testing.T) {
 	t.Parallel()
 	tests := []struct{ in, want string }{
