@@ -187,7 +187,20 @@ func fill(t *testing.T, ctx context.Context, values map[string]string) {
 		sel := chromedp.CSS(`[data-field="` + field + `"]`)
 		// chromedp.Clear only resets the value attribute, not what was typed.
 		clear := fmt.Sprintf(`document.querySelector('[data-field=%q]').value = ""`, field)
-		steps := []chromedp.Action[chromedp.Void]{chromedp.WaitVisible(sel), chromedp.Evaluate[chromedp.Void](clear)}
+		if err := chromedp.Do(ctx, chromedp.WaitVisible(sel)); err != nil {
+			t.Fatalf("fill %s: %v", field, err)
+		}
+		// A list (a country, a bank) is chosen by its value, as a person
+		// picks a name; typed keys would pick by the first letters of names.
+		choose := fmt.Sprintf(`(() => { const s = document.querySelector('[data-field=%q]'); if (s.tagName !== "SELECT") return false;
+  s.value = %q; s.dispatchEvent(new Event("input", {bubbles: true})); s.dispatchEvent(new Event("change", {bubbles: true})); return s.value === %q; })()`, field, v, v)
+		if picked, err := chromedp.Run(ctx, chromedp.Evaluate[bool](choose)); err != nil || picked {
+			if err != nil {
+				t.Fatalf("fill %s: %v", field, err)
+			}
+			continue
+		}
+		steps := []chromedp.Action[chromedp.Void]{chromedp.Evaluate[chromedp.Void](clear)}
 		if v != "" {
 			steps = append(steps, chromedp.SendKeys(sel, v))
 		}

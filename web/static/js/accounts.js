@@ -14,6 +14,31 @@
 // Transactions sections take their accounts from it. While an account is
 // PENDING (the service is verifying it) the list is asked for again now and
 // then, so that it turns Active without a click.
+//
+// Exported API, for the page and the views of router.js:
+//
+//   initAccounts({wallet, setStatus})  wires the section once, signed out.
+//   showAccounts() / hideAccounts()    signed in / signed out: loads the list,
+//                                      or forgets it and resets the form.
+//   accountLabel(account)              "Ada Lovelace, US bank account •••• 5678".
+//   holderName(account)                the account holder's (beneficiary's) name, or "".
+//   recipientPath(id)                  "/recipients/<id>", the address of one recipient.
+//   showRecipient(id, [container])     renders one recipient's facts (holder, type,
+//                                      bank, last four, currency, country, status,
+//                                      added) and its Remove with a confirmation step
+//                                      into container; resolves to the account, or to
+//                                      null when the person has no such recipient;
+//                                      container defaults to #recipient-detail.
+//
+// Events on document: "wallet:accounts" {accounts} every time the list changes
+// (removed, INACTIVE, accounts included: payments still name them);
+// "wallet:account-added" {account} after the form added one, before focus
+// moves to it in the list; "wallet:recipient-removed" {account} after a
+// removal. Every recipient in #accounts-list is a link to recipientPath(id);
+// removed ones are not listed.
+//
+// Bank names (GET /api/discoveries) are asked for only when signed in and
+// while the form is on screen: the signed-out first page asks for nothing.
 
 import { api, ApiError, messageOf } from "./api.js";
 
@@ -198,7 +223,8 @@ const TYPES = {
         path: "accountInfo.region",
         label: "Country",
         optional: true,
-        options: choose("From the phone number").concat([["BJ", "Benin"], ["CI", "Côte d'Ivoire"], ["SN", "Senegal"]]),
+        regions: ["BJ", "CI", "SN"],
+        options: choose("From the phone number"),
       },
     ],
   },
@@ -227,6 +253,55 @@ const TYPES = {
   },
 };
 
+// ---- countries ------------------------------------------------------------------
+//
+// Country fields are lists of names in the person's language (Intl.DisplayNames),
+// sorted by name; the value sent is the ISO 3166-1 alpha-2 code. The service
+// takes any assigned code for a holder's nationality and address
+// (shared/accountrules countryCodes, the same 249 codes), so every one is offered.
+
+const COUNTRY_CODES = (
+  "ADAEAFAGAIALAMAOAQARASATAUAWAXAZBABBBDBEBFBGBHBIBJBLBMBNBOBQBRBSBTBVBWBYBZ" +
+  "CACCCDCFCGCHCICKCLCMCNCOCRCUCVCWCXCYCZDEDJDKDMDODZECEEEGEHERESETFIFJFKFMFOFR" +
+  "GAGBGDGEGFGGGHGIGLGMGNGPGQGRGSGTGUGWGYHKHMHNHRHTHUIDIEILIMINIOIQIRISITJEJMJOJP" +
+  "KEKGKHKIKMKNKPKRKWKYKZLALBLCLILKLRLSLTLULVLYMAMCMDMEMFMGMHMKMLMMMNMOMPMQMRMSMTMUMVMWMXMYMZ" +
+  "NANCNENFNGNINLNONPNRNUNZOMPAPEPFPGPHPKPLPMPNPRPSPTPWPYQARERORSRURW" +
+  "SASBSCSDSESGSHSISJSKSLSMSNSOSRSSSTSVSXSYSZTCTDTFTGTHTJTKTLTMTNTOTRTTTVTWTZ" +
+  "UAUGUMUSUYUZVAVCVEVGVIVNVUWFWSYEYTZAZMZW"
+).match(/../g);
+
+// The person's languages, most preferred first, as the browser reports them.
+const LOCALES = navigator.languages && navigator.languages.length ? [...navigator.languages] : [navigator.language || "en"];
+
+let regionNames = null;
+let countryList = null;
+
+/** The name of a country code in the person's language (the code itself when unknown). */
+function countryName(code) {
+  if (typeof code !== "string" || code === "") return "";
+  if (regionNames === null) {
+    try {
+      regionNames = new Intl.DisplayNames(LOCALES, { type: "region", fallback: "code" });
+    } catch {
+      regionNames = { of: (c) => c };
+    }
+  }
+  try {
+    return regionNames.of(code) || code;
+  } catch {
+    return code;
+  }
+}
+
+/** [[code, name]] of every country, sorted by name as the person's language sorts. */
+function countryOptions() {
+  if (countryList === null) {
+    const collator = new Intl.Collator(LOCALES);
+    countryList = COUNTRY_CODES.map((c) => [c, countryName(c)]).sort((a, b) => collator.compare(a[1], b[1]));
+  }
+  return countryList;
+}
+
 const B = "accountInfo.beneficiary.";
 
 const HOLDER_TYPE = {
@@ -239,7 +314,7 @@ const HOLDER_TYPE = {
 const INDIVIDUAL = [
   { path: B + "fullName", label: "Full name", autocomplete: "name", required: true },
   { path: B + "birthDate", label: "Date of birth", type: "date", autocomplete: "bday" },
-  { path: B + "nationality", label: "Nationality (two-letter code)", autocapitalize: "characters", maxLength: 2 },
+  { path: B + "nationality", label: "Nationality", countries: true },
 ];
 
 // Colombian individuals may give an identity document.
@@ -262,7 +337,7 @@ const ADDRESS = [
   { path: B + "address.line1", label: "Street address", autocomplete: "address-line1" },
   { path: B + "address.city", label: "City", autocomplete: "address-level2" },
   { path: B + "address.postalCode", label: "Postal code", autocomplete: "postal-code" },
-  { path: B + "address.country", label: "Country (two-letter code)", autocomplete: "country", autocapitalize: "characters", maxLength: 2 },
+  { path: B + "address.country", label: "Country", autocomplete: "country", countries: true },
 ];
 
 const CURRENCY = { path: "currency", label: "Currency (three letters)", autocapitalize: "characters", maxLength: 3, required: true };
@@ -271,7 +346,15 @@ const STATUS_TEXT = {
   PENDING: "Pending",
   ACTIVE: "Active",
   UNDER_REVIEW: "Under review",
-  INACTIVE: "Inactive",
+  INACTIVE: "Removed",
+};
+
+// What a person can do with an account in each status.
+const STATUS_ADVICE = {
+  PENDING: "It is being checked; you can send money to it once it shows Active.",
+  ACTIVE: "You can send money to it now.",
+  UNDER_REVIEW: "It is under review; you can send money to it once it is approved.",
+  INACTIVE: "It was removed: you can no longer send money to it. Past payments to it are kept.",
 };
 
 // Where an account's primary identifier is, by preference.
@@ -313,6 +396,9 @@ export function initAccounts({ wallet, setStatus }) {
   $("account-fields").addEventListener("focusout", onFieldLeave);
   $("add-account").addEventListener("submit", onSubmit);
   $("accounts-refresh").addEventListener("click", () => loadAccounts());
+  // The form coming on screen (its section or view shown) is when its bank
+  // lists are needed.
+  if (typeof ResizeObserver === "function") new ResizeObserver(loadBanksWhenNeeded).observe($("add-account"));
   renderFields();
 }
 
@@ -323,6 +409,7 @@ export function showAccounts() {
     ctx.shown = true;
     loadAccounts();
   }
+  loadBanksWhenNeeded();
 }
 
 /** Hides the section and forgets what it showed (another person may sign in). */
@@ -359,8 +446,9 @@ async function loadAccounts() {
       if (!data.hasMore || typeof data.nextCursor !== "string" || data.nextCursor === "") break;
       cursor = data.nextCursor;
     }
-    $("accounts-list").replaceChildren(...all.map(accountItem));
-    $("accounts-empty").hidden = all.length > 0;
+    const listed = all.filter(listable);
+    $("accounts-list").replaceChildren(...listed.map(accountItem));
+    $("accounts-empty").hidden = listed.length > 0;
     listChanged(all);
   } catch (err) {
     if (generation !== ctx.loading) return;
@@ -370,13 +458,21 @@ async function loadAccounts() {
   }
 }
 
+// listable: removed (INACTIVE) accounts are kept for the payments that
+// name them, but are no longer recipients.
+const listable = (a) => a && a.status !== "INACTIVE";
+
 function addToList(account) {
   const list = $("accounts-list");
-  const li = accountItem(account);
   const old = [...list.children].find((el) => el.dataset.id === account.id);
-  if (old) old.replaceWith(li);
-  else list.append(li);
-  $("accounts-empty").hidden = true;
+  if (!listable(account)) {
+    if (old) old.remove();
+  } else if (old) {
+    old.replaceWith(accountItem(account));
+  } else {
+    list.append(accountItem(account));
+  }
+  $("accounts-empty").hidden = list.children.length > 0;
   ctx.pendingDelay = 0; // a new account: look at it again soon
   listChanged(ctx.list.filter((a) => a.id !== account.id).concat([account]));
 }
@@ -410,14 +506,45 @@ function listChanged(list) {
  */
 export function accountLabel(account) {
   const info = (account && account.accountInfo) || {};
-  const kind = (TYPES[info.accountType] && TYPES[info.accountType].label) || humanize(info.accountType) || "Account";
   const last4 = lastFour(info);
-  const label = last4 ? kind + " •••• " + last4 : kind;
-  const b = info.beneficiary || {};
-  const name = typeof b.fullName === "string" && b.fullName ? b.fullName : b.businessInfo && typeof b.businessInfo.legalName === "string" ? b.businessInfo.legalName : "";
+  const label = last4 ? kindOf(info) + " •••• " + last4 : kindOf(info);
+  const name = holderName(account);
   return name ? name + ", " + label : label;
 }
 
+/**
+ * The name of the account's holder (its beneficiary): the full name of a
+ * person or the legal name of a business; "" for a wallet or a holder
+ * without a name.
+ *
+ * @param {object} account an ExternalAccount
+ * @returns {string}
+ */
+export function holderName(account) {
+  const info = (account && account.accountInfo) || {};
+  const b = info.beneficiary || {};
+  if (typeof b.fullName === "string" && b.fullName.trim()) return b.fullName.trim();
+  const legal = b.businessInfo && b.businessInfo.legalName;
+  return typeof legal === "string" ? legal.trim() : "";
+}
+
+/**
+ * The address of one recipient's view, e.g. "/recipients/ExternalAccount:0199…".
+ *
+ * @param {string} id an ExternalAccount id
+ * @returns {string}
+ */
+export function recipientPath(id) {
+  return "/recipients/" + String(id).replace(/[^A-Za-z0-9:._-]/g, encodeURIComponent);
+}
+
+function kindOf(info) {
+  return (TYPES[info.accountType] && TYPES[info.accountType].label) || humanize(info.accountType) || "Account";
+}
+
+// accountItem is one recipient of the list: a link to its view, named by
+// the holder, the kind of account, its currency and last four characters,
+// then its status.
 function accountItem(account) {
   const info = (account && account.accountInfo) || {};
   const li = document.createElement("li");
@@ -425,11 +552,21 @@ function accountItem(account) {
   li.dataset.id = String(account.id || "");
   li.dataset.status = String(account.status || "");
 
-  const main = document.createElement("div");
+  const link = document.createElement("a");
+  link.className = "account-link";
+  link.href = recipientPath(account.id || "");
+  const main = document.createElement("span");
   main.className = "account-main";
+  const name = holderName(account);
+  if (name) {
+    const holder = document.createElement("span");
+    holder.className = "account-holder";
+    holder.textContent = name;
+    main.append(holder, " ");
+  }
   const type = document.createElement("span");
   type.className = "account-kind";
-  type.textContent = (TYPES[info.accountType] && TYPES[info.accountType].label) || humanize(info.accountType) || "Account";
+  type.textContent = kindOf(info);
   const currency = document.createElement("span");
   currency.className = "account-currency";
   currency.textContent = String(account.currency || "");
@@ -438,15 +575,21 @@ function accountItem(account) {
   const ident = document.createElement("span");
   ident.className = "account-ident";
   const last4 = lastFour(info);
-  ident.textContent = last4 ? "•••• " + last4 : "";
-  if (last4) ident.setAttribute("aria-label", "ending in " + last4);
+  if (last4) {
+    // Read as "… 5678", not as four bullets.
+    const dots = document.createElement("span");
+    dots.setAttribute("aria-hidden", "true");
+    dots.textContent = "•••• ";
+    ident.append(" ", dots, last4);
+  }
+  link.append(main, ident);
 
   const badge = document.createElement("span");
   const status = String(account.status || "");
   badge.className = "badge badge-" + status.toLowerCase().replaceAll("_", "-");
   badge.textContent = STATUS_TEXT[status] || humanize(status) || "Unknown";
 
-  li.append(main, ident, badge);
+  li.append(link, " ", badge);
   return li;
 }
 
@@ -456,6 +599,192 @@ function lastFour(info) {
     if (typeof v === "string" && v !== "") return v.slice(-4);
   }
   return "";
+}
+
+// ---- one recipient ----------------------------------------------------------------
+
+/**
+ * Renders one recipient into container: its facts (holder, type, bank,
+ * last four, currency, country, status, date added) and, unless it was
+ * removed already, "Remove recipient", which asks for a confirmation
+ * first. Uses the loaded list, or asks the BFF for the account (a deep
+ * link before the list is in).
+ *
+ * @param {string} id an ExternalAccount id
+ * @param {HTMLElement} [container] emptied and filled; #recipient-detail
+ *   when not given
+ * @returns {Promise<object|null>} the account, or null when the person has
+ *   none with this id (container then says so)
+ */
+export async function showRecipient(id, container = $("recipient-detail")) {
+  const generation = (container.dataset.generation = String(Number(container.dataset.generation || 0) + 1));
+  let account = ctx.list.find((a) => a && a.id === id) || null;
+  if (!account) {
+    container.replaceChildren(paragraph("hint", "Loading this recipient…"));
+    try {
+      const { data } = await api("GET", "/api/customers/external-accounts/" + encodeURIComponent(id));
+      account = data && data.id ? data : null;
+    } catch (err) {
+      if (container.dataset.generation !== generation) return null;
+      if (err instanceof ApiError && err.status === 401) return null; // the page signs out
+      if (!(err instanceof ApiError && err.status === 404)) {
+        const p = paragraph("form-error", "This recipient could not be loaded. " + sentence(messageOf(err)));
+        p.setAttribute("role", "alert");
+        container.replaceChildren(p);
+        return null;
+      }
+    }
+    if (container.dataset.generation !== generation) return null;
+  }
+  if (!account) {
+    const p = paragraph("notice", "There is no such recipient among yours. The link may be old or mistyped; ");
+    const back = document.createElement("a");
+    back.href = "/recipients";
+    back.textContent = "see all your recipients";
+    p.append(back, ".");
+    container.replaceChildren(p);
+    return null;
+  }
+  renderRecipient(account, container);
+  return account;
+}
+
+function renderRecipient(account, container) {
+  const info = account.accountInfo || {};
+  const b = info.beneficiary || {};
+  const facts = document.createElement("dl");
+  facts.className = "facts recipient-facts";
+  const fact = (term, value, name) => {
+    if (!value) return;
+    const row = document.createElement("div");
+    row.dataset.fact = name;
+    const dt = document.createElement("dt");
+    dt.textContent = term;
+    const dd = document.createElement("dd");
+    if (value instanceof Node) dd.append(value);
+    else dd.textContent = value;
+    row.append(dt, dd);
+    facts.append(row);
+  };
+  const status = String(account.status || "");
+  const badge = document.createElement("span");
+  badge.className = "badge badge-" + status.toLowerCase().replaceAll("_", "-");
+  badge.textContent = STATUS_TEXT[status] || humanize(status) || "Unknown";
+
+  fact("Holder", holderName(account) || (TYPES[info.accountType] && TYPES[info.accountType].wallet ? "" : "Not given"), "holder");
+  fact("Type", kindOf(info), "type");
+  fact("Bank", typeof info.bankName === "string" ? info.bankName : "", "bank");
+  const last4 = lastFour(info);
+  fact("Number", last4 ? "Ending in " + last4 : "", "number");
+  fact("Currency", String(account.currency || ""), "currency");
+  fact("Country", countryName(countryOf(account)), "country");
+  fact("Status", badge, "status");
+  fact("Added", dateText(account.createdAt), "added");
+
+  const advice = paragraph("hint recipient-advice", STATUS_ADVICE[status] || "");
+  const error = paragraph("form-error", "");
+  error.setAttribute("role", "alert");
+  error.hidden = true;
+  const result = paragraph("notice", "");
+  result.setAttribute("role", "status");
+  result.tabIndex = -1;
+  result.hidden = true;
+  const parts = [facts, advice, error, result];
+
+  if (status !== "INACTIVE") {
+    const label = accountLabel(account);
+    const remove = document.createElement("button");
+    remove.type = "button";
+    remove.className = "secondary";
+    remove.dataset.action = "remove";
+    remove.textContent = "Remove recipient";
+
+    const confirm = document.createElement("div");
+    confirm.className = "confirm";
+    confirm.setAttribute("role", "group");
+    confirm.hidden = true;
+    const question = paragraph("", "Remove " + label + "? You will no longer be able to send money to it. Payments already made are not affected.");
+    question.id = "recipient-confirm-" + String(account.id).replace(/[^A-Za-z0-9_-]/g, "-");
+    confirm.setAttribute("aria-labelledby", question.id);
+    const yes = document.createElement("button");
+    yes.type = "button";
+    yes.dataset.action = "confirm-remove";
+    yes.textContent = "Yes, remove";
+    const no = document.createElement("button");
+    no.type = "button";
+    no.className = "secondary";
+    no.dataset.action = "cancel-remove";
+    no.textContent = "Keep it";
+    confirm.append(question, yes, " ", no);
+
+    remove.addEventListener("click", () => {
+      error.hidden = true;
+      remove.hidden = true;
+      confirm.hidden = false;
+      no.focus(); // the safe choice first; the group's label asks the question
+    });
+    no.addEventListener("click", () => {
+      confirm.hidden = true;
+      remove.hidden = false;
+      remove.focus();
+    });
+    yes.addEventListener("click", async () => {
+      yes.disabled = no.disabled = true;
+      yes.setAttribute("aria-busy", "true");
+      error.hidden = true;
+      try {
+        await api("DELETE", "/api/customers/external-accounts/" + encodeURIComponent(account.id));
+      } catch (err) {
+        yes.disabled = no.disabled = false;
+        yes.removeAttribute("aria-busy");
+        if (err instanceof ApiError && err.status === 401) return; // the page signs out
+        confirm.hidden = true;
+        remove.hidden = false;
+        error.textContent =
+          err instanceof ApiError && err.status === 404
+            ? "This recipient is no longer among yours, so there is nothing to remove. Go back to your recipients to see the current list."
+            : "The recipient was not removed. " + sentence(messageOf(err));
+        error.hidden = false;
+        remove.focus();
+        return;
+      }
+      const removed = { ...account, status: "INACTIVE" };
+      addToList(removed);
+      document.dispatchEvent(new CustomEvent("wallet:recipient-removed", { detail: { account: removed } }));
+      renderRecipient(removed, container);
+      const done = container.querySelector("[role=status]");
+      done.textContent = "Removed " + label + ". You can no longer send money to it; past payments to it are kept.";
+      done.hidden = false;
+      done.focus();
+      ctx.setStatus("Recipient removed.");
+    });
+    parts.push(remove, confirm);
+  }
+  container.replaceChildren(...parts);
+}
+
+// countryOf is the country an account pays into, as far as it says: the
+// holder's address, the XOF region, or the country of its type.
+function countryOf(account) {
+  const info = account.accountInfo || {};
+  const address = (info.beneficiary && info.beneficiary.address) || {};
+  if (typeof address.country === "string" && address.country) return address.country;
+  if (typeof info.region === "string" && info.region) return info.region;
+  const spec = TYPES[info.accountType];
+  return (spec && spec.country) || "";
+}
+
+function dateText(iso) {
+  const t = typeof iso === "string" ? Date.parse(iso) : NaN;
+  if (!Number.isFinite(t)) return "";
+  return new Date(t).toLocaleDateString(LOCALES, { dateStyle: "long" });
+}
+
+function paragraph(className, text) {
+  const p = document.createElement("p");
+  if (className) p.className = className;
+  p.textContent = text;
+  return p;
 }
 
 // ---- form -------------------------------------------------------------------
@@ -528,10 +857,10 @@ function renderFields() {
     const holder = fieldset("Account holder");
     holder.append(fieldRow(HOLDER_TYPE, true));
     const members = business ? BUSINESS : type === "COP_ACCOUNT" ? INDIVIDUAL.concat(DOCUMENT) : INDIVIDUAL;
-    for (const fl of members) holder.append(fieldRow(fl, !!fl.required, spec.country));
+    for (const fl of members) holder.append(fieldRow(fl, !!fl.required));
     const address = fieldset("Holder's address");
     address.id = "acct-address";
-    for (const fl of ADDRESS) address.append(fieldRow(fl, false, spec.country));
+    for (const fl of ADDRESS) address.append(fieldRow(fl, false));
     parts.push(holder, address);
   }
   box.replaceChildren(...parts);
@@ -548,6 +877,7 @@ function renderFields() {
   delete $("add-account").dataset.checking;
   clearErrors();
   applyRequired(++ctx.rendering);
+  loadBanksWhenNeeded();
 }
 
 function shapeRow(type) {
@@ -629,7 +959,7 @@ function fieldset(legendText) {
   return fs;
 }
 
-function fieldRow(f, required, countryHint) {
+function fieldRow(f, required) {
   const id = "acct-" + f.path.replaceAll(".", "-");
   const row = document.createElement("div");
   row.className = "field";
@@ -643,10 +973,22 @@ function fieldRow(f, required, countryHint) {
   label.append(optional);
 
   let input;
-  if (f.options || f.banks) {
+  if (f.countries) {
+    input = document.createElement("select");
+    input.autocomplete = f.autocomplete || "off";
+    input.append(new Option("Choose a country", ""));
+    for (const [code, name] of countryOptions()) input.append(new Option(name, code));
+  } else if (f.options || f.banks) {
     input = document.createElement("select");
     for (const [value, text] of f.options || [["", "Loading banks…"]]) input.append(new Option(text, value));
-    if (f.banks) fillBanks(input, f.banks, !required);
+    for (const code of f.regions || []) input.append(new Option(countryName(code), code));
+    if (f.banks) {
+      // Filled by loadBanksWhenNeeded once signed in and on screen.
+      input.dataset.banksPending = "true";
+      input.dataset.bankCountry = f.banks.country || "";
+      input.dataset.bankCurrency = f.banks.currency;
+      input.dataset.bankOptional = String(!required);
+    }
   } else {
     input = document.createElement("input");
     input.type = f.type || "text";
@@ -656,7 +998,6 @@ function fieldRow(f, required, countryHint) {
     if (f.autocapitalize) input.setAttribute("autocapitalize", f.autocapitalize);
     if (f.spellcheck === false) input.spellcheck = false;
     if (f.placeholder) input.placeholder = f.placeholder;
-    if (f.path.endsWith(".country") && countryHint) input.placeholder = countryHint;
   }
   input.id = id;
   input.name = f.path;
@@ -672,6 +1013,19 @@ function fieldRow(f, required, countryHint) {
 
   row.append(label, input, error);
   return row;
+}
+
+// loadBanksWhenNeeded fills the bank lists of the form once the person is
+// signed in and the form is on screen. Before, the signed-out first page
+// asked for them, got a 401, and said "Could not load the list of banks:
+// not signed in".
+function loadBanksWhenNeeded() {
+  if (!ctx.shown || $("add-account").getClientRects().length === 0) return;
+  for (const select of $("account-fields").querySelectorAll("select[data-banks-pending]")) {
+    delete select.dataset.banksPending;
+    const { bankCountry: country, bankCurrency: currency, bankOptional } = select.dataset;
+    fillBanks(select, { country, currency }, bankOptional === "true");
+  }
 }
 
 // fillBanks puts the discovery's bank names into a <select>: the value is
@@ -693,8 +1047,10 @@ async function fillBanks(select, { country, currency }, optional) {
     }
     select.replaceChildren(...options);
   } catch (err) {
+    if (err instanceof ApiError && err.status === 401) return; // the page signs out
     select.replaceChildren(new Option("Could not load banks", ""));
-    formError("Could not load the list of banks: " + messageOf(err));
+    select.dataset.banksPending = "true"; // asked for again when the form is laid out or shown again
+    formError("The list of banks could not be loaded. " + sentence(messageOf(err)));
   }
 }
 
@@ -754,19 +1110,58 @@ async function onSubmit(event) {
       res = await api("POST", "/api/customers/external-accounts", { body });
     } catch (err) {
       if (err instanceof ApiError && err.details && Array.isArray(err.details.errors) && err.details.errors.length) {
-        showErrors(err.details.errors, err.message);
+        showErrors(err.details.errors, "The account was not added: check the fields marked below.");
+      } else if (err instanceof ApiError && err.status === 409) {
+        formError(duplicateText(body));
       } else if (!(err instanceof ApiError && err.status === 401)) {
-        formError(messageOf(err));
+        formError("The account was not added. " + sentence(messageOf(err)));
       }
       return;
     }
-    if (res.data && res.data.id) addToList(res.data);
+    const account = res.data && res.data.id ? res.data : null;
+    if (account) addToList(account);
     resetForm();
-    ctx.setStatus("Account added.");
+    if (!account) {
+      ctx.setStatus("Account added.");
+      return;
+    }
+    // Focus goes to the new account in the list, which names it; the status
+    // line says what happens next. (A view that shows the list elsewhere
+    // switches to it on this event, before focus moves.)
+    document.dispatchEvent(new CustomEvent("wallet:account-added", { detail: { account } }));
+    ctx.setStatus("Added " + accountLabel(account) + ". " + (STATUS_ADVICE[account.status] || ""));
+    focusListed(account.id);
   } finally {
     button.disabled = false;
     button.removeAttribute("aria-busy");
+    // A disabled button loses focus to the page's top; give it back.
+    if (!document.activeElement || document.activeElement === document.body) button.focus();
   }
+}
+
+// focusListed moves focus to the account's link in the list, when the list
+// is on screen; otherwise to the start of the form, to add another.
+function focusListed(id) {
+  const li = [...$("accounts-list").children].find((el) => el.dataset.id === id);
+  const link = li && li.querySelector("a");
+  if (link && link.getClientRects().length > 0) {
+    link.focus();
+    if (document.activeElement === link) return;
+  }
+  $("account-type").focus();
+}
+
+// duplicateText is the 409 answer for an account the person already has
+// (the service keeps one account per destination, removed ones included).
+function duplicateText(body) {
+  const info = body.accountInfo || {};
+  const key = PRIMARY.find((k) => typeof info[k] === "string" && info[k] !== "");
+  const same = key && ctx.list.find((a) => a && a.accountInfo && a.accountInfo.accountType === info.accountType && a.accountInfo[key] === info[key]);
+  if (same && same.status === "INACTIVE") {
+    return "You removed this account earlier, and a removed account cannot be added again. Check the account details, or add a different account.";
+  }
+  if (same) return "You already have this account: " + accountLabel(same) + ". Send to it from your recipients, or check the details if you meant a different account.";
+  return "You already have an account with these details, so it was not added again. Look for it in your recipients, or check the details if you meant a different account.";
 }
 
 // validateLocally runs the wasm module's validator when the module has it
@@ -882,7 +1277,7 @@ function showErrors(errors, fallback) {
     const field = String(e.field || "");
     const el = field && form.querySelector('[data-error-for="' + CSS.escape(field) + '"]');
     if (!el) {
-      rest.push((field ? field + ": " : "") + sentence(e.message));
+      rest.push(field ? "Check the " + labelOf(field) + ": " + String(e.message || "it is invalid").replace(/[.!?]$/, "") + "." : sentence(e.message));
       continue;
     }
     if (!el.hidden) continue; // one message per field: the first
@@ -897,6 +1292,26 @@ function showErrors(errors, fallback) {
   if (rest.length) formError(rest.join(" "));
   else if (!first && fallback) formError(fallback);
   if (first) first.focus();
+}
+
+// labelOf names a body path for a person, in lower case for the middle of a
+// sentence: the label of its input when the form has one, without what is in
+// brackets ("currency"), otherwise its last part in words.
+function labelOf(field) {
+  const label = labelText(field).replace(/\s*\(.*\)\s*$/, "");
+  return /^[A-Z][a-z]/.test(label) ? label[0].toLowerCase() + label.slice(1) : label;
+}
+
+function labelText(field) {
+  const all = [CURRENCY, HOLDER_TYPE, ...INDIVIDUAL, ...DOCUMENT, ...BUSINESS, ...ADDRESS];
+  for (const spec of Object.values(TYPES)) {
+    for (const fl of spec.fields || []) all.push(fl);
+    for (const shape of Object.values(spec.shapes || {})) all.push(...shape.fields);
+  }
+  const known = all.find((fl) => fl.path === field);
+  if (known) return known.label;
+  const last = field.split(".").pop().replace(/([a-z])([A-Z])/g, "$1 $2");
+  return humanize(last);
 }
 
 function formError(text) {

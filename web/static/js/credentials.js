@@ -13,6 +13,10 @@
 // made for this export only. The wallet module opens the answer and keeps
 // the phrase; the page shows the words only after "Reveal", and "Hide" wipes
 // them.
+//
+// Errors stay until the person acts again (another removal, adding or
+// linking a method): reloading the list after a refused removal does not
+// wipe the reason it was refused.
 
 import { api, ApiError, messageOf } from "./api.js";
 import { signedRetry } from "./sessions.js";
@@ -26,7 +30,14 @@ const ctx = {
   setStatus: null,
   accountId: "",
   loading: 0,
+  loadFailed: false, // the error shown is the list's own, cleared by the next good load
   secret: "", // wasm handle of an exported phrase
+};
+
+// The notice under "Export recovery phrase" for each state of the phrase.
+const EXPORT_NOTICE = {
+  hidden: "Your recovery phrase is in this tab, still hidden. Choose Reveal phrase only where nobody can see your screen.",
+  shown: "Your recovery phrase is shown below. Write the words down in order and keep them somewhere safe, then choose Hide and wipe.",
 };
 
 const TYPE_TEXT = { EMAIL_OTP: "E-mail code", PASSKEY: "Passkey", OAUTH: "Single sign-on" };
@@ -36,6 +47,9 @@ export function initCredentials({ wallet, config, setStatus }) {
   ctx.config = config;
   ctx.setStatus = setStatus;
   $("credentials-list").addEventListener("click", onListClick);
+  // Acting again is when an earlier error no longer applies.
+  $("passkey-form").addEventListener("submit", () => showError(""), true);
+  $("oauth-link").addEventListener("click", () => showError(""), true);
   $("passkey-form").addEventListener("submit", onAddPasskey);
   $("oauth-link").addEventListener("click", onLinkOAuth);
   $("export-start").addEventListener("click", onExport);
@@ -62,6 +76,9 @@ export function hideCredentials() {
   $("credentials").hidden = true;
   $("export").hidden = true;
   $("credentials-list").replaceChildren();
+  showError("");
+  $("export-error").hidden = true;
+  $("export-error").textContent = "";
   hidePhrase("");
 }
 
@@ -71,9 +88,11 @@ async function loadCredentials() {
     const { data } = await api("GET", "/api/auth/credentials");
     if (generation !== ctx.loading) return;
     render(Array.isArray(data && data.data) ? data.data : []);
-    showError("");
+    if (ctx.loadFailed) showError("");
   } catch (err) {
-    if (generation === ctx.loading) showError("Could not load your sign-in methods: " + messageOf(err));
+    if (generation !== ctx.loading || (err instanceof ApiError && err.status === 401)) return; // 401: the page signs out
+    showError("Your sign-in methods could not be loaded. " + sentence(messageOf(err)));
+    ctx.loadFailed = true;
   }
 }
 
@@ -108,6 +127,7 @@ async function onListClick(event) {
   const id = button.dataset.remove;
   const item = button.closest("li");
   const label = item ? item.querySelector(".credential-type").textContent + " " + item.querySelector(".credential-name").textContent : "this sign-in method";
+  showError("");
   if (!window.confirm("Remove " + label.trim() + "? It will no longer sign in to your wallet, and its sessions end.")) return;
   button.disabled = true;
   try {
@@ -115,13 +135,24 @@ async function onListClick(event) {
     if (res.status !== 204) throw new Error("unexpected answer " + res.status);
     ctx.setStatus("Sign-in method removed.");
   } catch (err) {
-    if (err instanceof ApiError && err.code === "WALLET_SIGNATURE_INVALID") {
-      showError("A sign-in method cannot remove itself: sign in another way, then remove it.");
-    } else {
-      showError("Could not remove it: " + messageOf(err));
-    }
+    if (!(err instanceof ApiError && err.status === 401 && err.code === "UNAUTHORIZED")) showError(removalProblem(err, label.trim()));
   }
   await loadCredentials();
+}
+
+// removalProblem says why a sign-in method was not removed, and what to do.
+function removalProblem(err, label) {
+  if (err instanceof ApiError) {
+    switch (err.code) {
+      case "WALLET_SIGNATURE_INVALID":
+        return "You are signed in with " + label + ", and a sign-in method cannot remove itself. Sign out, sign in another way, then remove it.";
+      case "INVALID_INPUT":
+        return "This is your only way to sign in, so it cannot be removed. Add a passkey or link another sign-in first, then remove it.";
+      case "NOT_FOUND":
+        return "This sign-in method was already removed. The list below is up to date.";
+    }
+  }
+  return "The sign-in method was not removed. " + sentence(messageOf(err));
 }
 
 async function onAddPasskey(event) {
@@ -149,7 +180,11 @@ async function onAddPasskey(event) {
     await loadCredentials();
   } catch (err) {
     ctx.setStatus("");
-    showError("The passkey was not added: " + (passkeyProblem(err) || messageOf(err)));
+    const why =
+      err instanceof ApiError && err.code === "PASSKEY_CREDENTIAL_ALREADY_EXISTS"
+        ? "This passkey is already one of your sign-in methods. Create one on another device or security key instead."
+        : sentence(passkeyProblem(err) || messageOf(err));
+    showError("The passkey was not added. " + why);
   } finally {
     button.disabled = false;
   }
@@ -168,7 +203,11 @@ async function onLinkOAuth() {
     ctx.setStatus(provider.name + " linked. You can now sign in with it.");
     await loadCredentials();
   } catch (err) {
-    showError("Could not link " + provider.name + ": " + messageOf(err));
+    const why =
+      err instanceof ApiError && err.code === "INVALID_INPUT" && /already/.test(err.message)
+        ? "That " + provider.name + " account is already linked to your wallet."
+        : sentence(messageOf(err));
+    showError(provider.name + " was not linked. " + why);
   } finally {
     button.disabled = false;
   }
@@ -192,13 +231,14 @@ async function onExport() {
     const opened = await wallet.openExportBundle(key.handle, res.data.encryptedWalletCredentials, ctx.config().otpSignerPublicKey);
     await forgetSecret();
     ctx.secret = opened.secret;
+    $("export-ready").textContent = EXPORT_NOTICE.hidden;
     $("export-ready").hidden = false;
     $("export-reveal").hidden = false;
     $("export-hide").hidden = false;
     $("export-reveal").focus();
     ctx.setStatus("Your recovery phrase is ready in this tab. Reveal it only where nobody can see your screen.");
   } catch (err) {
-    $("export-error").textContent = "The export did not work: " + messageOf(err);
+    $("export-error").textContent = "The recovery phrase was not exported. " + sentence(messageOf(err));
     $("export-error").hidden = false;
   } finally {
     button.disabled = false;
@@ -224,9 +264,10 @@ async function onReveal() {
     $("export-words").replaceChildren(...words);
     $("export-words").hidden = false;
     $("export-reveal").hidden = true;
+    $("export-ready").textContent = EXPORT_NOTICE.shown;
   } catch (err) {
     hidePhrase("");
-    $("export-error").textContent = "The phrase is no longer in this tab: " + messageOf(err);
+    $("export-error").textContent = "The phrase is no longer in this tab. Choose Export recovery phrase to get it again.";
     $("export-error").hidden = false;
   }
 }
@@ -253,6 +294,15 @@ async function forgetSecret() {
 }
 
 function showError(text) {
+  ctx.loadFailed = false;
   $("credentials-error").textContent = text;
   $("credentials-error").hidden = !text;
+}
+
+// sentence makes a message of the service ("wrong code") a sentence.
+function sentence(message) {
+  const s = String(message || "").trim();
+  if (s === "") return "";
+  const t = s[0].toUpperCase() + s.slice(1);
+  return /[.!?]$/.test(t) ? t : t + ".";
 }
