@@ -6,7 +6,7 @@ WASM_EXEC := $(shell $(GO) env GOROOT)/lib/wasm
 FUZZTIME  ?= 10s
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test vet unit wasm wasm-test bench-js e2e-js bench-smoke tools chromium brotli node fuzz bench clean
+.PHONY: run test vet unit wasm wasm-test bench-js bench-lighthouse e2e-js bench-smoke tools chromium brotli node fuzz bench clean
 
 ## run: the wallet on http://localhost:8080 with an embedded service on SQLite under ./data
 run: wasm
@@ -60,13 +60,18 @@ fuzz:
 
 ## bench: the benchmark report (bench/report/report.md, chart.png, results.json): our wasm
 ## against the reference JS in one Chromium page, the BFF against a direct call, the service
-## on SQLite and PostgreSQL, and the Go micro-benchmarks. Takes several minutes.
-bench: tools wasm bench-js
+## on SQLite and PostgreSQL, the Go micro-benchmarks, and Lighthouse on the signed-in Home
+## and Send. Takes several minutes.
+bench: tools wasm bench-js bench-lighthouse
 	$(GO) run ./cmd/bench --out bench/report
 
 ## bench-js: the reference JavaScript the browser benchmark compares with (npm, pinned, esbuild)
 bench-js:
 	sh bench/js/build.sh
+
+## bench-lighthouse: Lighthouse for make bench (npm, pinned; apart from bench-js so make test skips it)
+bench-lighthouse:
+	sh bench/lighthouse/install.sh
 
 ## e2e-js: axe-core, which the e2e tests inject into each page to check it (npm, pinned)
 e2e-js:

@@ -9,7 +9,8 @@
 //  2. the Go micro-benchmarks of the hot paths (`go test -bench`);
 //  3. the BFF against a direct call to the service (internal/bench/load);
 //  4. the service on SQLite and on PostgreSQL at several concurrencies;
-//  5. how list and get grow from 10^3 to 10^5 stored accounts.
+//  5. how list and get grow from 10^3 to 10^5 stored accounts;
+//  6. Lighthouse on the signed-in Home and Send views (lighthouse.go).
 //
 // PostgreSQL is a throwaway cluster started from the machine's binaries
 // (service/store/pgtest) and deleted at the end. Run it from the repository
@@ -44,7 +45,7 @@ import (
 // Quote's JSON, the rates arithmetic and the BFF's forwarding.
 var microPackages = []string{"./shared/walletcrypto", "./shared/accountrules", "./service", "./service/rates", "./bff"}
 
-var steps = []string{"browser", "micro", "bff", "service", "scale"}
+var steps = []string{"browser", "micro", "bff", "service", "scale", "lighthouse"}
 
 func main() {
 	if err := run(context.Background(), os.Args[1:]); err != nil {
@@ -176,6 +177,9 @@ func run(ctx context.Context, args []string) error {
 		if err != nil {
 			fail("scale", err)
 		}
+	}
+	if !skipped["lighthouse"] {
+		runLighthouse(ctx, r, *quick, logf, fail)
 	}
 
 	if err := write(ctx, *out, r); err != nil {

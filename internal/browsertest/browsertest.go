@@ -42,7 +42,10 @@ func ExecPath() (string, error) {
 //
 // Use a fresh userDataDir each time: a reused profile brings its HTTP and
 // code caches along, which would make pages and wasm modules load warm.
-func Launch(ctx context.Context, execPath, userDataDir string) (tab context.Context, cancel context.CancelFunc, err error) {
+//
+// extra options come after these; the Lighthouse benchmark adds a
+// debugging port with them, for a second program to drive the same browser.
+func Launch(ctx context.Context, execPath, userDataDir string, extra ...chromedp.ExecAllocatorOption) (tab context.Context, cancel context.CancelFunc, err error) {
 	if execPath == "" {
 		if execPath, err = ExecPath(); err != nil {
 			return nil, nil, err
@@ -60,6 +63,7 @@ func Launch(ctx context.Context, execPath, userDataDir string) (tab context.Cont
 	if os.Geteuid() == 0 {
 		opts = append(opts, chromedp.NoSandbox)
 	}
+	opts = append(opts, extra...)
 	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
 	tab, cancelTab := chromedp.NewContext(alloc)
 	cancel = func() {

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"paywallet/internal/bench/browser"
+	"paywallet/internal/bench/lighthouse"
 	"paywallet/internal/bench/load"
 )
 
@@ -38,7 +39,9 @@ type Report struct {
 	Service []load.ServiceCell `json:"service"`
 	Scale   []load.ScaleCell   `json:"scale"`
 	BFF     []load.BFFCell     `json:"bff"`
-	Errors  map[string]string  `json:"errors,omitempty"`
+	// Lighthouse scores the signed-in Home and Send (lighthouse.go).
+	Lighthouse *lighthouse.Result `json:"lighthouse,omitempty"`
+	Errors     map[string]string  `json:"errors,omitempty"`
 }
 
 // Budget is one line of DESIGN.md's "Performance budgets" with what was
@@ -185,6 +188,7 @@ func (r *Report) Markdown(chartFile string) string {
 	r.bffSection(&b)
 	r.serviceSection(&b)
 	r.scaleSection(&b)
+	r.lighthouseSection(&b)
 	r.microSection(&b)
 	b.WriteString(howMeasured)
 	return b.String()
