@@ -114,6 +114,12 @@ func (m *MemoryLimiter) Len() int {
 
 var _ Limiter = (*MemoryLimiter)(nil)
 
+// reasonTooManySignIns is details.reason of the login limiter's 429
+// RATE_LIMITED, beside the service's own reasons (CODE_RECENTLY_SENT,
+// CREDENTIAL_LOCKED, CHALLENGE_RECENTLY_ISSUED) that the BFF passes on, so
+// that the page can tell a person which wait it is.
+const reasonTooManySignIns = "TOO_MANY_SIGN_IN_ATTEMPTS"
+
 // throttleLogin counts one login start against the per-address and the
 // per-e-mail limits, in that order, and returns the 429 answer when either
 // is exhausted.
@@ -134,7 +140,7 @@ func (s *Server) throttleLogin(c *fiber.Ctx, email string) error {
 			secs := max(1, int(math.Ceil(wait.Seconds())))
 			return &Error{Status: http.StatusTooManyRequests, Code: codeRateLimited,
 				Message:    fmt.Sprintf("too many sign-in attempts; try again in %d seconds", secs),
-				Details:    map[string]any{"retryAfter": secs},
+				Details:    map[string]any{"reason": reasonTooManySignIns, "retryAfter": secs},
 				RetryAfter: secs}
 		}
 	}

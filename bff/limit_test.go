@@ -144,7 +144,7 @@ func TestLoginStartIsThrottled(t *testing.T) {
 			if got := r.header.Get("Retry-After"); got != fmt.Sprint(tc.retryFrom) {
 				t.Errorf("Retry-After %q, want %d", got, tc.retryFrom)
 			}
-			if d, _ := r.json(t)["details"].(map[string]any); d["retryAfter"] != float64(tc.retryFrom) {
+			if d, _ := r.json(t)["details"].(map[string]any); d["retryAfter"] != float64(tc.retryFrom) || d["reason"] != "TOO_MANY_SIGN_IN_ATTEMPTS" {
 				t.Errorf("details %v", d)
 			}
 			if n := len(h.svc.reqs()); n != 0 {

@@ -375,9 +375,8 @@ func (s *Service) challengePasskey(w http.ResponseWriter, r *http.Request, req *
 		case err != nil:
 			return err
 		case s.cfg.PasskeyChallengeInterval > 0 && now.Before(last.CreatedAt.Add(s.cfg.PasskeyChallengeInterval)):
-			e := errorf(http.StatusTooManyRequests, codeRateLimited, "a challenge was issued moments ago; wait before asking for another")
-			e.RetryAfter = int(math.Ceil(last.CreatedAt.Add(s.cfg.PasskeyChallengeInterval).Sub(now).Seconds()))
-			return e
+			return rateLimited(reasonChallengeRecentlyIssued, "a challenge was issued moments ago; ask for another after Retry-After seconds",
+				int(math.Ceil(last.CreatedAt.Add(s.cfg.PasskeyChallengeInterval).Sub(now).Seconds())))
 		}
 		// The nonce makes every challenge unpredictable and distinct, even
 		// two asked for in the same millisecond with the same key.

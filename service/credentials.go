@@ -92,13 +92,8 @@ func loadCredential(ctx context.Context, tx store.Tx, id string) (*store.Credent
 
 // lockedError is the 429 answered while a credential is locked.
 func lockedError(until, now time.Time) *Error {
-	secs := int(math.Ceil(until.Sub(now).Seconds()))
-	if secs < 1 {
-		secs = 1
-	}
-	e := errorf(http.StatusTooManyRequests, codeRateLimited, "too many wrong codes; this credential is locked for a while")
-	e.RetryAfter = secs
-	return e
+	return rateLimited(reasonCredentialLocked, "too many wrong codes; this credential is locked until Retry-After seconds have passed",
+		int(math.Ceil(until.Sub(now).Seconds())))
 }
 
 // challengeCredential handles POST /auth/credentials/{id}/challenge.
@@ -152,9 +147,8 @@ func (s *Service) challengeCredential(w http.ResponseWriter, r *http.Request) er
 		case s.cfg.OTPResendInterval > 0 && last.UsedAt.IsZero() && now.Before(last.CreatedAt.Add(s.cfg.OTPResendInterval)):
 			// (A used code, or one withdrawn because it could not be
 			// e-mailed, does not hold the next one back.)
-			e := errorf(http.StatusTooManyRequests, codeRateLimited, "a code was sent moments ago; check your inbox or wait before asking for another")
-			e.RetryAfter = int(math.Ceil(last.CreatedAt.Add(s.cfg.OTPResendInterval).Sub(now).Seconds()))
-			return e
+			return rateLimited(reasonCodeRecentlySent, "a code was sent moments ago; check the inbox, or ask for another after Retry-After seconds",
+				int(math.Ceil(last.CreatedAt.Add(s.cfg.OTPResendInterval).Sub(now).Seconds())))
 		}
 		otp, err = s.issueOTP(ctx, tx, cred)
 		return err

@@ -52,6 +52,24 @@ const (
 	codeInvalidRequestFormat  = "INVALID_REQUEST_FORMAT"
 )
 
+// Reasons of a 429 RATE_LIMITED, in details.reason. The code stays
+// RATE_LIMITED for every one; the reason lets a client tell a person what
+// happened and what to do (check the inbox for the code just sent, wait for
+// a lock to end) instead of a bare "too many attempts".
+const (
+	reasonCodeRecentlySent        = "CODE_RECENTLY_SENT"        // a code was e-mailed less than OTPResendInterval ago
+	reasonCredentialLocked        = "CREDENTIAL_LOCKED"         // too many wrong codes; the credential waits out its lock
+	reasonChallengeRecentlyIssued = "CHALLENGE_RECENTLY_ISSUED" // a passkey challenge was issued moments ago
+)
+
+// rateLimited is a 429 RATE_LIMITED with Retry-After and, in details, the
+// reason and the same wait in seconds (at least 1).
+func rateLimited(reason, message string, retryAfter int) *Error {
+	retryAfter = max(retryAfter, 1)
+	return &Error{Status: http.StatusTooManyRequests, Code: codeRateLimited, Message: message,
+		Details: map[string]any{"reason": reason, "retryAfter": retryAfter}, RetryAfter: retryAfter}
+}
+
 // fieldErrors collects every bad field of a request so that one answer names
 // them all, as integrators asked the reference API to do (facts §9, #764).
 type fieldErrors []wire.FieldError
