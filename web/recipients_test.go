@@ -454,3 +454,31 @@ func parseFloat(s string) float64 {
 	}
 	return f
 }
+
+// TestResendTooSoonInPlainWords: "Send a new code" moments after a code was
+// sent is the service's CODE_RECENTLY_SENT wait: the page says a code is on
+// its way and when a new one can be asked for, not "Too many attempts".
+func TestResendTooSoonInPlainWords(t *testing.T) {
+	t.Parallel()
+	site, api, _ := startRecipientsSite(t)
+	ctx := newTab(t)
+	do(t, ctx,
+		chromedp.Navigate(site+"/"),
+		chromedp.WaitVisible(chromedp.ID("email")),
+		chromedp.SendKeys(chromedp.ID("email"), "ada@example.com"),
+		chromedp.Click(chromedp.ID("email-submit")),
+		chromedp.WaitVisible(chromedp.ID("code")),
+	)
+	api.set(func(f *fakeAPI) {
+		f.starts = []reply{{status: 429, header: map[string]string{"Retry-After": "25"},
+			body: `{"status":429,"code":"RATE_LIMITED","message":"a code was sent moments ago; check the inbox, or ask for another after Retry-After seconds",` +
+				`"details":{"reason":"CODE_RECENTLY_SENT","retryAfter":25}}`}}
+	})
+	waitFor(t, ctx, `!document.getElementById("code-resend").disabled`)
+	clickID(t, ctx, "code-resend")
+	waitFor(t, ctx, shown("code-error"))
+	got := text(t, ctx, "code-error")
+	if strings.Contains(got, "Too many attempts") || !strings.Contains(got, "moments ago") || !strings.Contains(got, "inbox") {
+		t.Errorf("resend too soon told as %q, want that a code was just sent and to check the inbox", got)
+	}
+}
