@@ -16,6 +16,8 @@ import (
 
 	"github.com/andybalholm/brotli"
 	"github.com/gofiber/fiber/v2"
+
+	"paywallet/web"
 )
 
 // Security headers. The CSP allows only the site's own scripts, styles and
@@ -209,10 +211,24 @@ func securityHeaders(c *fiber.Ctx) error {
 // serveStatic answers GET and HEAD for the embedded site. (/api never
 // reaches it: the /api group ends in a catch-all, and routing is
 // case-sensitive.)
+//
+// The wallet's views route in the browser, so the address of each view
+// (web.View) is answered with index.html; any other address that looks like
+// a page (no file extension in its last segment) gets index.html too, with
+// status 404, and the page shows "Page not found" with a way back. A missing
+// file (/js/gone.js) keeps the short 404 answer.
 func (s *Server) serveStatic(c *fiber.Ctx) error {
-	f, ok := s.assets.files[c.Path()]
+	p := c.Path()
+	f, ok := s.assets.files[p]
 	if !ok {
-		return notFound()
+		if _, view := web.View(p); view {
+			f = s.assets.files["/index.html"]
+		} else if !strings.Contains(path.Base(p), ".") {
+			f = s.assets.files["/index.html"]
+			c.Status(fiber.StatusNotFound)
+		} else {
+			return notFound()
+		}
 	}
 	send := f
 	if f.br != nil || f.gz != nil {
@@ -232,6 +248,9 @@ func (s *Server) serveStatic(c *fiber.Ctx) error {
 		c.Set(fiber.HeaderCacheControl, cacheImmutable)
 	} else {
 		c.Set(fiber.HeaderCacheControl, cacheRevalidate)
+	}
+	if c.Response().StatusCode() == fiber.StatusNotFound {
+		return c.Send(send.body) // no validator: a 404 is not revalidated into a 304
 	}
 	c.Set(fiber.HeaderETag, send.etag)
 	if etagMatches(c.Get(fiber.HeaderIfNoneMatch), send.etag) {

@@ -30,10 +30,8 @@ func TestExternalAccounts(t *testing.T) {
 	s.signIn(ctx, email)
 	customer := s.customerOf(email)
 
-	if err := chromedp.Do(ctx,
-		chromedp.WaitVisible(chromedp.ID("accounts")),
-		chromedp.WaitVisible(chromedp.ID("add-account")),
-	); err != nil {
+	goTo(t, ctx, "/recipients/new", "recipient-new")
+	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.ID("add-account"))); err != nil {
 		t.Fatal(err)
 	}
 	chooseType(t, ctx, "USD_ACCOUNT")

@@ -76,6 +76,7 @@ func TestPasskeyRegisterThenSignIn(t *testing.T) {
 	addAuthenticator(t, ctx)
 	s.signIn(ctx, email)
 	account := s.accountOf(email)
+	goTo(t, ctx, "/security", "security")
 
 	waitJS(t, ctx, "the sign-in methods", `document.querySelectorAll("#credentials-list > li").length === 1`)
 	if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.ID("passkey-name"), "Test laptop")); err != nil {
@@ -124,6 +125,7 @@ func TestPasskeyRegisterThenSignIn(t *testing.T) {
 	}
 
 	// Export: the phrase stays in the wallet module until "Reveal".
+	goTo(t, ctx, "/security", "security")
 	click(t, ctx, "export-start")
 	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.ID("export-reveal"))); err != nil {
 		t.Fatal(err)
@@ -160,6 +162,7 @@ func TestOAuthLinkThenSignIn(t *testing.T) {
 	ctx := newBrowser(t)
 	s.signIn(ctx, email)
 	account := s.accountOf(email)
+	goTo(t, ctx, "/security", "security")
 
 	s.oauthPopup(t, ctx, "oauth-link", email)
 	waitJS(t, ctx, "the linked identity", `[...document.querySelectorAll("#credentials-list > li")].some((li) => li.dataset.type === "OAUTH")`)

@@ -320,3 +320,16 @@ func (s *stack) platformCall(method, path, body string) string {
 	}
 	return out.ID
 }
+
+// goTo moves the signed-in page to the view at path the way a click on a
+// link does (History API, no page load), and waits until the view named
+// view is shown.
+func goTo(t *testing.T, ctx context.Context, path, view string) {
+	t.Helper()
+	js := `(() => { const a = document.createElement("a"); a.href = ` + jsString(path) + `;
+  document.body.append(a); a.click(); a.remove(); })()`
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[chromedp.Void](js)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the "+view+" view", `document.body.dataset.view === `+jsString(view))
+}

@@ -24,6 +24,7 @@ func TestEmailOTPLogin(t *testing.T) {
 	const email = "ada@example.com"
 
 	s.signIn(ctx, email)
+	goTo(t, ctx, "/security", "security")
 
 	shown, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID("me-email")))
 	if err != nil {

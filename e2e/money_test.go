@@ -63,7 +63,13 @@ func textOf(t *testing.T, ctx context.Context, id string) string {
 // balance shows the new amount.
 func addFunds(t *testing.T, ctx context.Context, amount string, after int64) {
 	t.Helper()
-	waitJS(t, ctx, "the Add funds form", `!!document.getElementById("fund-form") && !document.getElementById("fund-form").hidden && !document.getElementById("balance").hidden`)
+	goTo(t, ctx, "/", "home")
+	waitJS(t, ctx, "the Add funds action", `!document.getElementById("home-fund").hidden && !document.getElementById("balance").hidden`)
+	if open, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`!document.getElementById("fund-form").hidden`)); err != nil {
+		t.Fatal(err)
+	} else if !open {
+		click(t, ctx, "home-fund")
+	}
 	typeIn(t, ctx, "fund-amount", amount)
 	click(t, ctx, "fund-submit")
 	waitJS(t, ctx, "the balance after funding", `document.getElementById("account-balance").textContent === `+jsString(usd(after)))
@@ -74,6 +80,7 @@ func addFunds(t *testing.T, ctx context.Context, amount string, after int64) {
 // Active, listed as the n-th account. It returns the account's id.
 func addActiveUSDAccount(t *testing.T, ctx context.Context, accountNumber string, n int) string {
 	t.Helper()
+	goTo(t, ctx, "/recipients/new", "recipient-new")
 	chooseType(t, ctx, "USD_ACCOUNT")
 	fill(t, ctx, map[string]string{
 		"accountInfo.accountNumber":                  accountNumber,
@@ -97,11 +104,13 @@ func addActiveUSDAccount(t *testing.T, ctx context.Context, accountNumber string
 // quoteFor asks for a quote in the Send section and returns its id.
 func quoteFor(t *testing.T, ctx context.Context, accountID, amount string) string {
 	t.Helper()
+	goTo(t, ctx, "/send", "send")
 	js := fmt.Sprintf(`(() => { const s = document.getElementById("send-account"); s.value = %s;
   s.dispatchEvent(new Event("change", {bubbles: true})); return s.value; })()`, jsString(accountID))
 	if got, err := chromedp.Run(ctx, chromedp.Evaluate[string](js)); err != nil || got != accountID {
 		t.Fatalf("choosing %s to send to: %q %v", accountID, got, err)
 	}
+	click(t, ctx, "send-next")
 	typeIn(t, ctx, "send-amount", amount)
 	click(t, ctx, "quote-submit")
 	waitJS(t, ctx, "the quote", `!document.getElementById("quote").hidden && !!document.getElementById("quote").dataset.quoteId`)
@@ -229,6 +238,7 @@ func TestMoneyQuoteExpires(t *testing.T) {
 	ctx := newBrowser(t)
 	const email = "waiter@example.com"
 	s.signIn(ctx, email)
+	addFunds(t, ctx, "20", 2000) // the page refuses an amount above the balance before any quote
 	dest := addActiveUSDAccount(t, ctx, "23456789", 1)
 	first := quoteFor(t, ctx, dest, "10")
 	waitJS(t, ctx, "the quote to expire", `!document.getElementById("quote-expired").hidden && !document.getElementById("quote-renew").hidden`)

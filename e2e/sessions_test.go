@@ -71,6 +71,7 @@ func TestSessionRefresh(t *testing.T) {
 	}
 
 	// Keep working: a signed-in action after the refresh succeeds.
+	goTo(t, ctx, "/recipients/new", "recipient-new")
 	chooseType(t, ctx, "SPARK_WALLET")
 	fill(t, ctx, map[string]string{"accountInfo.address": sparkAddress})
 	click(t, ctx, "account-submit")
@@ -96,6 +97,7 @@ func TestRevokeAnotherSessionAndLogout(t *testing.T) {
 	}
 
 	// The laptop's panel shows both; it signs the phone out.
+	goTo(t, laptop, "/security", "security")
 	click(t, laptop, "sessions-refresh")
 	var ids struct{ Own, Other string }
 	ids, err := chromedp.Run(laptop, chromedp.Poll[struct{ Own, Other string }](`(() => {

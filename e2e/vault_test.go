@@ -430,6 +430,7 @@ func TestVaultKeyCannotBeExported(t *testing.T) {
 	if got := waitSignedInWithKey(t, ctx); got != key {
 		t.Fatalf("after the reload the page shows key %s, want %s", got, key)
 	}
+	goTo(t, ctx, "/security", "security")
 	click(t, ctx, "export-start")
 	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.ID("export-reveal"))); err != nil {
 		t.Fatalf("export: %v (%s)", err, textOf(t, ctx, "export-error"))
@@ -703,7 +704,7 @@ func TestVaultBrowserRestart(t *testing.T) {
 		}
 		tab, closeTab := chromedp.NewContext(browser)
 		defer closeTab()
-		if err := chromedp.Do(tab, chromedp.Navigate(s.url+"/")); err != nil {
+		if err := chromedp.Do(tab, chromedp.Navigate(s.url+"/security")); err != nil {
 			t.Fatal(err)
 		}
 		if got := waitSignedInWithKey(t, tab); got != key {
@@ -756,7 +757,7 @@ func TestVaultBrowserRestart(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := chromedp.Do(ctx, chromedp.Navigate(s.url+"/")); err != nil {
+		if err := chromedp.Do(ctx, chromedp.Navigate(s.url+"/security")); err != nil {
 			t.Fatal(err)
 		}
 		if got := waitSignedInWithKey(t, ctx); got != key {

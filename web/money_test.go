@@ -497,8 +497,13 @@ func clickID(t *testing.T, ctx context.Context, id string) {
 // quote is shown.
 func getQuote(t *testing.T, ctx context.Context, account, side, amount, note string) {
 	t.Helper()
+	goTo(t, ctx, "/send", "send")
+	if eval[bool](t, ctx, shown("send-change")) {
+		clickID(t, ctx, "send-change")
+	}
 	waitFor(t, ctx, `[...document.getElementById("send-account").options].some((o) => o.value === "`+account+`" && !o.disabled)`)
 	choose(t, ctx, "#send-account", account)
+	clickID(t, ctx, "send-next")
 	eval[chromedp.Void](t, ctx, `document.getElementById("send-side-`+strings.ToLower(side)+`").click()`)
 	typeInto(t, ctx, "send-amount", amount)
 	typeInto(t, ctx, "send-note", note)
@@ -510,7 +515,7 @@ func getQuote(t *testing.T, ctx context.Context, account, side, amount, note str
 // moment of the click: the list is drawn again as payments move).
 func openRow(t *testing.T, ctx context.Context, id string) {
 	t.Helper()
-	if !eval[bool](t, ctx, `(() => { const b = document.querySelector('#transactions-list > li[data-id="`+id+`"] button');
+	if !eval[bool](t, ctx, `(() => { const b = document.querySelector('#transactions-list > li[data-id="`+id+`"] a');
   if (!b) return false; b.click(); return true; })()`) {
 		t.Fatalf("no row for %s in the list", id)
 	}
@@ -952,6 +957,7 @@ func TestMoneyTransactionsList(t *testing.T) {
 			t.Errorf("row %d: %+v\nwant %+v", id, r, want)
 		}
 	}
+	goTo(t, ctx, "/activity", "activity")
 	if !eval[bool](t, ctx, shown("transactions-more")) {
 		t.Fatal("no Load more")
 	}
@@ -1001,6 +1007,8 @@ func TestMoneyAddFunds(t *testing.T) {
 	site, api, m := startMoneySite(t)
 	ctx := newTab(t)
 	signIn(t, ctx, site)
+	waitFor(t, ctx, shown("home-fund"))
+	clickID(t, ctx, "home-fund")
 	waitFor(t, ctx, shown("fund-form"))
 	if got := text(t, ctx, "fund-currency"); got != "USD" {
 		t.Errorf("fund currency %q", got)

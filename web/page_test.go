@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
+	"path"
 	"regexp"
 	"slices"
 	"strings"
@@ -331,6 +333,18 @@ func startSite(t *testing.T) (string, *fakeAPI) {
 		}
 		if strings.HasPrefix(r.URL.Path, "/api/") {
 			api.ServeHTTP(w, r)
+			return
+		}
+		if _, ok := View(r.URL.Path); ok && r.URL.Path != "/" {
+			// A view's address, as the BFF answers it: the page.
+			r = r.Clone(r.Context())
+			r.URL.Path = "/"
+		} else if !ok && !strings.Contains(path.Base(r.URL.Path), ".") {
+			// Any other page address: the page, with 404 (as the BFF).
+			page, _ := fs.ReadFile(Files(), "index.html")
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.WriteHeader(http.StatusNotFound)
+			w.Write(page)
 			return
 		}
 		files.ServeHTTP(w, r)

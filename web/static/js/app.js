@@ -1,4 +1,12 @@
-// The wallet page: e-mail OTP login, then the signed-in view.
+// The wallet page: e-mail OTP login, then the wallet's views.
+//
+// Views (router.js has the table of addresses): Home, Send, Activity with a
+// payment's view and its receipt, Recipients with one recipient and the add
+// form, Security. Each has its own address; back, forward, a reload and a
+// link opened after sign-in land on the view the address names. Signed
+// out, every address shows the sign-in page and keeps its path, so the
+// sign-in lands where the link pointed; an address that is no view shows
+// "Page not found" (the server answers it with status 404).
 //
 // Flow of a login (DESIGN.md "Signed retry"):
 //   1. POST /api/login/start {email} -> {otpEncryptionTargetBundle, email}
@@ -37,6 +45,10 @@ import { hideAccounts, initAccounts, showAccounts } from "./accounts.js";
 import { hideMoney, initMoney, showMoney } from "./money.js";
 import { hideSessions, initSessions, showSessions, signedRetry } from "./sessions.js";
 import { hideCredentials, initCredentials, showCredentials } from "./credentials.js";
+import { closeReceipt, closeTransaction, openTransaction, showReceipt } from "./transactions.js";
+import { enterSend } from "./send.js";
+import * as recipients from "./accounts.js";
+import { current, onRoute } from "./router.js";
 import { getAssertion, oauthToken, passkeyProblem, passkeysAvailable } from "./webauthn.js";
 
 const $ = (id) => document.getElementById(id);
@@ -51,6 +63,7 @@ const state = {
   epoch: 0, // counts the times this tab left its session (endHere): a resume started before is void
   sessionId: "", // the cookie's wallet session, as GET /api/me last said
   login: null, // {bundle, email} between start and verify
+  oauth: null, // AbortController of a wait for the provider's sign-in window
   signedIn: false, // the signed-in view is shown
   deadline: 0, // performance.now() at which the wallet session ends; 0 when unknown
   timer: 0,
@@ -68,6 +81,19 @@ const REFRESH_RETRY_MS = 15 * 1000;
 const REFRESH_LOCK = "paywallet-session-refresh";
 
 const RESEND_LABEL = "Send a new code";
+
+// The title of each view, and the navigation entry it belongs to.
+const VIEWS = {
+  home: { title: "Home", nav: "home" },
+  send: { title: "Send money", nav: "send" },
+  activity: { title: "Activity", nav: "activity" },
+  payment: { title: "Payment", nav: "activity" },
+  receipt: { title: "Receipt", nav: "activity" },
+  recipients: { title: "Recipients", nav: "recipients" },
+  "recipient-new": { title: "Add a recipient", nav: "recipients" },
+  recipient: { title: "Recipient", nav: "recipients" },
+  security: { title: "Security", nav: "security" },
+};
 const NOT_KEPT_HERE = "Your sign-in was not kept in this browser, so this tab cannot sign for your wallet. Sign in again.";
 
 // The other tabs of this wallet. Messages: {type: "login"}, {type:
@@ -100,11 +126,13 @@ async function start() {
     if (b) onPasskeyLogin(b.dataset.id);
   });
   $("oauth-login").addEventListener("click", onOAuthLogin);
+  $("oauth-cancel").addEventListener("click", onOAuthCancel);
   $("email-form").addEventListener("submit", onEmailSubmit);
   $("code-form").addEventListener("submit", onCodeSubmit);
   $("code-back").addEventListener("click", onBack);
   $("code-resend").addEventListener("click", onResend);
   $("logout").addEventListener("click", onLogout);
+  onRoute((route, { pop, state: entry }) => showRoute(route, { pop, entry }));
   $("copy-key").addEventListener("click", onCopyKey);
   document.addEventListener("visibilitychange", () => {
     // Timers sleep in a hidden tab, and the session may have ended or
@@ -407,6 +435,10 @@ function showLogin({ step = "email" } = {}) {
   stopCountdown();
   state.signedIn = false;
   $("signed-in").hidden = true;
+  $("nav").hidden = true;
+  $("logout").hidden = true;
+  closeTransaction();
+  closeReceipt();
   // The session's key is not this view's any more.
   const keyEl = $("session-public-key");
   keyEl.textContent = "";
@@ -416,8 +448,9 @@ function showLogin({ step = "email" } = {}) {
   hideMoney();
   hideSessions();
   hideCredentials();
+  clearSignedInMessages();
   $("passkey-choose").hidden = true;
-  $("login").hidden = false;
+  showRoute(current(), { focus: false });
   $("email-submit").disabled = false;
   $("email-form").hidden = step !== "email";
   $("code-form").hidden = step !== "code";
@@ -601,20 +634,65 @@ function showPasskeyChoices(choices) {
 // onOAuthLogin signs in with the configured OpenID Connect provider: the ID
 // token's nonce is the SHA-256 of a new wallet key, so the token is good
 // for this key only.
+//
+// While the provider's window is open nothing else is held back: the page
+// cannot tell when that window is closed (it is on another origin, cut off
+// by Cross-Origin-Opener-Policy), so the person may press Cancel or simply
+// sign in another way, which ends the wait.
 async function onOAuthLogin() {
   clearErrors();
-  await busy($("oauth-login"), "Waiting for " + state.config.oauth.name + "…", async () => {
-    try {
-      const wallet = await state.wallet;
-      await newKey(wallet);
-      const oidcToken = await oauthToken(state.config.oauth, state.key.publicKey);
-      const res = await api("POST", "/api/login/oauth", { body: { oidcToken, clientPublicKey: state.key.publicKey } });
-      await finishLogin(res);
-    } catch (err) {
-      await forgetKey();
-      reportError(err, "email");
-    }
-  });
+  abortOAuth();
+  const abort = new AbortController();
+  state.oauth = abort;
+  const name = state.config.oauth.name;
+  $("oauth-login").disabled = true;
+  $("oauth-login").setAttribute("aria-busy", "true");
+  $("oauth-cancel").hidden = false;
+  setStatus("Finish signing in with " + name + " in the window that opened. Closed it? Press Cancel, or sign in another way.");
+  let key = null;
+  try {
+    const wallet = await state.wallet;
+    if (abort.signal.aborted) return;
+    await newKey(wallet);
+    key = state.key;
+    const oidcToken = await oauthToken(state.config.oauth, key.publicKey, { signal: abort.signal });
+    if (abort.signal.aborted || state.key !== key) return;
+    const res = await api("POST", "/api/login/oauth", { body: { oidcToken, clientPublicKey: key.publicKey } });
+    if (abort.signal.aborted || state.key !== key) return;
+    await finishLogin(res);
+  } catch (err) {
+    if (abort.signal.aborted) return; // cancelled, or another sign-in took over (and its own key)
+    if (state.key === key) await forgetKey();
+    reportError(err, "email");
+  } finally {
+    if (state.oauth === abort) endOAuthWait();
+  }
+}
+
+// abortOAuth ends a wait for the provider's window, if one is under way.
+// The key made for it is left to whoever calls (a new sign-in replaces it).
+function abortOAuth() {
+  const abort = state.oauth;
+  if (!abort) return;
+  endOAuthWait();
+  abort.abort();
+}
+
+function endOAuthWait() {
+  state.oauth = null;
+  $("oauth-login").disabled = false;
+  $("oauth-login").removeAttribute("aria-busy");
+  $("oauth-cancel").hidden = true;
+  if ($("status").textContent.startsWith("Finish signing in with ")) setStatus("");
+}
+
+// onOAuthCancel is the Cancel of a wait for the provider's window.
+async function onOAuthCancel() {
+  if (!state.oauth) return;
+  abortOAuth();
+  await forgetKey();
+  setStatus("Single sign-on was cancelled. You can sign in another way, or try again.");
+  $("oauth-login").focus();
 }
 
 // finishLogin takes the 200 Session of a one-call login (passkey, OAuth).
@@ -666,9 +744,11 @@ async function forgetHandle(handle) {
 // showSignedIn shows the wallet. quiet keeps the focus and the status line
 // where they are (a refresh, not a change of view).
 function showSignedIn(me, { quiet = false } = {}) {
+  const entering = !state.signedIn;
   state.signedIn = true;
   $("login").hidden = true;
-  $("signed-in").hidden = false;
+  $("nav").hidden = false;
+  $("logout").hidden = false;
   showAccounts();
   $("me-email").textContent = me.email || "";
 
@@ -712,9 +792,58 @@ function showSignedIn(me, { quiet = false } = {}) {
   showMoney(me);
   showSessions(session.id);
   if (!quiet || $("credentials").hidden) showCredentials(acct.id);
-  if (!quiet) {
-    setStatus("You are signed in.");
-    $("wallet-title").focus();
+  if (entering || !quiet) showRoute(current(), { focus: !quiet });
+  if (!quiet) setStatus("You are signed in.");
+}
+
+// ---- views ----------------------------------------------------------------
+
+// showRoute shows the view of route (router.js; null: no view has this
+// address). Signed out, the sign-in page stands for every view. focus moves
+// the keyboard focus to the view's heading, as a new page would; pop says
+// the browser went back or forward (it restores the scroll position
+// itself); entry is the history entry's state ({sent: true} after Send).
+function showRoute(route, { focus = true, pop = false, entry = null } = {}) {
+  const name = route ? route.name : "notfound";
+  $("notfound").hidden = route !== null;
+  document.body.classList.toggle("signed-in", state.signedIn);
+  if (!state.signedIn) {
+    $("login").hidden = route === null;
+    document.body.dataset.view = route ? "signin" : "notfound";
+    document.title = (route ? "Sign in" : "Page not found") + " · Wallet";
+    if (!route && focus) $("notfound-title").focus();
+    return;
+  }
+  $("signed-in").hidden = route === null;
+  for (const view of document.querySelectorAll("#signed-in > .view")) view.hidden = view.dataset.view !== name;
+  const nav = route ? VIEWS[name].nav : "";
+  for (const a of document.querySelectorAll("#nav a[data-nav]")) {
+    if (a.dataset.nav === nav) a.setAttribute("aria-current", "page");
+    else a.removeAttribute("aria-current");
+  }
+  if (name !== "payment") closeTransaction();
+  if (name !== "receipt") closeReceipt();
+  const sent = !!((entry && entry.sent) || (history.state && history.state.sent));
+  switch (name) {
+    case "payment":
+      openTransaction(route.id, { focus: false, sent });
+      break;
+    case "receipt":
+      showReceipt(route.id);
+      break;
+    case "send":
+      enterSend();
+      break;
+    case "recipient":
+      recipients.showRecipient(route.id);
+      break;
+  }
+  document.title = (route ? VIEWS[name].title : "Page not found") + " · Wallet";
+  document.body.dataset.view = name;
+  if (!pop) window.scrollTo(0, 0);
+  if (focus) {
+    const heading = route ? $("view-" + name).querySelector("h1") : $("notfound-title");
+    if (heading) heading.focus({ preventScroll: true });
   }
 }
 
@@ -847,6 +976,8 @@ async function onLogout() {
       // Signed out below all the same.
     }
   }
+  // The next sign-in starts at Home, not at the view left.
+  history.replaceState(null, "", "/");
   await endEverywhere("You are signed out.");
 }
 
@@ -886,6 +1017,17 @@ async function onCopyKey() {
 }
 
 // ---- messages -------------------------------------------------------------
+
+// clearSignedInMessages wipes every error the wallet's views show: what
+// went wrong in one session ("The export did not work…") means nothing to
+// the next, which may be another person's.
+function clearSignedInMessages() {
+  for (const el of document.querySelectorAll("#signed-in .form-error, #signed-in .field-error")) {
+    el.textContent = "";
+    el.hidden = true;
+  }
+  for (const el of document.querySelectorAll("#signed-in [aria-invalid]")) el.removeAttribute("aria-invalid");
+}
 
 function setStatus(text) {
   $("status").textContent = text;
@@ -931,6 +1073,7 @@ function reportError(err, field) {
 }
 
 async function busy(button, text, fn) {
+  abortOAuth(); // another way of signing in ends a wait for the provider's window
   const buttons = document.querySelectorAll("#login button");
   for (const b of buttons) b.disabled = true;
   button.setAttribute("aria-busy", "true");

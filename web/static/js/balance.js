@@ -1,5 +1,6 @@
-// The "Balance" part of the signed-in view: what the wallet holds, and in
-// sandbox mode a form that adds test money (POST /api/sandbox/fund).
+// The balance card of Home: what the wallet holds, and in sandbox mode an
+// "Add funds" action that opens a form adding test money (POST
+// /api/sandbox/fund).
 //
 // The wallet account (GET /api/me → internalAccount) has two amounts:
 // balance, what can be spent now, and totalBalance, which also counts the
@@ -20,6 +21,7 @@ const ctx = {
   setStatus: () => {},
   onFunded: () => {}, // called after money was added
   account: null, // the InternalAccount shown
+  fundOpen: false, // the "Add funds" form is open
   asked: 0, // generation of the last GET /api/me asked for
   shown: 0, // generation of the answer shown; older answers are dropped
 };
@@ -34,6 +36,7 @@ export function initBalance({ config, setStatus, onFunded }) {
   ctx.setStatus = setStatus;
   ctx.onFunded = onFunded;
   $("fund-form").addEventListener("submit", onFund);
+  $("home-fund").addEventListener("click", () => openFunding(!ctx.fundOpen));
   $("fund-amount").addEventListener("input", () => fieldError(""));
 }
 
@@ -59,7 +62,8 @@ function render(account) {
   $("on-hold-row").hidden = held <= 0;
   $("account-on-hold").textContent = held > 0 ? formatAmount(held, currency) : "";
   const sandbox = !!ctx.config() && ctx.config().mode === "sandbox";
-  $("fund-form").hidden = !sandbox;
+  $("home-fund").hidden = !sandbox;
+  $("fund-form").hidden = !sandbox || !ctx.fundOpen;
   $("fund-currency").textContent = currency.code || "";
 }
 
@@ -72,6 +76,30 @@ export function hideBalance() {
   $("account-on-hold").textContent = "";
   $("fund-amount").value = "";
   fieldError("");
+  openFunding(false, { focus: false });
+}
+
+/**
+ * Opens or closes the "Add funds" form of Home (sandbox only).
+ *
+ * @param {boolean} open
+ * @param {{focus?: boolean}} [options] focus: move the focus into the form
+ *   when it opens, back to the button when it closes (default true)
+ */
+export function openFunding(open, { focus = true } = {}) {
+  const sandbox = !!ctx.config() && ctx.config().mode === "sandbox";
+  ctx.fundOpen = !!open && sandbox;
+  $("home-fund").setAttribute("aria-expanded", String(ctx.fundOpen));
+  $("fund-form").hidden = !ctx.fundOpen || $("balance").hidden;
+  if (!focus) return;
+  if (ctx.fundOpen) $("fund-amount").focus();
+  else if (!$("home-fund").hidden) $("home-fund").focus();
+}
+
+/** What can be spent now in the smallest unit, or NaN before it is known. */
+export function availableAmount() {
+  const b = ctx.account && ctx.account.balance;
+  return b && Number.isFinite(b.amount) ? b.amount : NaN;
 }
 
 /** The currency of the wallet (a Currency object), or null before it is known. */

@@ -1,5 +1,12 @@
-// The "Send money" part of the signed-in view: a payment from the wallet to
-// one of the person's ACTIVE external accounts, in two steps.
+// The Send view (/send): a payment from the wallet to one of the person's
+// ACTIVE external accounts, in four steps shown one at a time: the
+// recipient, the amount (with the side the person sets: what they send or
+// what the recipient receives), the review of the quote with its countdown,
+// and the result, which is the payment's own view (/activity/{id}).
+// An amount above the available balance is refused before any quote is
+// asked for.
+//
+// Under the steps, two calls:
 //
 //   1. Get quote: POST /api/quotes {destination, lockedCurrencySide,
 //      lockedCurrencyAmount, description?} (the BFF sets the source: the
@@ -21,9 +28,10 @@
 
 import { api, ApiError, messageOf } from "./api.js";
 import { accountLabel } from "./accounts.js";
-import { refreshBalance, walletCurrency } from "./balance.js";
+import { availableAmount, refreshBalance, walletCurrency } from "./balance.js";
 import { formatAmount, formatCountdown, formatRate, parseAmount } from "./format.js";
-import { openTransaction, railName, reloadTransactions } from "./transactions.js";
+import { railName, reloadTransactions } from "./transactions.js";
+import { navigate, paths } from "./router.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -48,7 +56,10 @@ const ctx = {
   blocked: "", // why the quote shown cannot be sent (not signable, gone), "" when it can
   sending: false,
   quoting: 0, // generation of the quote being asked for
+  step: "recipient", // the step shown: recipient, amount, review
 };
+
+const STEPS = ["recipient", "amount", "review", "result"];
 
 /**
  * Wires the section once.
@@ -64,6 +75,8 @@ export function initSend({ wallet, key, setStatus }) {
     renderAccounts();
   });
   $("send-account").addEventListener("change", onAccountChange);
+  $("send-next").addEventListener("click", onNext);
+  $("send-change").addEventListener("click", () => setStep("recipient", { focus: true }));
   for (const radio of document.querySelectorAll('input[name="send-side"]')) radio.addEventListener("change", renderSide);
   $("send-form").addEventListener("submit", onQuote);
   $("send-amount").addEventListener("input", () => fieldError("amount", ""));
@@ -74,12 +87,65 @@ export function initSend({ wallet, key, setStatus }) {
     closeQuote();
     $("send-amount").focus();
   });
+  setStep("recipient");
+}
+
+/**
+ * The Send view was entered (its address, a link, back or forward): a
+ * payment sent before starts a new one; one under way is kept as it is.
+ */
+export function enterSend() {
+  if (ctx.step === "result") {
+    $("send-form").reset();
+    renderSide();
+    setStep("recipient");
+  }
+  renderAvailable();
+}
+
+// setStep shows one step of the flow and marks it in the progress list.
+function setStep(step, { focus = false } = {}) {
+  ctx.step = step;
+  $("send-step-recipient").hidden = step !== "recipient";
+  $("send-step-amount").hidden = step !== "amount";
+  $("send-form").hidden = step !== "recipient" && step !== "amount";
+  const at = STEPS.indexOf(step);
+  for (const li of $("send-steps").children) {
+    const i = STEPS.indexOf(li.dataset.step);
+    if (i === at) li.setAttribute("aria-current", "step");
+    else li.removeAttribute("aria-current");
+    li.classList.toggle("done", i < at);
+  }
+  if (!focus) return;
+  if (step === "recipient") $("send-account").focus();
+  else if (step === "amount") $("send-amount").focus();
+}
+
+// onNext leaves the recipient step for the amount once an ACTIVE account
+// is chosen.
+function onNext() {
+  clearErrors();
+  const account = selectedAccount();
+  if (!account || account.status !== "ACTIVE") return fieldError("account", "Choose who you are paying.");
+  $("send-to").textContent = accountLabel(account) + " (" + (account.currency || "") + ")";
+  renderAvailable();
+  setStep("amount", { focus: true });
+}
+
+// renderAvailable says how much can be sent, under the amount.
+function renderAvailable() {
+  const currency = walletCurrency();
+  const available = availableAmount();
+  const el = $("send-available");
+  el.textContent = currency && Number.isFinite(available) ? "You have " + formatAmount(available, currency) + " available." : "";
+  el.hidden = el.textContent === "";
 }
 
 /** Shows the section (again): the key may have come or gone since. */
 export function showSend() {
   $("send").hidden = false;
   renderAccounts();
+  renderAvailable();
   updateSendButton();
 }
 
@@ -95,6 +161,7 @@ export function hideSend() {
   delete $("send-account").dataset.drawn;
   clearErrors();
   renderSide();
+  setStep("recipient");
 }
 
 // ---- the form -----------------------------------------------------------------
@@ -130,12 +197,15 @@ function renderAccounts() {
   else select.value = "";
 
   let hint = "";
-  if (ctx.accounts.length === 0) hint = "Add the account you want to pay under Accounts; you can send to it once it is active.";
-  else if (active.length === 0) hint = "Your accounts cannot receive money until they are active. New accounts are checked first, which takes a moment.";
-  else if (others.length > 0) hint = "Accounts that are not active are listed but cannot be chosen.";
+  if (ctx.accounts.length === 0) hint = "Add the account you want to pay under Recipients; you can send to it once it is active.";
+  else if (active.length === 0) hint = "Your recipients cannot receive money until they are active. New ones are checked first, which takes a moment.";
+  else if (others.length > 0) hint = "Recipients that are not active are listed but cannot be chosen.";
   $("send-account-hint").textContent = hint;
   $("send-account-hint").hidden = hint === "";
   $("quote-submit").disabled = active.length === 0;
+  $("send-next").disabled = active.length === 0;
+  // The account paid in the amount step went away (removed, or no longer active).
+  if (ctx.step === "amount" && !active.some((a) => a.id === before)) setStep("recipient");
   if (select.value !== before) onAccountChange();
   else renderSide();
 }
@@ -211,11 +281,12 @@ async function onQuote(event) {
   if (!account || account.status !== "ACTIVE") return fieldError("account", "Choose the account to send to.");
   const locked = side();
   let currency;
+  let info = null;
   if (locked === "SENDING") {
     currency = walletCurrency();
     if (!currency) return formError("Your wallet's currency is not known yet. Try again in a moment.");
   } else {
-    const info = await ratesFor(account.currency);
+    info = await ratesFor(account.currency);
     currency = info && info.currency;
     if (!currency) {
       return fieldError("amount", "The decimals of " + account.currency + " are not known right now: enter what you send instead.");
@@ -223,6 +294,8 @@ async function onQuote(event) {
   }
   const parsed = parseAmount($("send-amount").value, currency.decimals);
   if (!parsed.ok) return fieldError("amount", parsed.message);
+  const over = overBalance(locked, parsed.amount, info);
+  if (over) return fieldError("amount", over);
   const note = $("send-note").value.trim();
   if ([...note].length > 255) return fieldError("note", "Keep the note to 255 characters.");
   if (/[\u0000-\u001f\u007f]/.test(note)) return fieldError("note", "The note must be one line of plain text.");
@@ -234,6 +307,28 @@ async function onQuote(event) {
   };
   if (note) body.description = note;
   await requestQuote({ body: JSON.stringify(body), accountId: account.id }, $("quote-submit"));
+}
+
+// overBalance says why an amount cannot be paid from the available balance,
+// before a quote is asked for: exactly when the person sets what they
+// send; from the indicative rate (fees come on top) when they set what the
+// recipient receives (info: the destination currency's rates). "" when it
+// may be paid, or when that is not known.
+function overBalance(locked, amount, info) {
+  const available = availableAmount();
+  const from = walletCurrency();
+  if (!from || !Number.isFinite(available)) return "";
+  const have = "You have " + formatAmount(available, from) + " available";
+  if (locked === "SENDING") {
+    return amount > available ? have + ". Enter at most that, or add money to your wallet first." : "";
+  }
+  const row = info && info.rows[0];
+  if (!row || !info.currency || !(row.exchangeRate > 0)) return "";
+  // exchangeRate is sending units per receiving unit.
+  const estimate = Math.ceil((amount / 10 ** info.currency.decimals) * row.exchangeRate * 10 ** from.decimals);
+  return estimate > available
+    ? have + ", and this would cost about " + formatAmount(estimate, from) + ". Enter a smaller amount."
+    : "";
 }
 
 function onRenew() {
@@ -325,7 +420,7 @@ function showQuote(q, started) {
   $("quote-error").hidden = !problem;
   $("quote-expired").hidden = true;
   $("quote-renew").hidden = !problem;
-  $("send-form").hidden = true;
+  setStep("review");
   $("quote").hidden = false;
   $("quote").dataset.quoteId = q.id;
   updateSendButton();
@@ -407,7 +502,7 @@ function closeQuote() {
   delete $("quote").dataset.quoteId;
   $("quote-error").hidden = true;
   $("quote-expired").hidden = true;
-  $("send-form").hidden = false;
+  if (ctx.step === "review") setStep("amount");
   updateSendButton();
 }
 
@@ -481,7 +576,9 @@ function sent(transactionId, status) {
   ctx.setStatus(status);
   refreshBalance();
   reloadTransactions();
-  if (typeof transactionId === "string" && transactionId) openTransaction(transactionId, { sent: true });
+  setStep("result");
+  // The result is the payment's own view, which follows it live.
+  if (typeof transactionId === "string" && transactionId) navigate(paths.payment(transactionId), { state: { sent: true } });
 }
 
 function sendError(err, q) {

@@ -1,6 +1,7 @@
-// The "Transactions" part of the signed-in view: the wallet's history
-// (GET /api/transactions, newest first, "Load more" with nextCursor), and
-// the view of one transaction (GET /api/transactions/{id}).
+// Activity: the wallet's history (GET /api/transactions, newest first,
+// "Load more" with nextCursor, filtered by status), its last few entries on
+// Home, the view of one transaction (GET /api/transactions/{id}, at
+// /activity/{id}) and its receipt (/activity/{id}/receipt).
 //
 // A transaction view follows a payment on its way: it asks for it again
 // about every second, then less often, until the status is final
@@ -26,6 +27,7 @@ import { api, ApiError, messageOf } from "./api.js";
 import { accountLabel } from "./accounts.js";
 import { heldAmount, refreshBalance } from "./balance.js";
 import { formatAmount, formatRate, formatTime } from "./format.js";
+import { paths } from "./router.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -77,6 +79,10 @@ const LIST_DELAYS = [3000, 5000, 10000, 15000];
 const FOLLOW_FIRST_MS = 1000;
 const FOLLOW_MAX_MS = 5000;
 const PAGE = 20;
+// Home shows this many of the newest entries.
+const RECENT = 4;
+// Statuses in which an outgoing payment's money came back (or is coming back).
+const MONEY_BACK = new Set(["FAILED", "REJECTED", "REFUNDED"]);
 
 const ctx = {
   setStatus: () => {},
@@ -92,6 +98,9 @@ const ctx = {
   more: false, // "Load more" is under way
   // the transaction view
   view: { id: "", tx: null, generation: 0, timer: 0, delay: 0, held: null, sent: false, asking: 0, again: false },
+  filter: "", // the status the list shows, "" for every one
+  recent: [], // the newest entries, unfiltered, for Home
+  receipt: { id: "", tx: null, generation: 0, fees: "" }, // the receipt shown
   live: false, // the event stream carries the service's webhooks: no polling
   confirming: new Set(), // ids whose receipt confirmation was sent from this page
 };
@@ -105,11 +114,15 @@ export function initTransactions({ setStatus }) {
   ctx.setStatus = setStatus;
   $("transactions-refresh").addEventListener("click", () => reloadTransactions());
   $("transactions-more").addEventListener("click", onMore);
-  $("transactions-list").addEventListener("click", (event) => {
-    const b = event.target.closest("button[data-open]");
-    if (b) openTransaction(b.dataset.open);
+  $("transactions-filter").addEventListener("change", () => {
+    ctx.filter = $("transactions-filter").value;
+    reloadTransactions();
   });
-  $("tx-close").addEventListener("click", closeTransaction);
+  $("receipt-fee-currency").addEventListener("change", () => {
+    ctx.receipt.fees = $("receipt-fee-currency").value;
+    if (ctx.receipt.tx) renderReceipt(ctx.receipt.tx);
+  });
+  $("receipt-print").addEventListener("click", () => window.print());
   document.addEventListener("wallet:accounts", (event) => {
     const labels = (accounts) => [...accounts.values()].map((a) => a.id + "\t" + accountLabel(a)).join("\n");
     const before = labels(ctx.accounts);
@@ -117,6 +130,7 @@ export function initTransactions({ setStatus }) {
     if (labels(ctx.accounts) === before) return; // the names shown did not change
     if (ctx.shown) renderList();
     if (ctx.view.tx) renderView(ctx.view.tx);
+    if (ctx.receipt.tx) renderReceipt(ctx.receipt.tx);
   });
   document.addEventListener("visibilitychange", () => {
     if (!document.hidden && ctx.view.tx) confirmReceipt(ctx.view.tx, ctx.view.generation);
@@ -142,8 +156,14 @@ export function hideTransactions() {
   ctx.cursor = "";
   ctx.pages = 0;
   ctx.accounts = new Map();
+  ctx.filter = "";
+  ctx.recent = [];
+  $("transactions-filter").value = "";
   $("transactions").hidden = true;
   $("transactions-list").replaceChildren();
+  $("recent-list").replaceChildren();
+  $("recent-empty").hidden = true;
+  closeReceipt();
   $("transactions-empty").hidden = true;
   $("transactions-more").hidden = true;
   showListError("");
@@ -203,6 +223,7 @@ async function loadPage(cursor) {
     do {
       const q = new URLSearchParams({ limit: String(PAGE) });
       if (next) q.set("cursor", next);
+      if (ctx.filter) q.set("status", ctx.filter);
       const { data } = await api("GET", "/api/transactions?" + q);
       if (generation !== ctx.loading) return;
       const page = data && Array.isArray(data.data) ? data.data : [];
@@ -214,8 +235,10 @@ async function loadPage(cursor) {
     ctx.items = cursor ? ctx.items.concat(items) : items;
     ctx.pages = cursor ? ctx.pages + pages : pages;
     ctx.cursor = next;
+    if (!cursor && !ctx.filter) ctx.recent = items.filter(listed).slice(0, RECENT);
     showListError("");
     renderList();
+    if (!cursor && ctx.filter) loadRecent(generation);
     // A payment of the list reached its end meanwhile: the balance moved.
     if (!cursor && items.some((x) => FINAL.has(x.status) && before.has(x.id) && !FINAL.has(before.get(x.id)))) {
       refreshBalance();
@@ -224,10 +247,23 @@ async function loadPage(cursor) {
   } catch (err) {
     if (generation !== ctx.loading) return;
     if (err instanceof ApiError && err.status === 401) return; // the page signs out
-    showListError("Could not load your transactions: " + messageOf(err));
+    showListError("Your activity could not be loaded just now. Press Refresh to try again. (" + messageOf(err) + ")");
   } finally {
     if (cursor) ctx.more = false;
     if (generation === ctx.loading) more.disabled = false;
+  }
+}
+
+// loadRecent reads the newest entries for Home while the list shows only
+// one status.
+async function loadRecent(generation) {
+  try {
+    const { data } = await api("GET", "/api/transactions?" + new URLSearchParams({ limit: String(PAGE) }));
+    if (generation !== ctx.loading) return;
+    ctx.recent = (data && Array.isArray(data.data) ? data.data : []).filter(listed).slice(0, RECENT);
+    renderRecent();
+  } catch {
+    // Home keeps what it showed; the next load tries again.
   }
 }
 
@@ -274,11 +310,25 @@ function renderList() {
   const focused = list.contains(document.activeElement) && document.activeElement.dataset ? document.activeElement.dataset.open : "";
   list.replaceChildren(...shown.map(listItem));
   if (focused) {
-    const again = list.querySelector('button[data-open="' + CSS.escape(focused) + '"]');
+    const again = list.querySelector('a[data-open="' + CSS.escape(focused) + '"]');
     if (again) again.focus({ preventScroll: true });
   }
+  $("transactions-empty").textContent = ctx.filter ? "Nothing with this status." : "No payments yet.";
   $("transactions-empty").hidden = shown.length > 0 || !!ctx.cursor;
   $("transactions-more").hidden = !ctx.cursor;
+  renderRecent();
+}
+
+// renderRecent draws Home's last entries.
+function renderRecent() {
+  const list = $("recent-list");
+  const focused = list.contains(document.activeElement) && document.activeElement.dataset ? document.activeElement.dataset.open : "";
+  list.replaceChildren(...ctx.recent.map(listItem));
+  if (focused) {
+    const again = list.querySelector('a[data-open="' + CSS.escape(focused) + '"]');
+    if (again) again.focus({ preventScroll: true });
+  }
+  $("recent-empty").hidden = ctx.recent.length > 0 || !ctx.shown;
 }
 
 function listItem(x) {
@@ -288,9 +338,11 @@ function listItem(x) {
   li.dataset.status = String(x.status || "");
   li.dataset.type = String(x.type || "");
 
-  const button = document.createElement("button");
-  button.type = "button";
+  // A link to the payment's own address: it opens in place, in a new tab,
+  // and can be copied.
+  const button = document.createElement("a");
   button.className = "tx-open";
+  button.href = paths.payment(li.dataset.id);
   button.dataset.open = li.dataset.id;
 
   const when = document.createElement("time");
@@ -315,8 +367,17 @@ function listItem(x) {
   const amount = document.createElement("span");
   amount.className = "tx-amount";
   amount.textContent = signedAmount(x);
+  const back = x.type === "OUTGOING" && MONEY_BACK.has(x.status);
+  if (back) amount.classList.add("tx-amount-back");
 
   button.append(when, what, amount, badge(x.status));
+  // A payment that did not arrive reads as money coming back, not as money lost.
+  if (back) {
+    const note = document.createElement("span");
+    note.className = "tx-received tx-back";
+    note.textContent = x.status === "REFUNDED" ? "Returned: the money came back to your wallet" : "Not delivered: the money comes back to your wallet";
+    button.append(note);
+  }
   // What arrives, while it is on its way and once it did.
   if (x.type === "OUTGOING" && x.receivedAmount && (x.status === "PROCESSING" || x.status === "COMPLETED")) {
     const received = document.createElement("span");
@@ -348,6 +409,10 @@ function destinationName(x) {
 // signedAmount is what the transaction did to the wallet: "−$10.25 USD"
 // for a payment (what left the wallet), "+$100.00 USD" for money added.
 function signedAmount(x) {
+  if (x.type === "OUTGOING" && MONEY_BACK.has(x.status)) {
+    const a = x.sentAmount || x.receivedAmount || {};
+    return formatAmount(a.amount, a.currency || {});
+  }
   if (x.type === "OUTGOING") {
     const a = x.sentAmount || x.receivedAmount || {};
     return "−" + formatAmount(a.amount, a.currency || {});
@@ -390,19 +455,19 @@ export function openTransaction(id, { initial = null, focus = true, sent = false
   view.delay = 0;
   view.sent = sent;
   $("transaction").hidden = false;
+  $("tx-receipt-link").href = paths.receipt(view.id);
+  $("tx-receipt-link").hidden = true;
+  $("tx-send-again").hidden = !sent;
   $("tx-error").hidden = true;
   $("tx-receipt").hidden = true;
   $("tx-reason").hidden = true;
   $("tx-facts").replaceChildren();
   delete $("transaction").dataset.status;
-  $("tx-title").textContent = "Transaction";
+  $("tx-title").textContent = sent ? "Payment sent" : "Payment";
   $("tx-badge").replaceChildren();
   $("tx-status-text").textContent = "Loading…";
   if (initial && initial.id === view.id) show(initial, view.generation);
-  if (focus) {
-    $("tx-title").focus({ preventScroll: true });
-    $("transaction").scrollIntoView({ block: "nearest" });
-  }
+  if (focus) $("tx-title").focus({ preventScroll: true });
   follow(view.generation);
 }
 
@@ -474,7 +539,8 @@ function show(tx, generation) {
 
 function renderView(tx) {
   const outgoing = tx.type === "OUTGOING";
-  $("tx-title").textContent = outgoing ? "Payment" : "Added funds";
+  $("tx-title").textContent = !outgoing ? "Added funds" : ctx.view.sent ? "Payment sent" : "Payment";
+  $("tx-receipt-link").hidden = !RECEIPT.has(tx.status) && tx.status !== "PROCESSING";
   // The status line is a live region: it changes only when the status does,
   // so that a screen reader hears each new status once.
   if ($("transaction").dataset.status !== String(tx.status || "") || !$("tx-badge").firstChild) {
@@ -492,7 +558,7 @@ function renderView(tx) {
     if (Number.isFinite(tx.fees)) rows.push(["fees", "Fees (included)", formatAmount(tx.fees, received.currency || {})]);
     rows.push(["received", "They receive", formatAmount(received.amount, received.currency || {})]);
     if (sent && sent.currency && received.currency) {
-      const rate = formatRate(tx.exchangeRate, received.currency, sent.currency);
+      const rate = sent.currency.code !== received.currency.code ? readableRate(tx.exchangeRate, sent.currency, received.currency) : "";
       if (rate) rows.push(["rate", "Rate", rate]);
     }
     rows.push(["to", "To", destinationName(tx)]);
@@ -642,7 +708,7 @@ async function explainFailure(tx, generation) {
 // was confirmed.
 async function confirmReceipt(tx, generation) {
   if (!RECEIPT.has(tx.status) || tx.receiptDeliveryConfirmedAt || ctx.confirming.has(tx.id) || document.hidden) return;
-  if ($("transaction").hidden) return;
+  if ($("transaction").hidden || $("transaction").closest(".view").hidden) return;
   ctx.confirming.add(tx.id);
   try {
     const { data } = await api("POST", "/api/transactions/" + tx.id + "/confirm");
@@ -654,6 +720,151 @@ async function confirmReceipt(tx, generation) {
     if (generation !== ctx.view.generation) return;
     if (!(err instanceof ApiError && err.status === 401)) viewError("Could not record the receipt: " + messageOf(err));
   }
+}
+
+// ---- the receipt -------------------------------------------------------------
+
+/**
+ * Shows the receipt of a transaction (/activity/{id}/receipt): what was
+ * sent and what arrived, the fees in the currency the person picks, the
+ * rate as people read it, the reference and the times.
+ *
+ * @param {string} id a Transaction id
+ */
+export async function showReceipt(id) {
+  const r = ctx.receipt;
+  const generation = ++r.generation;
+  r.id = String(id || "");
+  r.tx = null;
+  $("receipt").hidden = false;
+  $("receipt-back").href = paths.payment(r.id);
+  $("receipt-summary").textContent = "Loading…";
+  $("receipt-facts").replaceChildren();
+  $("receipt-fee-choice").hidden = true;
+  receiptError("");
+  try {
+    const { data } = await api("GET", "/api/transactions/" + encodeURIComponent(r.id));
+    if (generation !== r.generation) return;
+    if (!data || data.id !== r.id) throw new Error("unexpected answer");
+    r.tx = data;
+    renderReceipt(data);
+  } catch (err) {
+    if (generation !== r.generation) return;
+    if (err instanceof ApiError && err.status === 401) return;
+    $("receipt-summary").textContent = "";
+    if (err instanceof ApiError && (err.status === 404 || err.status === 400)) {
+      return receiptError("There is no payment at this address in your wallet. Open it from Activity.");
+    }
+    receiptError("The receipt could not be loaded just now. Reload the page to try again. (" + messageOf(err) + ")");
+  }
+}
+
+/** Forgets the receipt shown. */
+export function closeReceipt() {
+  const r = ctx.receipt;
+  r.generation++;
+  r.id = "";
+  r.tx = null;
+  $("receipt").hidden = true;
+}
+
+function renderReceipt(tx) {
+  const outgoing = tx.type === "OUTGOING";
+  const sent = tx.sentAmount || null;
+  const received = tx.receivedAmount || {};
+  const sc = (sent && sent.currency) || {};
+  const rc = received.currency || {};
+  $("receipt-title").textContent = outgoing ? "Payment receipt" : "Funding receipt";
+  $("receipt-summary").textContent = receiptSummary(tx);
+
+  // The fees are the receiving side's (Transaction.fees); the person may
+  // read them in the currency they paid in, converted at the payment's rate.
+  const choice = $("receipt-fee-currency");
+  const twoCurrencies = outgoing && sent && sc.code && rc.code && sc.code !== rc.code && Number.isFinite(tx.fees);
+  if (twoCurrencies) {
+    const drawn = sc.code + "\t" + rc.code;
+    if (choice.dataset.drawn !== drawn) {
+      choice.replaceChildren(new Option(sc.code + " (what you paid in)", sc.code), new Option(rc.code + " (what they received in)", rc.code));
+      choice.dataset.drawn = drawn;
+    }
+    if (ctx.receipt.fees !== sc.code && ctx.receipt.fees !== rc.code) ctx.receipt.fees = sc.code;
+    choice.value = ctx.receipt.fees;
+  }
+  $("receipt-fee-choice").hidden = !twoCurrencies;
+
+  const rows = [];
+  rows.push(["status", "Status", (STATUS[tx.status] || [humanize(tx.status)])[0]]);
+  if (outgoing) {
+    if (sent) rows.push(["sent", "You sent", formatAmount(sent.amount, sc)]);
+    if (Number.isFinite(tx.fees)) rows.push(["fees", "Fees (included)", feesIn(tx, twoCurrencies ? ctx.receipt.fees : rc.code)]);
+    rows.push(["received", MONEY_BACK.has(tx.status) ? "They would have received" : tx.status === "COMPLETED" ? "They received" : "They receive",
+      formatAmount(received.amount, rc)]);
+    if (sent && sc.code && rc.code && sc.code !== rc.code) {
+      const rate = readableRate(tx.exchangeRate, sc, rc);
+      if (rate) rows.push(["rate", "Rate", rate]);
+    }
+    rows.push(["to", "To", destinationName(tx)]);
+    if (tx.paymentRail) rows.push(["rail", "Paid by", railName(tx.paymentRail)]);
+  } else {
+    rows.push(["received", "Added", formatAmount(received.amount, rc)]);
+  }
+  if (tx.description) rows.push(["note", "Note", tx.description]);
+  const ref = tx.reconciliationInstructions && tx.reconciliationInstructions.reference;
+  if (ref) rows.push(["reference", "Reference", ref, true]);
+  if (tx.createdAt) rows.push(["created", "Started", formatTime(tx.createdAt, { seconds: true }), false, tx.createdAt]);
+  if (tx.settledAt) rows.push(["settled", tx.status === "COMPLETED" ? "Delivered" : "Settled", formatTime(tx.settledAt, { seconds: true }), false, tx.settledAt]);
+  if (tx.updatedAt && tx.updatedAt !== tx.settledAt) rows.push(["updated", "Last change", formatTime(tx.updatedAt, { seconds: true }), false, tx.updatedAt]);
+  rows.push(["id", "Transaction", tx.id, true]);
+  $("receipt-facts").replaceChildren(...rows.map(([key, label, value, code, iso]) => fact(key, label, value, code, iso)));
+}
+
+function receiptSummary(tx) {
+  const sent = tx.sentAmount || null;
+  const received = tx.receivedAmount || {};
+  if (tx.type !== "OUTGOING") {
+    return tx.status === "COMPLETED" ? formatAmount(received.amount, received.currency || {}) + " was added to your wallet." : statusSentence(tx);
+  }
+  const what = sent ? formatAmount(sent.amount, sent.currency || {}) : formatAmount(received.amount, received.currency || {});
+  const to = destinationName(tx);
+  switch (tx.status) {
+    case "COMPLETED":
+      return "You sent " + what + " to " + to + ". It was delivered.";
+    case "PROCESSING":
+      return "You are sending " + what + " to " + to + ". It is on its way.";
+    case "REFUNDED":
+      return "You sent " + what + " to " + to + ". It was returned, and the money is back in your wallet.";
+    case "FAILED":
+    case "REJECTED":
+      return "Your payment of " + what + " to " + to + " was not delivered. " + failureText(tx, null);
+  }
+  return statusSentence(tx);
+}
+
+// feesIn gives the fees (which the service counts in the receiving
+// currency) in the currency code asked for, converted at the payment's
+// rate when that is the sending one ("≈": the conversion rounds).
+function feesIn(tx, code) {
+  const rc = (tx.receivedAmount && tx.receivedAmount.currency) || {};
+  const sc = (tx.sentAmount && tx.sentAmount.currency) || {};
+  if (code !== sc.code || !(tx.exchangeRate > 0) || !Number.isInteger(sc.decimals) || !Number.isInteger(rc.decimals)) {
+    return formatAmount(tx.fees, rc);
+  }
+  // exchangeRate is sending units per receiving unit.
+  const minor = Math.round((tx.fees / 10 ** rc.decimals) * tx.exchangeRate * 10 ** sc.decimals);
+  return "≈ " + formatAmount(minor, sc) + " (" + formatAmount(tx.fees, rc) + ")";
+}
+
+// readableRate writes the rate the way people read it, with the unit on
+// the left that makes the number 1 or more: "1 GBP = 1.27 USD", not
+// "1 USD = 0.787 GBP". exchangeRate is sending units per receiving unit.
+function readableRate(exchangeRate, sending, receiving) {
+  if (!(exchangeRate > 0)) return "";
+  return exchangeRate >= 1 ? formatRate(exchangeRate, receiving, sending) : formatRate(1 / exchangeRate, sending, receiving);
+}
+
+function receiptError(text) {
+  $("receipt-error").textContent = text;
+  $("receipt-error").hidden = text === "";
 }
 
 function viewError(text) {

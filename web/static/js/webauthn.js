@@ -93,7 +93,7 @@ async function sha256Hex(text) {
  * token over on a BroadcastChannel (the pop-up has no opener: the wallet's
  * pages isolate themselves from other origins).
  */
-export async function oauthToken(provider, clientPublicKey) {
+export async function oauthToken(provider, clientPublicKey, { signal } = {}) {
   const nonce = await sha256Hex(clientPublicKey);
   const state = toB64url(crypto.getRandomValues(new Uint8Array(16)));
   const url = new URL(provider.authorizationEndpoint);
@@ -110,6 +110,15 @@ export async function oauthToken(provider, clientPublicKey) {
   try {
     const answer = new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error("the sign-in window did not answer in time")), 5 * 60 * 1000);
+      // The page cannot see the pop-up close (it is on the provider's
+      // origin, cut off by Cross-Origin-Opener-Policy), so the person ends
+      // the wait: Cancel, or another way of signing in.
+      if (signal) {
+        signal.addEventListener("abort", () => {
+          clearTimeout(timer);
+          reject(new DOMException("the sign-in was cancelled", "AbortError"));
+        }, { once: true });
+      }
       channel.onmessage = (event) => {
         const m = event.data || {};
         if (m.state !== state) return;
