@@ -453,7 +453,7 @@ async function loadAccounts() {
   } catch (err) {
     if (generation !== ctx.loading) return;
     if (err instanceof ApiError && err.status === 401) return; // the page signs out
-    errorEl.textContent = "Could not load your accounts: " + messageOf(err);
+    errorEl.textContent = "Your recipients could not be loaded. " + sentence(messageOf(err)) + " Choose Refresh to try again.";
     errorEl.hidden = false;
   }
 }

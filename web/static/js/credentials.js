@@ -132,7 +132,7 @@ async function onListClick(event) {
   button.disabled = true;
   try {
     const res = await signedRetry("DELETE", "/api/auth/credentials/" + id);
-    if (res.status !== 204) throw new Error("unexpected answer " + res.status);
+    if (res.status !== 204) throw unexpected(res.status);
     ctx.setStatus("Sign-in method removed.");
   } catch (err) {
     if (!(err instanceof ApiError && err.status === 401 && err.code === "UNAUTHORIZED")) showError(removalProblem(err, label.trim()));
@@ -173,7 +173,7 @@ async function onAddPasskey(event) {
       challenge: options.publicKey.challenge,
       attestation,
     });
-    if (res.status !== 201) throw new Error("unexpected answer " + res.status);
+    if (res.status !== 201) throw unexpected(res.status);
     $("passkey-name").value = "";
     showError("");
     ctx.setStatus("Passkey added. You can now sign in with it.");
@@ -198,7 +198,7 @@ async function onLinkOAuth() {
     // The nonce of a linking token binds nothing; a throwaway value will do.
     const token = await oauthToken(provider, "link-" + crypto.randomUUID());
     const res = await signedRetry("POST", "/api/auth/credentials", { type: "OAUTH", oidcToken: token });
-    if (res.status !== 201) throw new Error("unexpected answer " + res.status);
+    if (res.status !== 201) throw unexpected(res.status);
     showError("");
     ctx.setStatus(provider.name + " linked. You can now sign in with it.");
     await loadCredentials();
@@ -226,7 +226,7 @@ async function onExport() {
       clientPublicKey: key.publicKeyUncompressed,
     });
     if (res.status !== 200 || !res.data || typeof res.data.encryptedWalletCredentials !== "string") {
-      throw new Error("unexpected answer " + res.status);
+      throw unexpected(res.status);
     }
     const opened = await wallet.openExportBundle(key.handle, res.data.encryptedWalletCredentials, ctx.config().otpSignerPublicKey);
     await forgetSecret();
@@ -297,6 +297,12 @@ function showError(text) {
   ctx.loadFailed = false;
   $("credentials-error").textContent = text;
   $("credentials-error").hidden = !text;
+}
+
+// unexpected is the error for an answer the page does not know, in words
+// for the person who will read it.
+function unexpected(status) {
+  return new Error("The wallet service gave an unexpected answer (" + status + "). Reload the page and try again.");
 }
 
 // sentence makes a message of the service ("wrong code") a sentence.
