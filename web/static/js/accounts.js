@@ -535,7 +535,13 @@ export function holderName(account) {
  * @returns {string}
  */
 export function recipientPath(id) {
-  return "/recipients/" + String(id).replace(/[^A-Za-z0-9:._-]/g, encodeURIComponent);
+  return "/recipients/" + pathSegment(id);
+}
+
+// pathSegment puts an id in a path as it is ("ExternalAccount:0199…"): the
+// BFF matches ids unescaped, so only characters no id has are escaped.
+function pathSegment(id) {
+  return String(id).replace(/[^A-Za-z0-9:._-]/g, encodeURIComponent);
 }
 
 function kindOf(info) {
@@ -622,7 +628,7 @@ export async function showRecipient(id, container = $("recipient-detail")) {
   if (!account) {
     container.replaceChildren(paragraph("hint", "Loading this recipient…"));
     try {
-      const { data } = await api("GET", "/api/customers/external-accounts/" + encodeURIComponent(id));
+      const { data } = await api("GET", "/api/customers/external-accounts/" + pathSegment(id));
       account = data && data.id ? data : null;
     } catch (err) {
       if (container.dataset.generation !== generation) return null;
@@ -733,7 +739,7 @@ function renderRecipient(account, container) {
       yes.setAttribute("aria-busy", "true");
       error.hidden = true;
       try {
-        await api("DELETE", "/api/customers/external-accounts/" + encodeURIComponent(account.id));
+        await api("DELETE", "/api/customers/external-accounts/" + pathSegment(account.id));
       } catch (err) {
         yes.disabled = no.disabled = false;
         yes.removeAttribute("aria-busy");
