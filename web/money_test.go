@@ -157,7 +157,7 @@ func startMoneySite(t *testing.T) (string, *fakeAPI, *fakeMoney) {
 	api := &fakeAPI{external: append([]string(nil), moneyAccounts...), events: &fakeEvents{}}
 	m := &fakeMoney{api: api, available: moneyInitial, total: moneyInitial, quoteTTL: time.Minute,
 		quotes: map[string]map[string]any{}, outcome: "COMPLETED", after: 2}
-	files := http.FileServer(http.FS(Files()))
+	files := siteFiles()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Security-Policy", pageCSP)
 		switch {

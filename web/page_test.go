@@ -324,7 +324,7 @@ func quote(s string) string {
 func startSite(t *testing.T) (string, *fakeAPI) {
 	t.Helper()
 	api := &fakeAPI{events: &fakeEvents{}}
-	files := http.FileServer(http.FS(Files()))
+	files := siteFiles()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Security-Policy", pageCSP)
 		if r.URL.Path == "/api/events" {
@@ -335,12 +335,22 @@ func startSite(t *testing.T) (string, *fakeAPI) {
 			api.ServeHTTP(w, r)
 			return
 		}
+		files.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	// localhost, as for the BFF: a secure context.
+	return strings.Replace(srv.URL, "127.0.0.1", "localhost", 1), api
+}
+
+// siteFiles serves the embedded pages as the BFF does: the files, the page
+// at every view's address, and the page with 404 at any other page address.
+func siteFiles() http.Handler {
+	files := http.FileServer(http.FS(Files()))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if _, ok := View(r.URL.Path); ok && r.URL.Path != "/" {
-			// A view's address, as the BFF answers it: the page.
 			r = r.Clone(r.Context())
 			r.URL.Path = "/"
 		} else if !ok && !strings.Contains(path.Base(r.URL.Path), ".") {
-			// Any other page address: the page, with 404 (as the BFF).
 			page, _ := fs.ReadFile(Files(), "index.html")
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
 			w.WriteHeader(http.StatusNotFound)
@@ -348,10 +358,7 @@ func startSite(t *testing.T) (string, *fakeAPI) {
 			return
 		}
 		files.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	// localhost, as for the BFF: a secure context.
-	return strings.Replace(srv.URL, "127.0.0.1", "localhost", 1), api
+	})
 }
 
 // newTab starts headless Chromium (Chromium must be installed; `make test`

@@ -83,14 +83,36 @@ func Launch(ctx context.Context, execPath, userDataDir string, extra ...chromedp
 // (LIFO) and its keep-alive connections do not hold up their shutdown.
 func New(t testing.TB, timeout time.Duration) context.Context {
 	t.Helper()
-	tab, cancel, err := Launch(context.Background(), "", t.TempDir())
+	// Not t.TempDir: Chromium's helper processes may still write to the
+	// profile for a moment after the browser is told to close, and
+	// t.TempDir's removal then fails the test ("directory not empty").
+	dir, err := os.MkdirTemp("", "browsertest-")
 	if err != nil {
+		t.Fatal(err)
+	}
+	tab, cancel, err := Launch(context.Background(), "", dir)
+	if err != nil {
+		os.RemoveAll(dir)
 		t.Fatal(err)
 	}
 	ctx, cancelTimeout := context.WithTimeout(tab, timeout)
 	t.Cleanup(func() {
 		cancelTimeout()
 		cancel()
+		removeProfile(t, dir)
 	})
 	return ctx
+}
+
+// removeProfile deletes a closed browser's profile, trying again for a few
+// seconds while its last writes land.
+func removeProfile(t testing.TB, dir string) {
+	var err error
+	for range 50 {
+		if err = os.RemoveAll(dir); err == nil {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Logf("browser profile %s left behind: %v", dir, err)
 }

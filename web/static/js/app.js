@@ -47,8 +47,8 @@ import { hideSessions, initSessions, showSessions, signedRetry } from "./session
 import { hideCredentials, initCredentials, showCredentials } from "./credentials.js";
 import { closeReceipt, closeTransaction, openTransaction, showReceipt } from "./transactions.js";
 import { enterSend } from "./send.js";
-import * as recipients from "./accounts.js";
-import { current, onRoute } from "./router.js";
+import { showRecipient } from "./accounts.js";
+import { current, navigate, onRoute } from "./router.js";
 import { getAssertion, oauthToken, passkeyProblem, passkeysAvailable } from "./webauthn.js";
 
 const $ = (id) => document.getElementById(id);
@@ -133,6 +133,11 @@ async function start() {
   $("code-resend").addEventListener("click", onResend);
   $("logout").addEventListener("click", onLogout);
   onRoute((route, { pop, state: entry }) => showRoute(route, { pop, entry }));
+  // A recipient added goes to the list, where accounts.js then puts the
+  // focus on it.
+  document.addEventListener("wallet:account-added", () => {
+    if (current() && current().name === "recipient-new") navigate("/recipients");
+  });
   $("copy-key").addEventListener("click", onCopyKey);
   document.addEventListener("visibilitychange", () => {
     // Timers sleep in a hidden tab, and the session may have ended or
@@ -835,7 +840,7 @@ function showRoute(route, { focus = true, pop = false, entry = null } = {}) {
       enterSend();
       break;
     case "recipient":
-      recipients.showRecipient(route.id);
+      showRecipient(route.id);
       break;
   }
   document.title = (route ? VIEWS[name].title : "Page not found") + " · Wallet";

@@ -24,7 +24,7 @@
 // EXPIRED); the list leaves them out: no money moved.
 
 import { api, ApiError, messageOf } from "./api.js";
-import { accountLabel } from "./accounts.js";
+import { accountLabel, holderName } from "./accounts.js";
 import { heldAmount, refreshBalance } from "./balance.js";
 import { formatAmount, formatRate, formatTime } from "./format.js";
 import { paths } from "./router.js";
@@ -323,7 +323,7 @@ function renderList() {
 function renderRecent() {
   const list = $("recent-list");
   const focused = list.contains(document.activeElement) && document.activeElement.dataset ? document.activeElement.dataset.open : "";
-  list.replaceChildren(...ctx.recent.map(listItem));
+  list.replaceChildren(...ctx.recent.map((x) => listItem(x, { compact: true })));
   if (focused) {
     const again = list.querySelector('a[data-open="' + CSS.escape(focused) + '"]');
     if (again) again.focus({ preventScroll: true });
@@ -331,7 +331,10 @@ function renderRecent() {
   $("recent-empty").hidden = ctx.recent.length > 0 || !ctx.shown;
 }
 
-function listItem(x) {
+// listItem is one row: a link to the payment's view with its time, what it
+// was, the amount and the status. compact (Home) names the recipient only
+// and leaves out the lines under it, so that Home fits a phone's screen.
+function listItem(x, { compact = false } = {}) {
   const li = document.createElement("li");
   li.className = "tx";
   li.dataset.id = String(x.id || "");
@@ -356,7 +359,7 @@ function listItem(x) {
   direction.className = "tx-direction";
   direction.textContent = directionText(x);
   what.append(direction);
-  const other = counterparty(x);
+  const other = counterparty(x, compact);
   if (other) {
     const party = document.createElement("span");
     party.className = "tx-party";
@@ -372,14 +375,14 @@ function listItem(x) {
 
   button.append(when, what, amount, badge(x.status));
   // A payment that did not arrive reads as money coming back, not as money lost.
-  if (back) {
+  if (back && !compact) {
     const note = document.createElement("span");
     note.className = "tx-received tx-back";
     note.textContent = x.status === "REFUNDED" ? "Returned: the money came back to your wallet" : "Not delivered: the money comes back to your wallet";
     button.append(note);
   }
   // What arrives, while it is on its way and once it did.
-  if (x.type === "OUTGOING" && x.receivedAmount && (x.status === "PROCESSING" || x.status === "COMPLETED")) {
+  if (!compact && x.type === "OUTGOING" && x.receivedAmount && (x.status === "PROCESSING" || x.status === "COMPLETED")) {
     const received = document.createElement("span");
     received.className = "tx-received";
     received.textContent = (x.status === "COMPLETED" ? "They received " : "They receive ") +
@@ -394,15 +397,17 @@ function directionText(x) {
   return x.type === "OUTGOING" ? "Sent" : "Added funds";
 }
 
-function counterparty(x) {
-  if (x.type === "OUTGOING") return "to " + destinationName(x);
+function counterparty(x, short = false) {
+  if (x.type === "OUTGOING") return "to " + destinationName(x, short);
   return typeof x.description === "string" ? x.description : "";
 }
 
-function destinationName(x) {
+// destinationName names the account paid; short: the holder's name alone
+// when it is known.
+function destinationName(x, short = false) {
   const id = x && x.destination && typeof x.destination.accountId === "string" ? x.destination.accountId : "";
   const account = ctx.accounts.get(id);
-  if (account) return accountLabel(account);
+  if (account) return (short && holderName(account)) || accountLabel(account);
   return id ? "account …" + id.slice(-6) : "an account";
 }
 
