@@ -154,8 +154,8 @@ type Config struct {
 	// instances, retries). 250 ms when zero.
 	WebhookPollInterval time.Duration
 	// WebhookGather is how long the worker, woken by a change, waits for
-	// more changes before it delivers: a round costs two commits whatever
-	// it carries. 10 ms when zero; negative for none.
+	// more changes before it delivers: a round costs a commit whatever it
+	// carries. 10 ms when zero; negative for none.
 	WebhookGather time.Duration
 
 	// Now is the clock; tests inject one. Defaults to time.Now.
@@ -228,7 +228,12 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	setDefault(&cfg.WebhookPollInterval, 250*time.Millisecond)
 	setDefault(&cfg.WebhookGather, 10*time.Millisecond)
 	if cfg.WebhookClient == nil {
-		cfg.WebhookClient = &http.Client{Timeout: 10 * time.Second,
+		// The worker sends up to webhookBatch deliveries at once to one
+		// host: keep that many connections alive (the default keeps
+		// two), or each round opens and closes most of them.
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.MaxIdleConnsPerHost = webhookBatch
+		cfg.WebhookClient = &http.Client{Timeout: 10 * time.Second, Transport: tr,
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	}
 	if cfg.Rates == nil {

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -386,6 +387,25 @@ func encodeEnvelope(e webhookEnvelope) ([]byte, error) {
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
+// eventBody is the body of e as it is sent and signed: the stored
+// envelope with "sequence" added as its last member, which is where
+// encodeEnvelope puts it, so the bytes are those of encoding the whole
+// envelope at once. Events recorded before the sequence was assigned by
+// the store carry it already and are returned as they are.
+func eventBody(e *store.WebhookEvent) []byte {
+	b := e.Body
+	tail := `,"sequence":` + strconv.FormatInt(e.Sequence, 10) + `}`
+	if e.Sequence < 1 || len(b) < 2 || b[len(b)-1] != '}' || bytes.HasSuffix(b, []byte(tail)) {
+		return b
+	}
+	out := make([]byte, 0, len(b)+len(tail))
+	out = append(out, b[:len(b)-1]...)
+	if len(b) == 2 { // {} (never recorded, but keep it JSON)
+		return append(append(out, tail[1:len(tail)-1]...), '}')
+	}
+	return append(out, tail...)
+}
+
 // emitConfig is the configuration as emit sees it: read in tx at most
 // every configFresh.
 func (s *Service) emitConfig(ctx context.Context, tx store.Tx) (platformConfig, error) {
@@ -414,17 +434,17 @@ func (s *Service) emit(ctx context.Context, tx store.Tx, typ, resourceID string,
 	if err != nil || c.WebhookEndpoint == "" {
 		return err
 	}
-	seq, err := tx.NextWebhookSequence(ctx, resourceID)
-	if err != nil {
-		return err
-	}
 	now := s.now()
 	id := ids.New("Webhook")
-	body, err := encodeEnvelope(webhookEnvelope{ID: id, Type: typ, Timestamp: timestamp(now), Data: data, Sequence: seq})
+	// The envelope is stored without its sequence, which the store
+	// assigns in the INSERT (one statement per event, not a read and a
+	// write); eventBody adds it as the last member when the event is sent
+	// or shown.
+	body, err := encodeEnvelope(webhookEnvelope{ID: id, Type: typ, Timestamp: timestamp(now), Data: data})
 	if err != nil {
 		return err
 	}
-	err = tx.CreateWebhookEvent(ctx, &store.WebhookEvent{ID: id, Type: typ, ResourceID: resourceID, Sequence: seq,
+	err = tx.CreateWebhookEvent(ctx, &store.WebhookEvent{ID: id, Type: typ, ResourceID: resourceID,
 		Body: body, Status: store.WebhookPending, NextAttemptAt: now, GiveUpAt: now.Add(s.cfg.WebhookRetryFor),
 		CreatedAt: now, UpdatedAt: now})
 	if err != nil {

@@ -2,6 +2,7 @@ package service
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	crand "crypto/rand"
 	"encoding/hex"
@@ -10,6 +11,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -20,11 +22,13 @@ import (
 	"paywallet/shared/wire"
 )
 
-// The delivery worker. Each round claims up to webhookBatch due events
-// (store.WebhookTx.ClaimWebhookEvents: the head event of each resource,
-// leased to this worker so no other instance sends it meanwhile), POSTs
-// them concurrently (they belong to different resources), and records each
-// outcome. A 2xx is a delivery; anything else (another status, a timeout, a
+// The delivery worker. Each round claims the due head event of up to
+// webhookBatch resources (store.WebhookTx.ClaimWebhookEvents, leased to
+// this worker so no other instance sends it meanwhile) and the pending
+// events queued behind each head (ClaimWebhookFollowers), POSTs each
+// resource's events one after the other while the resources go
+// concurrently, and records the outcomes in the next round's transaction
+// (FinishWebhookAttempts: two statements for the whole round). A 2xx is a delivery; anything else (another status, a timeout, a
 // refused connection, a redirect) is retried after WebhookRetryBase
 // doubled per failure up to WebhookRetryMax, each wait drawn from its upper
 // half (jitter), until WebhookRetryFor after the event was recorded (or
@@ -37,6 +41,8 @@ import (
 
 const (
 	webhookBatch = 16
+	// webhookRun bounds the followers one round takes behind its heads.
+	webhookRun = 256
 	// maxResponseKept bounds the receiver's answer kept with an attempt
 	// and returned by the test webhook.
 	maxResponseKept  = 4 << 10
@@ -82,17 +88,28 @@ func (s *Service) runWebhookWorker(ctx context.Context) {
 // their resource was just delivered are sent in the same call.
 //
 // Each round is one store transaction that records the outcomes of the
-// previous round's deliveries and claims the next batch, so on SQLite
-// (one commit, one fsync) the outbox costs the API little write time.
+// previous round's deliveries and claims the next batch, committed lazily
+// (workerTx), so on SQLite the outbox costs the API little write time: no
+// fsync of its own, a handful of statements.
 func (s *Service) DeliverWebhooks(ctx context.Context) (int, error) { return s.deliver(ctx, false) }
 
 // deliver is DeliverWebhooks. With pace, a round that follows a round
 // that was not full starts WebhookGather after that one started, so that
 // under a steady stream of changes each round carries what came meanwhile
 // instead of one event (and one commit) each.
+//
+// A round claims the due head event of up to webhookBatch resources and,
+// behind each head, the run of that resource's later pending events
+// (ClaimWebhookFollowers, up to webhookRun in all). Each resource's run is
+// sent in order, one event after the other, the runs of different
+// resources at once; a run stops at the first event that is to be retried
+// (the rest are released, due again behind it) or when the round has used
+// half its lease. Without runs a resource that changes often (a wallet's
+// balance) got one event per round and fell behind without end.
 func (s *Service) deliver(ctx context.Context, pace bool) (int, error) {
 	delivered := 0
-	var outcomes []outcome
+	var outcomes []store.WebhookOutcome
+	var unsent []string
 	var lease string
 	var started time.Time
 	for round := 0; ; round++ {
@@ -113,26 +130,31 @@ func (s *Service) deliver(ctx context.Context, pace bool) (int, error) {
 		now := s.now()
 		var batch []store.WebhookEvent
 		var endpoint string
-		err := s.store.Tx(ctx, func(tx store.Tx) error {
+		err := s.workerTx(ctx, func(tx store.Tx) error {
 			batch = nil
-			for i := range outcomes {
-				o := &outcomes[i]
-				won, err := tx.FinishWebhookAttempt(ctx, &o.event, &o.attempt, lease)
-				if err != nil {
-					return err
-				}
-				if !won {
-					s.log.Warn("webhook attempt finished after its lease ended", "id", o.event.ID)
-				}
+			lost, err := tx.FinishWebhookAttempts(ctx, outcomes, lease)
+			if err != nil {
+				return err
+			}
+			for _, id := range lost {
+				s.log.Warn("webhook attempt finished after its lease ended", "id", id)
+			}
+			if err := tx.ReleaseWebhookEvents(ctx, unsent, lease, now); err != nil {
+				return err
 			}
 			if last {
 				return nil
 			}
-			var err error
-			batch, err = tx.ClaimWebhookEvents(ctx, now, now.Add(s.webhookLease()), next, webhookBatch)
-			if err != nil || len(batch) == 0 {
+			until := now.Add(s.webhookLease())
+			heads, err := tx.ClaimWebhookEvents(ctx, now, until, next, webhookBatch)
+			if err != nil || len(heads) == 0 {
 				return err
 			}
+			followers, err := tx.ClaimWebhookFollowers(ctx, heads, now, until, next, webhookRun)
+			if err != nil {
+				return err
+			}
+			batch = append(heads, followers...)
 			c, err := s.emitConfig(ctx, tx)
 			endpoint = c.WebhookEndpoint
 			return err
@@ -141,28 +163,74 @@ func (s *Service) deliver(ctx context.Context, pace bool) (int, error) {
 			return delivered, err
 		}
 		lease = next
-		outcomes = make([]outcome, len(batch))
+		runs := webhookRuns(batch)
+		results := make([][]store.WebhookOutcome, len(runs))
+		stopAt := started.Add(s.webhookLease() / 2)
 		var wg sync.WaitGroup
-		for i := range batch {
-			wg.Go(func() { outcomes[i] = s.attempt(ctx, &batch[i], endpoint) })
+		for i, run := range runs {
+			wg.Go(func() {
+				for j := range run {
+					if ctx.Err() != nil || (j > 0 && time.Now().After(stopAt)) {
+						return
+					}
+					o := s.attempt(ctx, &run[j], endpoint)
+					results[i] = append(results[i], o)
+					if o.Event.Status == store.WebhookPending {
+						return // retried later; the rest of the run waits behind it
+					}
+				}
+			})
 		}
 		wg.Wait()
 		if ctx.Err() != nil {
 			// Shutting down: the leases end and the events are sent again.
 			return delivered, nil
 		}
+		outcomes, unsent = outcomes[:0], unsent[:0]
+		for i, run := range runs {
+			outcomes = append(outcomes, results[i]...)
+			for _, e := range run[len(results[i]):] {
+				unsent = append(unsent, e.ID)
+			}
+		}
 		for _, o := range outcomes {
-			if o.event.Status == store.WebhookDelivered {
+			if o.Event.Status == store.WebhookDelivered {
 				delivered++
 			}
 		}
 	}
 }
 
-// outcome is one delivery attempt to record.
-type outcome struct {
-	event   store.WebhookEvent // as it is to be stored
-	attempt store.WebhookAttempt
+// workerTx runs a round's transaction with a lazy commit where the store
+// offers one (store.LazyStore): losing a round's claims or outcomes to a
+// crash only means the events are sent again, and on SQLite an fsync per
+// round would hold the one writer connection the API waits for. The round
+// emits no events, so it needs no outboxStore.
+func (s *Service) workerTx(ctx context.Context, fn func(store.Tx) error) error {
+	if l, ok := s.cfg.Store.(store.LazyStore); ok {
+		return l.TxLazy(ctx, fn)
+	}
+	return s.store.Tx(ctx, fn)
+}
+
+// webhookRuns groups a claim (heads, then followers ordered by resource
+// and sequence) into one run per resource, head first.
+func webhookRuns(batch []store.WebhookEvent) [][]store.WebhookEvent {
+	at := map[string]int{}
+	var runs [][]store.WebhookEvent
+	for _, e := range batch {
+		i, ok := at[e.ResourceID]
+		if !ok {
+			i = len(runs)
+			at[e.ResourceID] = i
+			runs = append(runs, nil)
+		}
+		runs[i] = append(runs[i], e)
+	}
+	for _, run := range runs {
+		slices.SortFunc(run, func(a, b store.WebhookEvent) int { return cmp.Compare(a.Sequence, b.Sequence) })
+	}
+	return runs
 }
 
 func newLease() string {
@@ -197,7 +265,7 @@ func (s *Service) post(ctx context.Context, endpoint, id string, body []byte) (s
 }
 
 // attempt delivers e once and returns what to record.
-func (s *Service) attempt(ctx context.Context, e *store.WebhookEvent, endpoint string) outcome {
+func (s *Service) attempt(ctx context.Context, e *store.WebhookEvent, endpoint string) store.WebhookOutcome {
 	start := time.Now()
 	a := store.WebhookAttempt{EventID: e.ID, Attempt: e.Attempts + 1, AttemptedAt: s.now(), URL: endpoint}
 	var status int
@@ -206,7 +274,7 @@ func (s *Service) attempt(ctx context.Context, e *store.WebhookEvent, endpoint s
 	if endpoint == "" {
 		err = errors.New("no webhook endpoint is configured")
 	} else {
-		status, answer, err = s.post(ctx, endpoint, e.ID, e.Body)
+		status, answer, err = s.post(ctx, endpoint, e.ID, eventBody(e))
 	}
 	a.Duration = time.Since(start)
 	a.ResponseStatus = status
@@ -235,7 +303,7 @@ func (s *Service) attempt(ctx context.Context, e *store.WebhookEvent, endpoint s
 			next.NextAttemptAt = e.GiveUpAt
 		}
 	}
-	return outcome{event: next, attempt: a}
+	return store.WebhookOutcome{Event: next, Attempt: a}
 }
 
 // retryAfter is the wait after the n-th failed attempt: WebhookRetryBase ×
@@ -344,7 +412,7 @@ type webhookAttempt struct {
 func deliveryJSON(e *store.WebhookEvent, attempts []store.WebhookAttempt) webhookDelivery {
 	d := webhookDelivery{ID: e.ID, Type: e.Type, ResourceID: e.ResourceID, Sequence: e.Sequence, Status: e.Status,
 		AttemptCount: e.Attempts, LastResponseStatus: e.LastStatus, LastError: e.LastError,
-		CreatedAt: timestamp(e.CreatedAt), UpdatedAt: timestamp(e.UpdatedAt), Event: json.RawMessage(e.Body),
+		CreatedAt: timestamp(e.CreatedAt), UpdatedAt: timestamp(e.UpdatedAt), Event: json.RawMessage(eventBody(e)),
 		Attempts: make([]webhookAttempt, 0, len(attempts))}
 	if e.Status == store.WebhookPending {
 		d.NextAttemptAt, d.GiveUpAt = timestamp(e.NextAttemptAt), timestamp(e.GiveUpAt)

@@ -57,6 +57,20 @@ type Store interface {
 	Close() error
 }
 
+// LazyStore is implemented by stores that can commit a transaction without
+// waiting for it to reach the disk: such a commit may be lost if the machine
+// (or, on PostgreSQL, the server) crashes right after it, but never half
+// of it, and a later ordinary commit makes it durable too. It is for work
+// that is safe to lose and do again: the webhook worker's claims and
+// delivery outcomes (a lost outcome means the event is sent once more,
+// which at-least-once delivery allows). On SQLite an fsync per worker
+// round otherwise holds the one writer connection the API waits for.
+type LazyStore interface {
+	Store
+	// TxLazy is Tx with a commit that does not wait for durability.
+	TxLazy(ctx context.Context, fn func(Tx) error) error
+}
+
 // Tx is everything the service can read and write within one transaction.
 type Tx interface {
 	ExternalAccountTx

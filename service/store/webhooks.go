@@ -18,11 +18,13 @@ type WebhookTx interface {
 	// NextWebhookSequence is one more than the highest sequence of the
 	// resource's events (1 for its first).
 	NextWebhookSequence(ctx context.Context, resourceID string) (int64, error)
-	// CreateWebhookEvent stores a new event. A taken id is ErrConflict. A
-	// taken (ResourceID, Sequence) means a concurrent transaction wrote an
-	// event of the same resource first: the store runs the transaction
-	// again (as on a serialization failure), where NextWebhookSequence then
-	// sees that event.
+	// CreateWebhookEvent stores a new event. With Sequence 0 the store
+	// gives it the resource's next sequence (as NextWebhookSequence would,
+	// in the same statement) and sets e.Sequence. A taken id is
+	// ErrConflict. A taken (ResourceID, Sequence) means a concurrent
+	// transaction wrote an event of the same resource first: the store runs
+	// the transaction again (as on a serialization failure), where the
+	// next sequence then counts that event.
 	CreateWebhookEvent(ctx context.Context, e *WebhookEvent) error
 	GetWebhookEvent(ctx context.Context, id string) (*WebhookEvent, error)
 	// ListWebhookEvents pages by id, newest first.
@@ -36,6 +38,20 @@ type WebhookTx interface {
 	// id). On PostgreSQL rows another transaction is claiming are passed
 	// over (SKIP LOCKED).
 	ClaimWebhookEvents(ctx context.Context, now, until time.Time, lease string, limit int) ([]WebhookEvent, error)
+	// ClaimWebhookFollowers extends a claim: it leases (as
+	// ClaimWebhookEvents does) up to limit PENDING events, due by now, of
+	// the resources of heads (events this lease claimed) that follow their
+	// head, and returns them ordered by resource and sequence, so that for
+	// each resource they are a run after its head. No other claim can take
+	// them meanwhile, since their head is leased and pending: the worker
+	// then sends a hot resource's events one after another in one round
+	// instead of one event per round.
+	ClaimWebhookFollowers(ctx context.Context, heads []WebhookEvent, now, until time.Time, lease string, limit int) ([]WebhookEvent, error)
+	// ReleaseWebhookEvents ends lease on the events of ids it still holds
+	// without recording an attempt, due again at `at` (the followers a
+	// worker did not send because an earlier event of their resource
+	// failed, or the round ran out of time).
+	ReleaseWebhookEvents(ctx context.Context, ids []string, lease string, at time.Time) error
 	// FinishWebhookAttempt records attempt a (a.Attempt must be the event's
 	// Attempts + 1) and writes Status, Attempts (= a.Attempt),
 	// NextAttemptAt, LastStatus, LastError, DeliveredAt and UpdatedAt of e,
@@ -43,6 +59,11 @@ type WebhookTx interface {
 	// whether it did (false: the lease ended and another worker claimed
 	// the event; nothing changed).
 	FinishWebhookAttempt(ctx context.Context, e *WebhookEvent, a *WebhookAttempt, lease string) (bool, error)
+	// FinishWebhookAttempts is FinishWebhookAttempt for several events at
+	// once (a worker's round), in one statement for the events and one
+	// for the attempts whatever their number. It returns the ids of the
+	// events whose lease had ended (nothing changed for them).
+	FinishWebhookAttempts(ctx context.Context, outcomes []WebhookOutcome, lease string) (lost []string, err error)
 	// ListWebhookAttempts returns the event's attempts, first first.
 	ListWebhookAttempts(ctx context.Context, eventID string) ([]WebhookAttempt, error)
 	// ReplayWebhookEvent makes the event PENDING again, due at `at`, to be
@@ -63,7 +84,10 @@ type WebhookEvent struct {
 	Type       string // e.g. OUTGOING_PAYMENT.COMPLETED
 	ResourceID string // the id of data: Transaction:…, InternalAccount:…
 	Sequence   int64  // 1, 2, … per ResourceID
-	// Body is the envelope exactly as it is sent and signed.
+	// Body is the event as the service recorded it; the store does not
+	// read it. (The service stores the envelope without its sequence,
+	// which is known only once the event is stored, and adds it when it
+	// sends the event.)
 	Body          []byte
 	Status        string // WebhookPending, WebhookDelivered, WebhookFailed
 	Attempts      int
@@ -83,6 +107,13 @@ type WebhookEventFilter struct {
 	ResourceID string
 	Limit      int
 	Cursor     string // id after which (older than which) the page starts
+}
+
+// WebhookOutcome is an attempt to record and the event as it is to be
+// stored after it (see [WebhookTx.FinishWebhookAttempts]).
+type WebhookOutcome struct {
+	Event   WebhookEvent
+	Attempt WebhookAttempt
 }
 
 // WebhookAttempt is one delivery attempt.

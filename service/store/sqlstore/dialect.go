@@ -59,6 +59,10 @@ type dialect struct {
 	// timeArg converts a time to a query argument: NULL for the zero time,
 	// otherwise UTC with microsecond precision in the column's representation.
 	timeArg func(time.Time) any
+	// jsonRows is a FROM item, aliased v, whose rows are the objects of
+	// a JSON array passed as one parameter; columns are name and SQL
+	// type ("text", "integer" or "time") pairs. See jsonRowsSQLite.
+	jsonRows func(columns ...string) string
 
 	// classify tells unique and foreign-key violations and serialisation
 	// failures apart from other errors.
@@ -105,6 +109,7 @@ var sqliteDialect = &dialect{
 		}
 		return t.UnixMicro()
 	},
+	jsonRows: jsonRowsSQLite,
 	classify: func(err error) errKind {
 		var e *sqlite.Error
 		if !errors.As(err, &e) {
@@ -148,6 +153,7 @@ var postgresDialect = &dialect{
 		}
 		return t.UTC().Truncate(time.Microsecond)
 	},
+	jsonRows: jsonRowsPostgres,
 	classify: func(err error) errKind {
 		var e *pgconn.PgError
 		if !errors.As(err, &e) {
@@ -163,4 +169,40 @@ var postgresDialect = &dialect{
 		}
 		return errOther
 	},
+}
+
+// jsonRowsSQLite reads the rows of a statement that handles many rows at
+// once (a webhook worker's round) from one JSON parameter, so the SQL text
+// is the same whatever the number of rows: it is parsed once and stays
+// prepared, where a list of placeholders per row would be parsed again for
+// each length. Times are given as the column stores them (see timeArg).
+func jsonRowsSQLite(columns ...string) string {
+	var b strings.Builder
+	b.WriteString("(SELECT ")
+	for i := 0; i+1 < len(columns); i += 2 {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("value ->> '" + columns[i] + "' AS " + columns[i])
+	}
+	b.WriteString(" FROM json_each(?)) AS v")
+	return b.String()
+}
+
+// jsonRowsPostgres is jsonRowsSQLite for PostgreSQL.
+func jsonRowsPostgres(columns ...string) string {
+	var b strings.Builder
+	b.WriteString("jsonb_to_recordset(CAST(? AS jsonb)) AS v(")
+	for i := 0; i+1 < len(columns); i += 2 {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		typ := columns[i+1]
+		if typ == "time" {
+			typ = "timestamptz"
+		}
+		b.WriteString(columns[i] + " " + typ)
+	}
+	b.WriteString(")")
+	return b.String()
 }

@@ -68,9 +68,10 @@ import (
 
 // DB is a [store.Store] backed by SQLite or PostgreSQL.
 type DB struct {
-	db   *sql.DB
-	d    *dialect
-	keys keyLocks // TxFor's queue in this process
+	db    *sql.DB
+	d     *dialect
+	keys  keyLocks   // TxFor's queue in this process
+	stmts *stmtCache // SQLite only; nil on PostgreSQL
 }
 
 var _ store.Store = (*DB)(nil)
@@ -235,10 +236,12 @@ func isBusy(err error) bool {
 //     write lock.
 //   - foreign_keys: SQLite leaves them off unless asked, per connection.
 //   - journal_mode WAL: readers in other processes do not block the writer.
+//   - synchronous FULL: a commit is on disk when it returns (SQLite's
+//     default, stated because DB.TxLazy sets it back to this).
 //   - _txlock=immediate: BEGIN IMMEDIATE takes the write lock up front, so a
 //     transaction never fails half way when it upgrades from reading to
 //     writing (SQLITE_BUSY_SNAPSHOT cannot be waited out).
-const sqlitePragmas = "_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_txlock=immediate"
+const sqlitePragmas = "_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_txlock=immediate"
 
 // sqliteDSN turns a path or file: URI into the driver's DSN and reports the
 // name of the database file that may be created ("" for in-memory databases
@@ -315,11 +318,20 @@ func finishOpen(ctx context.Context, db *sql.DB, d *dialect, what string) (*DB, 
 		db.Close()
 		return nil, fmt.Errorf("store: open %s: %w", what, err)
 	}
-	return &DB{db: db, d: d}, nil
+	s := &DB{db: db, d: d}
+	if d == sqliteDialect {
+		s.stmts = newStmtCache()
+	}
+	return s, nil
 }
 
 // Close closes the database.
-func (db *DB) Close() error { return db.db.Close() }
+func (db *DB) Close() error {
+	if db.stmts != nil {
+		db.stmts.close()
+	}
+	return db.db.Close()
+}
 
 // Tx runs fn in one transaction; see [store.Store.Tx].
 //
@@ -329,7 +341,48 @@ func (db *DB) Close() error { return db.db.Close() }
 // further statement in the transaction, so nothing fn did afterwards can
 // be trusted.
 func (db *DB) Tx(ctx context.Context, fn func(store.Tx) error) error {
-	return db.run(ctx, db.db.BeginTx, fn)
+	err := db.run(ctx, db.db.BeginTx, fn)
+	if db.stmts != nil {
+		db.stmts.prepare(ctx, db.db)
+	}
+	return err
+}
+
+// TxLazy runs fn like Tx, with a commit that does not wait for the disk;
+// see [store.LazyStore]. On SQLite (WAL) the transaction runs with
+// synchronous=NORMAL: its commit is not synced, and the next ordinary
+// commit syncs the log with it. On PostgreSQL it sets synchronous_commit
+// off for the transaction.
+func (db *DB) TxLazy(ctx context.Context, fn func(store.Tx) error) error {
+	if db.d != sqliteDialect {
+		return db.run(ctx, db.db.BeginTx, func(t store.Tx) error {
+			if _, err := t.(*tx).exec(ctx, `SET LOCAL synchronous_commit = off`); err != nil {
+				return t.(*tx).fail("lazy commit", err)
+			}
+			return fn(t)
+		})
+	}
+	// The pragma belongs to the connection: hold the (only) one for the
+	// transaction and set it back after.
+	conn, err := db.db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("store: connection: %w", err)
+	}
+	if _, err := conn.ExecContext(ctx, `PRAGMA synchronous = NORMAL`); err != nil {
+		conn.Close()
+		return fmt.Errorf("store: lazy commit: %w", err)
+	}
+	err = db.run(ctx, conn.BeginTx, fn)
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if _, rerr := conn.ExecContext(rctx, `PRAGMA synchronous = FULL`); rerr != nil {
+		// A connection that may still skip syncs must not serve the
+		// ordinary transactions: closing it discards the setting.
+		_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+	}
+	conn.Close()
+	db.stmts.prepare(ctx, db.db)
+	return err
 }
 
 // TxFor runs fn like Tx after taking the key's turn; see
@@ -398,7 +451,7 @@ func (db *DB) try(ctx context.Context, begin func(context.Context, *sql.TxOption
 	if err != nil {
 		return db.d.classify(err) == errRetry, fmt.Errorf("store: begin: %w", err)
 	}
-	t := &tx{tx: sqlTx, d: db.d}
+	t := &tx{tx: sqlTx, d: db.d, stmts: db.stmts}
 	done := false
 	defer func() {
 		if !done { // fn panicked

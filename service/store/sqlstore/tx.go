@@ -18,6 +18,9 @@ type tx struct {
 	// lostRace is set when a statement failed because the transaction
 	// lost a race; Store.Tx then retries fn whatever fn returned.
 	lostRace bool
+	// stmts, when not nil, holds prepared statements to run instead of
+	// SQL text (SQLite; see stmtCache).
+	stmts *stmtCache
 }
 
 var _ store.Tx = (*tx)(nil)
@@ -25,15 +28,36 @@ var _ store.Tx = (*tx)(nil)
 type scanner interface{ Scan(dest ...any) error }
 
 func (t *tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	if s := t.prepared(ctx, q); s != nil {
+		return s.ExecContext(ctx, args...)
+	}
 	return t.tx.ExecContext(ctx, t.d.rebind(q), args...)
 }
 
 func (t *tx) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	if s := t.prepared(ctx, q); s != nil {
+		return s.QueryContext(ctx, args...)
+	}
 	return t.tx.QueryContext(ctx, t.d.rebind(q), args...)
 }
 
 func (t *tx) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
+	if s := t.prepared(ctx, q); s != nil {
+		return s.QueryRowContext(ctx, args...)
+	}
 	return t.tx.QueryRowContext(ctx, t.d.rebind(q), args...)
+}
+
+// prepared returns q's cached statement bound to this transaction, or nil
+// when it has none (yet). SQLite needs no rebind.
+func (t *tx) prepared(ctx context.Context, q string) *sql.Stmt {
+	if t.stmts == nil {
+		return nil
+	}
+	if s := t.stmts.get(q); s != nil {
+		return t.tx.StmtContext(ctx, s)
+	}
+	return nil
 }
 
 // fail turns a database error into the store's vocabulary, saying what was

@@ -1,8 +1,10 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -42,16 +44,32 @@ func (t *tx) NextWebhookSequence(ctx context.Context, resourceID string) (int64,
 
 func (t *tx) CreateWebhookEvent(ctx context.Context, e *store.WebhookEvent) error {
 	what := fmt.Sprintf("create webhook event %q", e.ID)
-	if e.Sequence < 1 {
-		return fmt.Errorf("store: %s: sequence %d is not positive", what, e.Sequence)
+	if e.Sequence < 0 {
+		return fmt.Errorf("store: %s: sequence %d is negative", what, e.Sequence)
 	}
-	err := t.insert(ctx, what,
-		`INSERT INTO webhook_events (`+webhookCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		e.ID, e.Type, e.ResourceID, e.Sequence, blob(e.Body), e.Status, e.Attempts, t.d.timeArg(e.NextAttemptAt),
+	// With Sequence 0 the INSERT computes the next sequence itself (one
+	// seek on the (resource_id, sequence) index): one statement per event
+	// instead of a read and a write.
+	seq := any(e.Sequence)
+	if e.Sequence == 0 {
+		seq = nil
+	}
+	var got int64
+	err := t.queryRow(ctx,
+		`INSERT INTO webhook_events (`+webhookCols+`) VALUES (?, ?, ?,
+			COALESCE(CAST(? AS BIGINT), COALESCE((SELECT p.sequence FROM webhook_events p WHERE p.resource_id = ?
+				ORDER BY p.sequence DESC LIMIT 1), 0) + 1),
+			?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT DO NOTHING RETURNING sequence`,
+		e.ID, e.Type, e.ResourceID, seq, e.ResourceID, blob(e.Body), e.Status, e.Attempts, t.d.timeArg(e.NextAttemptAt),
 		t.d.timeArg(e.GiveUpAt), e.Lease, e.LastStatus, e.LastError, t.d.timeArg(e.DeliveredAt),
-		t.d.timeArg(e.CreatedAt), t.d.timeArg(e.UpdatedAt))
-	if !errors.Is(err, store.ErrConflict) {
-		return err
+		t.d.timeArg(e.CreatedAt), t.d.timeArg(e.UpdatedAt)).Scan(&got)
+	if err == nil {
+		e.Sequence = got
+		return nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return t.fail(what, err)
 	}
 	var one int
 	switch err := t.queryRow(ctx, `SELECT 1 FROM webhook_events WHERE id = ?`, e.ID).Scan(&one); {
@@ -63,7 +81,7 @@ func (t *tx) CreateWebhookEvent(ctx context.Context, e *store.WebhookEvent) erro
 	// The sequence is taken: another transaction wrote an event of this
 	// resource after this one read the highest sequence. Run it again.
 	t.lostRace = true
-	return fmt.Errorf("store: %s: sequence %d of %q was taken by a concurrent transaction", what, e.Sequence, e.ResourceID)
+	return fmt.Errorf("store: %s: a sequence of %q was taken by a concurrent transaction", what, e.ResourceID)
 }
 
 func (t *tx) GetWebhookEvent(ctx context.Context, id string) (*store.WebhookEvent, error) {
@@ -114,6 +132,81 @@ func (t *tx) ClaimWebhookEvents(ctx context.Context, now, until time.Time, lease
 	return items, nil
 }
 
+func (t *tx) ClaimWebhookFollowers(ctx context.Context, heads []store.WebhookEvent, now, until time.Time, lease string, limit int) ([]store.WebhookEvent, error) {
+	const what = "claim webhook followers"
+	if limit < 1 || len(heads) == 0 {
+		return []store.WebhookEvent{}, nil
+	}
+	if lease == "" || !until.After(now) {
+		return nil, fmt.Errorf("store: %s: a lease token and an end after now are required", what)
+	}
+	resources := make([]idRow, 0, len(heads))
+	for _, h := range heads {
+		if h.Lease != lease {
+			return nil, fmt.Errorf("store: %s: head %q is not held by the lease", what, h.ID)
+		}
+		resources = append(resources, idRow{h.ResourceID})
+	}
+	list, err := json.Marshal(resources)
+	if err != nil {
+		return nil, err
+	}
+	// The heads themselves are leased (next_attempt_at is the lease's end),
+	// so "due by now" leaves them out. The partial index of pending events
+	// per resource serves both the filter and the order. The limit keeps
+	// a prefix of each resource's run, in sequence order.
+	rows, err := t.query(ctx, `UPDATE webhook_events SET lease = ?, next_attempt_at = ?, updated_at = ?
+		WHERE id IN (SELECT e.id FROM webhook_events e
+			WHERE e.status = 'PENDING' AND e.next_attempt_at <= ?
+			AND e.resource_id IN (SELECT v.id FROM `+t.d.jsonRows("id", "text")+`)
+			ORDER BY e.resource_id, e.sequence LIMIT ?)
+		RETURNING `+webhookCols, lease, t.d.timeArg(until), t.d.timeArg(now), t.d.timeArg(now), string(list), limit)
+	if err != nil {
+		return nil, t.fail(what, err)
+	}
+	items, err := collect(rows, scanWebhookEvent)
+	if err != nil {
+		return nil, t.fail(what, err)
+	}
+	slices.SortFunc(items, func(a, b store.WebhookEvent) int {
+		if c := strings.Compare(a.ResourceID, b.ResourceID); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Sequence, b.Sequence)
+	})
+	return items, nil
+}
+
+// idRow is a row of one id, for jsonRows.
+type idRow struct {
+	ID string `json:"id"`
+}
+
+func (t *tx) ReleaseWebhookEvents(ctx context.Context, ids []string, lease string, at time.Time) error {
+	const what = "release webhook events"
+	if len(ids) == 0 {
+		return nil
+	}
+	if lease == "" {
+		return fmt.Errorf("store: %s: a lease token is required", what)
+	}
+	rows := make([]idRow, len(ids))
+	for i, id := range ids {
+		rows[i] = idRow{id}
+	}
+	list, err := json.Marshal(rows)
+	if err != nil {
+		return err
+	}
+	_, err = t.exec(ctx, `UPDATE webhook_events SET lease = '', next_attempt_at = ?, updated_at = ?
+		WHERE lease = ? AND status = 'PENDING' AND id IN (SELECT v.id FROM `+t.d.jsonRows("id", "text")+`)`,
+		t.d.timeArg(at), t.d.timeArg(at), lease, string(list))
+	if err != nil {
+		return t.fail(what, err)
+	}
+	return nil
+}
+
 func (t *tx) FinishWebhookAttempt(ctx context.Context, e *store.WebhookEvent, a *store.WebhookAttempt, lease string) (bool, error) {
 	what := fmt.Sprintf("finish webhook attempt %d of %q", a.Attempt, e.ID)
 	if a.EventID != e.ID || a.Attempt < 1 {
@@ -136,6 +229,102 @@ func (t *tx) FinishWebhookAttempt(ctx context.Context, e *store.WebhookEvent, a 
 	}
 	e.Attempts, e.Lease = a.Attempt, ""
 	return true, nil
+}
+
+func (t *tx) FinishWebhookAttempts(ctx context.Context, outcomes []store.WebhookOutcome, lease string) ([]string, error) {
+	const what = "finish webhook attempts"
+	if len(outcomes) == 0 {
+		return nil, nil
+	}
+	if lease == "" {
+		return nil, fmt.Errorf("store: %s: a lease token is required", what)
+	}
+	type finishRow struct {
+		ID             string `json:"id"`
+		Status         string `json:"status"`
+		Attempt        int    `json:"attempt"`
+		NextAttemptAt  any    `json:"next_attempt_at"`
+		LastStatus     int    `json:"last_status"`
+		LastError      string `json:"last_error"`
+		DeliveredAt    any    `json:"delivered_at"`
+		UpdatedAt      any    `json:"updated_at"`
+		AttemptedAt    any    `json:"attempted_at"`
+		URL            string `json:"url"`
+		ResponseStatus int    `json:"response_status"`
+		Error          string `json:"error"`
+		DurationUs     int64  `json:"duration_us"`
+	}
+	finish := make([]finishRow, 0, len(outcomes))
+	for i := range outcomes {
+		e, a := &outcomes[i].Event, &outcomes[i].Attempt
+		if a.EventID != e.ID || a.Attempt < 1 {
+			return nil, fmt.Errorf("store: %s: attempt %d of %q does not belong to its event", what, a.Attempt, e.ID)
+		}
+		finish = append(finish, finishRow{ID: e.ID, Status: e.Status, Attempt: a.Attempt,
+			NextAttemptAt: t.d.timeArg(e.NextAttemptAt), LastStatus: e.LastStatus, LastError: e.LastError,
+			DeliveredAt: t.d.timeArg(e.DeliveredAt), UpdatedAt: t.d.timeArg(e.UpdatedAt)})
+	}
+	list, err := json.Marshal(finish)
+	if err != nil {
+		return nil, err
+	}
+	// One statement for every event of the round and one for their
+	// attempts, whatever their number: each statement costs a round trip
+	// (and, unprepared, a parse), and a round finishes dozens.
+	rows, err := t.query(ctx, `UPDATE webhook_events SET status = v.status, attempts = v.attempt,
+		next_attempt_at = v.next_attempt_at, last_status = v.last_status, last_error = v.last_error,
+		delivered_at = v.delivered_at, updated_at = v.updated_at, lease = ''
+		FROM `+t.d.jsonRows("id", "text", "status", "text", "attempt", "integer", "next_attempt_at", "time",
+		"last_status", "integer", "last_error", "text", "delivered_at", "time", "updated_at", "time")+`
+		WHERE webhook_events.id = v.id AND webhook_events.lease = ? AND webhook_events.lease <> ''
+		AND webhook_events.attempts = v.attempt - 1
+		RETURNING webhook_events.id`, string(list), lease)
+	if err != nil {
+		return nil, t.fail(what, err)
+	}
+	changed, err := collect(rows, func(s scanner) (string, error) {
+		var id string
+		return id, s.Scan(&id)
+	})
+	if err != nil {
+		return nil, t.fail(what, err)
+	}
+	won := make(map[string]bool, len(changed))
+	for _, id := range changed {
+		won[id] = true
+	}
+	var lost []string
+	attempts := finish[:0]
+	for i := range outcomes {
+		a := &outcomes[i].Attempt
+		if !won[a.EventID] {
+			lost = append(lost, a.EventID)
+			continue
+		}
+		attempts = append(attempts, finishRow{ID: a.EventID, Attempt: a.Attempt, AttemptedAt: t.d.timeArg(a.AttemptedAt),
+			URL: a.URL, ResponseStatus: a.ResponseStatus, Error: a.Error, DurationUs: a.Duration.Microseconds()})
+		outcomes[i].Event.Attempts, outcomes[i].Event.Lease = a.Attempt, ""
+	}
+	if len(attempts) == 0 {
+		return lost, nil
+	}
+	if list, err = json.Marshal(attempts); err != nil {
+		return nil, err
+	}
+	res, err := t.exec(ctx, `INSERT INTO webhook_attempts (event_id, attempt, attempted_at, url, response_status, error, duration_us)
+		SELECT v.id, v.attempt, v.attempted_at, v.url, v.response_status, v.error, v.duration_us
+		FROM `+t.d.jsonRows("id", "text", "attempt", "integer", "attempted_at", "time", "url", "text",
+		"response_status", "integer", "error", "text", "duration_us", "bigint")+`
+		WHERE true ON CONFLICT DO NOTHING`, string(list))
+	if err != nil {
+		return nil, t.fail(what, err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return nil, t.fail(what, err)
+	} else if int(n) != len(attempts) {
+		return nil, fmt.Errorf("%w: %s: %d of %d attempts were recorded already", store.ErrConflict, what, len(attempts)-int(n), len(attempts))
+	}
+	return lost, nil
 }
 
 func (t *tx) ListWebhookAttempts(ctx context.Context, eventID string) ([]store.WebhookAttempt, error) {

@@ -118,6 +118,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"WebhookClaim", testWebhookClaim},
 		{"WebhookClaimRace", testWebhookClaimRace},
 		{"WebhookList", testWebhookList},
+		{"WebhookRuns", testWebhookRuns},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -87,6 +87,14 @@ func testWebhookEventRoundTrip(f *fixture) {
 	if other := f.appendEvent(newID("InternalAccount"), at(0)); other.Sequence != 1 {
 		f.Fatalf("another resource's first sequence %d", other.Sequence)
 	}
+	// Sequence 0: the store assigns the next one and reports it.
+	for _, want := range []int64{3, 4} {
+		e := newWebhookEvent(r, 0, at(2*time.Second))
+		f.tx(func(tx store.Tx) error { return tx.CreateWebhookEvent(f.ctx, e) })
+		if e.Sequence != want || f.webhookEvent(e.ID).Sequence != want {
+			f.Fatalf("assigned sequence %d (stored %d), want %d", e.Sequence, f.webhookEvent(e.ID).Sequence, want)
+		}
+	}
 	err := f.s.Tx(f.ctx, func(tx store.Tx) error {
 		dup := newWebhookEvent(newID("Transaction"), 1, at(0))
 		dup.ID = e.ID
@@ -140,9 +148,12 @@ func testWebhookSequenceRace(f *fixture) {
 	const n = 8
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
-	for range n {
+	for i := range n {
 		wg.Go(func() {
 			errs <- f.s.Tx(f.ctx, func(tx store.Tx) error {
+				if i%2 == 0 { // the store assigns the sequence
+					return tx.CreateWebhookEvent(f.ctx, newWebhookEvent(r, 0, at(0)))
+				}
 				seq, err := tx.NextWebhookSequence(f.ctx, r)
 				if err != nil {
 					return err
@@ -375,5 +386,120 @@ func testWebhookList(f *fixture) {
 	p = list(store.WebhookEventFilter{Status: store.WebhookPending, Limit: 100})
 	if !slices.Equal(eventIDs(p.Items), []string{all[4], all[2], all[0]}) || p.TotalCount != 3 {
 		f.Fatalf("pending %v", eventIDs(p.Items))
+	}
+}
+
+// testWebhookRuns: behind the heads it claimed, a lease takes the later
+// pending events of the same resources (a prefix of each run, in sequence
+// order), which no other claim can take; FinishWebhookAttempts records a
+// round at once and reports what the lease no longer held; released
+// events are due again without an attempt.
+func testWebhookRuns(f *fixture) {
+	a, b, c := newID("Transaction"), newID("InternalAccount"), newID("Transaction")
+	var as, bs []*store.WebhookEvent
+	for range 4 {
+		as = append(as, f.appendEvent(a, at(0)))
+	}
+	for range 3 {
+		bs = append(bs, f.appendEvent(b, at(0)))
+	}
+	c1 := f.appendEvent(c, at(0))
+	now := at(time.Minute)
+	until := now.Add(time.Minute)
+	heads := f.claim(now, until, "lease-1", 2) // a1 and b1, oldest due first
+	if want := []string{as[0].ID, bs[0].ID}; !slices.Equal(eventIDs(heads), want) {
+		f.Fatalf("heads %v, want %v", eventIDs(heads), want)
+	}
+	followers := func(heads []store.WebhookEvent, lease string, limit int) []store.WebhookEvent {
+		f.Helper()
+		var got []store.WebhookEvent
+		f.tx(func(tx store.Tx) error {
+			var err error
+			got, err = tx.ClaimWebhookFollowers(f.ctx, heads, now, until, lease, limit)
+			return err
+		})
+		return got
+	}
+	// Limit 4 of the 5 followers: a resource's run is cut at its end.
+	got := followers(heads, "lease-1", 4)
+	first, second := as[1:], bs[1:]
+	if a > b {
+		first, second = bs[1:], as[1:]
+	}
+	want := []string{first[0].ID, first[1].ID}
+	if len(first) == 3 {
+		want = append(want, first[2].ID, second[0].ID)
+	} else {
+		want = append(want, second[0].ID, second[1].ID)
+	}
+	if !slices.Equal(eventIDs(got), want) {
+		f.Fatalf("followers %v, want %v (by resource, then sequence)", eventIDs(got), want)
+	}
+	for _, e := range got {
+		if e.Lease != "lease-1" || !e.NextAttemptAt.Equal(until) {
+			f.Fatalf("follower %+v", e)
+		}
+	}
+	if again := f.claim(now, until, "lease-2", 10); !slices.Equal(eventIDs(again), []string{c1.ID}) {
+		f.Fatalf("another claim took %v, want only %s", eventIDs(again), c1.ID)
+	}
+	var err error
+	f.tx(func(tx store.Tx) error {
+		_, err = tx.ClaimWebhookFollowers(f.ctx, heads, now, until, "lease-2", 10)
+		return nil
+	})
+	if err == nil {
+		f.Fatal("followers of heads another lease holds were claimed")
+	}
+	// Finish a1 (delivered), a2 (delivered) and c1 (held by lease-2, so
+	// lost) in one call; release a3.
+	var a2 store.WebhookEvent
+	for _, e := range got {
+		if e.ID == as[1].ID {
+			a2 = e
+		}
+	}
+	outcome := func(e store.WebhookEvent) store.WebhookOutcome {
+		e.Status, e.UpdatedAt, e.DeliveredAt, e.LastStatus = store.WebhookDelivered, now, now, 204
+		return store.WebhookOutcome{Event: e, Attempt: store.WebhookAttempt{EventID: e.ID, Attempt: e.Attempts + 1,
+			AttemptedAt: now, URL: "https://example.com/hook", ResponseStatus: 204, Duration: time.Millisecond}}
+	}
+	var lost []string
+	f.tx(func(tx store.Tx) error {
+		var err error
+		lost, err = tx.FinishWebhookAttempts(f.ctx, []store.WebhookOutcome{outcome(heads[0]), outcome(a2), outcome(*c1)}, "lease-1")
+		if err != nil {
+			return err
+		}
+		return tx.ReleaseWebhookEvents(f.ctx, []string{as[2].ID, c1.ID}, "lease-1", now)
+	})
+	if !slices.Equal(lost, []string{c1.ID}) {
+		f.Fatalf("lost %v, want %v", lost, []string{c1.ID})
+	}
+	for _, e := range []*store.WebhookEvent{as[0], as[1]} {
+		ev := f.webhookEvent(e.ID)
+		if ev.Status != store.WebhookDelivered || ev.Attempts != 1 || ev.Lease != "" || ev.LastStatus != 204 || !ev.DeliveredAt.Equal(now) {
+			f.Fatalf("finished %+v", ev)
+		}
+		var attempts []store.WebhookAttempt
+		f.tx(func(tx store.Tx) error {
+			var err error
+			attempts, err = tx.ListWebhookAttempts(f.ctx, e.ID)
+			return err
+		})
+		if len(attempts) != 1 || attempts[0].ResponseStatus != 204 || attempts[0].Duration != time.Millisecond ||
+			!attempts[0].AttemptedAt.Equal(now) || attempts[0].URL != "https://example.com/hook" {
+			f.Fatalf("attempts of %s: %+v", e.ID, attempts)
+		}
+	}
+	if ev := f.webhookEvent(c1.ID); ev.Status != store.WebhookPending || ev.Lease != "lease-2" {
+		f.Fatalf("another lease's event changed: %+v", ev)
+	}
+	if ev := f.webhookEvent(as[2].ID); ev.Lease != "" || !ev.NextAttemptAt.Equal(now) || ev.Attempts != 0 {
+		f.Fatalf("released %+v", ev)
+	}
+	// a3 now heads a, due at once; a4 still holds lease-1 until it ends.
+	if got := f.claim(now, until, "lease-3", 10); !slices.Equal(eventIDs(got), []string{as[2].ID}) {
+		f.Fatalf("after the round: %v, want %v", eventIDs(got), []string{as[2].ID})
 	}
 }

@@ -1,0 +1,105 @@
+package sqlstore
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"paywallet/service/store"
+	"paywallet/service/store/pgtest"
+)
+
+// TestTxLazy: a lazy transaction commits or rolls back as Tx does, runs
+// alongside ordinary transactions (and the statement cache, which
+// prepares on the one SQLite connection) without a deadlock, and leaves
+// the SQLite connection syncing every commit again.
+func TestTxLazy(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		open func(t *testing.T) *DB
+	}{
+		{"sqlite", func(t *testing.T) *DB {
+			db, err := OpenSQLite(t.Context(), filepath.Join(t.TempDir(), "lazy.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return db
+		}},
+		{"postgres", func(t *testing.T) *DB {
+			db, err := OpenPostgres(t.Context(), pgtest.Start(t).NewDatabase(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return db
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db := tc.open(t)
+			defer db.Close()
+			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+			defer cancel()
+			put := func(key string) func(store.Tx) error {
+				return func(tx store.Tx) error {
+					_, err := tx.PutSettingIfAbsent(ctx, key, []byte(key))
+					return err
+				}
+			}
+			if err := db.TxLazy(ctx, put("kept")); err != nil {
+				t.Fatal(err)
+			}
+			boom := errors.New("boom")
+			err := db.TxLazy(ctx, func(tx store.Tx) error {
+				if err := put("dropped")(tx); err != nil {
+					return err
+				}
+				return boom
+			})
+			if !errors.Is(err, boom) {
+				t.Fatalf("TxLazy returned %v, want fn's error", err)
+			}
+			err = db.Tx(ctx, func(tx store.Tx) error {
+				if _, err := tx.GetSetting(ctx, "kept"); err != nil {
+					return err
+				}
+				if _, err := tx.GetSetting(ctx, "dropped"); !errors.Is(err, store.ErrNotFound) {
+					return errors.Join(errors.New("a rolled-back lazy write is there"), err)
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var wg sync.WaitGroup
+			errs := make(chan error, 40)
+			for i := range 20 {
+				wg.Go(func() {
+					key := string(rune('a' + i))
+					errs <- db.TxLazy(ctx, put("lazy-"+key))
+				})
+				wg.Go(func() {
+					key := string(rune('a' + i))
+					errs <- db.Tx(ctx, put("sync-"+key))
+				})
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			if db.d == sqliteDialect {
+				var mode int
+				if err := db.db.QueryRowContext(ctx, `PRAGMA synchronous`).Scan(&mode); err != nil {
+					t.Fatal(err)
+				}
+				if mode != 2 {
+					t.Fatalf("synchronous is %d after lazy transactions, want 2 (FULL)", mode)
+				}
+			}
+		})
+	}
+}
