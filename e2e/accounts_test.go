@@ -82,6 +82,7 @@ func TestExternalAccounts(t *testing.T) {
 		t.Errorf("the form was not reset: account number %q (%v)", v, err)
 	}
 
+	goTo(t, ctx, "/recipients/new", "recipient-new") // an added account takes the page to the list
 	chooseType(t, ctx, "SPARK_WALLET")
 	fill(t, ctx, map[string]string{"accountInfo.address": sparkAddress})
 	click(t, ctx, "account-submit")
@@ -94,6 +95,7 @@ func TestExternalAccounts(t *testing.T) {
 	}
 
 	// A Philippine account: the bank is picked from the discovery list.
+	goTo(t, ctx, "/recipients/new", "recipient-new") // an added account takes the page to the list
 	chooseType(t, ctx, "PHP_ACCOUNT")
 	const bank = "BDO Unibank"
 	pick := fmt.Sprintf(`(() => { const s = document.querySelector('select[data-field="accountInfo.bankName"]');
@@ -144,6 +146,7 @@ func TestExternalAccounts(t *testing.T) {
 	}
 
 	// On a phone-sized screen, with the form showing errors, nothing spills sideways.
+	goTo(t, ctx, "/recipients/new", "recipient-new") // an added account takes the page to the list
 	chooseType(t, ctx, "USD_ACCOUNT")
 	fill(t, ctx, map[string]string{"accountInfo.routingNumber": "1"})
 	click(t, ctx, "account-submit")

@@ -10,7 +10,9 @@
 //  3. the BFF against a direct call to the service (internal/bench/load);
 //  4. the service on SQLite and on PostgreSQL at several concurrencies;
 //  5. how list and get grow from 10^3 to 10^5 stored accounts;
-//  6. Lighthouse on the signed-in Home and Send views (lighthouse.go).
+//  6. Lighthouse on the signed-in Home and Send views (lighthouse.go);
+//  7. webhooks: throughput on against off, and state change → browser
+//     latency through the BFF (events.go).
 //
 // PostgreSQL is a throwaway cluster started from the machine's binaries
 // (service/store/pgtest) and deleted at the end. Run it from the repository
@@ -45,7 +47,7 @@ import (
 // Quote's JSON, the rates arithmetic and the BFF's forwarding.
 var microPackages = []string{"./shared/walletcrypto", "./shared/accountrules", "./service", "./service/rates", "./bff"}
 
-var steps = []string{"browser", "micro", "bff", "service", "scale", "lighthouse"}
+var steps = []string{"browser", "micro", "bff", "service", "scale", "events", "lighthouse"}
 
 func main() {
 	if err := run(context.Background(), os.Args[1:]); err != nil {
@@ -124,7 +126,7 @@ func run(ctx context.Context, args []string) error {
 	}
 
 	var cluster *pgtest.Cluster
-	needPG := !skipped["bff"] || !skipped["service"] || !skipped["scale"]
+	needPG := !skipped["bff"] || !skipped["service"] || !skipped["scale"] || !skipped["events"]
 	if needPG {
 		logf("starting a throwaway PostgreSQL cluster")
 		cluster, err = pgtest.Launch(ctx)
@@ -176,6 +178,16 @@ func run(ctx context.Context, args []string) error {
 		}
 		if err != nil {
 			fail("scale", err)
+		}
+	}
+	if !skipped["events"] {
+		logf("events: webhooks on against off, and state change → browser")
+		o, err := opts("bench_events")
+		if err == nil {
+			r.Events, err = load.RunEvents(ctx, o)
+		}
+		if err != nil {
+			fail("events", err)
 		}
 	}
 	if !skipped["lighthouse"] {

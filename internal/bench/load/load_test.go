@@ -74,6 +74,33 @@ func TestSmoke(t *testing.T) {
 // server: warm-up calls are not measured, maxRequests bounds the measured
 // calls, (client, seq) never repeats, errors are counted and ErrStop ends
 // a client without counting.
+// TestEventsSmoke runs RunEvents tiny on both stores: every call answers
+// as it should, the receiver hears the "on" side's webhooks, and every
+// payment's event reaches the BFF's event stream.
+func TestEventsSmoke(t *testing.T) {
+	o := Options{PostgresURL: pgtest.Start(t).NewDatabase(t), TempDir: t.TempDir(), Smoke: true, Log: t.Logf}
+	r, err := RunEvents(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Throughput) != 2 {
+		t.Fatalf("%d throughput cells, want 2 (SQLite, PostgreSQL)", len(r.Throughput))
+	}
+	for _, c := range r.Throughput {
+		for side, st := range map[string]Stats{"off": c.Off, "on": c.On} {
+			if st.Requests == 0 || st.Errors != 0 {
+				t.Errorf("%s %s: %d requests, %d errors (first: %s)", c.Store, side, st.Requests, st.Errors, st.FirstError)
+			}
+		}
+		if c.Delivered == 0 || c.Ratio <= 0 {
+			t.Errorf("%s: %d delivered, ratio %v", c.Store, c.Delivered, c.Ratio)
+		}
+	}
+	if l := r.Latency; l == nil || l.Missing != 0 || l.Events < l.Executes || l.P50Ms <= 0 || l.P99Ms < l.P50Ms {
+		t.Errorf("latency %+v", l)
+	}
+}
+
 func TestRun(t *testing.T) {
 	var mu sync.Mutex
 	seen := map[[2]int]bool{}

@@ -279,6 +279,13 @@ func (s *stack) newPayer(ctx context.Context, prefix string) (*payer, error) {
 	if err != nil {
 		return nil, err
 	}
+	return s.payerOf(ctx, c)
+}
+
+// payerOf makes a payer of a customer: its wallet logged in through the
+// OTP login, funded, with a destination account (not yet verified).
+func (s *stack) payerOf(ctx context.Context, c customer) (*payer, error) {
+	var err error
 	py := &payer{customer: c}
 	if py.key, err = s.login(ctx, c); err != nil {
 		return nil, err

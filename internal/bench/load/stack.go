@@ -337,23 +337,29 @@ func (s *stack) newCustomer(ctx context.Context, prefix string) (customer, error
 		return c, err
 	}
 	c.id = cust.ID
+	return c, s.walletOf(ctx, &c)
+}
+
+// walletOf fills in the wallet and credential of a customer whose e-mail
+// and id are set.
+func (s *stack) walletOf(ctx context.Context, c *customer) error {
 	var accts wire.List[wire.InternalAccount]
 	if err := s.api.expect(ctx, http.StatusOK, &accts, "GET", "/customers/internal-accounts?type=EMBEDDED_WALLET&customerId="+url.QueryEscape(c.id), nil); err != nil {
-		return c, err
+		return err
 	}
 	if len(accts.Data) != 1 {
-		return c, fmt.Errorf("customer %s has %d wallets", c.id, len(accts.Data))
+		return fmt.Errorf("customer %s has %d wallets", c.id, len(accts.Data))
 	}
 	c.account = accts.Data[0].ID
 	var creds wire.Data[wire.AuthMethod]
 	if err := s.api.expect(ctx, http.StatusOK, &creds, "GET", "/auth/credentials?accountId="+url.QueryEscape(c.account), nil); err != nil {
-		return c, err
+		return err
 	}
 	if len(creds.Data) != 1 || creds.Data[0].Type != wire.TypeEmailOTP {
-		return c, fmt.Errorf("wallet %s has credentials %+v", c.account, creds.Data)
+		return fmt.Errorf("wallet %s has credentials %+v", c.account, creds.Data)
 	}
 	c.credential = creds.Data[0].ID
-	return c, nil
+	return nil
 }
 
 // pendingLogin is leg 1 of an e-mail OTP login, ready to send: the code

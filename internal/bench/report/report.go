@@ -39,6 +39,8 @@ type Report struct {
 	Service []load.ServiceCell `json:"service"`
 	Scale   []load.ScaleCell   `json:"scale"`
 	BFF     []load.BFFCell     `json:"bff"`
+	// Events is the webhooks' cost and speed (events.go).
+	Events *load.EventsResult `json:"events,omitempty"`
 	// Lighthouse scores the signed-in Home and Send (lighthouse.go).
 	Lighthouse *lighthouse.Result `json:"lighthouse,omitempty"`
 	Errors     map[string]string  `json:"errors,omitempty"`
@@ -135,7 +137,7 @@ func (r *Report) Budgets() []Budget {
 	}
 	add("BFF forwarding overhead over a direct service call, p50 (forwarded read, one client)", "≤ 0.3 ms", "≤ 0.1 ms",
 		num(added)+" ms", okB, added <= 0.3, added <= 0.1)
-	return out
+	return append(out, r.eventBudgets()...)
 }
 
 // ratio is "a ÷ b" of two browser medians, or "" when one is missing.
@@ -188,6 +190,7 @@ func (r *Report) Markdown(chartFile string) string {
 	r.bffSection(&b)
 	r.serviceSection(&b)
 	r.scaleSection(&b)
+	r.eventsSection(&b)
 	r.lighthouseSection(&b)
 	r.microSection(&b)
 	b.WriteString(howMeasured)

@@ -1,0 +1,435 @@
+package load
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"paywallet/bff"
+	"paywallet/internal/bffclient"
+)
+
+// EventsResult is what [RunEvents] measured: the DESIGN budgets "webhooks
+// on against off: create-quote and execute throughput" and "event
+// delivery, state change → browser, p50 / p99".
+type EventsResult struct {
+	Throughput []WebhookThroughput
+	Latency    *EventLatency `json:",omitempty"`
+}
+
+// WebhookThroughput compares create-quote plus execute with the service's
+// webhooks off and on, on one store at one client count. Stats.RPS counts
+// quote-and-execute pairs per second.
+type WebhookThroughput struct {
+	Store   string
+	Clients int
+	Off, On Stats
+	// Ratio is On.RPS / Off.RPS (the budget: ≥ 0.9).
+	Ratio float64
+	// Delivered is how many webhooks the receiver answered 2xx during the
+	// "on" runs: proof that the work measured includes delivery.
+	Delivered int64
+}
+
+// EventLatency is the time from a state change in the service to its event
+// on the BFF's GET /api/events stream, over every event the stream carried.
+type EventLatency struct {
+	Store    string
+	Executes int // payments made, one every eventPace
+	Events   int // events read from the stream
+	// Missing is how many of the payments' first events (the transaction
+	// leaving PENDING) never arrived.
+	Missing                    int
+	P50Ms, P90Ms, P99Ms, MaxMs float64
+}
+
+// eventPace is the gap between two payments of the latency run: a steady
+// stream of changes, not a burst.
+const eventPace = 20 * time.Millisecond
+
+// RunEvents measures the webhooks' cost and speed.
+//
+// Throughput: for each store (SQLite, and PostgreSQL when o.PostgresURL is
+// set) and client count (1 and 8; 1 in a smoke run), two production-mode
+// services run side by side, one with no webhook endpoint (off) and one
+// whose endpoint is a loopback receiver that answers 204 to every POST
+// (on: events recorded in the outbox and delivered by the worker, signed,
+// over HTTP). Each call is POST /quotes then POST /quotes/{id}/execute with
+// the wallet's stamp (made in the call, the same work on both sides), as
+// RunService does them; each client has its own funded wallet. Off and on
+// run in alternation (off, on, off, on), so what else slows the machine
+// falls on both.
+//
+// Latency: a production-mode service on SQLite delivers its webhooks to a
+// BFF (POST /webhooks/service, as cmd/wallet wires them), and a Go client
+// holds the BFF's GET /api/events stream open with the cookie of the
+// customer's browser session, as the wallet page's EventSource does. The
+// customer makes a payment every eventPace; for each event the stream
+// carries, the latency is the time it was read minus the event's
+// timestamp, which the service takes in the transaction that makes the
+// change, just before it commits (same clock: one process). Every
+// execute's event, its settlement's and the balance events are counted.
+func RunEvents(ctx context.Context, o Options) (*EventsResult, error) {
+	p, err := o.plan()
+	if err != nil {
+		return nil, err
+	}
+	out := &EventsResult{}
+	clients := []int{1, 8}
+	if p.smoke {
+		clients = []int{1}
+	}
+	if o.Clients != nil {
+		clients = o.Clients
+	}
+	for _, kind := range p.stores() {
+		cells, err := runWebhookThroughput(ctx, p, kind, clients)
+		out.Throughput = append(out.Throughput, cells...)
+		if err != nil {
+			return out, fmt.Errorf("load: webhooks on %s: %w", kind, err)
+		}
+	}
+	out.Latency, err = runEventLatency(ctx, p)
+	if err != nil {
+		return out, fmt.Errorf("load: event latency: %w", err)
+	}
+	return out, nil
+}
+
+// receiver is a webhook endpoint that answers 204 at once.
+type receiver struct {
+	url       string
+	delivered atomic.Int64
+	close     func()
+}
+
+func startReceiver() (*receiver, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	r := &receiver{url: "http://" + ln.Addr().String() + "/webhooks"}
+	srv := &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		_, _ = io.Copy(io.Discard, req.Body)
+		r.delivered.Add(1)
+		w.WriteHeader(http.StatusNoContent)
+	})}
+	go func() { _ = srv.Serve(ln) }()
+	r.close = func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(ctx)
+	}
+	return r, nil
+}
+
+// setWebhookEndpoint points the stack's webhooks at url (PATCH /config).
+func (s *stack) setWebhookEndpoint(ctx context.Context, url string) error {
+	return s.api.expect(ctx, http.StatusOK, nil, "PATCH", "/config", mustJSON(map[string]string{"webhookEndpoint": url}))
+}
+
+// quoteAndExecute creates a quote from the payer's wallet, stamps its
+// payload and executes it.
+func (s *stack) quoteAndExecute(ctx context.Context, py *payer) error {
+	it, err := s.createQuote(ctx, py)
+	if err != nil {
+		return err
+	}
+	if err := prepareExecutes([]*quoteItem{it}); err != nil {
+		return err
+	}
+	return s.execute(ctx, it)
+}
+
+// payers makes n payers on the stack, with ACTIVE destinations.
+func (s *stack) payers(ctx context.Context, n int, prefix string) ([]*payer, error) {
+	out := make([]*payer, n)
+	if err := parallel(ctx, n, 8, func(ctx context.Context, i int) error {
+		var err error
+		out[i], err = s.newPayer(ctx, fmt.Sprintf("%s%d", prefix, i))
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	dests := make([]string, n)
+	for i, py := range out {
+		dests[i] = py.dest
+	}
+	return out, s.waitActive(ctx, dests)
+}
+
+// throughputRounds is how many times runWebhookThroughput alternates
+// between off and on.
+const throughputRounds = 3
+
+func runWebhookThroughput(ctx context.Context, p plan, kind string, clients []int) ([]WebhookThroughput, error) {
+	rcv, err := startReceiver()
+	if err != nil {
+		return nil, err
+	}
+	defer rcv.close()
+	off, err := startStack(ctx, p, kind, "hooks_off")
+	if err != nil {
+		return nil, err
+	}
+	defer off.close()
+	on, err := startStack(ctx, p, kind, "hooks_on")
+	if err != nil {
+		return nil, err
+	}
+	defer on.close()
+	if err := on.setWebhookEndpoint(ctx, rcv.url); err != nil {
+		return nil, err
+	}
+	n := slices.Max(clients)
+	offPayers, err := off.payers(ctx, n, "hooks-off")
+	if err != nil {
+		return nil, err
+	}
+	onPayers, err := on.payers(ctx, n, "hooks-on")
+	if err != nil {
+		return nil, err
+	}
+	var cells []WebhookThroughput
+	for _, c := range clients {
+		var o, w sample
+		var delivered int64
+		for range throughputRounds {
+			o.add(run(ctx, c, p.dur/throughputRounds, p.cap/throughputRounds, func(ctx context.Context, client, _ int) error {
+				return off.quoteAndExecute(ctx, offPayers[client])
+			}))
+			d0 := rcv.delivered.Load()
+			w.add(run(ctx, c, p.dur/throughputRounds, p.cap/throughputRounds, func(ctx context.Context, client, _ int) error {
+				return on.quoteAndExecute(ctx, onPayers[client])
+			}))
+			delivered += rcv.delivered.Load() - d0
+		}
+		cell := WebhookThroughput{Store: kind, Clients: c, Off: o.stats(), On: w.stats(), Delivered: delivered}
+		if cell.Off.RPS > 0 {
+			cell.Ratio = cell.On.RPS / cell.Off.RPS
+		}
+		logCell(p, kind, "quote+execute hooks off", cell.Off, "")
+		logCell(p, kind, "quote+execute hooks on", cell.On, fmt.Sprintf(" delivered=%d on/off=%.3f", delivered, cell.Ratio))
+		cells = append(cells, cell)
+		if err := ctx.Err(); err != nil {
+			return cells, err
+		}
+	}
+	if cells[0].Delivered == 0 {
+		return cells, fmt.Errorf("the receiver got no webhook while webhooks were on")
+	}
+	return cells, nil
+}
+
+func runEventLatency(ctx context.Context, p plan) (*EventLatency, error) {
+	s, err := startStack(ctx, p, "sqlite", "events")
+	if err != nil {
+		return nil, err
+	}
+	defer s.close()
+	base, err := s.startBFF()
+	if err != nil {
+		return nil, err
+	}
+	if err := s.setWebhookEndpoint(ctx, base+bff.WebhookPath); err != nil {
+		return nil, err
+	}
+
+	// The browser: a session signed in through the BFF.
+	var cookie string
+	cl := &bffclient.Client{Base: base, Transport: s.tr, OnResponse: func(r bffclient.Response) {
+		if c := cookieOf(r.Header); c != "" {
+			cookie = c
+		}
+	}}
+	c := customer{email: fmt.Sprintf("events-%d@bench.example.com", s.seq.Add(1))}
+	if _, _, err := cl.LoginEmailOTP(ctx, c.email, func(address string) (string, error) {
+		if m, ok := s.box.Latest(address); ok {
+			return m.Code, nil
+		}
+		return "", fmt.Errorf("no code for %s", address)
+	}); err != nil {
+		return nil, fmt.Errorf("sign in through the BFF: %w", err)
+	}
+	me, err := cl.Do(ctx, "GET", "/api/me", nil, nil)
+	var who struct{ CustomerID string }
+	if err == nil && (me.Status != http.StatusOK || me.Decode(&who) != nil || who.CustomerID == "") {
+		err = fmt.Errorf("GET /api/me: %d %s", me.Status, clip(me.Body))
+	}
+	if err != nil {
+		return nil, err
+	}
+	c.id = who.CustomerID
+	if err := s.walletOf(ctx, &c); err != nil {
+		return nil, err
+	}
+	// The payments are made on the service API with a session of the
+	// wallet's own (the page's key stays in the page).
+	py, err := s.payerOf(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.waitActive(ctx, []string{py.dest}); err != nil {
+		return nil, err
+	}
+
+	sctx, stop := context.WithCancel(ctx)
+	defer stop()
+	arrivals, err := openEvents(sctx, s.api.hc, base, cookie)
+	if err != nil {
+		return nil, err
+	}
+
+	executes := 200
+	if p.smoke {
+		executes = 4
+	}
+	var lat []time.Duration
+	executed := map[string]bool{} // transaction ids whose first event is due
+	heard := map[string]bool{}
+	collect := func(a arrival) {
+		lat = append(lat, a.at.Sub(a.timestamp))
+		if strings.HasPrefix(a.typ, "OUTGOING_PAYMENT.") {
+			heard[a.resource] = true
+		}
+	}
+	tick := time.NewTicker(eventPace)
+	defer tick.Stop()
+	for i := 0; i < executes; {
+		select {
+		case a, ok := <-arrivals:
+			if !ok {
+				return nil, fmt.Errorf("the event stream ended")
+			}
+			collect(a)
+		case <-tick.C:
+			it, err := s.createQuote(ctx, py)
+			if err == nil {
+				err = prepareExecutes([]*quoteItem{it})
+			}
+			if err == nil {
+				err = s.execute(ctx, it)
+			}
+			if err != nil {
+				return nil, err
+			}
+			executed[it.tx] = true
+			i++
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	// Wait for the stragglers: until every payment was heard and nothing
+	// came for a second (settlements follow), at most 30 s.
+	deadline := time.After(30 * time.Second)
+	quiet := time.NewTimer(time.Second)
+	defer quiet.Stop()
+wait:
+	for {
+		select {
+		case a, ok := <-arrivals:
+			if !ok {
+				break wait
+			}
+			collect(a)
+			quiet.Reset(time.Second)
+		case <-quiet.C:
+			if len(heard) >= len(executed) {
+				break wait
+			}
+			quiet.Reset(time.Second)
+		case <-deadline:
+			break wait
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	missing := 0
+	for tx := range executed {
+		if !heard[tx] {
+			missing++
+		}
+	}
+	if len(lat) == 0 {
+		return nil, fmt.Errorf("no event arrived on the stream")
+	}
+	slices.Sort(lat)
+	r := &EventLatency{Store: "sqlite", Executes: executes, Events: len(lat), Missing: missing,
+		P50Ms: ms(percentile(lat, 50)), P90Ms: ms(percentile(lat, 90)), P99Ms: ms(percentile(lat, 99)), MaxMs: ms(lat[len(lat)-1])}
+	p.log("events   state change → SSE: %d payments, %d events, %d missing, p50=%.2fms p90=%.2fms p99=%.2fms max=%.2fms",
+		r.Executes, r.Events, r.Missing, r.P50Ms, r.P90Ms, r.P99Ms, r.MaxMs)
+	if missing > 0 {
+		return r, fmt.Errorf("%d of %d payments were never heard on the stream", missing, executes)
+	}
+	return r, nil
+}
+
+// arrival is one event read from the SSE stream.
+type arrival struct {
+	at        time.Time // when its data line was read
+	timestamp time.Time // the event's own timestamp (the state change)
+	typ       string
+	resource  string // data.id
+}
+
+// openEvents opens GET /api/events as the wallet page's EventSource does
+// (the session cookie, Accept: text/event-stream, a same-origin fetch) and
+// passes each event on as it is read. The channel closes with the stream.
+func openEvents(ctx context.Context, hc *http.Client, base, cookie string) (<-chan arrival, error) {
+	req, err := http.NewRequestWithContext(ctx, "GET", base+"/api/events", nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	req.Header.Set("Cookie", cookie)
+	// The stream stays open: no client timeout.
+	resp, err := (&http.Client{Transport: hc.Transport}).Do(req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<10))
+		resp.Body.Close()
+		return nil, fmt.Errorf("GET /api/events: %d %s", resp.StatusCode, b)
+	}
+	out := make(chan arrival, 1024)
+	go func() {
+		defer close(out)
+		defer resp.Body.Close()
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			data, ok := strings.CutPrefix(sc.Text(), "data:")
+			if !ok {
+				continue
+			}
+			at := time.Now()
+			var ev struct {
+				Type, Timestamp string
+				Data            struct{ ID string }
+			}
+			if json.Unmarshal([]byte(strings.TrimSpace(data)), &ev) != nil {
+				continue
+			}
+			ts, err := time.Parse(time.RFC3339Nano, ev.Timestamp)
+			if err != nil {
+				continue
+			}
+			select {
+			case out <- arrival{at: at, timestamp: ts, typ: ev.Type, resource: ev.Data.ID}:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return out, nil
+}
