@@ -97,6 +97,7 @@ func TestAccountsServiceErrors(t *testing.T) {
 	})
 	ctx := newTab(t)
 	signIn(t, ctx, site)
+	goTo(t, ctx, "/recipients", "recipients")
 	waitFor(t, ctx, shown("accounts"))
 	waitFor(t, ctx, `document.querySelectorAll("#accounts-list > li[data-id]").length === 1`)
 	if got := eval[string](t, ctx, `document.querySelector("#accounts-list li .badge").textContent`); got != "Under review" {
@@ -106,6 +107,7 @@ func TestAccountsServiceErrors(t *testing.T) {
 		t.Errorf("list item %q: want the account number masked to its last 4", got)
 	}
 
+	goTo(t, ctx, "/recipients/new", "recipient-new")
 	fillUSD(t, ctx, "12345", "")
 	do(t, ctx, chromedp.Click(chromedp.ID("account-submit")))
 	waitFor(t, ctx, errorShown("accountInfo.routingNumber"))
@@ -189,6 +191,7 @@ func TestAccountsLocalValidation(t *testing.T) {
 	site, api := startSite(t)
 	ctx := newTab(t, localValidator)
 	signIn(t, ctx, site)
+	goTo(t, ctx, "/recipients/new", "recipient-new")
 	waitFor(t, ctx, shown("add-account"))
 
 	fillUSD(t, ctx, "12345", "10001")
@@ -230,6 +233,7 @@ func TestAccountsCheckedAsTyped(t *testing.T) {
 	site, api := startSite(t)
 	ctx := newTab(t, localValidator)
 	signIn(t, ctx, site)
+	goTo(t, ctx, "/recipients/new", "recipient-new")
 	waitFor(t, ctx, shown("add-account"))
 	chooseType(t, ctx, "USD_ACCOUNT")
 
@@ -265,6 +269,7 @@ func TestAccountsShapesAndBusiness(t *testing.T) {
 	site, api := startSite(t)
 	ctx := newTab(t, localValidator)
 	signIn(t, ctx, site)
+	goTo(t, ctx, "/recipients/new", "recipient-new")
 	waitFor(t, ctx, shown("add-account"))
 
 	chooseType(t, ctx, "COP_ACCOUNT")

@@ -109,7 +109,7 @@ func TestMoneyFollowsEvents(t *testing.T) {
 	api.events.enable()
 	ctx := newTab(t)
 	signIn(t, ctx, site)
-	waitFor(t, ctx, shown("balance")+` && `+shown("send")+` && `+shown("transactions"))
+	waitFor(t, ctx, moneyShown)
 	deadline := time.Now().Add(5 * time.Second)
 	for api.events.listening() != 1 {
 		if time.Now().After(deadline) {

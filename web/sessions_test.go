@@ -20,6 +20,7 @@ func TestSessionsPanel(t *testing.T) {
 	api.set(func(f *fakeAPI) { f.others = []string{otherSession} })
 	ctx := newTab(t)
 	signIn(t, ctx, site)
+	goTo(t, ctx, "/security", "security")
 	waitFor(t, ctx, shown("sessions"))
 	waitFor(t, ctx, `document.querySelectorAll("#sessions-list > li").length === 2`)
 	if got := eval[string](t, ctx, `document.querySelector("#sessions-list > li:first-child .badge").textContent`); got != "This device" {
@@ -60,6 +61,7 @@ func TestSessionsShowDevices(t *testing.T) {
 	})
 	ctx := newTab(t)
 	signIn(t, ctx, site)
+	goTo(t, ctx, "/security", "security")
 	waitFor(t, ctx, shown("sessions"))
 	waitFor(t, ctx, `document.querySelectorAll("#sessions-list > li").length === 3`)
 

@@ -63,6 +63,7 @@ func TestVaultPageResumesAfterReload(t *testing.T) {
 		t.Error("the page says the key is missing")
 	}
 	// It signs with the resumed key.
+	goTo(t, ctx, "/security", "security")
 	waitFor(t, ctx, `document.querySelectorAll("#sessions-list > li").length === 2`)
 	do(t, ctx, chromedp.Click(chromedp.CSS(`button[data-revoke="`+otherSession+`"]`)))
 	waitFor(t, ctx, `document.querySelectorAll("#sessions-list > li").length === 1`)
@@ -121,6 +122,7 @@ func TestVaultPageStoreRefused(t *testing.T) {
 	if got := shownKey(t, ctx); got != stubKey(1) {
 		t.Errorf("key %q", got)
 	}
+	goTo(t, ctx, "/security", "security")
 	waitFor(t, ctx, `document.querySelectorAll("#sessions-list > li").length === 2`)
 	do(t, ctx, chromedp.Click(chromedp.CSS(`button[data-revoke="`+otherSession+`"]`)))
 	waitFor(t, ctx, `document.querySelectorAll("#sessions-list > li").length === 1`)

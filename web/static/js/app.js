@@ -1066,8 +1066,13 @@ function reportError(err, field) {
   if (err instanceof ApiError) {
     const fields = err.fieldErrors();
     if (fields[field]) return fieldError(field, capitalize(fields[field]) + ".");
+    if (err.status === 429 && err.details && err.details.reason === "CODE_RECENTLY_SENT") {
+      // Not a fault: a code is already on its way.
+      return fieldError(field, "We sent you a code moments ago. Check your inbox (and the spam folder); " +
+        "you can ask for a new one in " + formatWait(err.retryAfter) + ".");
+    }
     if (err.status === 429) {
-      return fieldError(field, "Too many attempts. Try again in " + formatWait(err.retryAfter) + ".");
+      return fieldError(field, "Too many attempts. Wait " + formatWait(err.retryAfter) + ", then try again.");
     }
     if (err.status === 401 && err.code === "UNAUTHORIZED") {
       showLogin();
