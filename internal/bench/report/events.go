@@ -56,7 +56,8 @@ func (r *Report) eventsSection(b *strings.Builder) {
 	}
 	section(b, "Webhooks on against off",
 		"Create-quote then execute (one pair per call, the wallet's stamp made in the call) against two production-mode services side by side, "+
-			"one without a webhook endpoint and one delivering every event, signed, to a loopback receiver that answers 204; off and on in alternation.",
+			"one without a webhook endpoint and one delivering every event, signed, to a loopback receiver that answers 204; off and on in alternation. "+
+			"After each on run the outbox is let empty and that time counts as on's, so on is what the service sustains with every event delivered.",
 		[]string{"store", "clients", "off pairs/s", "on pairs/s", "on / off", "p50 ms off / on", "webhooks delivered", "errors"}, rows)
 	if l := r.Events.Latency; l != nil {
 		fmt.Fprintf(b, "**State change → browser** (%s, the service delivering to the BFF's POST /webhooks/service, a Go client holding the BFF's "+
