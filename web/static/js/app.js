@@ -47,7 +47,7 @@ import { hideSessions, initSessions, showSessions, signedRetry } from "./session
 import { hideCredentials, initCredentials, showCredentials } from "./credentials.js";
 import { closeReceipt, closeTransaction, openTransaction, showReceipt } from "./transactions.js";
 import { enterSend } from "./send.js";
-import { showRecipient } from "./accounts.js";
+import { accountLabel, holderName, showRecipient } from "./accounts.js";
 import { current, navigate, onRoute } from "./router.js";
 import { getAssertion, oauthToken, passkeyProblem, passkeysAvailable } from "./webauthn.js";
 
@@ -840,7 +840,12 @@ function showRoute(route, { focus = true, pop = false, entry = null } = {}) {
       enterSend();
       break;
     case "recipient":
-      showRecipient(route.id);
+      $("recipient-title").textContent = "Recipient";
+      showRecipient(route.id).then((account) => {
+        if (account && current() && current().name === "recipient" && current().id === route.id) {
+          $("recipient-title").textContent = holderName(account) || accountLabel(account);
+        }
+      });
       break;
   }
   document.title = (route ? VIEWS[name].title : "Page not found") + " · Wallet";
@@ -1066,20 +1071,32 @@ function reportError(err, field) {
   if (err instanceof ApiError) {
     const fields = err.fieldErrors();
     if (fields[field]) return fieldError(field, capitalize(fields[field]) + ".");
-    if (err.status === 429 && err.details && err.details.reason === "CODE_RECENTLY_SENT") {
-      // Not a fault: a code is already on its way.
-      return fieldError(field, "We sent you a code moments ago. Check your inbox (and the spam folder); " +
-        "you can ask for a new one in " + formatWait(err.retryAfter) + ".");
-    }
-    if (err.status === 429) {
-      return fieldError(field, "Too many attempts. Wait " + formatWait(err.retryAfter) + ", then try again.");
-    }
+    if (err.status === 429) return fieldError(field, rateLimitText(err));
     if (err.status === 401 && err.code === "UNAUTHORIZED") {
       showLogin();
       return formError("Your sign-in was not accepted. Please start again.");
     }
   }
   formError(messageOf(err));
+}
+
+// rateLimitText says which wait a 429 RATE_LIMITED is (details.reason, from
+// the service or the BFF's sign-in limiter) and what to do meanwhile.
+function rateLimitText(err) {
+  const details = err.details || {};
+  const wait = formatWait(err.retryAfter ?? details.retryAfter);
+  switch (details.reason) {
+    case "CODE_RECENTLY_SENT":
+      return "We sent you a code moments ago. Check your inbox and spam folder for it; you can ask for a new one in " + wait + ".";
+    case "CREDENTIAL_LOCKED":
+      return "Too many wrong codes were entered, so signing in by e-mail is paused for " + wait + ". Try again then, or sign in with a passkey.";
+    case "CHALLENGE_RECENTLY_ISSUED":
+      return "Your passkey was asked for moments ago. Try again in " + wait + ".";
+    case "TOO_MANY_SIGN_IN_ATTEMPTS":
+      return "There were many sign-in attempts in a short time. Wait " + wait + ", then try again.";
+    default:
+      return "Please wait " + wait + " before trying again.";
+  }
 }
 
 async function busy(button, text, fn) {
