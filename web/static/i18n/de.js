@@ -1,8 +1,18 @@
 // Deutsche Texte. Anrede: „du“, wie in deutschsprachigen Finanz-Apps
 // üblich. Schlüssel, Platzhalter und Pluralformen wie in en.js (siehe
 // ../js/i18n.js); fehlt ein Schlüssel, zeigt die Seite den englischen Text.
+//
+// The messages of each part of the pages are in ./de/<part>.js, merged here.
+
+import signin from "./de/signin.js";
+import money from "./de/money.js";
+import recipients from "./de/recipients.js";
 
 export default {
+  ...signin,
+  ...money,
+  ...recipients,
+
   // Navigation
   "nav.label": "Hauptnavigation",
   "nav.home": "Start",

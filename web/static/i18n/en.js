@@ -2,8 +2,18 @@
 // another language lacks. Conventions (key names, placeholders, plurals) are
 // described at the top of ../js/i18n.js. "\u00a0" is a no-break space: an
 // amount and its unit stay on one line.
+//
+// The messages of each part of the pages are in ./en/<part>.js, merged here.
+
+import signin from "./en/signin.js";
+import money from "./en/money.js";
+import recipients from "./en/recipients.js";
 
 export default {
+  ...signin,
+  ...money,
+  ...recipients,
+
   // Navigation, the same in every view.
   "nav.label": "Main",
   "nav.home": "Home",
