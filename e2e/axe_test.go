@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -93,17 +94,25 @@ func axeRun(ctx context.Context) ([]axeViolation, error) {
 	// Only the fields axeViolation reads cross the protocol: a full axe
 	// result holds every passing node too.
 	js := `axe.run(document, {runOnly: {type: "tag", values: ` + string(tags) + `}, resultTypes: ["violations"]})
-  .then((r) => JSON.stringify(r.violations.map((v) => ({id: v.id, impact: v.impact, help: v.help, helpUrl: v.helpUrl,
-    nodes: v.nodes.map((n) => ({target: n.target, failureSummary: n.failureSummary}))}))))`
+  .then((r) => JSON.stringify({passes: r.passes.length, violations: r.violations.map((v) => ({id: v.id, impact: v.impact,
+    help: v.help, helpUrl: v.helpUrl, nodes: v.nodes.map((n) => ({target: n.target, failureSummary: n.failureSummary}))}))}))`
 	out, err := chromedp.Run(ctx, chromedp.Evaluate[string](js, chromedp.EvalAwaitPromise))
 	if err != nil {
 		return nil, fmt.Errorf("axe.run: %w", err)
 	}
-	var v []axeViolation
-	if err := json.Unmarshal([]byte(out), &v); err != nil {
+	var r struct {
+		Passes     int            `json:"passes"`
+		Violations []axeViolation `json:"violations"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		return nil, fmt.Errorf("axe.run result: %w", err)
 	}
-	return v, nil
+	// A page axe could not look into (an empty document, a script that
+	// broke axe) passes no rule either: say so rather than pass it.
+	if r.Passes == 0 && len(r.Violations) == 0 {
+		return nil, errors.New("axe.run checked nothing: no rule passed or failed")
+	}
+	return r.Violations, nil
 }
 
 // checkView is what any test calls once a view is on screen: it writes a
