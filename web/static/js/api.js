@@ -2,6 +2,8 @@
 // X-CSRF header the BFF requires, sends and expects JSON, and turns an
 // error answer ({status, code, message, details}) into an ApiError.
 
+import { t } from "./i18n.js";
+
 let signedOutHandler = null;
 
 /**
@@ -48,7 +50,7 @@ export class ApiError extends Error {
     const out = {};
     const list = this.details && Array.isArray(this.details.errors) ? this.details.errors : [];
     for (const e of list) {
-      if (e && typeof e.field === "string" && !(e.field in out)) out[e.field] = String(e.message || "is invalid");
+      if (e && typeof e.field === "string" && !(e.field in out)) out[e.field] = String(e.message || t("app.error.fieldInvalid"));
     }
     return out;
   }
@@ -79,7 +81,7 @@ export async function api(method, path, options = {}) {
   try {
     res = await fetch(path, init);
   } catch {
-    throw new ApiError(0, "NETWORK_ERROR", "Cannot reach the server. Check your connection and try again.");
+    throw new ApiError(0, "NETWORK_ERROR", t("app.error.network"));
   }
   const text = await res.text();
   let data = null;
@@ -103,7 +105,7 @@ export async function api(method, path, options = {}) {
     throw new ApiError(
       res.status,
       typeof body.code === "string" ? body.code : "HTTP_" + res.status,
-      typeof body.message === "string" ? body.message : res.statusText || "Request failed",
+      typeof body.message === "string" ? body.message : res.statusText || t("app.error.requestFailed"),
       body.details,
       Number.isFinite(retry) ? retry : undefined,
     );
@@ -120,7 +122,7 @@ export async function api(method, path, options = {}) {
  */
 export function messageOf(err) {
   if (err instanceof ApiError) {
-    if (err.status === 0 || err.status >= 500) return "The service is not reachable right now. Try again shortly.";
+    if (err.status === 0 || err.status >= 500) return t("app.error.serviceDown");
     return err.message;
   }
   return err && err.message ? err.message : String(err);

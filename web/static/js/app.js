@@ -40,6 +40,7 @@
 // page says so once, and everything else works as before.
 
 import { api, ApiError, messageOf, onSignedOut } from "./api.js";
+import { applyTranslations, getLocale, setLocale, t } from "./i18n.js";
 import { formatCountdown, formatWait, shortKey } from "./format.js";
 import { hideAccounts, initAccounts, showAccounts } from "./accounts.js";
 import { hideMoney, initMoney, showMoney } from "./money.js";
@@ -64,6 +65,7 @@ const state = {
   sessionId: "", // the cookie's wallet session, as GET /api/me last said
   login: null, // {bundle, email} between start and verify
   oauth: null, // AbortController of a wait for the provider's sign-in window
+  oauthStatus: "", // the status line shown while waiting for that window
   signedIn: false, // the signed-in view is shown
   deadline: 0, // performance.now() at which the wallet session ends; 0 when unknown
   timer: 0,
@@ -80,21 +82,19 @@ const REFRESH_RETRY_MS = 15 * 1000;
 // The Web Lock the tabs of this origin take to refresh the one session.
 const REFRESH_LOCK = "paywallet-session-refresh";
 
-const RESEND_LABEL = "Send a new code";
-
-// The title of each view, and the navigation entry it belongs to.
+// The title of each view (in the language of the page: a function, read
+// when the view is shown), and the navigation entry it belongs to.
 const VIEWS = {
-  home: { title: "Home", nav: "home" },
-  send: { title: "Send money", nav: "send" },
-  activity: { title: "Activity", nav: "activity" },
-  payment: { title: "Payment", nav: "activity" },
-  receipt: { title: "Receipt", nav: "activity" },
-  recipients: { title: "Recipients", nav: "recipients" },
-  "recipient-new": { title: "Add a recipient", nav: "recipients" },
-  recipient: { title: "Recipient", nav: "recipients" },
-  security: { title: "Security", nav: "security" },
+  home: { title: () => t("home.documentTitle"), nav: "home" },
+  send: { title: () => t("send.title"), nav: "send" },
+  activity: { title: () => t("activity.title"), nav: "activity" },
+  payment: { title: () => t("payment.title"), nav: "activity" },
+  receipt: { title: () => t("receipt.title"), nav: "activity" },
+  recipients: { title: () => t("recipients.title"), nav: "recipients" },
+  "recipient-new": { title: () => t("recipients.new.title"), nav: "recipients" },
+  recipient: { title: () => t("recipients.detail.title"), nav: "recipients" },
+  security: { title: () => t("security.title"), nav: "security" },
 };
-const NOT_KEPT_HERE = "Your sign-in was not kept in this browser, so this tab cannot sign for your wallet. Sign in again.";
 
 // The other tabs of this wallet. Messages: {type: "login"}, {type:
 // "refresh"}, {type: "logout", sessionId}.
@@ -114,6 +114,7 @@ if (document.readyState === "loading") {
 async function start() {
   if (started) return;
   started = true;
+  await startLanguage();
   const wallet = () => state.wallet || Promise.reject(new Error("not loaded"));
   const key = () => (state.key && state.key.sessionId ? state.key : null);
   initAccounts({ wallet, setStatus });
@@ -147,14 +148,14 @@ async function start() {
     if (state.signedIn || (!state.login && !state.key)) refresh();
   });
   onSignedOut(() => {
-    if (state.signedIn) endEverywhere("Your session has ended. Sign in again.", { loggedOut: true });
+    if (state.signedIn) endEverywhere(t("app.status.sessionEnded"), { loggedOut: true });
   });
   if (channel) channel.onmessage = (event) => onOtherTab(event.data);
 
   try {
     state.config = (await api("GET", "/api/config")).data;
   } catch (err) {
-    setStatus("The wallet service is not available: " + messageOf(err));
+    setStatus(t("app.error.serviceUnavailable", { reason: messageOf(err) }));
     return;
   }
   applyConfig(state.config);
@@ -162,6 +163,24 @@ async function start() {
   state.wallet.catch(() => {}); // reported when a login needs it
 
   await showCurrent();
+}
+
+// startLanguage chooses the language and the number locale from the
+// browser's (i18n.js), then puts the page's static text in that language.
+// English is in the page already and its catalogue is a static import; only
+// another language is loaded here. Whatever fails, the page goes on (in
+// English, or partly translated): a language must never stop the wallet.
+async function startLanguage() {
+  try {
+    await setLocale();
+  } catch (err) {
+    console.warn("i18n: the language could not be set", err);
+  }
+  try {
+    applyTranslations(document);
+  } catch (err) {
+    console.warn("i18n: the page's text could not be translated", err);
+  }
 }
 
 function loadWalletModule(url) {
@@ -183,7 +202,7 @@ function applyConfig(config) {
   $("sandbox-banner").hidden = config.mode !== "sandbox";
   $("passkey-login").hidden = !passkeysAvailable();
   $("oauth-login").hidden = !config.oauth;
-  if (config.oauth) $("oauth-login").textContent = "Continue with " + config.oauth.name;
+  if (config.oauth) $("oauth-login").textContent = t("signin.oauth.buttonNamed", { name: config.oauth.name });
   const link = $("dev-mailbox-link");
   if (config.devMailbox && typeof config.devMailboxUrl === "string" && config.devMailboxUrl.startsWith("/")) {
     link.href = config.devMailboxUrl;
@@ -203,7 +222,7 @@ async function showCurrent() {
     if (err instanceof ApiError && err.status === 401) {
       await dropStaleKey();
     } else {
-      setStatus("Could not check your session: " + messageOf(err));
+      setStatus(t("app.error.sessionCheck", { reason: messageOf(err) }));
     }
     return;
   }
@@ -255,7 +274,7 @@ async function showMe(me, options = {}) {
   }
   if (state.signedIn || !options.quiet) {
     showLogin();
-    setStatus(NOT_KEPT_HERE);
+    setStatus(t("app.status.notKeptHere"));
   }
 }
 
@@ -395,7 +414,7 @@ async function onOtherTab(message) {
       // The end of a session this tab no longer shows: ask the BFF.
       await refresh();
     } else if (state.signedIn || state.login || state.key) {
-      await endHere("You signed out in another tab.");
+      await endHere(t("app.status.otherTabSignedOut"));
     }
   } else if (type === "refresh") {
     // Another tab refreshed the session: the cookie follows the new one,
@@ -472,9 +491,9 @@ async function onEmailSubmit(event) {
   event.preventDefault();
   clearErrors();
   const email = $("email").value.trim();
-  if (email === "") return fieldError("email", "Enter your e-mail address.");
+  if (email === "") return fieldError("email", t("signin.email.error.empty"));
   if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) {
-    return fieldError("email", "Enter an e-mail address such as name@example.com.");
+    return fieldError("email", t("signin.email.error.invalid"));
   }
   await sendCode(email, $("email-submit"));
 }
@@ -488,20 +507,21 @@ async function onResend() {
 // sendCode starts a login; errors are shown at field, the step the person
 // is on ("email", or "code" when a new code was asked for).
 async function sendCode(email, button, field = "email") {
-  await busy(button, "Sending a code…", async () => {
+  await busy(button, t("signin.code.sending"), async () => {
     let wallet;
     try {
       wallet = await state.wallet;
     } catch (err) {
-      return formError("The wallet module could not load, so you cannot sign in here: " + messageOf(err));
+      return formError(t("signin.error.walletModule", { reason: messageOf(err) }));
     }
     try {
       const { data } = await api("POST", "/api/login/start", { body: { email } });
       state.login = { bundle: data.otpEncryptionTargetBundle, email: data.email };
       await newKey(wallet);
       $("code-email").textContent = data.email;
+      withElement($("code-hint"), t("signin.code.hint"), "{email}", $("code-email"));
       showLogin({ step: "code" });
-      setStatus("We sent a code to " + data.email + ".");
+      setStatus(t("signin.code.sent", { email: data.email }));
     } catch (err) {
       if (field === "code" && err instanceof ApiError && err.status === 429) holdResend(err.retryAfter);
       reportError(err, field);
@@ -524,14 +544,14 @@ function updateResend() {
   const left = state.resendUntil - performance.now();
   if (left > 0) {
     button.disabled = true;
-    button.textContent = RESEND_LABEL + " (" + formatCountdown(left) + ")";
+    button.textContent = t("signin.code.resendWait", { time: formatCountdown(left) });
     return;
   }
   if (state.resendTimer) {
     clearInterval(state.resendTimer);
     state.resendTimer = 0;
     button.disabled = false;
-    button.textContent = RESEND_LABEL;
+    button.textContent = t("signin.code.resend");
   }
 }
 
@@ -539,10 +559,10 @@ async function onCodeSubmit(event) {
   event.preventDefault();
   clearErrors();
   const code = $("code").value.trim();
-  if (!/^[0-9]{6}$/.test(code)) return fieldError("code", "Enter the 6-digit code from the e-mail.");
+  if (!/^[0-9]{6}$/.test(code)) return fieldError("code", t("signin.code.error.format"));
   if (!state.login) return showLogin();
 
-  await busy($("code-submit"), "Signing in…", async () => {
+  await busy($("code-submit"), t("signin.code.signingIn"), async () => {
     try {
       const wallet = await state.wallet;
       if (!state.key) await newKey(wallet);
@@ -574,14 +594,14 @@ async function onCodeSubmit(event) {
       tell("login");
     } catch (err) {
       if (err instanceof ApiError && err.status === 401 && err.code === "UNAUTHORIZED") {
-        fieldError("code", "That code is not right, or it has expired. Check the e-mail and try again, or send a new code.");
+        fieldError("code", t("signin.code.error.wrong"));
       } else if (err instanceof ApiError && err.details && err.details.reason === "NO_PENDING_LOGIN") {
         // The BFF forgot the login (timed out, or ended in another tab):
         // so does the page, key included.
         state.login = null;
         await forgetKey();
         showLogin();
-        formError("Your sign-in timed out. Enter your e-mail address again.");
+        formError(t("signin.error.timedOut"));
       } else {
         reportError(err, "code");
       }
@@ -596,9 +616,9 @@ async function onPasskeyLogin(authMethodId) {
   clearErrors();
   const email = $("email").value.trim();
   if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) {
-    return fieldError("email", "Enter the e-mail address of your wallet, then choose the passkey.");
+    return fieldError("email", t("signin.passkey.error.email"));
   }
-  await busy($("passkey-login"), "Waiting for your passkey…", async () => {
+  await busy($("passkey-login"), t("signin.passkey.waiting"), async () => {
     try {
       const wallet = await state.wallet;
       await newKey(wallet);
@@ -614,7 +634,7 @@ async function onPasskeyLogin(authMethodId) {
       await forgetKey();
       const problem = passkeyProblem(err);
       if (problem) return formError(problem);
-      if (err instanceof ApiError && err.status === 401) return formError("The passkey was not accepted. Try again, or sign in with a code.");
+      if (err instanceof ApiError && err.status === 401) return formError(t("signin.passkey.error.refused"));
       reportError(err, "email");
     }
   });
@@ -633,7 +653,7 @@ function showPasskeyChoices(choices) {
   });
   $("passkey-choices").replaceChildren(...items);
   $("passkey-choose").hidden = false;
-  setStatus("Choose the passkey on this device.");
+  setStatus(t("signin.passkey.chooseStatus"));
 }
 
 // onOAuthLogin signs in with the configured OpenID Connect provider: the ID
@@ -653,7 +673,8 @@ async function onOAuthLogin() {
   $("oauth-login").disabled = true;
   $("oauth-login").setAttribute("aria-busy", "true");
   $("oauth-cancel").hidden = false;
-  setStatus("Finish signing in with " + name + " in the window that opened. Closed it? Press Cancel, or sign in another way.");
+  state.oauthStatus = t("signin.oauth.waiting", { name });
+  setStatus(state.oauthStatus);
   let key = null;
   try {
     const wallet = await state.wallet;
@@ -688,7 +709,8 @@ function endOAuthWait() {
   $("oauth-login").disabled = false;
   $("oauth-login").removeAttribute("aria-busy");
   $("oauth-cancel").hidden = true;
-  if ($("status").textContent.startsWith("Finish signing in with ")) setStatus("");
+  if (state.oauthStatus && $("status").textContent === state.oauthStatus) setStatus("");
+  state.oauthStatus = "";
 }
 
 // onOAuthCancel is the Cancel of a wait for the provider's window.
@@ -696,7 +718,7 @@ async function onOAuthCancel() {
   if (!state.oauth) return;
   abortOAuth();
   await forgetKey();
-  setStatus("Single sign-on was cancelled. You can sign in another way, or try again.");
+  setStatus(t("signin.oauth.cancelled"));
   $("oauth-login").focus();
 }
 
@@ -759,8 +781,8 @@ function showSignedIn(me, { quiet = false } = {}) {
 
   const acct = me.internalAccount || {};
   $("account-id").textContent = acct.id || "";
-  $("wallet-type").textContent = humanize(acct.type);
-  $("account-status").textContent = humanize(acct.status);
+  $("wallet-type").textContent = valueText(acct.type);
+  $("account-status").textContent = valueText(acct.status);
 
   const keyEl = $("session-public-key");
   if (state.key) {
@@ -770,7 +792,7 @@ function showSignedIn(me, { quiet = false } = {}) {
     $("copy-key").hidden = false;
     $("key-missing").hidden = true;
   } else {
-    keyEl.textContent = "not on this device";
+    keyEl.textContent = t("security.facts.keyMissing");
     keyEl.removeAttribute("title");
     keyEl.dataset.value = "";
     $("copy-key").hidden = true;
@@ -786,7 +808,9 @@ function showSignedIn(me, { quiet = false } = {}) {
   state.deadline = typeof left === "number" && Number.isFinite(left) && left >= 0 ? performance.now() + left * 1000 : 0;
   const time = $("session-expiry");
   time.dateTime = typeof session.expiresAt === "string" ? session.expiresAt : "";
-  time.title = state.deadline ? "until about " + new Date(Date.now() + left * 1000).toLocaleTimeString() : "";
+  time.title = state.deadline
+    ? t("security.facts.untilAbout", { time: new Date(Date.now() + left * 1000).toLocaleTimeString(getLocale()) })
+    : "";
   startCountdown();
   // The key is wiped inside the wallet module when the session ends, even
   // if this page's timers are asleep then.
@@ -798,7 +822,7 @@ function showSignedIn(me, { quiet = false } = {}) {
   showSessions(session.id);
   if (!quiet || $("credentials").hidden) showCredentials(acct.id);
   if (entering || !quiet) showRoute(current(), { focus: !quiet });
-  if (!quiet) setStatus("You are signed in.");
+  if (!quiet) setStatus(t("app.status.signedIn"));
 }
 
 // ---- views ----------------------------------------------------------------
@@ -815,7 +839,7 @@ function showRoute(route, { focus = true, pop = false, entry = null } = {}) {
   if (!state.signedIn) {
     $("login").hidden = route === null;
     document.body.dataset.view = route ? "signin" : "notfound";
-    document.title = (route ? "Sign in" : "Page not found") + " · Wallet";
+    document.title = t("app.documentTitle", { view: route ? t("signin.title") : t("notFound.title") });
     if (!route && focus) $("notfound-title").focus();
     return;
   }
@@ -840,7 +864,7 @@ function showRoute(route, { focus = true, pop = false, entry = null } = {}) {
       enterSend();
       break;
     case "recipient":
-      $("recipient-title").textContent = "Recipient";
+      $("recipient-title").textContent = t("recipients.detail.title");
       showRecipient(route.id).then((account) => {
         if (account && current() && current().name === "recipient" && current().id === route.id) {
           $("recipient-title").textContent = holderName(account) || accountLabel(account);
@@ -848,7 +872,7 @@ function showRoute(route, { focus = true, pop = false, entry = null } = {}) {
       });
       break;
   }
-  document.title = (route ? VIEWS[name].title : "Page not found") + " · Wallet";
+  document.title = t("app.documentTitle", { view: route ? VIEWS[name].title() : t("notFound.title") });
   document.body.dataset.view = name;
   if (!pop) window.scrollTo(0, 0);
   if (focus) {
@@ -870,7 +894,7 @@ function stopCountdown() {
 
 function tick() {
   if (!state.deadline) {
-    $("session-expiry").textContent = "unknown";
+    $("session-expiry").textContent = t("security.facts.unknown");
     return;
   }
   const now = performance.now();
@@ -893,7 +917,7 @@ async function expire() {
     startCountdown();
     return;
   }
-  await endEverywhere("Your session has ended. Sign in again.");
+  await endEverywhere(t("app.status.sessionEnded"));
 }
 
 // refreshSession replaces the wallet session shortly before it ends: a new
@@ -988,7 +1012,7 @@ async function onLogout() {
   }
   // The next sign-in starts at Home, not at the view left.
   history.replaceState(null, "", "/");
-  await endEverywhere("You are signed out.");
+  await endEverywhere(t("app.status.signedOut"));
 }
 
 // endEverywhere ends the session for every tab: this one's key and the
@@ -1015,14 +1039,14 @@ async function onCopyKey() {
   if (!value) return;
   try {
     await navigator.clipboard.writeText(value);
-    setStatus("Session key copied.");
+    setStatus(t("security.facts.copied"));
   } catch {
     const range = document.createRange();
     range.selectNodeContents($("session-public-key"));
     const selection = window.getSelection();
     selection.removeAllRanges();
     selection.addRange(range);
-    setStatus("Copying is blocked here; the key is selected instead.");
+    setStatus(t("security.facts.copyBlocked"));
   }
 }
 
@@ -1070,11 +1094,11 @@ function formError(text) {
 function reportError(err, field) {
   if (err instanceof ApiError) {
     const fields = err.fieldErrors();
-    if (fields[field]) return fieldError(field, capitalize(fields[field]) + ".");
+    if (fields[field]) return fieldError(field, t("signin.error.field", { message: capitalize(fields[field]) }));
     if (err.status === 429) return fieldError(field, rateLimitText(err));
     if (err.status === 401 && err.code === "UNAUTHORIZED") {
       showLogin();
-      return formError("Your sign-in was not accepted. Please start again.");
+      return formError(t("signin.error.notAccepted"));
     }
   }
   formError(messageOf(err));
@@ -1087,15 +1111,15 @@ function rateLimitText(err) {
   const wait = formatWait(err.retryAfter ?? details.retryAfter);
   switch (details.reason) {
     case "CODE_RECENTLY_SENT":
-      return "We sent you a code moments ago. Check your inbox and spam folder for it; you can ask for a new one in " + wait + ".";
+      return t("signin.wait.codeSent", { wait });
     case "CREDENTIAL_LOCKED":
-      return "Too many wrong codes were entered, so signing in by e-mail is paused for " + wait + ". Try again then, or sign in with a passkey.";
+      return t("signin.wait.locked", { wait });
     case "CHALLENGE_RECENTLY_ISSUED":
-      return "Your passkey was asked for moments ago. Try again in " + wait + ".";
+      return t("signin.wait.passkey", { wait });
     case "TOO_MANY_SIGN_IN_ATTEMPTS":
-      return "There were many sign-in attempts in a short time. Wait " + wait + ", then try again.";
+      return t("signin.wait.attempts", { wait });
     default:
-      return "Please wait " + wait + " before trying again.";
+      return t("signin.wait.other", { wait });
   }
 }
 
@@ -1113,6 +1137,28 @@ async function busy(button, text, fn) {
     button.removeAttribute("aria-busy");
     if ($("status").textContent === text) setStatus("");
   }
+}
+
+// valueText is a value of the service (an account's type or status, such
+// as "EMBEDDED_WALLET") in words: the catalogue's ("security.value.<value
+// in lowerCamel>"), else the value itself made readable.
+function valueText(value) {
+  if (typeof value !== "string" || value === "") return "";
+  const key = "security.value." + value.toLowerCase().replace(/_([a-z0-9])/g, (_, c) => c.toUpperCase());
+  const text = t(key);
+  return text === key ? humanize(value) : text;
+}
+
+// withElement fills el with message, whose placeholder (such as "{email}")
+// is replaced by node, an element the page fills itself: the words around
+// it stay in the order of the language.
+function withElement(el, message, placeholder, node) {
+  const at = message.indexOf(placeholder);
+  if (at < 0) {
+    el.replaceChildren(message, " ", node);
+    return;
+  }
+  el.replaceChildren(message.slice(0, at), node, message.slice(at + placeholder.length));
 }
 
 function humanize(value) {

@@ -9,7 +9,8 @@
 // first as "Available" and the difference, when there is one, as "On hold".
 
 import { api, ApiError, messageOf } from "./api.js";
-import { formatAmount, parseAmount } from "./format.js";
+import { formatMoney, parseMoney } from "./format.js";
+import { getLocale, t } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -57,14 +58,47 @@ function render(account) {
   const balance = a.balance || {};
   const currency = balance.currency || {};
   $("balance").hidden = false;
-  $("account-balance").textContent = formatAmount(balance.amount, currency);
+  $("account-balance").textContent = money(balance.amount, currency);
   const held = heldAmount();
   $("on-hold-row").hidden = held <= 0;
-  $("account-on-hold").textContent = held > 0 ? formatAmount(held, currency) : "";
+  $("account-on-hold").textContent = held > 0 ? money(held, currency) : "";
   const sandbox = !!ctx.config() && ctx.config().mode === "sandbox";
   $("home-fund").hidden = !sandbox;
   $("fund-form").hidden = !sandbox || !ctx.fundOpen;
   $("fund-currency").textContent = currency.code || "";
+  const label = t("home.fund.amountLabel");
+  const at = label.indexOf("{currency}");
+  if (at >= 0) $("fund-amount-label").replaceChildren(label.slice(0, at), $("fund-currency"), label.slice(at + "{currency}".length));
+  $("fund-amount").placeholder = examplePlaceholder(currency);
+}
+
+// money writes an amount of the wallet's currency in the person's locale
+// (format.js formatMoney) followed by the currency's code unless the text
+// already names it: "$1,234.56 USD" in en-US, "1.234,56 $ USD" in de-DE,
+// "0.015 BTC".
+function money(amount, currency) {
+  const text = formatMoney(amount, currency);
+  const code = currency && typeof currency.code === "string" ? currency.code : "";
+  if (!text || !code || text.includes(code)) return text;
+  return t("home.balance.withCode", { amount: text, code });
+}
+
+// examplePlaceholder is 100 in the currency's decimals, in the person's
+// locale: "100.00" in en-US, "100,00" in de-DE.
+function examplePlaceholder(currency) {
+  const decimals = Number.isInteger(currency.decimals) && currency.decimals >= 0 && currency.decimals <= 18 ? currency.decimals : 2;
+  try {
+    return new Intl.NumberFormat(getLocale(), { minimumFractionDigits: decimals, maximumFractionDigits: decimals, useGrouping: false }).format(100);
+  } catch {
+    return "100";
+  }
+}
+
+// parseFunding reads the amount typed in the person's locale ("100.50" in
+// en-US, "100,50" in de-DE) without floats; its messages say what to type.
+function parseFunding(text, currency) {
+  const parsed = parseMoney(text, currency, { max: MAX_FUNDING });
+  return parsed.ok ? { ok: true, amount: Number(parsed.minor) } : parsed;
 }
 
 /** Hides the card and forgets the account (another person may sign in). */
@@ -145,25 +179,25 @@ export async function refreshBalance() {
   }
 }
 
-// onFund adds sandbox money: the amount typed in major units becomes the
-// smallest unit without floating point (parseAmount), and the answer (the
-// account) is shown at once.
+// onFund adds sandbox money: the amount typed in major units, in the
+// person's locale, becomes the smallest unit without floating point
+// (parseMoney), and the answer (the account) is shown at once.
 async function onFund(event) {
   event.preventDefault();
   fieldError("");
   const currency = walletCurrency();
-  if (!currency) return fieldError("The wallet's currency is not known yet. Try again in a moment.");
-  const parsed = parseAmount($("fund-amount").value, currency.decimals, MAX_FUNDING);
+  if (!currency) return fieldError(t("home.fund.error.currency"));
+  const parsed = parseFunding($("fund-amount").value, currency);
   if (!parsed.ok) {
     const text = parsed.reason === "TOO_LARGE"
-      ? "You can add at most " + formatAmount(MAX_FUNDING, currency) + " at a time."
+      ? t("home.fund.error.max", { max: money(MAX_FUNDING, currency) })
       : parsed.message;
     return fieldError(text);
   }
   const button = $("fund-submit");
   button.disabled = true;
   button.setAttribute("aria-busy", "true");
-  ctx.setStatus("Adding funds…");
+  ctx.setStatus(t("home.fund.adding"));
   try {
     const key = typeof crypto.randomUUID === "function" ? crypto.randomUUID() : "";
     const { data } = await api("POST", "/api/sandbox/fund", {
@@ -173,17 +207,17 @@ async function onFund(event) {
     if (data && data.balance) showBalance(data);
     else await refreshBalance();
     $("fund-amount").value = "";
-    ctx.setStatus("Added " + formatAmount(parsed.amount, currency) + " to your wallet.");
+    ctx.setStatus(t("home.fund.added", { amount: money(parsed.amount, currency) }));
     ctx.onFunded();
   } catch (err) {
     ctx.setStatus("");
     if (err instanceof ApiError && err.status === 401 && (err.code === "UNAUTHORIZED" || err.code === "HTTP_401")) return;
     if (err instanceof ApiError && err.status === 403) {
-      return fieldError("Adding test money is only possible in the sandbox.");
+      return fieldError(t("home.fund.error.sandboxOnly"));
     }
     const fields = err instanceof ApiError ? err.fieldErrors() : {};
-    if (fields.amount) return fieldError("The amount " + fields.amount.replace(/\.$/, "") + ".");
-    fieldError("Could not add funds: " + messageOf(err));
+    if (fields.amount) return fieldError(t("home.fund.error.amount", { problem: fields.amount.replace(/\.$/, "") }));
+    fieldError(t("home.fund.error.failed", { reason: messageOf(err) }));
   } finally {
     button.disabled = false;
     button.removeAttribute("aria-busy");

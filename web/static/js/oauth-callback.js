@@ -2,6 +2,10 @@
 // ID token (or an error) in the URL fragment. The fragment never reaches a
 // server; this page hands it to the wallet tab on the "wallet-oauth"
 // BroadcastChannel, clears it from the address bar and closes the pop-up.
+// The hand-over comes first: the page's words (i18n.js, in the browser's
+// language) follow, and a language that does not load changes nothing.
+import { applyTranslations, setLocale, t } from "./i18n.js";
+
 const params = new URLSearchParams(location.hash.slice(1));
 history.replaceState(null, "", location.pathname);
 const message = {
@@ -10,12 +14,20 @@ const message = {
   error: params.get("error") || "",
 };
 const status = document.getElementById("status");
-if (!message.state) {
-  status.textContent = "This page finishes a sign-in started from the wallet. Go back to the wallet and start again.";
-} else {
+if (message.state) {
   const channel = new BroadcastChannel("wallet-oauth");
   channel.postMessage(message);
   channel.close();
-  status.textContent = message.error ? "The sign-in was not completed. You can close this window." : "Signed in. You can close this window.";
+}
+try {
+  await setLocale();
+  applyTranslations(document);
+} catch (err) {
+  console.warn("i18n: the page stays in English", err);
+}
+if (!message.state) {
+  status.textContent = t("oauthCallback.noState");
+} else {
+  status.textContent = message.error ? t("oauthCallback.failed") : t("oauthCallback.done");
   window.close();
 }

@@ -16,6 +16,7 @@
 // say so.
 
 import { api, ApiError, messageOf } from "./api.js";
+import { getLocale, t } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -27,7 +28,18 @@ const ctx = {
   loading: 0, // generation of the list being loaded
 };
 
-const TYPE_TEXT = { EMAIL_OTP: "E-mail code", PASSKEY: "Passkey", OAUTH: "Single sign-on" };
+// The kind of sign-in of a session: as a label, and inside a sentence
+// (lower case in English, as German nouns are not).
+const TYPE_TEXT = {
+  EMAIL_OTP: () => t("security.sessions.kind.emailOtp"),
+  PASSKEY: () => t("security.sessions.kind.passkey"),
+  OAUTH: () => t("security.sessions.kind.oauth"),
+};
+const TYPE_INLINE = {
+  EMAIL_OTP: () => t("security.sessions.kindInline.emailOtp"),
+  PASSKEY: () => t("security.sessions.kindInline.passkey"),
+  OAUTH: () => t("security.sessions.kindInline.oauth"),
+};
 
 /**
  * Wires the panel once.
@@ -69,7 +81,7 @@ export function hideSessions() {
  */
 export async function signedRetry(method, path, body) {
   const key = ctx.key();
-  if (!key) throw new Error("this tab holds no signing key; sign in again here");
+  if (!key) throw new Error(t("app.error.noKey"));
   const wallet = await ctx.wallet();
   const options = body === undefined ? {} : { body: JSON.stringify(body) };
   const first = await api(method, path, options);
@@ -97,7 +109,7 @@ async function loadSessions() {
   } catch (err) {
     if (generation !== ctx.loading) return;
     if (err instanceof ApiError && err.status === 401) return; // the page signs out
-    errorEl.textContent = "Could not load your sessions: " + messageOf(err);
+    errorEl.textContent = t("security.sessions.error.load", { reason: messageOf(err) });
     errorEl.hidden = false;
   }
 }
@@ -113,7 +125,8 @@ function sessionItem(s) {
   // follow. Sessions the BFF did not sign in (the CLI, say) have no device
   // and read as before: the kind of sign-in, then the times.
   const device = deviceLabel(s);
-  const kindText = TYPE_TEXT[s.type] || "Sign-in";
+  const kindText = Object.hasOwn(TYPE_TEXT, s.type) ? TYPE_TEXT[s.type]() : t("security.sessions.kind.other");
+  const kindInline = Object.hasOwn(TYPE_INLINE, s.type) ? TYPE_INLINE[s.type]() : t("security.sessions.kindInline.other");
   const main = document.createElement("div");
   main.className = "session-main";
   const kind = document.createElement("span");
@@ -121,7 +134,8 @@ function sessionItem(s) {
   kind.textContent = device || kindText;
   const when = document.createElement("span");
   when.className = "session-when";
-  when.textContent = device ? [kindText, describeTimes(s)].filter(Boolean).join(", ") : describeTimes(s);
+  const times = describeTimes(s);
+  when.textContent = device && times ? t("security.sessions.kindAndTimes", { kind: kindText, times }) : device ? kindText : times;
   if (device) {
     kind.classList.add("session-device");
     main.append(kind, document.createElement("br"), when);
@@ -133,23 +147,23 @@ function sessionItem(s) {
   if (current) {
     const badge = document.createElement("span");
     badge.className = "badge badge-active";
-    badge.textContent = "This device";
+    badge.textContent = t("security.sessions.thisDevice");
     li.append(badge);
   } else {
     const button = document.createElement("button");
     button.type = "button";
     button.className = "small secondary";
     button.dataset.revoke = li.dataset.id;
-    button.textContent = "Sign out";
+    button.textContent = t("security.sessions.revoke");
     if (!ctx.key()) {
       button.disabled = true;
-      button.title = "Reload the page to manage other sessions.";
+      button.title = t("security.sessions.needsReload");
     }
     button.setAttribute(
       "aria-label",
       device
-        ? "Sign out the session on " + device + ", " + when.textContent
-        : "Sign out the " + kindText.toLowerCase() + " session " + when.textContent,
+        ? t("security.sessions.revokeDevice", { device, when: when.textContent })
+        : t("security.sessions.revokeKind", { kind: kindInline, when: when.textContent }),
     );
     li.append(button);
   }
@@ -165,10 +179,14 @@ function deviceLabel(s) {
 function describeTimes(s) {
   const started = Date.parse(s.createdAt);
   const ends = Date.parse(s.expiresAt);
-  const parts = [];
-  if (Number.isFinite(started)) parts.push("signed in " + new Date(started).toLocaleString([], { dateStyle: "medium", timeStyle: "short" }));
-  if (Number.isFinite(ends)) parts.push("until " + new Date(ends).toLocaleTimeString([], { timeStyle: "short" }));
-  return parts.join(", ");
+  const start = Number.isFinite(started)
+    ? new Date(started).toLocaleString(getLocale(), { dateStyle: "medium", timeStyle: "short" })
+    : "";
+  const end = Number.isFinite(ends) ? new Date(ends).toLocaleTimeString(getLocale(), { timeStyle: "short" }) : "";
+  if (start && end) return t("security.sessions.times", { start, end });
+  if (start) return t("security.sessions.started", { start });
+  if (end) return t("security.sessions.until", { end });
+  return "";
 }
 
 async function onListClick(event) {
@@ -182,11 +200,11 @@ async function onListClick(event) {
     // "Session:<uuid>" form, never a percent-encoded one.
     if (!/^Session:[0-9a-f-]{36}$/.test(id)) throw new Error("not a session id");
     await signedRetry("DELETE", "/api/auth/sessions/" + id);
-    ctx.setStatus("That session is signed out.");
+    ctx.setStatus(t("security.sessions.revoked"));
   } catch (err) {
     if (!(err instanceof ApiError && err.status === 401 && err.code === "UNAUTHORIZED")) {
       const errorEl = $("sessions-error");
-      errorEl.textContent = "Could not sign that session out: " + messageOf(err);
+      errorEl.textContent = t("security.sessions.error.revoke", { reason: messageOf(err) });
       errorEl.hidden = false;
     }
   } finally {

@@ -3,6 +3,8 @@
 // challenge the service bound to this tab's wallet key, and the ID token's
 // nonce is the SHA-256 of that key, so neither can sign a stranger in.
 
+import { t } from "./i18n.js";
+
 /** base64url (no padding) of bytes. */
 export function toB64url(bytes) {
   const u8 = bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -75,9 +77,9 @@ export async function getAssertion({ challenge, credentialId, rpId, userVerifica
 
 /** A friendly sentence for a WebAuthn failure. */
 export function passkeyProblem(err) {
-  if (err && err.name === "NotAllowedError") return "The passkey request was cancelled or timed out.";
-  if (err && err.name === "InvalidStateError") return "This device already has a passkey for your wallet.";
-  if (err && err.name === "SecurityError") return "Passkeys do not work on this address.";
+  if (err && err.name === "NotAllowedError") return t("signin.passkey.error.cancelled");
+  if (err && err.name === "InvalidStateError") return t("signin.passkey.error.exists");
+  if (err && err.name === "SecurityError") return t("signin.passkey.error.address");
   return null;
 }
 
@@ -109,7 +111,7 @@ export async function oauthToken(provider, clientPublicKey, { signal } = {}) {
   const channel = new BroadcastChannel("wallet-oauth");
   try {
     const answer = new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error("the sign-in window did not answer in time")), 5 * 60 * 1000);
+      const timer = setTimeout(() => reject(new Error(t("signin.oauth.error.timeout"))), 5 * 60 * 1000);
       // The page cannot see the pop-up close (it is on the provider's
       // origin, cut off by Cross-Origin-Opener-Policy), so the person ends
       // the wait: Cancel, or another way of signing in.
@@ -123,13 +125,13 @@ export async function oauthToken(provider, clientPublicKey, { signal } = {}) {
         const m = event.data || {};
         if (m.state !== state) return;
         clearTimeout(timer);
-        if (m.error) reject(new Error("the provider refused the sign-in: " + m.error));
+        if (m.error) reject(new Error(t("signin.oauth.error.refused", { error: String(m.error) })));
         else if (typeof m.idToken === "string" && m.idToken) resolve(m.idToken);
-        else reject(new Error("the provider sent no ID token"));
+        else reject(new Error(t("signin.oauth.error.noToken")));
       };
     });
     const popup = window.open(url.toString(), "wallet-oauth", "popup,width=480,height=640");
-    if (!popup) throw new Error("the browser blocked the sign-in window; allow pop-ups for this page");
+    if (!popup) throw new Error(t("signin.oauth.error.blocked"));
     return await answer;
   } finally {
     channel.close();
