@@ -37,7 +37,7 @@ func TestMoneyReturnedLive(t *testing.T) {
 	click(t, ctx, "send-submit")
 
 	waitJS(t, ctx, "the payment to complete", `document.getElementById("transaction").dataset.status === "COMPLETED"`)
-	waitJS(t, ctx, "the balance after the payment", `document.getElementById("account-balance").textContent === `+jsString(usd(10000-q.TotalSendingAmount)))
+	waitJS(t, ctx, "the balance after the payment", `document.getElementById("account-balance").textContent === `+jsString(balanceUSD(10000-q.TotalSendingAmount)))
 	if x := s.transaction(q.TransactionID); x.Status != "COMPLETED" {
 		t.Fatalf("the service holds the payment as %s when the page shows it completed", x.Status)
 	}
@@ -46,7 +46,7 @@ func TestMoneyReturnedLive(t *testing.T) {
 	if got := textOf(t, ctx, "tx-badge"); got != "Returned" {
 		t.Errorf("badge %q, want Returned", got)
 	}
-	waitJS(t, ctx, "the balance restored", `document.getElementById("account-balance").textContent === `+jsString(usd(10000))+
+	waitJS(t, ctx, "the balance restored", `document.getElementById("account-balance").textContent === `+jsString(balanceUSD(10000))+
 		` && document.getElementById("on-hold-row").hidden`)
 	waitJS(t, ctx, "the list showing it returned", `[...document.querySelectorAll("#transactions-list > li")].some((li) =>
   li.dataset.id === `+jsString(q.TransactionID)+` && li.dataset.status === "REFUNDED")`)

@@ -27,13 +27,20 @@ func moneyStack(t *testing.T, options ...func(*service.Config)) *stack {
 	}}, options...)...)
 }
 
-// usd formats cents as the page does: "$1,234.56 USD".
+// usd formats cents as the pages do in en-US (format.js formatMoney, the
+// browser's locale fixed by browsertest): "$1,234.56".
 func usd(cents int64) string {
 	whole := strconv.FormatInt(cents/100, 10)
 	for i := len(whole) - 3; i > 0; i -= 3 {
 		whole = whole[:i] + "," + whole[i:]
 	}
-	return fmt.Sprintf("$%s.%02d USD", whole, cents%100)
+	return fmt.Sprintf("$%s.%02d", whole, cents%100)
+}
+
+// balanceUSD is the balance as Home's card writes it, the amount followed
+// by the currency's code: "$1,234.56 USD".
+func balanceUSD(cents int64) string {
+	return usd(cents) + " USD"
 }
 
 func jsString(s string) string { return strconv.Quote(s) }
@@ -72,7 +79,7 @@ func addFunds(t *testing.T, ctx context.Context, amount string, after int64) {
 	}
 	typeIn(t, ctx, "fund-amount", amount)
 	click(t, ctx, "fund-submit")
-	waitJS(t, ctx, "the balance after funding", `document.getElementById("account-balance").textContent === `+jsString(usd(after)))
+	waitJS(t, ctx, "the balance after funding", `document.getElementById("account-balance").textContent === `+jsString(balanceUSD(after)))
 }
 
 // addActiveUSDAccount adds a US bank account through the Accounts section
@@ -208,7 +215,7 @@ func TestMoneySendCompletes(t *testing.T) {
 	waitJS(t, ctx, "the payment to complete", `document.getElementById("transaction").dataset.status === "COMPLETED"`)
 	waitJS(t, ctx, "the receipt line", `!document.getElementById("tx-receipt").hidden && document.getElementById("tx-receipt").textContent.startsWith("Receipt delivered ")`)
 	left := 100000 - q.TotalSendingAmount
-	waitJS(t, ctx, "the balance after the payment", `document.getElementById("account-balance").textContent === `+jsString(usd(left))+
+	waitJS(t, ctx, "the balance after the payment", `document.getElementById("account-balance").textContent === `+jsString(balanceUSD(left))+
 		` && document.getElementById("on-hold-row").hidden`)
 
 	x := s.transaction(q.TransactionID)
@@ -222,7 +229,7 @@ func TestMoneySendCompletes(t *testing.T) {
 	waitJS(t, ctx, "the payment in the list", `(() => { const li = document.querySelector("#transactions-list > li");
   return !!li && li.dataset.id === `+jsString(q.TransactionID)+` && li.dataset.status === "COMPLETED"; })()`)
 	list := textOf(t, ctx, "transactions-list")
-	for _, want := range []string{"Sent", "Sam Receiver", "−" + usd(q.TotalSendingAmount), "Added funds", "+" + usd(100000)} {
+	for _, want := range []string{"Sent", "Sam Receiver", "-" + usd(q.TotalSendingAmount), "Added funds", "+" + usd(100000)} {
 		if !strings.Contains(list, want) {
 			t.Errorf("the list %q lacks %q", list, want)
 		}
@@ -278,7 +285,7 @@ func TestMoneyPaymentFails(t *testing.T) {
 	waitJS(t, ctx, "the payment to fail", `document.getElementById("transaction").dataset.status === "FAILED"`)
 	waitJS(t, ctx, "the reason in plain words", `document.getElementById("tx-reason").textContent ===
   "The recipient's bank could not deliver the payment. The money is back in your wallet."`)
-	waitJS(t, ctx, "the balance restored", `document.getElementById("account-balance").textContent === `+jsString(usd(10000))+
+	waitJS(t, ctx, "the balance restored", `document.getElementById("account-balance").textContent === `+jsString(balanceUSD(10000))+
 		` && document.getElementById("on-hold-row").hidden`)
 	x := s.transaction(q.TransactionID)
 	if x.Status != "FAILED" || x.FailureReason != "OFFRAMP_FAILED" {

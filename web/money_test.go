@@ -593,11 +593,11 @@ func TestMoneyQuoteAndSend(t *testing.T) {
 		t.Errorf("quote body %s\nwant %s", got, want)
 	}
 	for id, want := range map[string]string{
-		"quote-send":         "$100.00 USD",
-		"quote-fees":         "$1.25 USD",
-		"quote-receive":      "$1,688.03 MXN",
-		"quote-rate":         "1 MXN = $0.0585 USD",
-		"quote-rate-inverse": "(1 USD = $17.094 MXN)",
+		"quote-send":         "$100.00",
+		"quote-fees":         "$1.25",
+		"quote-receive":      "MX$1,688.03",
+		"quote-rate":         "1\u00a0USD = 17.094\u00a0MXN",
+		"quote-rate-inverse": "(1\u00a0MXN = 0.0585\u00a0USD)",
 		"quote-rail":         "SPEI",
 		"quote-note":         "Rent, March",
 		"quote-to":           "Ana Diaz, Mexican bank account, CLABE •••• 7771",
@@ -657,7 +657,7 @@ func TestMoneyQuoteAndSend(t *testing.T) {
 	facts := eval[string](t, ctx, `JSON.stringify(Object.fromEntries([...document.querySelectorAll("#tx-facts > div")].map((d) => [d.dataset.fact, d.querySelector("dd").textContent])))`)
 	var f map[string]string
 	_ = json.Unmarshal([]byte(facts), &f)
-	for k, want := range map[string]string{"sent": "$100.00 USD", "received": "$1,688.03 MXN", "fees": "$21.37 MXN", "rail": "SPEI", "note": "Rent, March"} {
+	for k, want := range map[string]string{"sent": "$100.00", "received": "MX$1,688.03", "fees": "MX$21.37", "rail": "SPEI", "note": "Rent, March"} {
 		if f[k] != want {
 			t.Errorf("transaction %s %q, want %q", k, f[k], want)
 		}
@@ -672,7 +672,7 @@ func TestMoneyQuoteAndSend(t *testing.T) {
 	// The list shows the payment (the quote's transaction, now sent) first.
 	waitFor(t, ctx, `(() => { const li = document.querySelector("#transactions-list > li"); return !!li && li.dataset.status === "COMPLETED"; })()`)
 	row := text(t, ctx, "transactions-list")
-	for _, want := range []string{"Sent", "to Ana Diaz", "−$100.00 USD", "Completed"} {
+	for _, want := range []string{"Sent", "to Ana Diaz", "-$100.00", "Completed"} {
 		if !strings.Contains(row, want) {
 			t.Errorf("list %q lacks %q", row, want)
 		}
@@ -744,7 +744,7 @@ func TestMoneyQuoteExpiry(t *testing.T) {
 	// They receive 1,500.50 MXN: the amount is in pesos, with their decimals.
 	getQuote(t, ctx, mxnAccount, "RECEIVING", "1,500.50", "")
 	first := eval[string](t, ctx, `document.getElementById("quote-id").textContent`)
-	if got := text(t, ctx, "quote-receive"); got != "$1,500.50 MXN" {
+	if got := text(t, ctx, "quote-receive"); got != "MX$1,500.50" {
 		t.Errorf("they receive %q", got)
 	}
 	if got := text(t, ctx, "quote-expiry"); !onlySecsLeft.MatchString(got) || got > "00:03" {
@@ -801,7 +801,7 @@ func TestMoneySendErrors(t *testing.T) {
 	m.set(func(m *fakeMoney) { m.available = 500 })
 	clickID(t, ctx, "send-submit")
 	waitFor(t, ctx, shown("quote-error"))
-	if got := text(t, ctx, "quote-error"); !strings.Contains(got, "does not cover") || !strings.Contains(got, "$5.00 USD available") || !strings.Contains(got, "$10.00 USD") {
+	if got := text(t, ctx, "quote-error"); !strings.Contains(got, "does not cover") || !strings.Contains(got, "$5.00 available") || !strings.Contains(got, "$10.00") {
 		t.Errorf("insufficient balance said as %q", got)
 	}
 	m.set(func(m *fakeMoney) {
@@ -817,7 +817,7 @@ func TestMoneySendErrors(t *testing.T) {
 	typeInto(t, ctx, "send-amount", "0.50")
 	clickID(t, ctx, "quote-submit")
 	waitFor(t, ctx, shown("send-amount-error"))
-	if got := text(t, ctx, "send-amount-error"); !strings.Contains(got, "$1.00 USD") || !strings.Contains(got, "$100,000.00 USD") {
+	if got := text(t, ctx, "send-amount-error"); !strings.Contains(got, "$1.00") || !strings.Contains(got, "$100,000.00") {
 		t.Errorf("amount error %q", got)
 	}
 	if n := len(m.calls(api, "POST", "/api/quotes/")); n != 2 {
@@ -836,7 +836,7 @@ func TestMoneySendNeedsKey(t *testing.T) {
 	eval[chromedp.Void](t, ctx, `sessionStorage.setItem("break-wallet", "1")`)
 	do(t, ctx, chromedp.Reload(), chromedp.WaitVisible(chromedp.ID("key-missing")))
 	getQuote(t, ctx, xofAccount, "RECEIVING", "5000", "")
-	if got := text(t, ctx, "quote-receive"); got != "CFA5,000 XOF" {
+	if got := text(t, ctx, "quote-receive"); got != "F\u202fCFA\u00a05,000" {
 		t.Errorf("they receive %q", got)
 	}
 	if !eval[bool](t, ctx, `document.getElementById("send-submit").disabled`) {
@@ -855,7 +855,7 @@ func TestMoneySendNeedsKey(t *testing.T) {
 	typeInto(t, ctx, "send-amount", "12.5")
 	clickID(t, ctx, "quote-submit")
 	waitFor(t, ctx, shown("send-amount-error"))
-	if got := text(t, ctx, "send-amount-error"); !strings.Contains(got, "no decimal places") {
+	if got := text(t, ctx, "send-amount-error"); !strings.Contains(got, "XOF has no decimals") {
 		t.Errorf("XOF amount error %q", got)
 	}
 }
@@ -956,10 +956,10 @@ func TestMoneyTransactionsList(t *testing.T) {
 		}
 	}
 	for id, want := range map[int]row{
-		520: {What: "Added funds Sandbox funding", Amount: "+$100.20 USD", Badge: "Completed"},
-		521: {What: "Sent to Awa Ndiaye, West African mobile money •••• 4567", Amount: "−$10.00 USD", Badge: "Completed"},
-		523: {What: "Sent to Ana Diaz, Mexican bank account, CLABE •••• 7771", Amount: "$25.50 USD", Badge: "Failed"},
-		524: {What: "Sent to Ana Diaz, Mexican bank account, CLABE •••• 7771", Amount: "$12,345.67 USD", Badge: "Returned"},
+		520: {What: "Added funds Sandbox funding", Amount: "+$100.20", Badge: "Completed"},
+		521: {What: "Sent to Awa Ndiaye, West African mobile money •••• 4567", Amount: "-$10.00", Badge: "Completed"},
+		523: {What: "Sent to Ana Diaz, Mexican bank account, CLABE •••• 7771", Amount: "$25.50", Badge: "Failed"},
+		524: {What: "Sent to Ana Diaz, Mexican bank account, CLABE •••• 7771", Amount: "$12,345.67", Badge: "Returned"},
 	} {
 		r := byID[fmt.Sprintf("Transaction:0199a000-0000-7000-8000-%012d", id)]
 		if r.What != want.What || r.Amount != want.Amount || r.Badge != want.Badge {
@@ -995,7 +995,7 @@ func TestMoneyTransactionsList(t *testing.T) {
 	facts := eval[string](t, ctx, `JSON.stringify(Object.fromEntries([...document.querySelectorAll("#tx-facts > div")].map((d) => [d.dataset.fact, d.querySelector("dd").textContent])))`)
 	var f map[string]string
 	_ = json.Unmarshal([]byte(facts), &f)
-	for k, want := range map[string]string{"sent": "$10.00 USD", "received": "CFA5,021 XOF", "fees": "CFA300 XOF", "rate": "1 USD = CFA606.061 XOF", "rail": "Mobile money"} {
+	for k, want := range map[string]string{"sent": "$10.00", "received": "F\u202fCFA\u00a05,021", "fees": "F\u202fCFA\u00a0300", "rate": "1\u00a0USD = 606.06\u00a0XOF", "rail": "Mobile money"} {
 		if f[k] != want {
 			t.Errorf("XOF payment %s %q, want %q", k, f[k], want)
 		}
@@ -1023,11 +1023,11 @@ func TestMoneyAddFunds(t *testing.T) {
 		t.Errorf("fund currency %q", got)
 	}
 	for _, tc := range []struct{ in, want string }{
-		{"", "Enter an amount."},
-		{"12.345", "at most 2 decimal places"},
+		{"", "Type an amount"},
+		{"12.345", "at most 2 decimals"},
 		{"-5", "minus"},
-		{"abc", "in digits"},
-		{"12,50", "point for the decimals"},
+		{"abc", "like 12.50"},
+		{"12,50", "Use “.” for the decimals"},
 		{"0", "above zero"},
 		{"1000000000.01", "at most $1,000,000,000.00 USD"},
 	} {
@@ -1061,7 +1061,7 @@ func TestMoneyAddFunds(t *testing.T) {
 	if v := eval[string](t, ctx, `document.getElementById("fund-amount").value`); v != "" {
 		t.Errorf("amount left in the form: %q", v)
 	}
-	waitFor(t, ctx, `(() => { const li = document.querySelector("#transactions-list > li"); return !!li && li.textContent.includes("Added funds") && li.textContent.includes("+$250.75 USD"); })()`)
+	waitFor(t, ctx, `(() => { const li = document.querySelector("#transactions-list > li"); return !!li && li.textContent.includes("Added funds") && li.textContent.includes("+$250.75"); })()`)
 	if n := len(m.calls(api, "GET", "/api/transactions")); n <= lists {
 		t.Error("the list was not reloaded after the funding")
 	}
@@ -1077,8 +1077,9 @@ func TestMoneyAddFunds(t *testing.T) {
 	}
 }
 
-// TestParseAmountNode checks format.js's parseAmount and formatRate under
-// Node, when Node is installed.
+// TestParseAmountNode checks format.js's parseMoney and formatMoney in en-US
+// under Node (whose Intl may differ from the browser's), when Node is
+// installed: the module needs no DOM.
 func TestParseAmountNode(t *testing.T) {
 	node, err := exec.LookPath("node")
 	if err != nil {
@@ -1116,24 +1117,29 @@ func TestParseAmountNode(t *testing.T) {
 		{"   ", 2, 0, want{Reason: "EMPTY"}},
 		{"abc", 2, 0, want{Reason: "INVALID"}},
 		{"1e5", 2, 0, want{Reason: "INVALID"}},
-		{"12,5", 2, 0, want{Reason: "INVALID"}},
-		{"1,23", 2, 0, want{Reason: "INVALID"}},
-		{"1 000", 2, 0, want{Reason: "INVALID"}},
+		{"12,5", 2, 0, want{Reason: "SEPARATOR"}},
+		{"1,23", 2, 0, want{Reason: "SEPARATOR"}},
+		{"1 000", 2, 0, want{OK: true, Amount: 100000}},
+		{"1,000", 8, 0, want{Reason: "AMBIGUOUS"}},
 		{"+5", 2, 0, want{Reason: "INVALID"}},
 		{".", 2, 0, want{Reason: "INVALID"}},
 		{"0x10", 2, 0, want{Reason: "INVALID"}},
 	}
 	in, _ := json.Marshal(cases)
-	script := `import("./web/static/js/format.js").then(({ parseAmount, formatRate }) => {
+	script := `Promise.all([import("./web/static/js/format.js"), import("./web/static/js/i18n.js")]).then(async ([{ parseMoney, formatMoney }, { setLocale }]) => {
+  await setLocale("en-US");
   const cases = JSON.parse(process.argv[1]);
-  const out = cases.map((c) => { const r = parseAmount(c.text, c.decimals, c.max || undefined);
+  const codes = { 0: "XOF", 2: "USD", 8: "BTC" };
+  const out = cases.map((c) => {
+    const r = parseMoney(c.text, { code: codes[c.decimals], decimals: c.decimals }, c.max ? { max: c.max } : {});
     return r.ok ? { ok: true, amount: r.amount } : { ok: false, reason: r.reason, message: r.message }; });
-  const rates = [formatRate(0.0585, {code: "MXN"}, {code: "USD", symbol: "$", decimals: 2}),
-    formatRate(1 / 0.0585, {code: "USD"}, {code: "MXN", symbol: "$", decimals: 2}),
-    formatRate(1, {code: "USD"}, {code: "USD", symbol: "$", decimals: 2}),
-    formatRate(606.06, {code: "USD"}, {code: "XOF", symbol: "CFA", decimals: 0}),
-    formatRate(0, {code: "USD"}, {code: "USD"})];
-  console.log(JSON.stringify({ out, rates }));
+  const amounts = [formatMoney(123456, {code: "USD", symbol: "$", decimals: 2}),
+    formatMoney(168803, {code: "MXN", symbol: "$", decimals: 2}),
+    formatMoney(-5, {code: "USD", decimals: 2}),
+    formatMoney(150000, {code: "BTC", decimals: 8}),
+    formatMoney(1250, {decimals: 2}),
+    formatMoney(1250, "USD")];
+  console.log(JSON.stringify({ out, amounts }));
 });`
 	cmd := exec.Command(node, "--input-type=module", "-e", script, string(in))
 	cmd.Dir = ".."
@@ -1146,7 +1152,7 @@ func TestParseAmountNode(t *testing.T) {
 			want
 			Message string `json:"message"`
 		} `json:"out"`
-		Rates []string `json:"rates"`
+		Amounts []string `json:"amounts"`
 	}
 	if err := json.Unmarshal(b, &res); err != nil || len(res.Out) != len(cases) {
 		t.Fatalf("node said %s (%v)", b, err)
@@ -1154,14 +1160,18 @@ func TestParseAmountNode(t *testing.T) {
 	for i, c := range cases {
 		got := res.Out[i]
 		if got.want != c.Want {
-			t.Errorf("parseAmount(%q, %d) = %+v, want %+v", c.Text, c.Decimals, got.want, c.Want)
+			t.Errorf("parseMoney(%q, %d decimals) = %+v, want %+v", c.Text, c.Decimals, got.want, c.Want)
 		}
 		if !got.OK && got.Message == "" {
-			t.Errorf("parseAmount(%q): no message", c.Text)
+			t.Errorf("parseMoney(%q): no message", c.Text)
 		}
 	}
-	wantRates := []string{"1 MXN = $0.0585 USD", "1 USD = $17.094 MXN", "1 USD = $1.00 USD", "1 USD = CFA606.06 XOF", ""}
-	if strings.Join(res.Rates, "|") != strings.Join(wantRates, "|") {
-		t.Errorf("formatRate: %q, want %q", res.Rates, wantRates)
+	if got := res.Out[11].Message; got != "Use at most 2 decimals for USD, like 12.50." {
+		t.Errorf("parseMoney(%q) says %q", cases[11].Text, got)
+	}
+	// Intl's layout for en-US; no currency code, no amount.
+	wantAmounts := []string{"$1,234.56", "MX$1,688.03", "-$0.05", "0.0015\u00a0BTC", "", "$12.50"}
+	if strings.Join(res.Amounts, "|") != strings.Join(wantAmounts, "|") {
+		t.Errorf("formatMoney: %q, want %q", res.Amounts, wantAmounts)
 	}
 }

@@ -383,6 +383,10 @@ func anotherTab(t *testing.T, first context.Context, scripts ...string) context.
 
 func prepareTab(t *testing.T, ctx context.Context, scripts ...string) {
 	t.Helper()
+	// Amounts and times read as in en-US, whatever the machine's locale.
+	if err := browsertest.FixLocale(ctx); err != nil {
+		t.Fatalf("preparing the tab: %v", err)
+	}
 	for _, src := range append([]string{walletStub}, scripts...) {
 		if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: src}); err != nil {
 			t.Fatalf("preparing the tab: %v", err)

@@ -13,6 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 )
 
@@ -101,7 +104,36 @@ func New(t testing.TB, timeout time.Duration) context.Context {
 		cancel()
 		removeProfile(t, dir)
 	})
+	if err := FixLocale(ctx); err != nil {
+		t.Fatal(err)
+	}
 	return ctx
+}
+
+// Locale is the locale of the tabs of New and FixLocale: pages write
+// amounts, numbers and times in it ("$1,234.56", "Nov 23, 2026, 9:41 AM").
+const Locale = "en-US"
+
+// FixLocale makes a tab read as a person of Locale, whatever the machine's
+// own settings: navigator.languages (where the pages choose their language
+// and the layout of money) and Intl's default locale (dates). New does it
+// for its first tab; call it for each further tab (chromedp.NewContext) of
+// a test that reads numbers, before it navigates.
+func FixLocale(tab context.Context) error {
+	v, err := chromedp.Call(tab, browser.GetVersion, cdp.Empty{})
+	if err != nil {
+		return fmt.Errorf("fix the locale: %w", err)
+	}
+	if _, err := chromedp.Call(tab, emulation.SetUserAgentOverride, emulation.SetUserAgentOverrideParams{
+		UserAgent:      v.UserAgent,
+		AcceptLanguage: Locale + ",en",
+	}); err != nil {
+		return fmt.Errorf("fix the locale: %w", err)
+	}
+	if _, err := chromedp.Call(tab, emulation.SetLocaleOverride, emulation.SetLocaleOverrideParams{Locale: Locale}); err != nil {
+		return fmt.Errorf("fix the locale: %w", err)
+	}
+	return nil
 }
 
 // removeProfile deletes a closed browser's profile, trying again for a few

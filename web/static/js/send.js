@@ -29,18 +29,19 @@
 import { api, ApiError, messageOf } from "./api.js";
 import { accountLabel } from "./accounts.js";
 import { availableAmount, refreshBalance, walletCurrency } from "./balance.js";
-import { formatAmount, formatCountdown, formatRate, parseAmount } from "./format.js";
+import { formatCountdown, formatExchangeRate, formatMoney, parseMoney } from "./format.js";
+import { t } from "./i18n.js";
 import { railName, reloadTransactions } from "./transactions.js";
 import { navigate, paths } from "./router.js";
 
 const $ = (id) => document.getElementById(id);
 
-const STATUS_TEXT = { PENDING: "pending", UNDER_REVIEW: "under review", INACTIVE: "inactive" };
-
-const NO_KEY = "Sending needs your signing key, which this tab does not have. " +
-  "Reload the page; if it still cannot send, sign out and sign in again.";
-const UNBOUND = "This quote cannot be signed: what the wallet would sign does not match the payment shown. " +
-  "Nothing was sent. Get a new quote.";
+// An account's status → the key of its name in the list of recipients.
+const STATUS_KEY = {
+  PENDING: "send.recipient.status.pending",
+  UNDER_REVIEW: "send.recipient.status.underReview",
+  INACTIVE: "send.recipient.status.inactive",
+};
 
 const ctx = {
   wallet: null, // () => Promise<paywallet>
@@ -126,8 +127,8 @@ function setStep(step, { focus = false } = {}) {
 function onNext() {
   clearErrors();
   const account = selectedAccount();
-  if (!account || account.status !== "ACTIVE") return fieldError("account", "Choose who you are paying.");
-  $("send-to").textContent = accountLabel(account) + " (" + (account.currency || "") + ")";
+  if (!account || account.status !== "ACTIVE") return fieldError("account", t("send.recipient.error.none"));
+  $("send-to").textContent = t("send.recipient.account", { account: accountLabel(account), currency: account.currency || "" });
   renderAvailable();
   setStep("amount", { focus: true });
 }
@@ -137,7 +138,7 @@ function renderAvailable() {
   const currency = walletCurrency();
   const available = availableAmount();
   const el = $("send-available");
-  el.textContent = currency && Number.isFinite(available) ? "You have " + formatAmount(available, currency) + " available." : "";
+  el.textContent = currency && Number.isFinite(available) ? t("send.amount.available", { amount: formatMoney(available, currency) }) : "";
   el.hidden = el.textContent === "";
 }
 
@@ -178,10 +179,11 @@ function renderAccounts() {
   const before = select.value;
   const active = ctx.accounts.filter((a) => a && a.status === "ACTIVE");
   const others = ctx.accounts.filter((a) => a && a.status !== "ACTIVE");
-  const options = [new Option(active.length ? "Choose an account" : "No account can receive money yet", "")];
-  for (const a of active) options.push(new Option(accountLabel(a) + " (" + (a.currency || "") + ")", a.id));
+  const options = [new Option(t(active.length ? "send.recipient.choose" : "send.recipient.noneActive"), "")];
+  for (const a of active) options.push(new Option(t("send.recipient.account", { account: accountLabel(a), currency: a.currency || "" }), a.id));
   for (const a of others) {
-    const o = new Option(accountLabel(a) + " (" + (a.currency || "") + ") — " + (STATUS_TEXT[a.status] || String(a.status || "").toLowerCase()), a.id);
+    const status = STATUS_KEY[a.status] ? t(STATUS_KEY[a.status]) : String(a.status || "").toLowerCase();
+    const o = new Option(t("send.recipient.accountInactive", { account: accountLabel(a), currency: a.currency || "", status }), a.id);
     o.disabled = true;
     options.push(o);
   }
@@ -197,9 +199,9 @@ function renderAccounts() {
   else select.value = "";
 
   let hint = "";
-  if (ctx.accounts.length === 0) hint = "Add the account you want to pay under Recipients; you can send to it once it is active.";
-  else if (active.length === 0) hint = "Your recipients cannot receive money until they are active. New ones are checked first, which takes a moment.";
-  else if (others.length > 0) hint = "Recipients that are not active are listed but cannot be chosen.";
+  if (ctx.accounts.length === 0) hint = t("send.recipient.hint.none");
+  else if (active.length === 0) hint = t("send.recipient.hint.noneActive");
+  else if (others.length > 0) hint = t("send.recipient.hint.someInactive");
   $("send-account-hint").textContent = hint;
   $("send-account-hint").hidden = hint === "";
   $("quote-submit").disabled = active.length === 0;
@@ -228,13 +230,14 @@ async function onAccountChange() {
   const from = walletCurrency() || (typeof row.sourceCurrency === "object" ? row.sourceCurrency : null);
   const parts = [];
   if (from && info.currency && from.code !== info.currency.code) {
-    const rate = formatRate(row.exchangeRate, info.currency, from);
-    if (rate) parts.push("Indicative rate: " + rate + ".");
+    // exchangeRate is sending units per receiving unit.
+    const rate = formatExchangeRate(row.exchangeRate, from, info.currency);
+    if (rate) parts.push(t("send.amount.indicativeRate", { rate }));
   }
   const mins = info.rows.map((r) => r.minSendingAmount).filter(Number.isFinite);
   const maxes = info.rows.map((r) => r.maxSendingAmount).filter(Number.isFinite);
   if (from && mins.length && maxes.length) {
-    parts.push("You can send from " + formatAmount(Math.min(...mins), from) + " to " + formatAmount(Math.max(...maxes), from) + ".");
+    parts.push(t("send.amount.limits", { min: formatMoney(Math.min(...mins), from), max: formatMoney(Math.max(...maxes), from) }));
   }
   hint.textContent = parts.join(" ");
   hint.hidden = parts.length === 0;
@@ -268,37 +271,37 @@ function renderSide() {
   const account = selectedAccount();
   const from = walletCurrency();
   const to = account ? account.currency || "" : "";
-  $("send-side-sending-label").textContent = "You send" + (from ? " (" + from.code + ")" : "");
-  $("send-side-receiving-label").textContent = "They receive" + (to ? " (" + to + ")" : "");
+  $("send-side-sending-label").textContent = from ? t("send.side.sendingIn", { currency: from.code }) : t("send.side.sending");
+  $("send-side-receiving-label").textContent = to ? t("send.side.receivingIn", { currency: to }) : t("send.side.receiving");
   const code = side() === "RECEIVING" ? to : from ? from.code : "";
-  $("send-amount-label").textContent = code ? "Amount in " + code : "Amount";
+  $("send-amount-label").textContent = code ? t("send.amount.labelIn", { currency: code }) : t("send.amount.label");
 }
 
 async function onQuote(event) {
   event.preventDefault();
   clearErrors();
   const account = selectedAccount();
-  if (!account || account.status !== "ACTIVE") return fieldError("account", "Choose the account to send to.");
+  if (!account || account.status !== "ACTIVE") return fieldError("account", t("send.recipient.error.choose"));
   const locked = side();
   let currency;
   let info = null;
   if (locked === "SENDING") {
     currency = walletCurrency();
-    if (!currency) return formError("Your wallet's currency is not known yet. Try again in a moment.");
+    if (!currency) return formError(t("send.error.currencyUnknown"));
   } else {
     info = await ratesFor(account.currency);
     currency = info && info.currency;
     if (!currency) {
-      return fieldError("amount", "The decimals of " + account.currency + " are not known right now: enter what you send instead.");
+      return fieldError("amount", t("send.amount.error.decimalsUnknown", { currency: String(account.currency || "") }));
     }
   }
-  const parsed = parseAmount($("send-amount").value, currency.decimals);
+  const parsed = parseMoney($("send-amount").value, currency);
   if (!parsed.ok) return fieldError("amount", parsed.message);
   const over = overBalance(locked, parsed.amount, info);
   if (over) return fieldError("amount", over);
   const note = $("send-note").value.trim();
-  if ([...note].length > 255) return fieldError("note", "Keep the note to 255 characters.");
-  if (/[\u0000-\u001f\u007f]/.test(note)) return fieldError("note", "The note must be one line of plain text.");
+  if ([...note].length > 255) return fieldError("note", t("send.note.error.tooLong", { max: 255 }));
+  if (/[\u0000-\u001f\u007f]/.test(note)) return fieldError("note", t("send.note.error.oneLine"));
 
   const body = {
     destination: { destinationType: "ACCOUNT", accountId: account.id },
@@ -318,16 +321,16 @@ function overBalance(locked, amount, info) {
   const available = availableAmount();
   const from = walletCurrency();
   if (!from || !Number.isFinite(available)) return "";
-  const have = "You have " + formatAmount(available, from) + " available";
+  const have = formatMoney(available, from);
   if (locked === "SENDING") {
-    return amount > available ? have + ". Enter at most that, or add money to your wallet first." : "";
+    return amount > available ? t("send.amount.error.overBalance", { available: have }) : "";
   }
   const row = info && info.rows[0];
   if (!row || !info.currency || !(row.exchangeRate > 0)) return "";
   // exchangeRate is sending units per receiving unit.
   const estimate = Math.ceil((amount / 10 ** info.currency.decimals) * row.exchangeRate * 10 ** from.decimals);
   return estimate > available
-    ? have + ", and this would cost about " + formatAmount(estimate, from) + ". Enter a smaller amount."
+    ? t("send.amount.error.overBalanceEstimate", { available: have, estimate: formatMoney(estimate, from) })
     : "";
 }
 
@@ -341,12 +344,12 @@ async function requestQuote(request, button) {
   const generation = ++ctx.quoting;
   button.disabled = true;
   button.setAttribute("aria-busy", "true");
-  ctx.setStatus("Getting a quote…");
+  ctx.setStatus(t("send.status.quoting"));
   const started = performance.now();
   try {
     const res = await api("POST", "/api/quotes", { body: request.body });
     if (generation !== ctx.quoting) return;
-    if (!res.data || typeof res.data.id !== "string") throw new Error("unexpected answer " + res.status + " to the quote");
+    if (!res.data || typeof res.data.id !== "string") throw new Error(t("send.error.unexpectedQuote", { status: String(res.status) }));
     ctx.request = request;
     showQuote(res.data, started);
   } catch (err) {
@@ -362,28 +365,30 @@ async function requestQuote(request, button) {
 }
 
 function quoteError(err) {
-  if (!(err instanceof ApiError)) return formError("Could not get a quote: " + messageOf(err));
+  if (!(err instanceof ApiError)) return formError(t("send.error.quote", { reason: messageOf(err) }));
   if (err.code === "AMOUNT_OUT_OF_RANGE") {
     const d = err.details || {};
     const from = walletCurrency() || {};
     if (Number.isFinite(d.minSendingAmount) && Number.isFinite(d.maxSendingAmount)) {
-      return fieldError("amount", "What you send must be from " + formatAmount(d.minSendingAmount, from) + " to " +
-        formatAmount(d.maxSendingAmount, from) + " for this account.");
+      return fieldError("amount", t("send.amount.error.range", {
+        min: formatMoney(d.minSendingAmount, from),
+        max: formatMoney(d.maxSendingAmount, from),
+      }));
     }
-    return fieldError("amount", "This amount cannot be sent to this account.");
+    return fieldError("amount", t("send.amount.error.outOfRange"));
   }
-  if (err.code === "INVALID_CURRENCY") return formError("No exchange rate is offered to this account's currency right now.");
+  if (err.code === "INVALID_CURRENCY") return formError(t("send.error.noRate"));
   const fields = err.fieldErrors();
   let shown = false;
   for (const [field, message] of Object.entries(fields)) {
     const where = field.startsWith("destination") ? "account" : field === "lockedCurrencyAmount" ? "amount" : field === "description" ? "note" : "";
     if (where && $("send-" + where + "-error").hidden) {
-      const what = where === "account" ? "This account " : where === "amount" ? "The amount " : "The note ";
-      fieldError(where, what + message.replace(/\.$/, "") + ".");
+      const key = where === "account" ? "send.recipient.error.field" : where === "amount" ? "send.amount.error.field" : "send.note.error.field";
+      fieldError(where, t(key, { problem: message.replace(/\.$/, "") }));
       shown = true;
     }
   }
-  if (!shown) formError("Could not get a quote: " + messageOf(err));
+  if (!shown) formError(t("send.error.quote", { reason: messageOf(err) }));
 }
 
 // ---- the quote ----------------------------------------------------------------
@@ -399,13 +404,17 @@ function showQuote(q, started) {
   const receive = q.receivingCurrency || {};
   const account = ctx.accounts.find((a) => a && a.id === (q.destination && q.destination.accountId));
   $("quote-to").textContent = account ? accountLabel(account) : String((q.destination && q.destination.accountId) || "");
-  $("quote-send").textContent = formatAmount(q.totalSendingAmount, send);
-  $("quote-fees").textContent = formatAmount(q.feesIncluded, send);
-  $("quote-receive").textContent = formatAmount(q.totalReceivingAmount, receive);
-  const rate = formatRate(q.exchangeRate, receive, send);
-  const inverse = q.exchangeRate > 0 ? formatRate(1 / q.exchangeRate, send, receive) : "";
+  $("quote-send").textContent = formatMoney(q.totalSendingAmount, send);
+  $("quote-fees").textContent = formatMoney(q.feesIncluded, send);
+  $("quote-receive").textContent = formatMoney(q.totalReceivingAmount, receive);
+  // The rate as people read it (a number of 1 or more: "1 USD = 17.094
+  // MXN"), then the other way round. exchangeRate is sending units per
+  // receiving unit.
+  const rate = formatExchangeRate(q.exchangeRate, send, receive);
+  const readsReceiving = q.exchangeRate >= 1;
+  const inverse = rate ? formatExchangeRate(q.exchangeRate, send, receive, { base: readsReceiving ? codeOf(send) : codeOf(receive) }) : "";
   $("quote-rate").textContent = rate;
-  $("quote-rate-inverse").textContent = inverse && send.code !== receive.code ? "(" + inverse + ")" : "";
+  $("quote-rate-inverse").textContent = inverse && codeOf(send) !== codeOf(receive) ? t("send.review.rateInverse", { rate: inverse }) : "";
   const rail = q.destination && q.destination.paymentRail;
   $("quote-rail").textContent = rail ? railName(rail) : "";
   $("quote-rail-row").hidden = !rail;
@@ -415,8 +424,8 @@ function showQuote(q, started) {
   $("quote-id").textContent = q.id;
 
   const problem = bindingProblem(q);
-  ctx.blocked = problem ? "This quote cannot be signed: " + problem + "." : "";
-  $("quote-error").textContent = problem ? UNBOUND : "";
+  ctx.blocked = problem ? t("send.review.blocked", { problem }) : "";
+  $("quote-error").textContent = problem ? t("send.error.unbound") : "";
   $("quote-error").hidden = !problem;
   $("quote-expired").hidden = true;
   $("quote-renew").hidden = !problem;
@@ -425,7 +434,7 @@ function showQuote(q, started) {
   $("quote").dataset.quoteId = q.id;
   updateSendButton();
   startCountdown();
-  ctx.setStatus(problem ? "The quote cannot be signed." : "Check the quote, then send.");
+  ctx.setStatus(t(problem ? "send.status.unsignable" : "send.status.review"));
   $("quote-title").focus();
 }
 
@@ -433,26 +442,26 @@ function showQuote(q, started) {
 // its unsignedTransaction names this quote, its two amounts and (when it
 // says) its destination and currencies. "" when it is, a reason when not.
 function bindingProblem(q) {
-  if (q.status && q.status !== "PENDING") return "the quote is " + String(q.status).toLowerCase();
+  if (q.status && q.status !== "PENDING") return t("send.review.problem.status", { status: String(q.status).toLowerCase() });
   const payload = payloadOf(q);
-  if (payload === null) return "the quote has nothing for the wallet to sign";
+  if (payload === null) return t("send.review.problem.noPayload");
   let p;
   try {
     p = JSON.parse(payload);
   } catch {
-    return "what the wallet would sign is not readable";
+    return t("send.review.problem.unreadable");
   }
   const u = p && p.parameters && p.parameters.unsignedTransaction;
-  if (!u || typeof u !== "object") return "what the wallet would sign is not a payment";
-  if (u.quoteId !== q.id) return "it is for another quote";
-  if (u.totalSendingAmount !== q.totalSendingAmount) return "it sends another amount";
-  if (u.totalReceivingAmount !== q.totalReceivingAmount) return "it delivers another amount";
+  if (!u || typeof u !== "object") return t("send.review.problem.notPayment");
+  if (u.quoteId !== q.id) return t("send.review.problem.otherQuote");
+  if (u.totalSendingAmount !== q.totalSendingAmount) return t("send.review.problem.otherSendingAmount");
+  if (u.totalReceivingAmount !== q.totalReceivingAmount) return t("send.review.problem.otherReceivingAmount");
   const dest = q.destination && q.destination.accountId;
-  if ("destinationAccountId" in u && u.destinationAccountId !== dest) return "it pays another account";
-  if (ctx.request && dest !== ctx.request.accountId) return "the quote pays another account than the one chosen";
+  if ("destinationAccountId" in u && u.destinationAccountId !== dest) return t("send.review.problem.otherAccount");
+  if (ctx.request && dest !== ctx.request.accountId) return t("send.review.problem.notChosenAccount");
   const code = (c) => (c && typeof c === "object" ? c.code : c);
-  if ("sendingCurrency" in u && code(u.sendingCurrency) !== code(q.sendingCurrency)) return "it sends another currency";
-  if ("receivingCurrency" in u && code(u.receivingCurrency) !== code(q.receivingCurrency)) return "it delivers another currency";
+  if ("sendingCurrency" in u && code(u.sendingCurrency) !== code(q.sendingCurrency)) return t("send.review.problem.otherSendingCurrency");
+  if ("receivingCurrency" in u && code(u.receivingCurrency) !== code(q.receivingCurrency)) return t("send.review.problem.otherReceivingCurrency");
   return "";
 }
 
@@ -510,9 +519,9 @@ function closeQuote() {
 // tab, and says why not otherwise.
 function updateSendButton() {
   let reason = "";
-  if (!ctx.key || !ctx.key()) reason = NO_KEY;
+  if (!ctx.key || !ctx.key()) reason = t("send.error.noKey");
   else if (ctx.blocked) reason = ctx.blocked;
-  else if (ctx.expired) reason = "The quote expired. Get a new quote to send.";
+  else if (ctx.expired) reason = t("send.review.expired");
   const button = $("send-submit");
   button.disabled = ctx.sending || reason !== "" || !ctx.quote;
   button.title = reason;
@@ -531,31 +540,31 @@ async function onSend() {
   const button = $("send-submit");
   button.setAttribute("aria-busy", "true");
   $("quote-error").hidden = true;
-  ctx.setStatus("Sending…");
+  ctx.setStatus(t("send.status.sending"));
   try {
     const problem = bindingProblem(q);
     if (problem) {
-      ctx.blocked = "This quote cannot be signed: " + problem + ".";
-      $("quote-error").textContent = UNBOUND;
+      ctx.blocked = t("send.review.blocked", { problem });
+      $("quote-error").textContent = t("send.error.unbound");
       $("quote-error").hidden = false;
       $("quote-renew").hidden = false;
       ctx.setStatus("");
       return;
     }
     const key = ctx.key();
-    if (!key) throw new Error(NO_KEY);
+    if (!key) throw new Error(t("send.error.noKey"));
     const wallet = await ctx.wallet();
     let stamp;
     try {
       stamp = await wallet.stamp(key.handle, payloadOf(q));
     } catch (err) {
-      throw new Error("The wallet could not sign the payment: " + messageOf(err));
+      throw new Error(t("send.error.stamp", { reason: messageOf(err) }));
     }
     const res = await api("POST", "/api/quotes/" + q.id + "/execute", {
       headers: { "Service-Wallet-Signature": stamp, "Idempotency-Key": crypto.randomUUID() },
     });
     if (ctx.quote !== q) return;
-    sent((res.data && res.data.transactionId) || q.transactionId, "The payment is on its way.");
+    sent((res.data && res.data.transactionId) || q.transactionId, t("send.status.sent"));
   } catch (err) {
     if (ctx.quote !== q) return;
     sendError(err, q);
@@ -586,36 +595,33 @@ function sendError(err, q) {
     const d = err.details || {};
     if (err.status === 409 && err.code === "INVALID_STATE_TRANSITION") {
       if (d.quoteStatus === "EXPIRED") {
-        ctx.setStatus("The quote expired.");
+        ctx.setStatus(t("send.status.expired"));
         return markExpired();
       }
       // Sent already (a click in another tab, or an answer that was lost).
-      return sent(q.transactionId, "This quote was already sent.");
+      return sent(q.transactionId, t("send.status.alreadySent"));
     }
     if (err.code === "INSUFFICIENT_BALANCE") {
       refreshBalance();
       const c = q.sendingCurrency || {};
-      const detail = Number.isFinite(d.available) && Number.isFinite(d.required)
-        ? " You have " + formatAmount(d.available, c) + " available; this payment needs " + formatAmount(d.required, c) + "."
-        : "";
-      return quoteProblem("Your available balance does not cover this payment." + detail);
+      return quoteProblem(Number.isFinite(d.available) && Number.isFinite(d.required)
+        ? t("send.error.insufficientAmounts", { available: formatMoney(d.available, c), required: formatMoney(d.required, c) })
+        : t("send.error.insufficient"));
     }
     if (err.status === 401 && (err.code === "UNAUTHORIZED" || err.code === "HTTP_401")) return; // signed out
     if (err.status === 401) {
-      return quoteProblem("The wallet's signature was not accepted: this tab's key no longer belongs to your session. " +
-        "Sign out and sign in again here, then send.");
+      return quoteProblem(t("send.error.signatureRefused"));
     }
     if (err.status === 404) {
-      ctx.blocked = "This quote is no longer available.";
+      ctx.blocked = t("send.review.gone");
       $("quote-renew").hidden = false;
-      return quoteProblem("This quote is no longer available. Get a new quote.");
+      return quoteProblem(t("send.error.gone"));
     }
     if (err.status === 0 || err.status >= 500) {
-      return quoteProblem("The service could not be reached, so the payment may not have gone out. " +
-        "Press Send again: a quote is never paid twice.");
+      return quoteProblem(t("send.error.unreachable"));
     }
   }
-  quoteProblem("The payment was not sent: " + messageOf(err));
+  quoteProblem(t("send.error.notSent", { reason: messageOf(err) }));
 }
 
 function quoteProblem(text) {
@@ -650,4 +656,8 @@ function fieldError(field, text) {
 function formError(text) {
   $("send-form-error").textContent = text;
   $("send-form-error").hidden = false;
+}
+
+function codeOf(currency) {
+  return currency && typeof currency === "object" ? String(currency.code || "") : String(currency || "");
 }

@@ -26,7 +26,8 @@
 import { api, ApiError, messageOf } from "./api.js";
 import { accountLabel, holderName } from "./accounts.js";
 import { heldAmount, refreshBalance } from "./balance.js";
-import { formatAmount, formatRate, formatTime } from "./format.js";
+import { formatExchangeRate, formatMoney, formatTime } from "./format.js";
+import { t } from "./i18n.js";
 import { paths } from "./router.js";
 
 const $ = (id) => document.getElementById(id);
@@ -34,43 +35,44 @@ const $ = (id) => document.getElementById(id);
 const FINAL = new Set(["COMPLETED", "FAILED", "REJECTED", "REFUNDED", "EXPIRED"]);
 const RECEIPT = new Set(["COMPLETED", "REFUNDED", "FAILED", "REJECTED"]);
 
-// status → [badge text, badge class]
+// status → [key of the badge text, badge class]
 const STATUS = {
-  CREATED: ["Created", "pending"],
-  PENDING: ["Not sent", "pending"],
-  PENDING_AUTHORIZATION: ["Awaiting approval", "pending"],
-  PROCESSING: ["On its way", "processing"],
-  COMPLETED: ["Completed", "completed"],
-  FAILED: ["Failed", "failed"],
-  REJECTED: ["Rejected", "failed"],
-  REFUNDED: ["Returned", "refunded"],
-  EXPIRED: ["Expired", "expired"],
+  CREATED: ["activity.status.created", "pending"],
+  PENDING: ["activity.status.pending", "pending"],
+  PENDING_AUTHORIZATION: ["activity.status.pendingAuthorization", "pending"],
+  PROCESSING: ["activity.status.processing", "processing"],
+  COMPLETED: ["activity.status.completed", "completed"],
+  FAILED: ["activity.status.failed", "failed"],
+  REJECTED: ["activity.status.rejected", "failed"],
+  REFUNDED: ["activity.status.refunded", "refunded"],
+  EXPIRED: ["activity.status.expired", "expired"],
 };
 
+// Rails' names: a proper name as it is, a description from the catalogue.
 const RAILS = {
   ACH: "ACH",
   ACH_COLOMBIA: "ACH Colombia",
-  BANK_TRANSFER: "Bank transfer",
+  BANK_TRANSFER: () => t("payment.rail.bankTransfer"),
   BRE_B: "Bre-B",
   CIPS: "CIPS",
   FAST: "FAST",
   FASTER_PAYMENTS: "Faster Payments",
   FEDNOW: "FedNow",
   INSTAPAY: "InstaPay",
-  MOBILE_MONEY: "Mobile money",
+  MOBILE_MONEY: () => t("payment.rail.mobileMoney"),
   NEFT: "NEFT",
   PAYNOW: "PayNow",
   PESONET: "PESONet",
   PIX: "Pix",
   RTGS: "RTGS",
-  RTP: "RTP (real-time payments)",
+  RTP: () => t("payment.rail.rtp"),
   SEPA: "SEPA",
   SEPA_INSTANT: "SEPA Instant",
   SPEI: "SPEI",
   SWIFT: "SWIFT",
   UNIONPAY: "UnionPay",
   UPI: "UPI",
-  WIRE: "Wire",
+  WIRE: () => t("payment.rail.wire"),
 };
 
 // The list asks again while a payment in it is on its way (ms, the last repeating).
@@ -247,7 +249,7 @@ async function loadPage(cursor) {
   } catch (err) {
     if (generation !== ctx.loading) return;
     if (err instanceof ApiError && err.status === 401) return; // the page signs out
-    showListError("Your activity could not be loaded just now. Press Refresh to try again. (" + messageOf(err) + ")");
+    showListError(t("activity.error.load", { reason: messageOf(err) }));
   } finally {
     if (cursor) ctx.more = false;
     if (generation === ctx.loading) more.disabled = false;
@@ -313,7 +315,7 @@ function renderList() {
     const again = list.querySelector('a[data-open="' + CSS.escape(focused) + '"]');
     if (again) again.focus({ preventScroll: true });
   }
-  $("transactions-empty").textContent = ctx.filter ? "Nothing with this status." : "No payments yet.";
+  $("transactions-empty").textContent = t(ctx.filter ? "activity.list.emptyFiltered" : "activity.list.empty");
   $("transactions-empty").hidden = shown.length > 0 || !!ctx.cursor;
   $("transactions-more").hidden = !ctx.cursor;
   renderRecent();
@@ -378,15 +380,16 @@ function listItem(x, { compact = false } = {}) {
   if (back && !compact) {
     const note = document.createElement("span");
     note.className = "tx-received tx-back";
-    note.textContent = x.status === "REFUNDED" ? "Returned: the money came back to your wallet" : "Not delivered: the money comes back to your wallet";
+    note.textContent = t(x.status === "REFUNDED" ? "activity.item.returned" : "activity.item.notDelivered");
     button.append(note);
   }
   // What arrives, while it is on its way and once it did.
   if (!compact && x.type === "OUTGOING" && x.receivedAmount && (x.status === "PROCESSING" || x.status === "COMPLETED")) {
     const received = document.createElement("span");
     received.className = "tx-received";
-    received.textContent = (x.status === "COMPLETED" ? "They received " : "They receive ") +
-      formatAmount(x.receivedAmount.amount, x.receivedAmount.currency || {});
+    received.textContent = t(x.status === "COMPLETED" ? "activity.item.received" : "activity.item.receiving", {
+      amount: formatMoney(x.receivedAmount.amount, x.receivedAmount.currency || {}),
+    });
     button.append(received);
   }
   li.append(button);
@@ -394,11 +397,11 @@ function listItem(x, { compact = false } = {}) {
 }
 
 function directionText(x) {
-  return x.type === "OUTGOING" ? "Sent" : "Added funds";
+  return t(x.type === "OUTGOING" ? "activity.item.sent" : "activity.item.added");
 }
 
 function counterparty(x, short = false) {
-  if (x.type === "OUTGOING") return "to " + destinationName(x, short);
+  if (x.type === "OUTGOING") return t("activity.item.to", { name: destinationName(x, short) });
   return typeof x.description === "string" ? x.description : "";
 }
 
@@ -408,29 +411,28 @@ function destinationName(x, short = false) {
   const id = x && x.destination && typeof x.destination.accountId === "string" ? x.destination.accountId : "";
   const account = ctx.accounts.get(id);
   if (account) return (short && holderName(account)) || accountLabel(account);
-  return id ? "account …" + id.slice(-6) : "an account";
+  return id ? t("payment.account.short", { end: id.slice(-6) }) : t("payment.account.unknown");
 }
 
-// signedAmount is what the transaction did to the wallet: "−$10.25 USD"
-// for a payment (what left the wallet), "+$100.00 USD" for money added.
+// signedAmount is what the transaction did to the wallet, with the sign
+// where the person's locale puts it: "-$10.25" for a payment (what left the
+// wallet), "+$100.00" for money added; a payment whose money came back has
+// no sign.
 function signedAmount(x) {
-  if (x.type === "OUTGOING" && MONEY_BACK.has(x.status)) {
-    const a = x.sentAmount || x.receivedAmount || {};
-    return formatAmount(a.amount, a.currency || {});
-  }
   if (x.type === "OUTGOING") {
     const a = x.sentAmount || x.receivedAmount || {};
-    return "−" + formatAmount(a.amount, a.currency || {});
+    if (MONEY_BACK.has(x.status)) return formatMoney(a.amount, a.currency || {});
+    return formatMoney(Number.isFinite(a.amount) ? -a.amount : a.amount, a.currency || {}, { signDisplay: "exceptZero" });
   }
   const a = x.receivedAmount || {};
-  return "+" + formatAmount(a.amount, a.currency || {});
+  return formatMoney(a.amount, a.currency || {}, { signDisplay: "exceptZero" });
 }
 
 function badge(status) {
   const el = document.createElement("span");
-  const [text, kind] = STATUS[status] || [humanize(status) || "Unknown", "pending"];
+  const [key, kind] = STATUS[status] || ["", "pending"];
   el.className = "badge badge-" + kind;
-  el.textContent = text;
+  el.textContent = key ? t(key) : humanize(status) || t("activity.status.unknown");
   return el;
 }
 
@@ -468,9 +470,9 @@ export function openTransaction(id, { initial = null, focus = true, sent = false
   $("tx-reason").hidden = true;
   $("tx-facts").replaceChildren();
   delete $("transaction").dataset.status;
-  $("tx-title").textContent = sent ? "Payment sent" : "Payment";
+  $("tx-title").textContent = t(sent ? "payment.title.sent" : "payment.title.payment");
   $("tx-badge").replaceChildren();
-  $("tx-status-text").textContent = "Loading…";
+  $("tx-status-text").textContent = t("payment.loading");
   if (initial && initial.id === view.id) show(initial, view.generation);
   if (focus) $("tx-title").focus({ preventScroll: true });
   follow(view.generation);
@@ -509,9 +511,9 @@ async function follow(generation) {
     if (err instanceof ApiError && err.status === 401) return;
     if (err instanceof ApiError && (err.status === 404 || err.status === 400)) {
       if (!view.tx) $("tx-status-text").textContent = "";
-      return viewError("This transaction cannot be found.");
+      return viewError(t("payment.error.notFound"));
     }
-    viewError("Could not check the payment just now; trying again. (" + messageOf(err) + ")");
+    viewError(t("payment.error.check", { reason: messageOf(err) }));
   } finally {
     if (view.asking === generation) view.asking = 0;
   }
@@ -544,7 +546,7 @@ function show(tx, generation) {
 
 function renderView(tx) {
   const outgoing = tx.type === "OUTGOING";
-  $("tx-title").textContent = !outgoing ? "Added funds" : ctx.view.sent ? "Payment sent" : "Payment";
+  $("tx-title").textContent = t(!outgoing ? "payment.title.added" : ctx.view.sent ? "payment.title.sent" : "payment.title.payment");
   $("tx-receipt-link").hidden = !RECEIPT.has(tx.status) && tx.status !== "PROCESSING";
   // The status line is a live region: it changes only when the status does,
   // so that a screen reader hears each new status once.
@@ -559,24 +561,24 @@ function renderView(tx) {
   const received = tx.receivedAmount || {};
   const rows = [];
   if (outgoing) {
-    if (sent) rows.push(["sent", "You sent", formatAmount(sent.amount, sent.currency || {})]);
-    if (Number.isFinite(tx.fees)) rows.push(["fees", "Fees (included)", formatAmount(tx.fees, received.currency || {})]);
-    rows.push(["received", "They receive", formatAmount(received.amount, received.currency || {})]);
+    if (sent) rows.push(["sent", t("payment.fact.sent"), formatMoney(sent.amount, sent.currency || {})]);
+    if (Number.isFinite(tx.fees)) rows.push(["fees", t("payment.fact.fees"), formatMoney(tx.fees, received.currency || {})]);
+    rows.push(["received", t("payment.fact.receiving"), formatMoney(received.amount, received.currency || {})]);
     if (sent && sent.currency && received.currency) {
       const rate = sent.currency.code !== received.currency.code ? readableRate(tx.exchangeRate, sent.currency, received.currency) : "";
-      if (rate) rows.push(["rate", "Rate", rate]);
+      if (rate) rows.push(["rate", t("payment.fact.rate"), rate]);
     }
-    rows.push(["to", "To", destinationName(tx)]);
-    if (tx.paymentRail) rows.push(["rail", "Paid by", railName(tx.paymentRail)]);
+    rows.push(["to", t("payment.fact.to"), destinationName(tx)]);
+    if (tx.paymentRail) rows.push(["rail", t("payment.fact.rail"), railName(tx.paymentRail)]);
   } else {
-    rows.push(["received", "Amount", formatAmount(received.amount, received.currency || {})]);
+    rows.push(["received", t("payment.fact.amount"), formatMoney(received.amount, received.currency || {})]);
   }
-  if (tx.description) rows.push(["note", "Note", tx.description]);
+  if (tx.description) rows.push(["note", t("payment.fact.note"), tx.description]);
   const ref = tx.reconciliationInstructions && tx.reconciliationInstructions.reference;
-  if (ref) rows.push(["reference", "Reference", ref, true]);
-  if (tx.createdAt) rows.push(["created", "Created", formatTime(tx.createdAt), false, tx.createdAt]);
-  if (tx.settledAt) rows.push(["settled", "Settled", formatTime(tx.settledAt), false, tx.settledAt]);
-  rows.push(["id", "Transaction", tx.id, true]);
+  if (ref) rows.push(["reference", t("payment.fact.reference"), ref, true]);
+  if (tx.createdAt) rows.push(["created", t("payment.fact.created"), formatTime(tx.createdAt), false, tx.createdAt]);
+  if (tx.settledAt) rows.push(["settled", t("payment.fact.settled"), formatTime(tx.settledAt), false, tx.settledAt]);
+  rows.push(["id", t("payment.fact.id"), tx.id, true]);
   $("tx-facts").replaceChildren(...rows.map(([key, label, value, code, iso]) => fact(key, label, value, code, iso)));
 
   const reason = failureText(tx, ctx.view.held);
@@ -589,7 +591,11 @@ function renderView(tx) {
     const time = document.createElement("time");
     time.dateTime = confirmedAt;
     time.textContent = formatTime(confirmedAt, { seconds: true });
-    receipt.replaceChildren("Receipt delivered ", time);
+    // The time is an element of its own inside the sentence, where the
+    // language puts it.
+    const mark = "\u0000";
+    const [before, after = ""] = t("payment.receiptDelivered", { time: mark }).split(mark);
+    receipt.replaceChildren(before, time, after);
     receipt.hidden = false;
   } else {
     receipt.replaceChildren();
@@ -626,23 +632,23 @@ function statusSentence(tx) {
   switch (tx.status) {
     case "CREATED":
     case "PENDING":
-      return out ? "This payment has not been sent." : "The money is on its way to your wallet.";
+      return t(out ? "payment.status.notSent" : "payment.status.incoming");
     case "PENDING_AUTHORIZATION":
-      return "The payment is waiting for approval.";
+      return t("payment.status.awaitingApproval");
     case "PROCESSING":
-      return out ? "The payment is on its way. This page follows it." : "The money is on its way to your wallet.";
+      return t(out ? "payment.status.processing" : "payment.status.incoming");
     case "COMPLETED":
-      return out ? "The payment was delivered." : "The money is in your wallet.";
+      return t(out ? "payment.status.delivered" : "payment.status.inWallet");
     case "FAILED":
-      return "The payment failed.";
+      return t("payment.status.failed");
     case "REJECTED":
-      return "The payment was rejected.";
+      return t("payment.status.rejected");
     case "REFUNDED":
-      return "The payment was returned.";
+      return t("payment.status.returned");
     case "EXPIRED":
-      return "The quote expired; nothing was sent.";
+      return t("payment.status.expired");
   }
-  return "Status: " + (humanize(tx.status) || "unknown") + ".";
+  return t("payment.status.other", { status: humanize(tx.status) || t("payment.status.unknown") });
 }
 
 // failureText says in plain words what went wrong and where the money is.
@@ -651,11 +657,11 @@ function statusSentence(tx) {
 function failureText(tx, held) {
   switch (tx.status) {
     case "REJECTED":
-      return "The recipient's institution rejected the payment; the money was returned.";
+      return t("payment.failure.rejected");
     case "REFUNDED":
-      return "The payment was returned after delivery; the money is back in your wallet.";
+      return t("payment.failure.refunded");
     case "EXPIRED":
-      return "The quote expired before the payment was sent, so no money moved.";
+      return t("payment.failure.expired");
     case "FAILED":
       break;
     default:
@@ -663,22 +669,18 @@ function failureText(tx, held) {
   }
   switch (tx.failureReason) {
     case "OFFRAMP_FAILED":
-      if (held === true) {
-        return "The recipient's bank could not deliver the payment, and the money has not come back yet: " +
-          "it shows as on hold in your balance until the return completes.";
-      }
-      if (held === false) return "The recipient's bank could not deliver the payment. The money is back in your wallet.";
-      return "The recipient's bank could not deliver the payment.";
+      if (held === true) return t("payment.failure.offrampHeld");
+      if (held === false) return t("payment.failure.offrampBack");
+      return t("payment.failure.offramp");
     case "QUOTE_EXECUTION_FAILED":
-      return "The payment could not be started. The money is back in your wallet.";
+      return t("payment.failure.notStarted");
     case "QUOTE_EXPIRED":
-      return "The quote expired before the payment was sent, so no money moved.";
+      return t("payment.failure.expired");
     case "MISSING_MANDATORY_PAYEE_DATA":
-      return "The recipient's details are incomplete, so the payment could not be delivered. Money not yet back in your wallet shows as on hold.";
+      return t("payment.failure.missingPayeeData");
   }
   const why = humanize(tx.failureReason);
-  return "The payment failed" + (why ? " (" + why.toLowerCase() + ")" : "") +
-    ". Money not yet back in your wallet shows as on hold in your balance.";
+  return why ? t("payment.failure.otherReason", { reason: why.toLowerCase() }) : t("payment.failure.other");
 }
 
 // explainFailure finds out, for an OFFRAMP_FAILED payment, whether its
@@ -723,7 +725,7 @@ async function confirmReceipt(tx, generation) {
   } catch (err) {
     ctx.confirming.delete(tx.id); // tried again when the view is shown again
     if (generation !== ctx.view.generation) return;
-    if (!(err instanceof ApiError && err.status === 401)) viewError("Could not record the receipt: " + messageOf(err));
+    if (!(err instanceof ApiError && err.status === 401)) viewError(t("payment.error.confirm", { reason: messageOf(err) }));
   }
 }
 
@@ -743,14 +745,14 @@ export async function showReceipt(id) {
   r.tx = null;
   $("receipt").hidden = false;
   $("receipt-back").href = paths.payment(r.id);
-  $("receipt-summary").textContent = "Loading…";
+  $("receipt-summary").textContent = t("receipt.loading");
   $("receipt-facts").replaceChildren();
   $("receipt-fee-choice").hidden = true;
   receiptError("");
   try {
     const { data } = await api("GET", "/api/transactions/" + encodeURIComponent(r.id));
     if (generation !== r.generation) return;
-    if (!data || data.id !== r.id) throw new Error("unexpected answer");
+    if (!data || data.id !== r.id) throw new Error(t("receipt.error.unexpected"));
     r.tx = data;
     renderReceipt(data);
   } catch (err) {
@@ -758,9 +760,9 @@ export async function showReceipt(id) {
     if (err instanceof ApiError && err.status === 401) return;
     $("receipt-summary").textContent = "";
     if (err instanceof ApiError && (err.status === 404 || err.status === 400)) {
-      return receiptError("There is no payment at this address in your wallet. Open it from Activity.");
+      return receiptError(t("receipt.error.notFound"));
     }
-    receiptError("The receipt could not be loaded just now. Reload the page to try again. (" + messageOf(err) + ")");
+    receiptError(t("receipt.error.load", { reason: messageOf(err) }));
   }
 }
 
@@ -779,7 +781,7 @@ function renderReceipt(tx) {
   const received = tx.receivedAmount || {};
   const sc = (sent && sent.currency) || {};
   const rc = received.currency || {};
-  $("receipt-title").textContent = outgoing ? "Payment receipt" : "Funding receipt";
+  $("receipt-title").textContent = t(outgoing ? "receipt.title.payment" : "receipt.title.funding");
   $("receipt-summary").textContent = receiptSummary(tx);
 
   // The fees are the receiving side's (Transaction.fees); the person may
@@ -789,7 +791,10 @@ function renderReceipt(tx) {
   if (twoCurrencies) {
     const drawn = sc.code + "\t" + rc.code;
     if (choice.dataset.drawn !== drawn) {
-      choice.replaceChildren(new Option(sc.code + " (what you paid in)", sc.code), new Option(rc.code + " (what they received in)", rc.code));
+      choice.replaceChildren(
+        new Option(t("receipt.fees.paidIn", { currency: sc.code }), sc.code),
+        new Option(t("receipt.fees.receivedIn", { currency: rc.code }), rc.code),
+      );
       choice.dataset.drawn = drawn;
     }
     if (ctx.receipt.fees !== sc.code && ctx.receipt.fees !== rc.code) ctx.receipt.fees = sc.code;
@@ -798,28 +803,35 @@ function renderReceipt(tx) {
   $("receipt-fee-choice").hidden = !twoCurrencies;
 
   const rows = [];
-  rows.push(["status", "Status", (STATUS[tx.status] || [humanize(tx.status)])[0]]);
+  rows.push(["status", t("receipt.fact.status"), STATUS[tx.status] ? t(STATUS[tx.status][0]) : humanize(tx.status)]);
   if (outgoing) {
-    if (sent) rows.push(["sent", "You sent", formatAmount(sent.amount, sc)]);
-    if (Number.isFinite(tx.fees)) rows.push(["fees", "Fees (included)", feesIn(tx, twoCurrencies ? ctx.receipt.fees : rc.code)]);
-    rows.push(["received", MONEY_BACK.has(tx.status) ? "They would have received" : tx.status === "COMPLETED" ? "They received" : "They receive",
-      formatAmount(received.amount, rc)]);
+    if (sent) rows.push(["sent", t("payment.fact.sent"), formatMoney(sent.amount, sc)]);
+    if (Number.isFinite(tx.fees)) rows.push(["fees", t("payment.fact.fees"), feesIn(tx, twoCurrencies ? ctx.receipt.fees : rc.code)]);
+    const receivedKey = MONEY_BACK.has(tx.status)
+      ? "receipt.fact.wouldHaveReceived"
+      : tx.status === "COMPLETED" ? "receipt.fact.received" : "payment.fact.receiving";
+    rows.push(["received", t(receivedKey), formatMoney(received.amount, rc)]);
     if (sent && sc.code && rc.code && sc.code !== rc.code) {
       const rate = readableRate(tx.exchangeRate, sc, rc);
-      if (rate) rows.push(["rate", "Rate", rate]);
+      if (rate) rows.push(["rate", t("payment.fact.rate"), rate]);
     }
-    rows.push(["to", "To", destinationName(tx)]);
-    if (tx.paymentRail) rows.push(["rail", "Paid by", railName(tx.paymentRail)]);
+    rows.push(["to", t("payment.fact.to"), destinationName(tx)]);
+    if (tx.paymentRail) rows.push(["rail", t("payment.fact.rail"), railName(tx.paymentRail)]);
   } else {
-    rows.push(["received", "Added", formatAmount(received.amount, rc)]);
+    rows.push(["received", t("receipt.fact.added"), formatMoney(received.amount, rc)]);
   }
-  if (tx.description) rows.push(["note", "Note", tx.description]);
+  if (tx.description) rows.push(["note", t("payment.fact.note"), tx.description]);
   const ref = tx.reconciliationInstructions && tx.reconciliationInstructions.reference;
-  if (ref) rows.push(["reference", "Reference", ref, true]);
-  if (tx.createdAt) rows.push(["created", "Started", formatTime(tx.createdAt, { seconds: true }), false, tx.createdAt]);
-  if (tx.settledAt) rows.push(["settled", tx.status === "COMPLETED" ? "Delivered" : "Settled", formatTime(tx.settledAt, { seconds: true }), false, tx.settledAt]);
-  if (tx.updatedAt && tx.updatedAt !== tx.settledAt) rows.push(["updated", "Last change", formatTime(tx.updatedAt, { seconds: true }), false, tx.updatedAt]);
-  rows.push(["id", "Transaction", tx.id, true]);
+  if (ref) rows.push(["reference", t("payment.fact.reference"), ref, true]);
+  if (tx.createdAt) rows.push(["created", t("receipt.fact.started"), formatTime(tx.createdAt, { seconds: true }), false, tx.createdAt]);
+  if (tx.settledAt) {
+    const settled = t(tx.status === "COMPLETED" ? "receipt.fact.delivered" : "payment.fact.settled");
+    rows.push(["settled", settled, formatTime(tx.settledAt, { seconds: true }), false, tx.settledAt]);
+  }
+  if (tx.updatedAt && tx.updatedAt !== tx.settledAt) {
+    rows.push(["updated", t("receipt.fact.updated"), formatTime(tx.updatedAt, { seconds: true }), false, tx.updatedAt]);
+  }
+  rows.push(["id", t("payment.fact.id"), tx.id, true]);
   $("receipt-facts").replaceChildren(...rows.map(([key, label, value, code, iso]) => fact(key, label, value, code, iso)));
 }
 
@@ -827,20 +839,22 @@ function receiptSummary(tx) {
   const sent = tx.sentAmount || null;
   const received = tx.receivedAmount || {};
   if (tx.type !== "OUTGOING") {
-    return tx.status === "COMPLETED" ? formatAmount(received.amount, received.currency || {}) + " was added to your wallet." : statusSentence(tx);
+    return tx.status === "COMPLETED"
+      ? t("receipt.summary.added", { amount: formatMoney(received.amount, received.currency || {}) })
+      : statusSentence(tx);
   }
-  const what = sent ? formatAmount(sent.amount, sent.currency || {}) : formatAmount(received.amount, received.currency || {});
-  const to = destinationName(tx);
+  const amount = sent ? formatMoney(sent.amount, sent.currency || {}) : formatMoney(received.amount, received.currency || {});
+  const name = destinationName(tx);
   switch (tx.status) {
     case "COMPLETED":
-      return "You sent " + what + " to " + to + ". It was delivered.";
+      return t("receipt.summary.delivered", { amount, name });
     case "PROCESSING":
-      return "You are sending " + what + " to " + to + ". It is on its way.";
+      return t("receipt.summary.processing", { amount, name });
     case "REFUNDED":
-      return "You sent " + what + " to " + to + ". It was returned, and the money is back in your wallet.";
+      return t("receipt.summary.returned", { amount, name });
     case "FAILED":
     case "REJECTED":
-      return "Your payment of " + what + " to " + to + " was not delivered. " + failureText(tx, null);
+      return t("receipt.summary.notDelivered", { amount, name, reason: failureText(tx, null) });
   }
   return statusSentence(tx);
 }
@@ -852,19 +866,18 @@ function feesIn(tx, code) {
   const rc = (tx.receivedAmount && tx.receivedAmount.currency) || {};
   const sc = (tx.sentAmount && tx.sentAmount.currency) || {};
   if (code !== sc.code || !(tx.exchangeRate > 0) || !Number.isInteger(sc.decimals) || !Number.isInteger(rc.decimals)) {
-    return formatAmount(tx.fees, rc);
+    return formatMoney(tx.fees, rc);
   }
   // exchangeRate is sending units per receiving unit.
   const minor = Math.round((tx.fees / 10 ** rc.decimals) * tx.exchangeRate * 10 ** sc.decimals);
-  return "≈ " + formatAmount(minor, sc) + " (" + formatAmount(tx.fees, rc) + ")";
+  return t("receipt.fees.converted", { converted: formatMoney(minor, sc), fees: formatMoney(tx.fees, rc) });
 }
 
 // readableRate writes the rate the way people read it, with the unit on
 // the left that makes the number 1 or more: "1 GBP = 1.27 USD", not
 // "1 USD = 0.787 GBP". exchangeRate is sending units per receiving unit.
 function readableRate(exchangeRate, sending, receiving) {
-  if (!(exchangeRate > 0)) return "";
-  return exchangeRate >= 1 ? formatRate(exchangeRate, receiving, sending) : formatRate(1 / exchangeRate, sending, receiving);
+  return formatExchangeRate(exchangeRate, sending, receiving);
 }
 
 function receiptError(text) {
@@ -884,7 +897,8 @@ function viewError(text) {
  * @returns {string}
  */
 export function railName(rail) {
-  return RAILS[rail] || humanize(rail);
+  const name = Object.hasOwn(RAILS, rail) ? RAILS[rail] : "";
+  return (typeof name === "function" ? name() : name) || humanize(rail);
 }
 
 function humanize(value) {
