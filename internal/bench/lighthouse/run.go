@@ -117,6 +117,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if o.Quick {
 		runPages, runForms = pages[:1], formFactors[:1]
 	}
+	var errs []error
 	for _, ff := range runForms {
 		for _, p := range runPages {
 			o.Log("lighthouse: %s (%s)", p.name, ff)
@@ -132,25 +133,21 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			if ff == "desktop" {
 				args = append(args, "--preset=desktop")
 			}
-			// A cold load, as Lighthouse measures by default, but signed in:
-			// the HTTP cache goes (the wasm module, scripts and styles are
-			// fetched again), the cookie and IndexedDB stay.
-			if _, err := chromedp.Call(tab, network.ClearBrowserCache, cdp.Empty{}); err != nil {
-				return res, fmt.Errorf("clearing the HTTP cache: %w", err)
-			}
-			cmd := exec.CommandContext(ctx, o.Lighthouse, args...)
-			var stderr strings.Builder
-			cmd.Stderr = &stderr
-			if err := cmd.Run(); err != nil {
-				return res, fmt.Errorf("lighthouse %s (%s): %w: %s", p.name, ff, err, lastLines(stderr.String(), 5))
-			}
-			b, err := os.ReadFile(out + ".report.json")
+			// A run Lighthouse gives up on (it waits 30 s at most for an
+			// answer of the browser) is tried once more, and the report
+			// says so: one failed attempt is a finding, not noise.
+			run, version, err := audit(ctx, tab, o.Lighthouse, args, out)
 			if err != nil {
-				return res, err
+				o.Log("lighthouse: %s (%s) failed, once more: %v", p.name, ff, err)
+				first := err
+				run, version, err = audit(ctx, tab, o.Lighthouse, args, out)
+				if err == nil {
+					run.Warnings = append(run.Warnings, "a first attempt failed: "+first.Error())
+				}
 			}
-			run, version, err := Parse(b)
 			if err != nil {
-				return res, fmt.Errorf("%s (%s): %w", p.name, ff, err)
+				errs = append(errs, fmt.Errorf("%s (%s): %w", p.name, ff, err))
+				continue
 			}
 			run.Page, run.Path = p.name, p.path
 			res.Version = version
@@ -163,7 +160,29 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			}
 		}
 	}
-	return res, nil
+	return res, errors.Join(errs...)
+}
+
+// audit runs the Lighthouse CLI once with args, on an empty HTTP cache, and
+// reads its JSON report from out.report.json.
+func audit(ctx, tab context.Context, bin string, args []string, out string) (PageResult, string, error) {
+	// A cold load, as Lighthouse measures by default, but signed in: the
+	// HTTP cache goes (the wasm module, scripts and styles are fetched
+	// again), the cookie and IndexedDB stay.
+	if _, err := chromedp.Call(tab, network.ClearBrowserCache, cdp.Empty{}); err != nil {
+		return PageResult{}, "", fmt.Errorf("clearing the HTTP cache: %w", err)
+	}
+	cmd := exec.CommandContext(ctx, bin, args...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return PageResult{}, "", fmt.Errorf("%w: %s", err, lastLines(stderr.String(), 3))
+	}
+	b, err := os.ReadFile(out + ".report.json")
+	if err != nil {
+		return PageResult{}, "", err
+	}
+	return Parse(b)
 }
 
 // startWallet builds cmd/wallet and runs it on a loopback port with a new
