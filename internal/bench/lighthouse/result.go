@@ -122,8 +122,11 @@ func Parse(b []byte) (PageResult, string, error) {
 	if len(r.Categories) == 0 {
 		return PageResult{}, r.LighthouseVersion, errors.New("lighthouse report without categories")
 	}
-	run := PageResult{FormFactor: r.ConfigSettings.FormFactor, Scores: map[string]int{}, Warnings: r.RunWarnings,
+	run := PageResult{FormFactor: r.ConfigSettings.FormFactor, Scores: map[string]int{},
 		BenchmarkIndex: r.Environment.BenchmarkIndex}
+	for _, w := range r.RunWarnings {
+		run.Warnings = append(run.Warnings, "Lighthouse warned: "+w)
+	}
 	for _, c := range Categories {
 		cat, ok := r.Categories[c]
 		if !ok {

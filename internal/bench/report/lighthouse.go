@@ -47,7 +47,7 @@ func (r *Report) lighthouseSection(b *strings.Builder) {
 			lost = append(lost, line)
 		}
 		for _, w := range run.Warnings {
-			lost = append(lost, fmt.Sprintf("- %s, %s: Lighthouse warned: %s", run.Page, run.FormFactor, w))
+			lost = append(lost, fmt.Sprintf("- %s, %s: %s", run.Page, run.FormFactor, w))
 		}
 	}
 	if len(lost) > 0 {
