@@ -41,6 +41,7 @@
 // while the form is on screen: the signed-out first page asks for nothing.
 
 import { api, ApiError, messageOf } from "./api.js";
+import { getLanguage, getLocale, t } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -50,30 +51,54 @@ const $ = (id) => document.getElementById(id);
 // currency it requires (null: the form asks, AED_ACCOUNT), the country used
 // as a placeholder for the holder's address, and its fields besides
 // accountType and beneficiary. COP and SLV have two shapes (bank transfer or
-// mobile money), each with its own fields. A field is
+// mobile money), each with its own fields. Labels and the texts of options
+// are functions that read the message catalogue (i18n.js) when the form is
+// laid out; codes shown as they are (CPF, MTN) stay strings. A field is
 //   {path, label, optional?, options?: [[value, text]], banks?: {country, currency},
 //    inputMode?, autocomplete?, autocapitalize?,
 //    maxLength?, spellcheck?, type?}
 // banks: the bankName must be a discovery value, so it is a <select> filled
 // from /api/discoveries (country may be left out: EUR banks of every country).
 
-const ACCOUNT_KIND = [["CHECKING", "Checking"], ["SAVINGS", "Savings"]];
+const ACCOUNT_KIND = [["CHECKING", () => t("recipients.form.kind.checking")], ["SAVINGS", () => t("recipients.form.kind.savings")]];
 const choose = (label) => [["", label]];
 const enumOptions = (values) => values.map((v) => [v, v]);
+
+// A label or an option's text is a function that reads the catalogue when
+// the form is laid out, so that the table can be built before the
+// language's messages are loaded; text() reads one either way.
+const text = (v) => (typeof v === "function" ? v() : String(v ?? ""));
 
 const f = {
   accountNumber: (label, inputMode = "numeric") => ({ path: "accountInfo.accountNumber", label, inputMode }),
   bankName: (label, extra) => ({ path: "accountInfo.bankName", label, ...extra }),
   phone: (prefix) => ({
     path: "accountInfo.phoneNumber",
-    label: "Phone number (" + prefix + "…)",
+    label: () => t("recipients.form.field.phone", { prefix }),
     inputMode: "tel",
     autocomplete: "tel",
     placeholder: prefix,
   }),
-  provider: (values) => ({ path: "accountInfo.provider", label: "Provider", options: choose("Choose a provider").concat(enumOptions(values)) }),
-  iban: () => ({ path: "accountInfo.iban", label: "IBAN", autocapitalize: "characters", spellcheck: false }),
-  swift: () => ({ path: "accountInfo.swiftCode", label: "SWIFT/BIC", optional: true, autocapitalize: "characters", spellcheck: false }),
+  provider: (values) => ({
+    path: "accountInfo.provider",
+    label: () => t("recipients.form.field.provider"),
+    options: choose(() => t("recipients.form.choose.provider")).concat(enumOptions(values)),
+  }),
+  iban: () => ({ path: "accountInfo.iban", label: () => t("recipients.form.field.iban"), autocapitalize: "characters", spellcheck: false }),
+  swift: () => ({ path: "accountInfo.swiftCode", label: () => t("recipients.form.field.swift"), optional: true, autocapitalize: "characters", spellcheck: false }),
+};
+
+// Labels used by several types.
+const L = {
+  bank: () => t("recipients.form.field.bank"),
+  provider: () => t("recipients.form.field.provider"),
+  accountNumber: () => t("recipients.form.field.accountNumber"),
+  // "Account number (8 digits)", "Account number (8 to 16 digits)"
+  digits: (count) => () => t("recipients.form.field.accountNumberDigits", { count }),
+  digitsBetween: (min, max) => () => t("recipients.form.field.accountNumberDigitsBetween", { min, max }),
+  checkingOrSavings: () => t("recipients.form.field.bankAccountType"),
+  notSpecified: () => t("recipients.form.choose.notSpecified"),
+  chooseOne: () => t("recipients.form.choose.one"),
 };
 
 const mobileMoney = (label, currency, prefix, providers) => ({
@@ -82,181 +107,167 @@ const mobileMoney = (label, currency, prefix, providers) => ({
   fields: [f.phone(prefix), f.provider(providers)],
 });
 
+const bankShapes = (country, currency, mobileFields) => ({
+  BANK: {
+    label: () => t("recipients.form.shape.bank"),
+    fields: [
+      f.bankName(L.bank, { banks: { country, currency } }),
+      f.accountNumber(L.accountNumber),
+      { path: "accountInfo.bankAccountType", label: L.checkingOrSavings, options: choose(L.chooseOne).concat(ACCOUNT_KIND) },
+    ],
+  },
+  MOBILE: { label: () => t("recipients.form.shape.mobile"), fields: mobileFields },
+});
+
 const TYPES = {
   USD_ACCOUNT: {
-    label: "US bank account",
+    label: () => t("recipients.type.usd"),
     currency: "USD",
     country: "US",
     fields: [
-      f.accountNumber("Account number"),
-      { path: "accountInfo.routingNumber", label: "Routing number (9 digits)", inputMode: "numeric" },
-      { path: "accountInfo.bankAccountType", label: "Checking or savings", optional: true, options: choose("Not specified").concat(ACCOUNT_KIND) },
-      f.bankName("Bank", { optional: true, banks: { country: "US", currency: "USD" } }),
+      f.accountNumber(L.accountNumber),
+      { path: "accountInfo.routingNumber", label: () => t("recipients.form.field.routingNumber"), inputMode: "numeric" },
+      { path: "accountInfo.bankAccountType", label: L.checkingOrSavings, optional: true, options: choose(L.notSpecified).concat(ACCOUNT_KIND) },
+      f.bankName(L.bank, { optional: true, banks: { country: "US", currency: "USD" } }),
     ],
   },
   MXN_ACCOUNT: {
-    label: "Mexican bank account, CLABE",
+    label: () => t("recipients.type.mxn"),
     currency: "MXN",
     fields: [
-      { path: "accountInfo.clabeNumber", label: "CLABE (18 digits)", inputMode: "numeric" },
-      f.bankName("Bank", { optional: true, banks: { country: "MX", currency: "MXN" } }),
+      { path: "accountInfo.clabeNumber", label: () => t("recipients.form.field.clabe"), inputMode: "numeric" },
+      f.bankName(L.bank, { optional: true, banks: { country: "MX", currency: "MXN" } }),
     ],
   },
   BRL_ACCOUNT: {
-    label: "Brazilian Pix account",
+    label: () => t("recipients.type.brl"),
     currency: "BRL",
     fields: [
-      { path: "accountInfo.pixKey", label: "Pix key", spellcheck: false },
+      { path: "accountInfo.pixKey", label: () => t("recipients.form.field.pixKey"), spellcheck: false },
       {
         path: "accountInfo.pixKeyType",
-        label: "Pix key type",
-        options: choose("Choose a key type").concat([["CPF", "CPF"], ["CNPJ", "CNPJ"], ["EMAIL", "E-mail"], ["PHONE", "Phone"], ["RANDOM", "Random key"]]),
+        label: () => t("recipients.form.field.pixKeyType"),
+        options: choose(() => t("recipients.form.choose.keyType")).concat([
+          ["CPF", "CPF"],
+          ["CNPJ", "CNPJ"],
+          ["EMAIL", () => t("recipients.form.pixKeyType.email")],
+          ["PHONE", () => t("recipients.form.pixKeyType.phone")],
+          ["RANDOM", () => t("recipients.form.pixKeyType.random")],
+        ]),
       },
-      { path: "accountInfo.taxId", label: "CPF or CNPJ (11 to 14 digits)", inputMode: "numeric" },
-      f.bankName("Bank", { optional: true, banks: { country: "BR", currency: "BRL" } }),
+      { path: "accountInfo.taxId", label: () => t("recipients.form.field.cpfOrCnpj"), inputMode: "numeric" },
+      f.bankName(L.bank, { optional: true, banks: { country: "BR", currency: "BRL" } }),
     ],
   },
   COP_ACCOUNT: {
-    label: "Colombian account",
+    label: () => t("recipients.type.cop"),
     currency: "COP",
-    shapes: {
-      BANK: {
-        label: "Bank transfer",
-        fields: [
-          f.bankName("Bank", { banks: { country: "CO", currency: "COP" } }),
-          f.accountNumber("Account number"),
-          { path: "accountInfo.bankAccountType", label: "Checking or savings", options: choose("Choose one").concat(ACCOUNT_KIND) },
-        ],
-      },
-      MOBILE: {
-        label: "Mobile money",
-        fields: [
-          f.bankName("Provider", { banks: { country: "CO", currency: "COP" } }),
-          f.phone("+57"),
-        ],
-      },
-    },
+    shapes: bankShapes("CO", "COP", [f.bankName(L.provider, { banks: { country: "CO", currency: "COP" } }), f.phone("+57")]),
   },
   SLV_ACCOUNT: {
-    label: "El Salvador account",
+    label: () => t("recipients.type.slv"),
     currency: "USD",
-    shapes: {
-      BANK: {
-        label: "Bank transfer",
-        fields: [
-          f.bankName("Bank", { banks: { country: "SV", currency: "USD" } }),
-          f.accountNumber("Account number"),
-          { path: "accountInfo.bankAccountType", label: "Checking or savings", options: choose("Choose one").concat(ACCOUNT_KIND) },
-        ],
-      },
-      MOBILE: {
-        label: "Mobile money",
-        fields: [
-          f.phone("+503"),
-          f.bankName("Provider", { optional: true, banks: { country: "SV", currency: "USD" } }),
-        ],
-      },
-    },
+    shapes: bankShapes("SV", "USD", [f.phone("+503"), f.bankName(L.provider, { optional: true, banks: { country: "SV", currency: "USD" } })]),
   },
   EUR_ACCOUNT: {
-    label: "Euro bank account, IBAN",
+    label: () => t("recipients.type.eur"),
     currency: "EUR",
     country: "DE",
     fields: [
       f.iban(),
       f.swift(),
-      f.bankName("Bank", { optional: true, banks: { currency: "EUR" } }),
+      f.bankName(L.bank, { optional: true, banks: { currency: "EUR" } }),
     ],
   },
   PHP_ACCOUNT: {
-    label: "Philippine bank account",
+    label: () => t("recipients.type.php"),
     currency: "PHP",
     fields: [
-      f.bankName("Bank", { banks: { country: "PH", currency: "PHP" } }),
-      f.accountNumber("Account number (8 to 16 digits)"),
+      f.bankName(L.bank, { banks: { country: "PH", currency: "PHP" } }),
+      f.accountNumber(L.digitsBetween(8, 16)),
     ],
   },
   GBP_ACCOUNT: {
-    label: "UK bank account",
+    label: () => t("recipients.type.gbp"),
     currency: "GBP",
     country: "GB",
     fields: [
-      { path: "accountInfo.sortCode", label: "Sort code (6 digits)", inputMode: "numeric" },
-      f.accountNumber("Account number (8 digits)"),
+      { path: "accountInfo.sortCode", label: () => t("recipients.form.field.sortCode"), inputMode: "numeric" },
+      f.accountNumber(L.digits(8)),
     ],
   },
   INR_ACCOUNT: {
-    label: "Indian UPI account",
+    label: () => t("recipients.type.inr"),
     currency: "INR",
-    fields: [{ path: "accountInfo.vpa", label: "UPI ID (name@bank)", inputMode: "email", autocapitalize: "off", spellcheck: false }],
+    fields: [{ path: "accountInfo.vpa", label: () => t("recipients.form.field.upiId"), inputMode: "email", autocapitalize: "off", spellcheck: false }],
   },
   NGN_ACCOUNT: {
-    label: "Nigerian bank account",
+    label: () => t("recipients.type.ngn"),
     currency: "NGN",
     fields: [
-      f.bankName("Bank", { banks: { country: "NG", currency: "NGN" } }),
-      f.accountNumber("Account number (10 digits)"),
+      f.bankName(L.bank, { banks: { country: "NG", currency: "NGN" } }),
+      f.accountNumber(L.digits(10)),
     ],
   },
   ZAR_ACCOUNT: {
-    label: "South African bank account",
+    label: () => t("recipients.type.zar"),
     currency: "ZAR",
     fields: [
-      f.bankName("Bank", { banks: { country: "ZA", currency: "ZAR" } }),
-      f.accountNumber("Account number (9 to 13 digits)"),
+      f.bankName(L.bank, { banks: { country: "ZA", currency: "ZAR" } }),
+      f.accountNumber(L.digitsBetween(9, 13)),
     ],
   },
-  KES_ACCOUNT: mobileMoney("Kenyan mobile money", "KES", "+254", ["M-PESA"]),
-  TZS_ACCOUNT: mobileMoney("Tanzanian mobile money", "TZS", "+255", ["AIRTEL", "VODACOM"]),
-  ZMW_ACCOUNT: mobileMoney("Zambian mobile money", "ZMW", "+260", ["TNM", "AIRTEL", "ZAMTEL", "MTN"]),
-  RWF_ACCOUNT: mobileMoney("Rwandan mobile money", "RWF", "+250", ["MTN", "AIRTEL"]),
-  MWK_ACCOUNT: mobileMoney("Malawian mobile money", "MWK", "+265", ["AIRTEL", "TNM"]),
-  UGX_ACCOUNT: mobileMoney("Ugandan mobile money", "UGX", "+256", ["MTN", "AIRTEL"]),
+  KES_ACCOUNT: mobileMoney(() => t("recipients.type.kes"), "KES", "+254", ["M-PESA"]),
+  TZS_ACCOUNT: mobileMoney(() => t("recipients.type.tzs"), "TZS", "+255", ["AIRTEL", "VODACOM"]),
+  ZMW_ACCOUNT: mobileMoney(() => t("recipients.type.zmw"), "ZMW", "+260", ["TNM", "AIRTEL", "ZAMTEL", "MTN"]),
+  RWF_ACCOUNT: mobileMoney(() => t("recipients.type.rwf"), "RWF", "+250", ["MTN", "AIRTEL"]),
+  MWK_ACCOUNT: mobileMoney(() => t("recipients.type.mwk"), "MWK", "+265", ["AIRTEL", "TNM"]),
+  UGX_ACCOUNT: mobileMoney(() => t("recipients.type.ugx"), "UGX", "+256", ["MTN", "AIRTEL"]),
   XOF_ACCOUNT: {
-    label: "West African mobile money",
+    label: () => t("recipients.type.xof"),
     currency: "XOF",
     fields: [
-      { ...f.phone("+221, +225 or +229"), placeholder: "+221" },
+      { ...f.phone("+221"), label: () => t("recipients.form.field.phoneXof", { first: "+221", second: "+225", last: "+229" }) },
       f.provider(["MTN", "ORANGE", "WAVE", "MOOV", "FREE"]),
       {
         // TG is in the enum, but no Togo number is accepted: not offered.
         path: "accountInfo.region",
-        label: "Country",
+        label: () => t("recipients.form.field.country"),
         optional: true,
         regions: ["BJ", "CI", "SN"],
-        options: choose("From the phone number"),
+        options: choose(() => t("recipients.form.choose.fromPhone")),
       },
     ],
   },
   CAD_ACCOUNT: {
-    label: "Canadian bank account",
+    label: () => t("recipients.type.cad"),
     currency: "CAD",
     country: "CA",
     fields: [
-      { path: "accountInfo.bankCode", label: "Institution number (3 digits)", inputMode: "numeric" },
-      { path: "accountInfo.branchCode", label: "Transit number (5 digits)", inputMode: "numeric" },
-      f.accountNumber("Account number (7 to 12 digits)"),
+      { path: "accountInfo.bankCode", label: () => t("recipients.form.field.institutionNumber"), inputMode: "numeric" },
+      { path: "accountInfo.branchCode", label: () => t("recipients.form.field.transitNumber"), inputMode: "numeric" },
+      f.accountNumber(L.digitsBetween(7, 12)),
     ],
   },
   AED_ACCOUNT: {
-    label: "UAE bank account, IBAN",
+    label: () => t("recipients.type.aed"),
     currency: null,
     defaultCurrency: "AED",
     country: "AE",
     fields: [f.iban(), f.swift()],
   },
   SPARK_WALLET: {
-    label: "Spark wallet",
+    label: () => t("recipients.type.spark"),
     currency: "BTC",
     wallet: true,
-    fields: [{ path: "accountInfo.address", label: "Spark address (spark1…)", spellcheck: false, autocapitalize: "off" }],
+    fields: [{ path: "accountInfo.address", label: () => t("recipients.form.field.sparkAddress"), spellcheck: false, autocapitalize: "off" }],
   },
 };
 
 // ---- countries ------------------------------------------------------------------
 //
-// Country fields are lists of names in the person's language (Intl.DisplayNames),
-// sorted by name; the value sent is the ISO 3166-1 alpha-2 code. The service
+// Country fields are lists of names in the language of the page's messages
+// (Intl.DisplayNames; wordsLocale), sorted by name; the value sent is the ISO 3166-1 alpha-2 code. The service
 // takes any assigned code for a holder's nationality and address
 // (shared/accountrules countryCodes, the same 249 codes), so every one is offered.
 
@@ -270,92 +281,138 @@ const COUNTRY_CODES = (
   "UAUGUMUSUYUZVAVCVEVGVIVNVUWFWSYEYTZAZMZW"
 ).match(/../g);
 
-// The person's languages, most preferred first, as the browser reports them.
-const LOCALES = navigator.languages && navigator.languages.length ? [...navigator.languages] : [navigator.language || "en"];
+// wordsLocale is the locale of words the browser writes for the page
+// (country names, month names): the language of the messages (i18n.js
+// getLanguage), in the person's own variant of it when their number locale
+// is one ("de-AT"), so that an English page does not name countries in
+// French because the person reads numbers the French way.
+function wordsLocale() {
+  const language = getLanguage();
+  const locale = getLocale();
+  return locale.split("-")[0].toLowerCase() === language ? locale : language;
+}
 
-let regionNames = null;
-let countryList = null;
+// Country names and their sorted list, for the locale they were made in.
+const countries = { locale: "", names: null, list: null };
 
-/** The name of a country code in the person's language (the code itself when unknown). */
+function countryCache() {
+  const locale = wordsLocale();
+  if (countries.locale !== locale) Object.assign(countries, { locale, names: null, list: null });
+  return countries;
+}
+
+/** The name of a country code in the page's language (the code itself when unknown). */
 function countryName(code) {
   if (typeof code !== "string" || code === "") return "";
-  if (regionNames === null) {
+  const cache = countryCache();
+  if (cache.names === null) {
     try {
-      regionNames = new Intl.DisplayNames(LOCALES, { type: "region", fallback: "code" });
+      cache.names = new Intl.DisplayNames([cache.locale], { type: "region", fallback: "code" });
     } catch {
-      regionNames = { of: (c) => c };
+      cache.names = { of: (c) => c };
     }
   }
   try {
-    return regionNames.of(code) || code;
+    return cache.names.of(code) || code;
   } catch {
     return code;
   }
 }
 
-/** [[code, name]] of every country, sorted by name as the person's language sorts. */
+/** [[code, name]] of every country, sorted by name as the page's language sorts. */
 function countryOptions() {
-  if (countryList === null) {
-    const collator = new Intl.Collator(LOCALES);
-    countryList = COUNTRY_CODES.map((c) => [c, countryName(c)]).sort((a, b) => collator.compare(a[1], b[1]));
+  const cache = countryCache();
+  if (cache.list === null) {
+    const collator = new Intl.Collator([cache.locale]);
+    cache.list = COUNTRY_CODES.map((c) => [c, countryName(c)]).sort((a, b) => collator.compare(a[1], b[1]));
   }
-  return countryList;
+  return cache.list;
 }
 
 const B = "accountInfo.beneficiary.";
 
 const HOLDER_TYPE = {
   path: B + "beneficiaryType",
-  label: "Holder",
-  options: [["INDIVIDUAL", "Individual"], ["BUSINESS", "Business"]],
+  label: () => t("recipients.form.field.holderType"),
+  options: [["INDIVIDUAL", () => t("recipients.form.holderType.individual")], ["BUSINESS", () => t("recipients.form.holderType.business")]],
   required: true,
 };
 
 const INDIVIDUAL = [
-  { path: B + "fullName", label: "Full name", autocomplete: "name", required: true },
-  { path: B + "birthDate", label: "Date of birth", type: "date", autocomplete: "bday" },
-  { path: B + "nationality", label: "Nationality", countries: true },
+  { path: B + "fullName", label: () => t("recipients.form.field.fullName"), autocomplete: "name", required: true },
+  { path: B + "birthDate", label: () => t("recipients.form.field.birthDate"), type: "date", autocomplete: "bday" },
+  { path: B + "nationality", label: () => t("recipients.form.field.nationality"), countries: true },
 ];
 
-// Colombian individuals may give an identity document.
+// Colombian individuals may give an identity document. The Colombian
+// documents keep their Spanish names, which are what the holder calls them.
 const DOCUMENT = [
   {
     path: B + "documentType",
-    label: "Identity document",
-    options: choose("None").concat([["CC", "Cédula de ciudadanía (CC)"], ["CE", "Cédula de extranjería (CE)"], ["TI", "Tarjeta de identidad (TI)"], ["NIT", "NIT"], ["PP", "Passport (PP)"]]),
+    label: () => t("recipients.form.field.documentType"),
+    options: choose(() => t("recipients.form.choose.noDocument")).concat([
+      ["CC", "Cédula de ciudadanía (CC)"],
+      ["CE", "Cédula de extranjería (CE)"],
+      ["TI", "Tarjeta de identidad (TI)"],
+      ["NIT", "NIT"],
+      ["PP", () => t("recipients.form.document.passport")],
+    ]),
   },
-  { path: B + "documentNumber", label: "Document number" },
+  { path: B + "documentNumber", label: () => t("recipients.form.field.documentNumber") },
 ];
 
 const BUSINESS = [
-  { path: B + "businessInfo.legalName", label: "Legal name", autocomplete: "organization", required: true },
-  { path: B + "businessInfo.registrationNumber", label: "Registration number" },
-  { path: B + "businessInfo.taxId", label: "Tax ID" },
+  { path: B + "businessInfo.legalName", label: () => t("recipients.form.field.legalName"), autocomplete: "organization", required: true },
+  { path: B + "businessInfo.registrationNumber", label: () => t("recipients.form.field.registrationNumber") },
+  { path: B + "businessInfo.taxId", label: () => t("recipients.form.field.taxId") },
 ];
 
 const ADDRESS = [
-  { path: B + "address.line1", label: "Street address", autocomplete: "address-line1" },
-  { path: B + "address.city", label: "City", autocomplete: "address-level2" },
-  { path: B + "address.postalCode", label: "Postal code", autocomplete: "postal-code" },
-  { path: B + "address.country", label: "Country", autocomplete: "country", countries: true },
+  { path: B + "address.line1", label: () => t("recipients.form.field.street"), autocomplete: "address-line1" },
+  { path: B + "address.city", label: () => t("recipients.form.field.city"), autocomplete: "address-level2" },
+  { path: B + "address.postalCode", label: () => t("recipients.form.field.postalCode"), autocomplete: "postal-code" },
+  { path: B + "address.country", label: () => t("recipients.form.field.country"), autocomplete: "country", countries: true },
 ];
 
-const CURRENCY = { path: "currency", label: "Currency (three letters)", autocapitalize: "characters", maxLength: 3, required: true };
+const CURRENCY = { path: "currency", label: () => t("recipients.form.field.currency"), autocapitalize: "characters", maxLength: 3, required: true };
 
-const STATUS_TEXT = {
-  PENDING: "Pending",
-  ACTIVE: "Active",
-  UNDER_REVIEW: "Under review",
-  INACTIVE: "Removed",
+// The parts of the body that have no input of their own, named for a
+// person in the form's error line.
+const OBJECT_NAMES = {
+  "accountInfo.beneficiary": () => t("recipients.form.part.beneficiary"),
+  "accountInfo.beneficiary.address": () => t("recipients.form.part.address"),
+  "accountInfo.beneficiary.businessInfo": () => t("recipients.form.part.businessInfo"),
 };
 
-// What a person can do with an account in each status.
-const STATUS_ADVICE = {
-  PENDING: "It is being checked; you can send money to it once it shows Active.",
-  ACTIVE: "You can send money to it now.",
-  UNDER_REVIEW: "It is under review; you can send money to it once it is approved.",
-  INACTIVE: "It was removed: you can no longer send money to it. Past payments to it are kept.",
-};
+/** The badge text of a status ("" for none). */
+function statusText(status) {
+  switch (status) {
+    case "PENDING":
+      return t("recipients.status.pending");
+    case "ACTIVE":
+      return t("recipients.status.active");
+    case "UNDER_REVIEW":
+      return t("recipients.status.underReview");
+    case "INACTIVE":
+      return t("recipients.status.removed");
+  }
+  return humanize(status) || t("recipients.status.unknown");
+}
+
+/** What a person can do with an account in each status ("" when unknown). */
+function statusAdvice(status) {
+  switch (status) {
+    case "PENDING":
+      return t("recipients.advice.pending");
+    case "ACTIVE":
+      return t("recipients.advice.active");
+    case "UNDER_REVIEW":
+      return t("recipients.advice.underReview");
+    case "INACTIVE":
+      return t("recipients.advice.removed");
+  }
+  return "";
+}
 
 // Where an account's primary identifier is, by preference.
 const PRIMARY = ["accountNumber", "iban", "clabeNumber", "phoneNumber", "address", "pixKey", "vpa"];
@@ -374,6 +431,7 @@ const ctx = {
   list: [], // the accounts shown
   pendingTimer: 0, // the next look at PENDING accounts
   pendingDelay: 0, // ms until then; grows while they stay PENDING
+  language: "", // the language the form was laid out in
 };
 
 // While an account is PENDING, the list is asked for again after these
@@ -405,6 +463,14 @@ export function initAccounts({ wallet, setStatus }) {
 /** Shows the section; the list is (re)loaded when it was hidden. */
 export function showAccounts() {
   $("accounts").hidden = false;
+  // The messages' language may have been chosen after initAccounts: the
+  // form is written again in it, keeping what was typed.
+  if (ctx.language !== getLanguage()) {
+    const type = currentType();
+    $("account-type").replaceChildren(...typeOptions());
+    $("account-type").value = type;
+    renderFields();
+  }
   if (!ctx.shown) {
     ctx.shown = true;
     loadAccounts();
@@ -453,7 +519,7 @@ async function loadAccounts() {
   } catch (err) {
     if (generation !== ctx.loading) return;
     if (err instanceof ApiError && err.status === 401) return; // the page signs out
-    errorEl.textContent = "Your recipients could not be loaded. " + sentence(messageOf(err)) + " Choose Refresh to try again.";
+    errorEl.textContent = t("recipients.list.error.load", { reason: sentence(messageOf(err)), refresh: buttonName("accounts-refresh") });
     errorEl.hidden = false;
   }
 }
@@ -507,9 +573,9 @@ function listChanged(list) {
 export function accountLabel(account) {
   const info = (account && account.accountInfo) || {};
   const last4 = lastFour(info);
-  const label = last4 ? kindOf(info) + " •••• " + last4 : kindOf(info);
+  const label = last4 ? t("recipients.account.kindAndNumber", { kind: kindOf(info), last4 }) : kindOf(info);
   const name = holderName(account);
-  return name ? name + ", " + label : label;
+  return name ? t("recipients.account.holderAndKind", { holder: name, account: label }) : label;
 }
 
 /**
@@ -545,7 +611,7 @@ function pathSegment(id) {
 }
 
 function kindOf(info) {
-  return (TYPES[info.accountType] && TYPES[info.accountType].label) || humanize(info.accountType) || "Account";
+  return (TYPES[info.accountType] && text(TYPES[info.accountType].label)) || humanize(info.accountType) || t("recipients.account.kindUnknown");
 }
 
 // accountItem is one recipient of the list: a link to its view, named by
@@ -593,7 +659,7 @@ function accountItem(account) {
   const badge = document.createElement("span");
   const status = String(account.status || "");
   badge.className = "badge badge-" + status.toLowerCase().replaceAll("_", "-");
-  badge.textContent = STATUS_TEXT[status] || humanize(status) || "Unknown";
+  badge.textContent = statusText(status);
 
   li.append(link, " ", badge);
   return li;
@@ -626,7 +692,7 @@ export async function showRecipient(id, container = $("recipient-detail")) {
   const generation = (container.dataset.generation = String(Number(container.dataset.generation || 0) + 1));
   let account = ctx.list.find((a) => a && a.id === id) || null;
   if (!account) {
-    container.replaceChildren(paragraph("hint", "Loading this recipient…"));
+    container.replaceChildren(paragraph("hint", t("recipients.detail.loading")));
     try {
       const { data } = await api("GET", "/api/customers/external-accounts/" + pathSegment(id));
       account = data && data.id ? data : null;
@@ -634,7 +700,7 @@ export async function showRecipient(id, container = $("recipient-detail")) {
       if (container.dataset.generation !== generation) return null;
       if (err instanceof ApiError && err.status === 401) return null; // the page signs out
       if (!(err instanceof ApiError && err.status === 404)) {
-        const p = paragraph("form-error", "This recipient could not be loaded. " + sentence(messageOf(err)));
+        const p = paragraph("form-error", t("recipients.detail.error.load", { reason: sentence(messageOf(err)) }));
         p.setAttribute("role", "alert");
         container.replaceChildren(p);
         return null;
@@ -643,11 +709,13 @@ export async function showRecipient(id, container = $("recipient-detail")) {
     if (container.dataset.generation !== generation) return null;
   }
   if (!account) {
-    const p = paragraph("notice", "There is no such recipient among yours. The link may be old or mistyped; ");
+    // The message has a {link} where the link to the list goes.
+    const [before, after = ""] = t("recipients.detail.notFound").split("{link}");
+    const p = paragraph("notice", before);
     const back = document.createElement("a");
     back.href = "/recipients";
-    back.textContent = "see all your recipients";
-    p.append(back, ".");
+    back.textContent = t("recipients.detail.notFoundLink");
+    p.append(back, after);
     container.replaceChildren(p);
     return null;
   }
@@ -675,19 +743,20 @@ function renderRecipient(account, container) {
   const status = String(account.status || "");
   const badge = document.createElement("span");
   badge.className = "badge badge-" + status.toLowerCase().replaceAll("_", "-");
-  badge.textContent = STATUS_TEXT[status] || humanize(status) || "Unknown";
+  badge.textContent = statusText(status);
 
-  fact("Holder", holderName(account) || (TYPES[info.accountType] && TYPES[info.accountType].wallet ? "" : "Not given"), "holder");
-  fact("Type", kindOf(info), "type");
-  fact("Bank", typeof info.bankName === "string" ? info.bankName : "", "bank");
+  const wallet = TYPES[info.accountType] && TYPES[info.accountType].wallet;
+  fact(t("recipients.detail.holder"), holderName(account) || (wallet ? "" : t("recipients.detail.holderNotGiven")), "holder");
+  fact(t("recipients.detail.type"), kindOf(info), "type");
+  fact(t("recipients.detail.bank"), typeof info.bankName === "string" ? info.bankName : "", "bank");
   const last4 = lastFour(info);
-  fact("Number", last4 ? "Ending in " + last4 : "", "number");
-  fact("Currency", String(account.currency || ""), "currency");
-  fact("Country", countryName(countryOf(account)), "country");
-  fact("Status", badge, "status");
-  fact("Added", dateText(account.createdAt), "added");
+  fact(t("recipients.detail.number"), last4 ? t("recipients.detail.endingIn", { last4 }) : "", "number");
+  fact(t("recipients.detail.currency"), String(account.currency || ""), "currency");
+  fact(t("recipients.detail.country"), countryName(countryOf(account)), "country");
+  fact(t("recipients.detail.status"), badge, "status");
+  fact(t("recipients.detail.added"), dateText(account.createdAt), "added");
 
-  const advice = paragraph("hint recipient-advice", STATUS_ADVICE[status] || "");
+  const advice = paragraph("hint recipient-advice", statusAdvice(status));
   const error = paragraph("form-error", "");
   error.setAttribute("role", "alert");
   error.hidden = true;
@@ -703,24 +772,24 @@ function renderRecipient(account, container) {
     remove.type = "button";
     remove.className = "secondary";
     remove.dataset.action = "remove";
-    remove.textContent = "Remove recipient";
+    remove.textContent = t("recipients.remove.button");
 
     const confirm = document.createElement("div");
     confirm.className = "confirm";
     confirm.setAttribute("role", "group");
     confirm.hidden = true;
-    const question = paragraph("", "Remove " + label + "? You will no longer be able to send money to it. Payments already made are not affected.");
+    const question = paragraph("", t("recipients.remove.question", { recipient: label }));
     question.id = "recipient-confirm-" + String(account.id).replace(/[^A-Za-z0-9_-]/g, "-");
     confirm.setAttribute("aria-labelledby", question.id);
     const yes = document.createElement("button");
     yes.type = "button";
     yes.dataset.action = "confirm-remove";
-    yes.textContent = "Yes, remove";
+    yes.textContent = t("recipients.remove.confirm");
     const no = document.createElement("button");
     no.type = "button";
     no.className = "secondary";
     no.dataset.action = "cancel-remove";
-    no.textContent = "Keep it";
+    no.textContent = t("recipients.remove.cancel");
     confirm.append(question, yes, " ", no);
 
     remove.addEventListener("click", () => {
@@ -748,8 +817,8 @@ function renderRecipient(account, container) {
         remove.hidden = false;
         error.textContent =
           err instanceof ApiError && err.status === 404
-            ? "This recipient is no longer among yours, so there is nothing to remove. Go back to your recipients to see the current list."
-            : "The recipient was not removed. " + sentence(messageOf(err));
+            ? t("recipients.remove.error.gone")
+            : t("recipients.remove.error.failed", { reason: sentence(messageOf(err)) });
         error.hidden = false;
         remove.focus();
         return;
@@ -759,10 +828,10 @@ function renderRecipient(account, container) {
       document.dispatchEvent(new CustomEvent("wallet:recipient-removed", { detail: { account: removed } }));
       renderRecipient(removed, container);
       const done = container.querySelector("[role=status]");
-      done.textContent = "Removed " + label + ". You can no longer send money to it; past payments to it are kept.";
+      done.textContent = t("recipients.remove.done", { recipient: label });
       done.hidden = false;
       done.focus();
-      ctx.setStatus("Recipient removed.");
+      ctx.setStatus(t("recipients.remove.status"));
     });
     parts.push(remove, confirm);
   }
@@ -781,9 +850,9 @@ function countryOf(account) {
 }
 
 function dateText(iso) {
-  const t = typeof iso === "string" ? Date.parse(iso) : NaN;
-  if (!Number.isFinite(t)) return "";
-  return new Date(t).toLocaleDateString(LOCALES, { dateStyle: "long" });
+  const time = typeof iso === "string" ? Date.parse(iso) : NaN;
+  if (!Number.isFinite(time)) return "";
+  return new Date(time).toLocaleDateString(wordsLocale(), { dateStyle: "long" });
 }
 
 function paragraph(className, text) {
@@ -796,8 +865,8 @@ function paragraph(className, text) {
 // ---- form -------------------------------------------------------------------
 
 function currentType() {
-  const t = $("account-type").value;
-  return TYPES[t] ? t : "USD_ACCOUNT";
+  const type = $("account-type").value;
+  return TYPES[type] ? type : "USD_ACCOUNT";
 }
 
 function currentShape(type) {
@@ -814,7 +883,7 @@ function accountFields(type) {
 
 function typeOptions() {
   return Object.entries(TYPES).map(
-    ([type, spec]) => new Option(spec.label + " (" + (spec.currency || spec.defaultCurrency) + ")", type),
+    ([type, spec]) => new Option(t("recipients.form.typeOption", { type: text(spec.label), currency: spec.currency || spec.defaultCurrency }), type),
   );
 }
 
@@ -844,13 +913,14 @@ function renderFields() {
 
   const type = currentType();
   const spec = TYPES[type];
-  const details = fieldset("Account details");
+  ctx.language = getLanguage();
+  const details = fieldset(t("recipients.form.section.account"));
   if (spec.shapes) details.append(shapeRow(type));
   if (spec.currency) {
     const note = document.createElement("p");
     note.className = "hint field";
     note.id = "account-currency";
-    note.textContent = "Currency: " + spec.currency;
+    note.textContent = t("recipients.form.currencyFixed", { currency: spec.currency });
     details.append(note);
   } else {
     details.append(fieldRow(CURRENCY, true));
@@ -860,11 +930,11 @@ function renderFields() {
 
   if (!spec.wallet) {
     const business = kept[HOLDER_TYPE.path] === "BUSINESS";
-    const holder = fieldset("Account holder");
+    const holder = fieldset(t("recipients.form.section.holder"));
     holder.append(fieldRow(HOLDER_TYPE, true));
     const members = business ? BUSINESS : type === "COP_ACCOUNT" ? INDIVIDUAL.concat(DOCUMENT) : INDIVIDUAL;
     for (const fl of members) holder.append(fieldRow(fl, !!fl.required));
-    const address = fieldset("Holder's address");
+    const address = fieldset(t("recipients.form.section.address"));
     address.id = "acct-address";
     for (const fl of ADDRESS) address.append(fieldRow(fl, false));
     parts.push(holder, address);
@@ -891,11 +961,11 @@ function shapeRow(type) {
   row.className = "field";
   const label = document.createElement("label");
   label.htmlFor = "account-shape";
-  label.textContent = "Paid by";
+  label.textContent = t("recipients.form.field.shape");
   const select = document.createElement("select");
   select.id = "account-shape";
   select.name = "shape";
-  for (const [key, shape] of Object.entries(TYPES[type].shapes)) select.append(new Option(shape.label, key));
+  for (const [key, shape] of Object.entries(TYPES[type].shapes)) select.append(new Option(text(shape.label), key));
   select.value = currentShape(type);
   row.append(label, select);
   return row;
@@ -971,10 +1041,10 @@ function fieldRow(f, required) {
   row.className = "field";
   const label = document.createElement("label");
   label.htmlFor = id;
-  label.textContent = f.label;
+  label.textContent = text(f.label);
   const optional = document.createElement("span");
   optional.className = "optional";
-  optional.textContent = " (optional)";
+  optional.textContent = " " + t("recipients.form.optional");
   optional.hidden = required;
   label.append(optional);
 
@@ -982,11 +1052,11 @@ function fieldRow(f, required) {
   if (f.countries) {
     input = document.createElement("select");
     input.autocomplete = f.autocomplete || "off";
-    input.append(new Option("Choose a country", ""));
+    input.append(new Option(t("recipients.form.choose.country"), ""));
     for (const [code, name] of countryOptions()) input.append(new Option(name, code));
   } else if (f.options || f.banks) {
     input = document.createElement("select");
-    for (const [value, text] of f.options || [["", "Loading banks…"]]) input.append(new Option(text, value));
+    for (const [value, label] of f.options || [["", () => t("recipients.form.banks.loading")]]) input.append(new Option(text(label), value));
     for (const code of f.regions || []) input.append(new Option(countryName(code), code));
     if (f.banks) {
       // Filled by loadBanksWhenNeeded once signed in and on screen.
@@ -1046,7 +1116,7 @@ async function fillBanks(select, { country, currency }, optional) {
   }
   try {
     const banks = await ctx.banks.get(key);
-    const first = !banks.length ? "No banks available" : optional ? "Not specified" : "Choose one";
+    const first = !banks.length ? t("recipients.form.banks.none") : optional ? t("recipients.form.choose.notSpecified") : t("recipients.form.choose.one");
     const options = [new Option(first, "")];
     for (const b of banks) {
       if (b && typeof b.bankName === "string") options.push(new Option(b.displayName || b.bankName, b.bankName));
@@ -1054,9 +1124,9 @@ async function fillBanks(select, { country, currency }, optional) {
     select.replaceChildren(...options);
   } catch (err) {
     if (err instanceof ApiError && err.status === 401) return; // the page signs out
-    select.replaceChildren(new Option("Could not load banks", ""));
+    select.replaceChildren(new Option(t("recipients.form.banks.failed"), ""));
     select.dataset.banksPending = "true"; // asked for again when the form is laid out or shown again
-    formError("The list of banks could not be loaded. " + sentence(messageOf(err)));
+    formError(t("recipients.form.error.banks", { reason: sentence(messageOf(err)) }));
   }
 }
 
@@ -1116,11 +1186,11 @@ async function onSubmit(event) {
       res = await api("POST", "/api/customers/external-accounts", { body });
     } catch (err) {
       if (err instanceof ApiError && err.details && Array.isArray(err.details.errors) && err.details.errors.length) {
-        showErrors(err.details.errors, "The account was not added: check the fields marked below.");
+        showErrors(err.details.errors, t("recipients.form.error.fields"));
       } else if (err instanceof ApiError && err.status === 409) {
         formError(duplicateText(body));
       } else if (!(err instanceof ApiError && err.status === 401)) {
-        formError("The account was not added. " + sentence(messageOf(err)));
+        formError(t("recipients.form.error.failed", { reason: sentence(messageOf(err)) }));
       }
       return;
     }
@@ -1128,14 +1198,16 @@ async function onSubmit(event) {
     if (account) addToList(account);
     resetForm();
     if (!account) {
-      ctx.setStatus("Account added.");
+      ctx.setStatus(t("recipients.form.added"));
       return;
     }
     // Focus goes to the new account in the list, which names it; the status
     // line says what happens next. (A view that shows the list elsewhere
     // switches to it on this event, before focus moves.)
     document.dispatchEvent(new CustomEvent("wallet:account-added", { detail: { account } }));
-    ctx.setStatus("Added " + accountLabel(account) + ". " + (STATUS_ADVICE[account.status] || ""));
+    const advice = statusAdvice(account.status);
+    const recipient = accountLabel(account);
+    ctx.setStatus(advice ? t("recipients.form.addedNamed", { recipient, advice }) : t("recipients.form.addedNamedOnly", { recipient }));
     focusListed(account.id);
   } finally {
     button.disabled = false;
@@ -1164,10 +1236,10 @@ function duplicateText(body) {
   const key = PRIMARY.find((k) => typeof info[k] === "string" && info[k] !== "");
   const same = key && ctx.list.find((a) => a && a.accountInfo && a.accountInfo.accountType === info.accountType && a.accountInfo[key] === info[key]);
   if (same && same.status === "INACTIVE") {
-    return "You removed this account earlier, and a removed account cannot be added again. Check the account details, or add a different account.";
+    return t("recipients.form.error.duplicateRemoved");
   }
-  if (same) return "You already have this account: " + accountLabel(same) + ". Send to it from your recipients, or check the details if you meant a different account.";
-  return "You already have an account with these details, so it was not added again. Look for it in your recipients, or check the details if you meant a different account.";
+  if (same) return t("recipients.form.error.duplicateOf", { recipient: accountLabel(same) });
+  return t("recipients.form.error.duplicate");
 }
 
 // validateLocally runs the wasm module's validator when the module has it
@@ -1283,7 +1355,10 @@ function showErrors(errors, fallback) {
     const field = String(e.field || "");
     const el = field && form.querySelector('[data-error-for="' + CSS.escape(field) + '"]');
     if (!el) {
-      rest.push(field ? "Check the " + labelOf(field) + ": " + String(e.message || "it is invalid").replace(/[.!?]$/, "") + "." : sentence(e.message));
+      if (!field) rest.push(sentence(e.message));
+      else if (typeof e.message === "string" && e.message.trim() !== "") {
+        rest.push(t("recipients.form.error.check", { field: labelOf(field), problem: e.message.trim().replace(/[.!?]$/, "") }));
+      } else rest.push(t("recipients.form.error.checkInvalid", { field: labelOf(field) }));
       continue;
     }
     if (!el.hidden) continue; // one message per field: the first
@@ -1300,11 +1375,14 @@ function showErrors(errors, fallback) {
   if (first) first.focus();
 }
 
-// labelOf names a body path for a person, in lower case for the middle of a
-// sentence: the label of its input when the form has one, without what is in
-// brackets ("currency"), otherwise its last part in words.
+// labelOf names a body path for a person, for the middle of a sentence: the
+// label of its input when the form has one, without what is in brackets
+// ("currency"), otherwise its last part in words. English writes it in lower
+// case there; other languages keep it as it is (German nouns keep their
+// capital).
 function labelOf(field) {
   const label = labelText(field).replace(/\s*\(.*\)\s*$/, "");
+  if (getLanguage() !== "en") return label;
   return /^[A-Z][a-z]/.test(label) ? label[0].toLowerCase() + label.slice(1) : label;
 }
 
@@ -1315,7 +1393,8 @@ function labelText(field) {
     for (const shape of Object.values(spec.shapes || {})) all.push(...shape.fields);
   }
   const known = all.find((fl) => fl.path === field);
-  if (known) return known.label;
+  if (known) return text(known.label);
+  if (Object.hasOwn(OBJECT_NAMES, field)) return OBJECT_NAMES[field]();
   const last = field.split(".").pop().replace(/([a-z])([A-Z])/g, "$1 $2");
   return humanize(last);
 }
@@ -1326,7 +1405,7 @@ function formError(text) {
 }
 
 function sentence(message) {
-  let s = typeof message === "string" && message !== "" ? message : "is invalid";
+  let s = typeof message === "string" && message !== "" ? message : t("recipients.form.error.invalid");
   s = s[0].toUpperCase() + s.slice(1);
   return /[.!?]$/.test(s) ? s : s + ".";
 }
@@ -1335,4 +1414,11 @@ function humanize(value) {
   if (typeof value !== "string" || value === "") return "";
   const s = value.toLowerCase().replaceAll("_", " ");
   return s[0].toUpperCase() + s.slice(1);
+}
+
+// buttonName is the text of a button, for a message that tells the person
+// to choose it: the same words as on the button, in whatever language.
+function buttonName(id) {
+  const el = $(id);
+  return el ? el.textContent.trim() : "";
 }

@@ -19,6 +19,7 @@
 // wipe the reason it was refused.
 
 import { api, ApiError, messageOf } from "./api.js";
+import { t } from "./i18n.js";
 import { signedRetry } from "./sessions.js";
 import { createPasskey, oauthToken, passkeyProblem, passkeysAvailable } from "./webauthn.js";
 
@@ -35,12 +36,24 @@ const ctx = {
 };
 
 // The notice under "Export recovery phrase" for each state of the phrase.
-const EXPORT_NOTICE = {
-  hidden: "Your recovery phrase is in this tab, still hidden. Choose Reveal phrase only where nobody can see your screen.",
-  shown: "Your recovery phrase is shown below. Write the words down in order and keep them somewhere safe, then choose Hide and wipe.",
+// It names the buttons by their text, in whatever language they are in.
+const exportNotice = {
+  hidden: () => t("security.export.notice.hidden", { reveal: buttonName("export-reveal") }),
+  shown: () => t("security.export.notice.shown", { hide: buttonName("export-hide") }),
 };
 
-const TYPE_TEXT = { EMAIL_OTP: "E-mail code", PASSKEY: "Passkey", OAUTH: "Single sign-on" };
+/** The kind of a sign-in method, for a person ("Passkey"). */
+function typeText(type) {
+  switch (type) {
+    case "EMAIL_OTP":
+      return t("security.methods.type.emailCode");
+    case "PASSKEY":
+      return t("security.methods.type.passkey");
+    case "OAUTH":
+      return t("security.methods.type.oauth");
+  }
+  return String(type || "");
+}
 
 export function initCredentials({ wallet, config, setStatus }) {
   ctx.wallet = wallet;
@@ -54,7 +67,7 @@ export function initCredentials({ wallet, config, setStatus }) {
   $("oauth-link").addEventListener("click", onLinkOAuth);
   $("export-start").addEventListener("click", onExport);
   $("export-reveal").addEventListener("click", onReveal);
-  $("export-hide").addEventListener("click", () => hidePhrase("The recovery phrase is hidden and wiped from this tab."));
+  $("export-hide").addEventListener("click", () => hidePhrase(t("security.export.status.wiped")));
 }
 
 /** Shows both panels for the wallet account. */
@@ -64,7 +77,7 @@ export function showCredentials(accountId) {
   $("export").hidden = false;
   const provider = ctx.config() && ctx.config().oauth;
   $("oauth-link").hidden = !provider;
-  if (provider) $("oauth-link").textContent = "Link " + provider.name;
+  if (provider) $("oauth-link").textContent = t("security.methods.link", { provider: provider.name });
   $("passkey-form").hidden = !passkeysAvailable();
   loadCredentials();
 }
@@ -91,7 +104,7 @@ async function loadCredentials() {
     if (ctx.loadFailed) showError("");
   } catch (err) {
     if (generation !== ctx.loading || (err instanceof ApiError && err.status === 401)) return; // 401: the page signs out
-    showError("Your sign-in methods could not be loaded. " + sentence(messageOf(err)));
+    showError(t("security.methods.error.load", { reason: sentence(messageOf(err)) }));
     ctx.loadFailed = true;
   }
 }
@@ -104,7 +117,7 @@ function render(list) {
     li.dataset.type = c.type;
     const what = document.createElement("span");
     what.className = "credential-type";
-    what.textContent = TYPE_TEXT[c.type] || c.type;
+    what.textContent = typeText(c.type);
     const name = document.createElement("span");
     name.className = "credential-name";
     name.textContent = c.nickname || "";
@@ -112,9 +125,9 @@ function render(list) {
     remove.type = "button";
     remove.className = "small secondary";
     remove.dataset.remove = c.id;
-    remove.textContent = "Remove";
+    remove.textContent = t("security.methods.remove");
     remove.disabled = list.length < 2;
-    remove.title = list.length < 2 ? "Your only way to sign in cannot be removed" : "";
+    remove.title = list.length < 2 ? t("security.methods.onlyOne") : "";
     li.append(what, name, remove);
     return li;
   });
@@ -126,16 +139,17 @@ async function onListClick(event) {
   if (!button) return;
   const id = button.dataset.remove;
   const item = button.closest("li");
-  const label = item ? item.querySelector(".credential-type").textContent + " " + item.querySelector(".credential-name").textContent : "this sign-in method";
+  const label = item ? methodName(item) : "";
   showError("");
-  if (!window.confirm("Remove " + label.trim() + "? It will no longer sign in to your wallet, and its sessions end.")) return;
+  const question = label ? t("security.methods.removeQuestion", { method: label }) : t("security.methods.removeQuestionUnnamed");
+  if (!window.confirm(question)) return;
   button.disabled = true;
   try {
     const res = await signedRetry("DELETE", "/api/auth/credentials/" + id);
     if (res.status !== 204) throw unexpected(res.status);
-    ctx.setStatus("Sign-in method removed.");
+    ctx.setStatus(t("security.methods.removed"));
   } catch (err) {
-    if (!(err instanceof ApiError && err.status === 401 && err.code === "UNAUTHORIZED")) showError(removalProblem(err, label.trim()));
+    if (!(err instanceof ApiError && err.status === 401 && err.code === "UNAUTHORIZED")) showError(removalProblem(err, label));
   }
   await loadCredentials();
 }
@@ -145,25 +159,25 @@ function removalProblem(err, label) {
   if (err instanceof ApiError) {
     switch (err.code) {
       case "WALLET_SIGNATURE_INVALID":
-        return "You are signed in with " + label + ", and a sign-in method cannot remove itself. Sign out, sign in another way, then remove it.";
+        return label ? t("security.methods.error.removeSelf", { method: label }) : t("security.methods.error.removeSelfUnnamed");
       case "INVALID_INPUT":
-        return "This is your only way to sign in, so it cannot be removed. Add a passkey or link another sign-in first, then remove it.";
+        return t("security.methods.error.removeLast");
       case "NOT_FOUND":
-        return "This sign-in method was already removed. The list below is up to date.";
+        return t("security.methods.error.removeGone");
     }
   }
-  return "The sign-in method was not removed. " + sentence(messageOf(err));
+  return t("security.methods.error.remove", { reason: sentence(messageOf(err)) });
 }
 
 async function onAddPasskey(event) {
   event.preventDefault();
   const nickname = $("passkey-name").value.trim();
   if (!/^[\p{L}\p{N} ._\-'()]{1,100}$/u.test(nickname)) {
-    return showError("Name the passkey with letters, numbers, spaces and . _ - ' ( ), up to 100 characters.");
+    return showError(t("security.passkey.error.name", { max: 100 }));
   }
   const button = $("passkey-add");
   button.disabled = true;
-  ctx.setStatus("Follow your browser's prompt to create the passkey…");
+  ctx.setStatus(t("security.passkey.status.prompt"));
   try {
     const { data: options } = await api("POST", "/api/passkeys/registration-options");
     const attestation = await createPasskey(options);
@@ -176,15 +190,15 @@ async function onAddPasskey(event) {
     if (res.status !== 201) throw unexpected(res.status);
     $("passkey-name").value = "";
     showError("");
-    ctx.setStatus("Passkey added. You can now sign in with it.");
+    ctx.setStatus(t("security.passkey.status.added"));
     await loadCredentials();
   } catch (err) {
     ctx.setStatus("");
     const why =
       err instanceof ApiError && err.code === "PASSKEY_CREDENTIAL_ALREADY_EXISTS"
-        ? "This passkey is already one of your sign-in methods. Create one on another device or security key instead."
+        ? t("security.passkey.error.exists")
         : sentence(passkeyProblem(err) || messageOf(err));
-    showError("The passkey was not added. " + why);
+    showError(t("security.passkey.error.failed", { reason: why }));
   } finally {
     button.disabled = false;
   }
@@ -200,14 +214,14 @@ async function onLinkOAuth() {
     const res = await signedRetry("POST", "/api/auth/credentials", { type: "OAUTH", oidcToken: token });
     if (res.status !== 201) throw unexpected(res.status);
     showError("");
-    ctx.setStatus(provider.name + " linked. You can now sign in with it.");
+    ctx.setStatus(t("security.oauth.status.linked", { provider: provider.name }));
     await loadCredentials();
   } catch (err) {
     const why =
       err instanceof ApiError && err.code === "INVALID_INPUT" && /already/.test(err.message)
-        ? "That " + provider.name + " account is already linked to your wallet."
+        ? t("security.oauth.error.linked", { provider: provider.name })
         : sentence(messageOf(err));
-    showError(provider.name + " was not linked. " + why);
+    showError(t("security.oauth.error.failed", { provider: provider.name, reason: why }));
   } finally {
     button.disabled = false;
   }
@@ -231,14 +245,14 @@ async function onExport() {
     const opened = await wallet.openExportBundle(key.handle, res.data.encryptedWalletCredentials, ctx.config().otpSignerPublicKey);
     await forgetSecret();
     ctx.secret = opened.secret;
-    $("export-ready").textContent = EXPORT_NOTICE.hidden;
+    $("export-ready").textContent = exportNotice.hidden();
     $("export-ready").hidden = false;
     $("export-reveal").hidden = false;
     $("export-hide").hidden = false;
     $("export-reveal").focus();
-    ctx.setStatus("Your recovery phrase is ready in this tab. Reveal it only where nobody can see your screen.");
+    ctx.setStatus(t("security.export.status.ready"));
   } catch (err) {
-    $("export-error").textContent = "The recovery phrase was not exported. " + sentence(messageOf(err));
+    $("export-error").textContent = t("security.export.error.failed", { reason: sentence(messageOf(err)) });
     $("export-error").hidden = false;
   } finally {
     button.disabled = false;
@@ -264,10 +278,10 @@ async function onReveal() {
     $("export-words").replaceChildren(...words);
     $("export-words").hidden = false;
     $("export-reveal").hidden = true;
-    $("export-ready").textContent = EXPORT_NOTICE.shown;
+    $("export-ready").textContent = exportNotice.shown();
   } catch (err) {
     hidePhrase("");
-    $("export-error").textContent = "The phrase is no longer in this tab. Choose Export recovery phrase to get it again.";
+    $("export-error").textContent = t("security.export.error.gone", { export: buttonName("export-start") });
     $("export-error").hidden = false;
   }
 }
@@ -302,13 +316,28 @@ function showError(text) {
 // unexpected is the error for an answer the page does not know, in words
 // for the person who will read it.
 function unexpected(status) {
-  return new Error("The wallet service gave an unexpected answer (" + status + "). Reload the page and try again.");
+  return new Error(t("security.error.unexpected", { status: String(status) }));
 }
 
 // sentence makes a message of the service ("wrong code") a sentence.
 function sentence(message) {
   const s = String(message || "").trim();
   if (s === "") return "";
-  const t = s[0].toUpperCase() + s.slice(1);
-  return /[.!?]$/.test(t) ? t : t + ".";
+  const text = s[0].toUpperCase() + s.slice(1);
+  return /[.!?]$/.test(text) ? text : text + ".";
+}
+
+// methodName names a listed sign-in method for a sentence: its kind and,
+// when it has one, its nickname ("Passkey Work laptop").
+function methodName(item) {
+  const type = item.querySelector(".credential-type").textContent.trim();
+  const name = item.querySelector(".credential-name").textContent.trim();
+  return name ? t("security.methods.named", { type, name }) : type;
+}
+
+// buttonName is the text of a button, for a message that tells the person
+// to choose it: the same words as on the button, in whatever language.
+function buttonName(id) {
+  const el = $(id);
+  return el ? el.textContent.trim() : "";
 }
