@@ -51,7 +51,33 @@ const ctx = {
   live: false,
   timer: 0,
   delay: 0,
+  parked: false, // closed while the page sits in the back/forward cache
 };
+
+// A page left for another (a link followed, back, forward, an address
+// typed) may be kept whole in the browser's back/forward cache, stream
+// included. Over HTTP/1.1 each such stream holds one of the six
+// connections a browser allows one site, and after five of them the next
+// page load waited until one timed out (close to a minute). So the stream
+// closes when the page is hidden that way, and opens again, reading the
+// state afresh, if the page is shown from the cache.
+if (typeof window === "object" && typeof window.addEventListener === "function") {
+  window.addEventListener("pagehide", () => {
+    if (!ctx.source) return;
+    ctx.source.close();
+    ctx.source = null;
+    ctx.parked = true;
+    ctx.carried = false;
+    setLive(false);
+  });
+  window.addEventListener("pageshow", (event) => {
+    if (!event.persisted || !ctx.parked) return;
+    ctx.parked = false;
+    if (!ctx.handlers || ctx.source || ctx.timer) return;
+    connect();
+    ctx.handlers.onResync();
+  });
+}
 
 /**
  * Opens the stream, unless it is open. handlers: onPayment(transaction,
@@ -78,6 +104,7 @@ export function stopEvents() {
   ctx.timer = 0;
   ctx.delay = 0;
   ctx.carried = false;
+  ctx.parked = false;
   if (ctx.live && handlers) handlers.onLive(false);
   ctx.live = false;
 }
