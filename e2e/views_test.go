@@ -99,23 +99,26 @@ func TestViewsChecked(t *testing.T) {
 	recipient := addActiveUSDAccount(t, ctx, "12345678", 1)
 	payment := sendMoney(t, s, ctx, recipient, "25.00")
 
+	count := func(sel string) string { return `document.querySelectorAll(` + jsString(sel) + `).length > 0` }
 	views := []struct {
 		path, view string
-		status     int64 // of the document, when loaded from the address
+		status     int64  // of the document, when loaded from the address
+		ready      string // what the view shows once its data came
 	}{
-		{"/", "home", http.StatusOK},
-		{"/send", "send", http.StatusOK},
-		{"/activity", "activity", http.StatusOK},
-		{"/activity/" + payment.ID, "payment", http.StatusOK},
-		{"/activity/" + payment.ID + "/receipt", "receipt", http.StatusOK},
-		{"/recipients", "recipients", http.StatusOK},
-		{"/recipients/new", "recipient-new", http.StatusOK},
-		{"/recipients/" + recipient, "recipient", http.StatusOK},
-		{"/security", "security", http.StatusOK},
-		{"/no-such-page", "notfound", http.StatusNotFound},
+		{"/", "home", http.StatusOK, count("#recent-list > li")},
+		{"/send", "send", http.StatusOK, count("#send-account option:not([value=''])")},
+		{"/activity", "activity", http.StatusOK, count("#transactions-list > li")},
+		{"/activity/" + payment.ID, "payment", http.StatusOK, count("#tx-facts > div")},
+		{"/activity/" + payment.ID + "/receipt", "receipt", http.StatusOK, count("#receipt-facts > div")},
+		{"/recipients", "recipients", http.StatusOK, count("#accounts-list > li")},
+		{"/recipients/new", "recipient-new", http.StatusOK, count("#account-fields input")},
+		{"/recipients/" + recipient, "recipient", http.StatusOK, count("#recipient-detail > *")},
+		{"/security", "security", http.StatusOK, count("#sessions-list > li") + " && " + count("#credentials-list > li")},
+		{"/no-such-page", "notfound", http.StatusNotFound, "true"},
 	}
 	for _, v := range views {
 		openView(t, ctx, s.url+v.path, v.view, v.status)
+		waitJS(t, ctx, "the "+v.view+" view's data", v.ready)
 		checkView(t, ctx, v.view)
 	}
 
@@ -131,6 +134,7 @@ func TestViewsChecked(t *testing.T) {
 			goTo(t, ctx, v.path, v.view)
 			settle(t, ctx, v.view)
 		}
+		waitJS(t, ctx, "the "+v.view+" view's data", v.ready)
 		checkView(t, ctx, v.view)
 	}
 }

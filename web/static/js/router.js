@@ -59,11 +59,16 @@ export function routeOf(path) {
   return null;
 }
 
+// segment writes an id into an address: as it is when it is id-like (a
+// ':' is fine in a path, and "/activity/Transaction:019…" reads better
+// than "%3A"), escaped otherwise.
+const segment = (id) => (ID.test(String(id)) ? String(id) : encodeURIComponent(id));
+
 /** The address of a payment's view, of its receipt, of a recipient. */
 export const paths = {
-  payment: (id) => "/activity/" + encodeURIComponent(id),
-  receipt: (id) => "/activity/" + encodeURIComponent(id) + "/receipt",
-  recipient: (id) => "/recipients/" + encodeURIComponent(id),
+  payment: (id) => "/activity/" + segment(id),
+  receipt: (id) => "/activity/" + segment(id) + "/receipt",
+  recipient: (id) => "/recipients/" + segment(id),
 };
 
 let listener = () => {};

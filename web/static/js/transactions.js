@@ -750,7 +750,7 @@ export async function showReceipt(id) {
   $("receipt-fee-choice").hidden = true;
   receiptError("");
   try {
-    const { data } = await api("GET", "/api/transactions/" + encodeURIComponent(r.id));
+    const { data } = await api("GET", "/api/transactions/" + r.id); // ids are [A-Za-z0-9:_-]: the BFF matches them as they are
     if (generation !== r.generation) return;
     if (!data || data.id !== r.id) throw new Error(t("receipt.error.unexpected"));
     r.tx = data;
