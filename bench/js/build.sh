@@ -9,17 +9,7 @@ set -eu
 dir=$(CDPATH= cd -- "$(dirname -- "$0")" && pwd)
 cd "$dir"
 
-if ! command -v npm >/dev/null 2>&1; then
-	echo "build.sh: npm is missing; install Node.js and npm (Debian: apt-get install -y nodejs npm) and run again" >&2
-	exit 1
-fi
-
-# npm writes node_modules/.package-lock.json on every install: it is the
-# installed tree's own record, so its age says whether the tree predates
-# the lock file.
-if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-	npm ci --no-audit --no-fund
-fi
+sh "$dir/../npm-ci.sh" "$dir"
 
 mkdir -p dist
 ./node_modules/.bin/esbuild entry.js --bundle --format=iife --minify --platform=browser \

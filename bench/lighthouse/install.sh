@@ -8,16 +8,6 @@
 set -eu
 
 dir=$(CDPATH= cd -- "$(dirname -- "$0")" && pwd)
+sh "$dir/../../bench/npm-ci.sh" "$dir"
 cd "$dir"
-
-if ! command -v npm >/dev/null 2>&1; then
-	echo "install.sh: npm is missing; install Node.js and npm (Debian: apt-get install -y nodejs npm) and run again" >&2
-	exit 1
-fi
-
-# npm writes node_modules/.package-lock.json on every install: the installed
-# tree's own record, so its age says whether the tree predates the lock.
-if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-	npm ci --no-audit --no-fund
-fi
 test -x node_modules/.bin/lighthouse
