@@ -450,15 +450,24 @@ func called(calls [][]string, want ...string) bool {
 	return false
 }
 
-// signIn walks the page through the e-mail and code steps.
-func signIn(t *testing.T, ctx context.Context, site string) {
+// askForCode opens url signed out and asks for an e-mail code; it returns
+// when the code step is shown.
+func askForCode(t *testing.T, ctx context.Context, url string) {
 	t.Helper()
 	do(t, ctx,
-		chromedp.Navigate(site+"/"),
+		chromedp.Navigate(url),
 		chromedp.WaitVisible(chromedp.ID("email")),
 		chromedp.SendKeys(chromedp.ID("email"), "ada@example.com"),
 		chromedp.Click(chromedp.ID("email-submit")),
 		chromedp.WaitVisible(chromedp.ID("code")),
+	)
+}
+
+// signIn walks the page through the e-mail and code steps.
+func signIn(t *testing.T, ctx context.Context, site string) {
+	t.Helper()
+	askForCode(t, ctx, site+"/")
+	do(t, ctx,
 		chromedp.SendKeys(chromedp.ID("code"), "123456"),
 		chromedp.Click(chromedp.ID("code-submit")),
 		chromedp.WaitVisible(chromedp.ID("signed-in")),
@@ -532,13 +541,7 @@ func TestPageResendRateLimited(t *testing.T) {
 	t.Parallel()
 	site, api := startSite(t)
 	ctx := newTab(t)
-	do(t, ctx,
-		chromedp.Navigate(site+"/"),
-		chromedp.WaitVisible(chromedp.ID("email")),
-		chromedp.SendKeys(chromedp.ID("email"), "ada@example.com"),
-		chromedp.Click(chromedp.ID("email-submit")),
-		chromedp.WaitVisible(chromedp.ID("code")),
-	)
+	askForCode(t, ctx, site+"/")
 	api.set(func(f *fakeAPI) {
 		f.starts = append(f.starts, reply{status: 429, header: map[string]string{"Retry-After": "3"},
 			body: `{"status":429,"code":"RATE_LIMITED","message":"a code was sent moments ago"}`})

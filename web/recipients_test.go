@@ -462,13 +462,7 @@ func TestResendTooSoonInPlainWords(t *testing.T) {
 	t.Parallel()
 	site, api, _ := startRecipientsSite(t)
 	ctx := newTab(t)
-	do(t, ctx,
-		chromedp.Navigate(site+"/"),
-		chromedp.WaitVisible(chromedp.ID("email")),
-		chromedp.SendKeys(chromedp.ID("email"), "ada@example.com"),
-		chromedp.Click(chromedp.ID("email-submit")),
-		chromedp.WaitVisible(chromedp.ID("code")),
-	)
+	askForCode(t, ctx, site+"/")
 	api.set(func(f *fakeAPI) {
 		f.starts = []reply{{status: 429, header: map[string]string{"Retry-After": "25"},
 			body: `{"status":429,"code":"RATE_LIMITED","message":"a code was sent moments ago; check the inbox, or ask for another after Retry-After seconds",` +
