@@ -69,31 +69,13 @@ func RunBFF(ctx context.Context, o Options) ([]BFFCell, error) {
 	}}
 
 	// The signed-in browser session.
-	var cookie string
-	cl := &bffclient.Client{Base: base, Transport: s.tr, OnResponse: func(r bffclient.Response) {
-		if c := cookieOf(r.Header); c != "" {
-			cookie = c
-		}
-	}}
 	email := fmt.Sprintf("bff-user-%d@bench.example.com", s.seq.Add(1))
-	if _, _, err := cl.LoginEmailOTP(ctx, email, func(address string) (string, error) {
-		if m, ok := s.box.Latest(address); ok {
-			return m.Code, nil
-		}
-		return "", fmt.Errorf("no code for %s", address)
-	}); err != nil {
-		return nil, fmt.Errorf("load: sign in through the BFF: %w", err)
-	}
-	me, err := cl.Do(ctx, "GET", "/api/me", nil, nil)
-	var who struct{ CustomerID string }
-	if err == nil && (me.Status != http.StatusOK || me.Decode(&who) != nil || who.CustomerID == "") {
-		err = fmt.Errorf("GET /api/me: %d %s", me.Status, clip(me.Body))
-	}
+	cookie, customerID, err := s.signInThroughBFF(ctx, base, email)
 	if err != nil {
 		return nil, err
 	}
 	for range bffAccounts {
-		if _, err := s.createAccount(ctx, who.CustomerID); err != nil {
+		if _, err := s.createAccount(ctx, customerID); err != nil {
 			return nil, err
 		}
 	}
@@ -115,7 +97,7 @@ func RunBFF(ctx context.Context, o Options) ([]BFFCell, error) {
 	for _, clients := range p.bffClients {
 		c := BFFCell{Op: "list-external-accounts", Clients: clients}
 		c.Direct, c.ViaBFF = compare(ctx, clients, p.dur, p.cap,
-			list(s.api, "/customers/external-accounts?limit=20&customerId="+who.CustomerID),
+			list(s.api, "/customers/external-accounts?limit=20&customerId="+customerID),
 			list(via, "/api/customers/external-accounts?limit=20", "Cookie", cookie))
 		logCell(p, "direct", c.Op, c.Direct, "")
 		logCell(p, "via-bff", c.Op, c.ViaBFF, "")
@@ -229,6 +211,34 @@ func (s *stack) startBFF() (string, error) {
 		_ = srv.Shutdown(ctx)
 	})
 	return "http://" + ln.Addr().String(), nil
+}
+
+// signInThroughBFF signs email in through the BFF at base as a browser
+// does (e-mail code from the stack's mailbox) and returns the session's
+// cookie and its customer id.
+func (s *stack) signInThroughBFF(ctx context.Context, base, email string) (cookie, customerID string, err error) {
+	cl := &bffclient.Client{Base: base, Transport: s.tr, OnResponse: func(r bffclient.Response) {
+		if c := cookieOf(r.Header); c != "" {
+			cookie = c
+		}
+	}}
+	if _, _, err := cl.LoginEmailOTP(ctx, email, func(address string) (string, error) {
+		if m, ok := s.box.Latest(address); ok {
+			return m.Code, nil
+		}
+		return "", fmt.Errorf("no code for %s", address)
+	}); err != nil {
+		return "", "", fmt.Errorf("load: sign in through the BFF: %w", err)
+	}
+	me, err := cl.Do(ctx, "GET", "/api/me", nil, nil)
+	var who struct{ CustomerID string }
+	if err == nil && (me.Status != http.StatusOK || me.Decode(&who) != nil || who.CustomerID == "") {
+		err = fmt.Errorf("GET /api/me: %d %s", me.Status, clip(me.Body))
+	}
+	if err != nil {
+		return "", "", err
+	}
+	return cookie, who.CustomerID, nil
 }
 
 // bffLogin is a login started through the BFF: the cookie of its pending

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"paywallet/bff"
-	"paywallet/internal/bffclient"
 	"paywallet/service/store"
 )
 
@@ -278,30 +277,12 @@ func runEventLatency(ctx context.Context, p plan) (*EventLatency, error) {
 	}
 
 	// The browser: a session signed in through the BFF.
-	var cookie string
-	cl := &bffclient.Client{Base: base, Transport: s.tr, OnResponse: func(r bffclient.Response) {
-		if c := cookieOf(r.Header); c != "" {
-			cookie = c
-		}
-	}}
 	c := customer{email: fmt.Sprintf("events-%d@bench.example.com", s.seq.Add(1))}
-	if _, _, err := cl.LoginEmailOTP(ctx, c.email, func(address string) (string, error) {
-		if m, ok := s.box.Latest(address); ok {
-			return m.Code, nil
-		}
-		return "", fmt.Errorf("no code for %s", address)
-	}); err != nil {
-		return nil, fmt.Errorf("sign in through the BFF: %w", err)
-	}
-	me, err := cl.Do(ctx, "GET", "/api/me", nil, nil)
-	var who struct{ CustomerID string }
-	if err == nil && (me.Status != http.StatusOK || me.Decode(&who) != nil || who.CustomerID == "") {
-		err = fmt.Errorf("GET /api/me: %d %s", me.Status, clip(me.Body))
-	}
+	cookie, customerID, err := s.signInThroughBFF(ctx, base, c.email)
 	if err != nil {
 		return nil, err
 	}
-	c.id = who.CustomerID
+	c.id = customerID
 	if err := s.walletOf(ctx, &c); err != nil {
 		return nil, err
 	}
