@@ -461,8 +461,6 @@ function showLogin({ step = "email" } = {}) {
   $("signed-in").hidden = true;
   $("nav").hidden = true;
   $("logout").hidden = true;
-  closeTransaction();
-  closeReceipt();
   // The session's key is not this view's any more.
   const keyEl = $("session-public-key");
   keyEl.textContent = "";

@@ -565,7 +565,7 @@ function renderView(tx) {
     if (Number.isFinite(tx.fees)) rows.push(["fees", t("payment.fact.fees"), formatMoney(tx.fees, received.currency || {})]);
     rows.push(["received", t("payment.fact.receiving"), formatMoney(received.amount, received.currency || {})]);
     if (sent && sent.currency && received.currency) {
-      const rate = sent.currency.code !== received.currency.code ? readableRate(tx.exchangeRate, sent.currency, received.currency) : "";
+      const rate = sent.currency.code !== received.currency.code ? formatExchangeRate(tx.exchangeRate, sent.currency, received.currency) : "";
       if (rate) rows.push(["rate", t("payment.fact.rate"), rate]);
     }
     rows.push(["to", t("payment.fact.to"), destinationName(tx)]);
@@ -812,7 +812,7 @@ function renderReceipt(tx) {
       : tx.status === "COMPLETED" ? "receipt.fact.received" : "payment.fact.receiving";
     rows.push(["received", t(receivedKey), formatMoney(received.amount, rc)]);
     if (sent && sc.code && rc.code && sc.code !== rc.code) {
-      const rate = readableRate(tx.exchangeRate, sc, rc);
+      const rate = formatExchangeRate(tx.exchangeRate, sc, rc);
       if (rate) rows.push(["rate", t("payment.fact.rate"), rate]);
     }
     rows.push(["to", t("payment.fact.to"), destinationName(tx)]);
@@ -871,13 +871,6 @@ function feesIn(tx, code) {
   // exchangeRate is sending units per receiving unit.
   const minor = Math.round((tx.fees / 10 ** rc.decimals) * tx.exchangeRate * 10 ** sc.decimals);
   return t("receipt.fees.converted", { converted: formatMoney(minor, sc), fees: formatMoney(tx.fees, rc) });
-}
-
-// readableRate writes the rate the way people read it, with the unit on
-// the left that makes the number 1 or more: "1 GBP = 1.27 USD", not
-// "1 USD = 0.787 GBP". exchangeRate is sending units per receiving unit.
-function readableRate(exchangeRate, sending, receiving) {
-  return formatExchangeRate(exchangeRate, sending, receiving);
 }
 
 function receiptError(text) {
