@@ -42,6 +42,7 @@ func (c *clock) Advance(d time.Duration) {
 // env is one service on a fresh SQLite database with a dev mailbox.
 type env struct {
 	t     *testing.T
+	cfg   Config // as the service runs with it (defaults filled in)
 	svc   *Service
 	store store.Store
 	box   *mail.Mailbox
@@ -77,7 +78,7 @@ func newEnv(t *testing.T, mutate ...func(*Config)) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &env{t: t, svc: svc, store: cfg.Store, box: box, clock: clk, h: svc.Handler()}
+	return &env{t: t, cfg: svc.Config(), svc: svc, store: cfg.Store, box: box, clock: clk, h: svc.Handler()}
 }
 
 // onPostgres runs the service on a fresh PostgreSQL database.
@@ -270,3 +271,17 @@ func (e *env) login(w wallet, client *walletcrypto.PrivateKey) wire.Session {
 	r.decode(e.t, &s)
 	return s
 }
+
+// timestamp is how the service writes an instant (RFC 3339, UTC, Z).
+func timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
+// sandboxPasskeySignature is the reference sandbox's literal a passkey
+// assertion may carry in place of a signature (sandbox mode only).
+const sandboxPasskeySignature = "sandbox-valid-passkey-signature"
+
+// signerSetting is the settings row of the target-bundle signer key: a
+// stored name, so a database written by an older version keeps its key.
+const signerSetting = "otp_target_bundle_signer_key"
+
+// webhookKeysSetting is the settings row of the webhook signing keys.
+const webhookKeysSetting = "webhook_signing_keys"

@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"time"
 
+	"paywallet/service/payments"
 	"paywallet/service/store"
 	"paywallet/shared/wire"
 )
@@ -18,41 +20,32 @@ import (
 // request: reusing it for another body is 409 CONFLICT. Keys are scoped by
 // operation and target, and records are deleted after idempotencyTTL.
 
-// answer is what an operation replies: a status and a JSON body.
-type answer struct {
-	status int
-	body   any
-}
-
 // maxIdempotencyKey bounds the header (IETF draft keys are UUIDs; we allow
 // any printable ASCII token up to this length).
 const maxIdempotencyKey = 255
 
-// idempotent runs op in one store transaction and writes its answer. When
-// the request carries an Idempotency-Key, the answer is recorded in that
-// same transaction (success) or right after it (4xx; op's writes are rolled
-// back first), and a request repeating the key replays the record instead of
-// running op. Two requests racing with one key cannot both run op to
-// success: the loser's record insert conflicts and it replays the winner's.
-//
-// turn, when not empty, names the hot row op works on (a wallet): the
-// transaction then waits for that row's turn (store.Store.TxFor).
+// idempotent runs op, a writing operation, and answers its result with
+// status. When the request carries an Idempotency-Key, the answer is
+// recorded in the operation's own transaction (a payments.CommitHook: on
+// success) or right after it (a 4xx refusal; the operation's writes are
+// rolled back first), and a request repeating the key replays the record
+// instead of running op. Two requests racing with one key cannot both run
+// op to success: the loser's record insert conflicts and it replays the
+// winner's.
 //
 // Nothing that can fail runs after op's transaction commits: the answer is
-// rendered and recorded inside it and written from those bytes, so a
-// request whose commit succeeded is never answered 5xx (TestAnswerAfterCommit).
-// Only an error of the commit itself leaves the outcome unknown; that is a
-// 5xx, which is not recorded, and a retry with the key replays the record if
-// the commit did happen.
-func (s *Service) idempotent(w http.ResponseWriter, r *http.Request, scope, turn string, body []byte, op func(tx store.Tx) (answer, error)) error {
+// encoded inside it and written from those bytes, so a request whose commit
+// succeeded is never answered 5xx (TestAnswerAfterCommit). Only an error of
+// the commit itself leaves the outcome unknown; that is a 5xx, which is not
+// recorded, and a retry with the key replays the record if the commit did
+// happen.
+func (s *Service) idempotent(w http.ResponseWriter, r *http.Request, scope string, body []byte, status int, op func(ctx context.Context) (any, error)) error {
 	ctx := r.Context()
 	key := r.Header.Get(wire.HeaderIdempotencyKey)
 	if key != "" && !validIdempotencyKey(key) {
-		return errorf(http.StatusBadRequest, codeInvalidInput, "Idempotency-Key must be 1 to 255 printable ASCII characters")
+		return errorf(http.StatusBadRequest, payments.CodeInvalidInput, "Idempotency-Key must be 1 to 255 printable ASCII characters")
 	}
 	reqHash := requestHash(r, body)
-	var ans answer
-	var encoded []byte
 	var replay *store.IdempotencyRecord
 	var err error
 	if key != "" {
@@ -70,18 +63,27 @@ func (s *Service) idempotent(w http.ResponseWriter, r *http.Request, scope, turn
 			return err
 		}
 	}
+	var encoded []byte
 	if replay == nil {
-		err = s.tx(ctx, turn, func(tx store.Tx) error {
-			ans, encoded = answer{}, nil
-			return s.runAndRecord(ctx, tx, op, &ans, &encoded, scope, key, reqHash)
-		})
+		record := func(ctx context.Context, tx store.Tx, result any) error {
+			var err error
+			if encoded, err = json.Marshal(result); err != nil {
+				return err
+			}
+			if key == "" {
+				return nil
+			}
+			return tx.PutIdempotencyRecord(ctx, &store.IdempotencyRecord{Scope: scope, Key: key, RequestHash: reqHash,
+				Status: status, Body: encoded, CreatedAt: s.now()})
+		}
+		_, err = op(payments.WithCommitHook(ctx, record))
 	}
 	if errors.Is(err, store.ErrConflict) && key != "" {
 		// Another request with this key committed first.
 		replay, err = s.idempotencyRecord(ctx, scope, key)
 	}
 	if err != nil {
-		e, known := asError(err)
+		e, known := httpError(err)
 		if key == "" || !known || e.Status >= 500 {
 			return err
 		}
@@ -93,37 +95,20 @@ func (s *Service) idempotent(w http.ResponseWriter, r *http.Request, scope, turn
 	}
 	if replay != nil {
 		if string(replay.RequestHash) != string(reqHash) {
-			return errorf(http.StatusConflict, codeConflict, "this Idempotency-Key was already used for a different request")
+			return errorf(http.StatusConflict, payments.CodeConflict, "this Idempotency-Key was already used for a different request")
 		}
 		w.Header().Set("Idempotent-Replayed", "true")
 		writeRawJSON(w, replay.Status, replay.Body)
 		return nil
 	}
-	writeRawJSON(w, ans.status, encoded)
+	writeRawJSON(w, status, encoded)
 	return nil
-}
-
-// runAndRecord runs op in tx and, when the request has an Idempotency-Key,
-// records its answer in the same transaction.
-func (s *Service) runAndRecord(ctx context.Context, tx store.Tx, op func(tx store.Tx) (answer, error), ans *answer, encoded *[]byte, scope, key string, reqHash []byte) error {
-	var err error
-	if *ans, err = op(tx); err != nil {
-		return err
-	}
-	if *encoded, err = json.Marshal(ans.body); err != nil {
-		return err
-	}
-	if key == "" {
-		return nil
-	}
-	return tx.PutIdempotencyRecord(ctx, &store.IdempotencyRecord{Scope: scope, Key: key, RequestHash: reqHash,
-		Status: ans.status, Body: *encoded, CreatedAt: s.now()})
 }
 
 // recordRefusal stores a 4xx answer under the key. If a record appeared
 // meanwhile (a racing request with the same key), that one is returned.
 func (s *Service) recordRefusal(ctx context.Context, scope, key string, reqHash []byte, e *Error) (*store.IdempotencyRecord, bool) {
-	body, err := json.Marshal(wire.Error{Status: e.Status, Code: e.Code, Message: e.Message, Details: e.Details})
+	body, err := json.Marshal(e.body())
 	if err != nil {
 		return nil, false
 	}
@@ -155,7 +140,7 @@ func (s *Service) idempotencyRecord(ctx context.Context, scope, key string) (*st
 func requestHash(r *http.Request, body []byte) []byte {
 	h := sha256.New()
 	h.Write([]byte(r.Method + " " + r.URL.Path + "\n"))
-	if c, err := canonicalBodyHash(body); err == nil {
+	if c, err := payments.CanonicalBodyHash(body); err == nil {
 		h.Write(c)
 	} else {
 		h.Write(body)
@@ -175,19 +160,5 @@ func validIdempotencyKey(k string) bool {
 	return true
 }
 
-func writeRawJSON(w http.ResponseWriter, status int, body []byte) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	_, _ = w.Write(body)
-	_, _ = w.Write([]byte("\n"))
-}
-
-// tx runs fn in a store transaction, after waiting for turn's turn when
-// turn is not empty (see store.Store.TxFor).
-func (s *Service) tx(ctx context.Context, turn string, fn func(store.Tx) error) error {
-	if turn == "" {
-		return s.store.Tx(ctx, fn)
-	}
-	return s.store.TxFor(ctx, turn, fn)
-}
+// now is the clock of the records, the domain's.
+func (s *Service) now() time.Time { return s.ops.Now() }

@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"paywallet/service/payments"
 )
 
 // TestRateLimitReasons: every 429 RATE_LIMITED names its reason and the wait
@@ -22,7 +24,7 @@ func TestRateLimitReasons(t *testing.T) {
 			e.challenge(w)
 			e.clock.Advance(10 * time.Second)
 			return e.do("POST", "/auth/credentials/"+w.credential.ID+"/challenge", nil, nil)
-		}, reasonCodeRecentlySent, 20},
+		}, payments.ReasonCodeRecentlySent, 20},
 		{"a code after five wrong ones", func(t *testing.T, e *env) response {
 			w := e.newWallet("locked@example.com")
 			client := mustKey(t)
@@ -36,7 +38,7 @@ func TestRateLimitReasons(t *testing.T) {
 			}
 			e.clock.Advance(time.Minute)
 			return e.do("POST", "/auth/credentials/"+w.credential.ID+"/challenge", nil, nil)
-		}, reasonCredentialLocked, 840},
+		}, payments.ReasonCredentialLocked, 840},
 		{"a second passkey challenge at once", func(t *testing.T, e *env) response {
 			w := e.newWallet("pk@example.com")
 			k := mustKey(t)
@@ -45,7 +47,7 @@ func TestRateLimitReasons(t *testing.T) {
 			client := mustKey(t).PublicKey().CompressedHex()
 			e.passkeyChallenge(cred, client)
 			return e.do("POST", "/auth/credentials/"+cred.ID+"/challenge", map[string]any{"clientPublicKey": client}, nil)
-		}, reasonChallengeRecentlyIssued, 2},
+		}, payments.ReasonChallengeRecentlyIssued, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t)

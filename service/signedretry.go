@@ -1,187 +1,32 @@
 package service
 
 import (
-	"bytes"
-	"context"
-	"errors"
 	"net/http"
 	"strings"
 
-	"paywallet/service/ids"
-	"paywallet/service/store"
-	"paywallet/shared/walletcrypto"
+	"paywallet/service/payments"
 	"paywallet/shared/wire"
 )
 
-// The signed-retry pattern (spec "Signed-retry pattern", DESIGN "Wire
-// conventions"): the first call of an operation answers 202 with a
-// payloadToSign and a requestId; the retry repeats the same body with a
-// stamp over payloadToSign (Service-Wallet-Signature) and the requestId
-// (Request-Id). The pending challenge is stored, bound to the operation, its
-// target, the account and the hash of the canonical body, and is consumed in
-// the same transaction as the operation's effect, so a refused retry changes
-// nothing and a retry can succeed only once.
-
-// retryHeaders is what a request carries of the signed-retry headers.
-type retryHeaders struct {
-	stamp     string
-	requestID string
-}
-
-// readRetryHeaders reports whether the request is a retry. Both headers must
-// come together: a signature without Request-Id is REQUEST_ID_MISSING, a
-// Request-Id without a signature is WALLET_SIGNATURE_MISSING (facts §4.6).
-func readRetryHeaders(r *http.Request) (retryHeaders, bool, *Error) {
-	h := retryHeaders{
-		stamp:     strings.TrimSpace(r.Header.Get(wire.HeaderWalletSignature)),
-		requestID: strings.TrimSpace(r.Header.Get(wire.HeaderRequestID)),
+// signedCall reads what a signed operation needs of the request: the
+// canonical hash of its body and, on a retry, the Service-Wallet-Signature
+// and Request-Id headers. Both headers must come together: a signature
+// without Request-Id is REQUEST_ID_MISSING, a Request-Id without a signature
+// is WALLET_SIGNATURE_MISSING (facts §4.6).
+func signedCall(r *http.Request, body []byte) (payments.SignedCall, error) {
+	c := payments.SignedCall{
+		Stamp:     strings.TrimSpace(r.Header.Get(wire.HeaderWalletSignature)),
+		RequestID: strings.TrimSpace(r.Header.Get(wire.HeaderRequestID)),
 	}
 	switch {
-	case h.stamp == "" && h.requestID == "":
-		return h, false, nil
-	case h.stamp == "":
-		return h, true, errorf(http.StatusUnauthorized, codeSignatureMissing, "Request-Id was sent without Service-Wallet-Signature")
-	case h.requestID == "":
-		return h, true, errorf(http.StatusUnauthorized, codeRequestIDMissing, "Service-Wallet-Signature was sent without Request-Id")
+	case c.Stamp == "" && c.RequestID != "":
+		return c, errorf(http.StatusUnauthorized, payments.CodeSignatureMissing, "Request-Id was sent without Service-Wallet-Signature")
+	case c.Stamp != "" && c.RequestID == "":
+		return c, errorf(http.StatusUnauthorized, payments.CodeRequestIDMissing, "Service-Wallet-Signature was sent without Request-Id")
 	}
-	return h, true, nil
-}
-
-// operation identifies what a challenge authorizes.
-type operation struct {
-	name      string // e.g. "auth.credentials.verify"
-	targetID  string // the id in the path
-	accountID string
-	bodyHash  []byte
-}
-
-// issueChallenge stores a pending challenge for op with the given payload.
-// boundKey, when set, is the only key whose stamp completes the retry.
-func (s *Service) issueChallenge(ctx context.Context, tx store.Tx, op operation, payload string, boundKey *walletcrypto.PublicKey) (*store.Challenge, error) {
-	now := s.now()
-	c := &store.Challenge{
-		ID:        ids.New("Request"),
-		Operation: op.name,
-		TargetID:  op.targetID,
-		AccountID: op.accountID,
-		BodyHash:  op.bodyHash,
-		Payload:   payload,
-		CreatedAt: now,
-		ExpiresAt: now.Add(s.cfg.ChallengeTTL),
-	}
-	if boundKey != nil {
-		c.PublicKey = boundKey.Compressed()
-	}
-	if err := tx.CreateChallenge(ctx, c); err != nil {
-		return nil, err
+	var err error
+	if c.BodyHash, err = payments.CanonicalBodyHash(body); err != nil {
+		return c, err
 	}
 	return c, nil
-}
-
-// completeRetry checks a retry against its pending challenge and consumes
-// it. keyAllowed decides whether the stamp's key may sign for the account
-// when the challenge has no bound key (for example: the key of an active
-// session of the account). It must run inside the transaction that applies
-// the operation's effect.
-//
-// The checks run in a fixed order and each failure has its own 401 code:
-// malformed stamp, unknown/expired/used request id, changed body, bad
-// signature, wrong key.
-func (s *Service) completeRetry(ctx context.Context, tx store.Tx, op operation, h retryHeaders, keyAllowed func(*walletcrypto.PublicKey) (bool, error)) (*store.Challenge, error) {
-	sandboxLiteral := h.stamp == wire.SandboxSignature
-	var stamp *walletcrypto.Stamp
-	switch {
-	case sandboxLiteral && s.mode == ModeSandbox:
-	case sandboxLiteral:
-		return nil, errorf(http.StatusUnauthorized, codeSignatureInvalid, "the sandbox signature is not accepted in production mode")
-	default:
-		var err error
-		stamp, err = walletcrypto.ParseStamp(h.stamp)
-		if err != nil {
-			return nil, errorf(http.StatusUnauthorized, codeSignatureMalformed, "Service-Wallet-Signature is not a valid stamp: "+stampProblem(err))
-		}
-	}
-
-	c, err := s.pendingChallenge(ctx, tx, h.requestID, op.name, op.targetID)
-	if err != nil {
-		return nil, err
-	}
-	if c.AccountID != op.accountID {
-		return nil, errUnknownRequest
-	}
-	if !bytes.Equal(c.BodyHash, op.bodyHash) {
-		return nil, errorf(http.StatusUnauthorized, codeSignatureBodyMismatch, "the retry body differs from the body of the first call")
-	}
-	if stamp != nil {
-		if err := stamp.Verify([]byte(c.Payload)); err != nil {
-			return nil, errorf(http.StatusUnauthorized, codeSignatureInvalid, "the stamp does not verify over payloadToSign")
-		}
-		if len(c.PublicKey) > 0 {
-			bound, err := walletcrypto.ParsePublicKey(c.PublicKey)
-			if err != nil {
-				return nil, err
-			}
-			if !bound.Equal(stamp.PublicKey) {
-				return nil, errorf(http.StatusUnauthorized, codeSignatureInvalid, "the stamp was made with a key this challenge is not bound to")
-			}
-		} else {
-			ok, err := keyAllowed(stamp.PublicKey)
-			if err != nil {
-				return nil, err
-			}
-			if !ok {
-				return nil, errorf(http.StatusUnauthorized, codeSignatureInvalid, "the stamp's key is not the key of an active session of this account")
-			}
-		}
-	}
-	won, err := tx.ConsumeChallenge(ctx, c.ID, s.now())
-	if err != nil {
-		return nil, err
-	}
-	if !won {
-		return nil, errorf(http.StatusUnauthorized, codeUnauthorized, "this Request-Id was already used")
-	}
-	return c, nil
-}
-
-// errUnknownRequest answers a Request-Id that names no pending challenge of
-// the operation: unknown, malformed, or another operation's.
-var errUnknownRequest = errorf(http.StatusUnauthorized, codeUnauthorized, "Request-Id does not match a pending challenge of this operation")
-
-// pendingChallenge loads an unconsumed, unexpired challenge of the
-// operation on the target, or answers its 401.
-func (s *Service) pendingChallenge(ctx context.Context, tx store.Tx, requestID, op, targetID string) (*store.Challenge, error) {
-	if !ids.Valid("Request", requestID) {
-		return nil, errUnknownRequest
-	}
-	ch, err := tx.GetChallenge(ctx, requestID)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, errUnknownRequest
-	}
-	if err != nil {
-		return nil, err
-	}
-	switch {
-	case ch.Operation != op || ch.TargetID != targetID:
-		return nil, errUnknownRequest
-	case !ch.ConsumedAt.IsZero():
-		return nil, errorf(http.StatusUnauthorized, codeUnauthorized, "this Request-Id was already used")
-	case !s.now().Before(ch.ExpiresAt):
-		return nil, errorf(http.StatusUnauthorized, codeUnauthorized, "this Request-Id has expired; start again")
-	}
-	return ch, nil
-}
-
-// stampProblem names what is wrong with a stamp header without echoing it.
-func stampProblem(err error) string {
-	var se *walletcrypto.StampError
-	if errors.As(err, &se) {
-		return se.Reason.String()
-	}
-	return "unreadable"
-}
-
-// challengeJSON is the 202 body.
-func challengeJSON(typ string, c *store.Challenge) wire.SignedRequestChallenge {
-	return wire.SignedRequestChallenge{Type: typ, PayloadToSign: c.Payload, RequestID: c.ID, ExpiresAt: timestamp(c.ExpiresAt)}
 }

@@ -177,7 +177,7 @@ func (e *env) assertSigns(pinned *walletcrypto.PublicKey) {
 	if _, err := walletcrypto.VerifyTargetBundle(am.OTPEncryptionTargetBundle, pinned); err != nil {
 		t.Fatalf("target bundle does not verify against the pinned key: %v", err)
 	}
-	e.clock.Advance(e.svc.cfg.OTPResendInterval)
+	e.clock.Advance(e.cfg.OTPResendInterval)
 	k := mustKey(t)
 	e.login(w, k)
 	path := "/internal-accounts/" + w.account.ID + "/export"

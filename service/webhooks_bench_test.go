@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"paywallet/service/mail"
+	"paywallet/service/payments"
 	"paywallet/service/store/pgtest"
 	"paywallet/service/store/sqlstore"
 	"paywallet/shared/wire"
@@ -91,7 +92,7 @@ func benchQuoteExecute(b *testing.B, webhooks, workers, postgres bool) {
 	var accts wire.List[wire.InternalAccount]
 	call("GET", "/customers/internal-accounts?customerId="+cust.ID, nil, &accts)
 	acct := accts.Data[0].ID
-	call("POST", "/sandbox/internal-accounts/"+acct+"/fund", map[string]any{"amount": maxSandboxFunding}, nil)
+	call("POST", "/sandbox/internal-accounts/"+acct+"/fund", map[string]any{"amount": payments.MaxSandboxFunding}, nil)
 	var dest wire.ExternalAccount
 	call("POST", "/customers/external-accounts", usdBody(cust.ID, "000000012345"), &dest)
 	if _, err := svc.VerifyPending(ctx); err != nil {

@@ -1,4 +1,4 @@
-package service
+package payments
 
 import (
 	"context"
@@ -20,7 +20,7 @@ import (
 
 var transactionStatuses = []string{"CREATED", "PENDING", "PROCESSING", "COMPLETED", "REJECTED", "FAILED", "REFUNDED", "EXPIRED"}
 
-var errTransactionNotFound = errorf(http.StatusNotFound, "TRANSACTION_NOT_FOUND", "no transaction with this id")
+var errTransactionNotFound = errorf("TRANSACTION_NOT_FOUND", "no transaction with this id")
 
 func loadTransaction(ctx context.Context, tx store.Tx, id string) (*store.Transaction, error) {
 	if !ids.Valid("Transaction", id) {
@@ -221,56 +221,48 @@ func (s *Service) confirmReceipt(w http.ResponseWriter, r *http.Request) error {
 	})
 }
 
-// maxSandboxFunding is the reference's limit of one sandbox funding.
-const maxSandboxFunding = 100_000_000_000
+// MaxSandboxFunding is the reference's limit of one sandbox funding.
+const MaxSandboxFunding = 100_000_000_000
 
-// fundSandbox handles POST /sandbox/internal-accounts/{accountId}/fund: in
-// sandbox mode it credits the account and records a COMPLETED INCOMING
-// transaction; in production mode it is 403. It honours Idempotency-Key as
-// quotes and executes do (see Service.idempotent): a repeated key replays
-// the first answer instead of crediting again.
-func (s *Service) fundSandbox(w http.ResponseWriter, r *http.Request) error {
+// FundRequest is the request of FundSandbox.
+type FundRequest struct {
+	Amount *int64 `json:"amount"`
+}
+
+// FundSandbox credits an internal account of a customer (POST
+// /sandbox/internal-accounts/{accountId}/fund) and records a COMPLETED
+// INCOMING transaction; in production mode it is refused (403 FORBIDDEN).
+// It answers the account as it is after the credit.
+func (s *Service) FundSandbox(ctx context.Context, accountID string, req FundRequest) (wire.InternalAccount, error) {
 	if s.mode != ModeSandbox {
-		return errorf(http.StatusForbidden, codeForbidden, "sandbox endpoints are only available in sandbox mode")
-	}
-	body, err := readBody(r)
-	if err != nil {
-		return err
-	}
-	var req struct {
-		Amount *int64 `json:"amount"`
-	}
-	if err := decodeJSON(r, body, &req, false); err != nil {
-		return err
+		return wire.InternalAccount{}, ErrSandboxOnly
 	}
 	if req.Amount == nil {
-		return invalidField("amount", "required")
+		return wire.InternalAccount{}, invalidField("amount", "required")
 	}
-	if *req.Amount <= 0 || *req.Amount > maxSandboxFunding {
-		return invalidField("amount", "must be an integer from 1 to "+strconv.Itoa(maxSandboxFunding)+" (smallest unit of the account's currency)")
+	if *req.Amount <= 0 || *req.Amount > MaxSandboxFunding {
+		return wire.InternalAccount{}, invalidField("amount", "must be an integer from 1 to "+strconv.Itoa(MaxSandboxFunding)+" (smallest unit of the account's currency)")
 	}
-	ctx := r.Context()
-	accountID := r.PathValue("accountId")
 	// Fundings of one account take turns (the credit updates its balance
 	// row), as executes from one wallet do.
-	return s.idempotent(w, r, "sandbox.fund "+accountID, accountID, body, func(tx store.Tx) (answer, error) {
+	return commit(ctx, s, accountID, func(tx store.Tx) (wire.InternalAccount, error) {
 		a, err := s.walletAccount(ctx, tx, accountID)
 		if err != nil {
-			return answer{}, err
+			return wire.InternalAccount{}, err
 		}
 		if a.Status != "ACTIVE" {
-			return answer{}, errorf(http.StatusBadRequest, codeInvalidInput, "the account is "+a.Status+"; only ACTIVE accounts can be funded")
+			return wire.InternalAccount{}, errorf(CodeInvalidInput, "the account is "+a.Status+"; only ACTIVE accounts can be funded")
 		}
 		if a.CustomerID == "" {
-			return answer{}, errorf(http.StatusBadRequest, codeInvalidInput, "platform accounts are not funded through the sandbox")
+			return wire.InternalAccount{}, errorf(CodeInvalidInput, "platform accounts are not funded through the sandbox")
 		}
 		cust, err := tx.GetCustomer(ctx, a.CustomerID)
 		if err != nil {
-			return answer{}, err
+			return wire.InternalAccount{}, err
 		}
 		now := s.now()
 		if err := tx.Credit(ctx, a.ID, *req.Amount, now); err != nil {
-			return answer{}, err
+			return wire.InternalAccount{}, err
 		}
 		id := ids.New("Transaction")
 		x := &store.Transaction{
@@ -280,21 +272,21 @@ func (s *Service) fundSandbox(w http.ResponseWriter, r *http.Request) error {
 			Description: "Sandbox funding", Reference: reference(id), SettledAt: now, CreatedAt: now, UpdatedAt: now,
 		}
 		if err := tx.CreateTransaction(ctx, x); err != nil {
-			return answer{}, err
+			return wire.InternalAccount{}, err
 		}
 		// Read back in the same transaction: the answer is what commits.
 		a, err = tx.GetInternalAccount(ctx, a.ID)
 		if err != nil {
-			return answer{}, err
+			return wire.InternalAccount{}, err
 		}
 		account := s.internalAccountJSON(a)
 		if err := s.emitTransaction(ctx, tx, x); err != nil {
-			return answer{}, err
+			return wire.InternalAccount{}, err
 		}
 		if err := s.emit(ctx, tx, webhooksig.InternalAccountBalanceUpdated, a.ID, account); err != nil {
-			return answer{}, err
+			return wire.InternalAccount{}, err
 		}
-		return answer{http.StatusOK, account}, nil
+		return account, nil
 	})
 }
 

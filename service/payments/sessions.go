@@ -1,4 +1,4 @@
-package service
+package payments
 
 import (
 	"bytes"
@@ -69,7 +69,7 @@ const (
 // sessionByID loads a session, revoked and expired ones included; a
 // malformed or unknown id is 404.
 func sessionByID(ctx context.Context, tx store.Tx, id string) (*store.Session, error) {
-	missing := errorf(http.StatusNotFound, codeNotFound, "no session with this id")
+	missing := errorf(CodeNotFound, "no session with this id")
 	if !ids.Valid("Session", id) {
 		return nil, missing
 	}
@@ -94,7 +94,7 @@ func (s *Service) activeSession(ctx context.Context, tx store.Tx, id string) (*s
 		return nil, err
 	}
 	if !s.active(sess) {
-		return nil, errorf(http.StatusNotFound, codeNotFound, "no active session with this id")
+		return nil, errorf(CodeNotFound, "no active session with this id")
 	}
 	return sess, nil
 }
@@ -151,9 +151,9 @@ func (s *Service) revokeSession(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if t := bytes.TrimSpace(body); len(t) > 0 && !bytes.Equal(t, []byte("{}")) {
-		return errorf(http.StatusBadRequest, codeInvalidRequestFormat, "this request takes no body")
+		return errorf(CodeInvalidRequestFormat, "this request takes no body")
 	}
-	bodyHash, _ := canonicalBodyHash(nil)
+	bodyHash, _ := CanonicalBodyHash(nil)
 	hdr, isRetry, herr := readRetryHeaders(r)
 	if herr != nil {
 		return herr
@@ -223,7 +223,7 @@ func (s *Service) refreshSession(w http.ResponseWriter, r *http.Request) error {
 	} else if _, err := walletcrypto.ParseClientPublicKey(req.ClientPublicKey); err != nil {
 		return invalidField("clientPublicKey", clientKeyRule)
 	}
-	bodyHash, err := canonicalBodyHash(body)
+	bodyHash, err := CanonicalBodyHash(body)
 	if err != nil {
 		return err
 	}
@@ -239,7 +239,7 @@ func (s *Service) refreshSession(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		if !s.active(sess) {
-			return errorf(http.StatusUnauthorized, codeUnauthorized, "the session is no longer active; sign in again")
+			return errorf(CodeUnauthorized, "the session is no longer active; sign in again")
 		}
 		current, err := walletcrypto.ParsePublicKey(sess.PublicKey)
 		if err != nil {

@@ -1,4 +1,4 @@
-package service
+package payments
 
 import (
 	"context"
@@ -79,7 +79,7 @@ func authMethodJSON(c *store.Credential) wire.AuthMethod {
 
 // loadCredential reads the credential named in the path or answers 404.
 func loadCredential(ctx context.Context, tx store.Tx, id string) (*store.Credential, error) {
-	notFound := errorf(http.StatusNotFound, codeNotFound, "no credential with this id")
+	notFound := errorf(CodeNotFound, "no credential with this id")
 	if !ids.Valid("AuthMethod", id) {
 		return nil, notFound
 	}
@@ -92,7 +92,7 @@ func loadCredential(ctx context.Context, tx store.Tx, id string) (*store.Credent
 
 // lockedError is the 429 answered while a credential is locked.
 func lockedError(until, now time.Time) *Error {
-	return rateLimited(reasonCredentialLocked, "too many wrong codes; this credential is locked until Retry-After seconds have passed",
+	return rateLimited(ReasonCredentialLocked, "too many wrong codes; this credential is locked until Retry-After seconds have passed",
 		int(math.Ceil(until.Sub(now).Seconds())))
 }
 
@@ -125,7 +125,7 @@ func (s *Service) challengeCredential(w http.ResponseWriter, r *http.Request) er
 	case wire.TypePasskey:
 		return s.challengePasskey(w, r, &req)
 	case wire.TypeOAuth:
-		return errorf(http.StatusBadRequest, codeInvalidInput, "OAUTH credentials have no challenge: verify with a fresh oidcToken")
+		return errorf(CodeInvalidInput, "OAUTH credentials have no challenge: verify with a fresh oidcToken")
 	}
 
 	var cred *store.Credential
@@ -147,7 +147,7 @@ func (s *Service) challengeCredential(w http.ResponseWriter, r *http.Request) er
 		case s.cfg.OTPResendInterval > 0 && last.UsedAt.IsZero() && now.Before(last.CreatedAt.Add(s.cfg.OTPResendInterval)):
 			// (A used code, or one withdrawn because it could not be
 			// e-mailed, does not hold the next one back.)
-			return rateLimited(reasonCodeRecentlySent, "a code was sent moments ago; check the inbox, or ask for another after Retry-After seconds",
+			return rateLimited(ReasonCodeRecentlySent, "a code was sent moments ago; check the inbox, or ask for another after Retry-After seconds",
 				int(math.Ceil(last.CreatedAt.Add(s.cfg.OTPResendInterval).Sub(now).Seconds())))
 		}
 		otp, err = s.issueOTP(ctx, tx, cred)
@@ -236,7 +236,7 @@ func (s *Service) mailOTP(ctx context.Context, cred *store.Credential, code stri
 	}
 	if err := s.mailer.Send(ctx, msg); err != nil {
 		s.log.Error("OTP e-mail not sent", "credential", cred.ID, "err", err)
-		return errorf(http.StatusServiceUnavailable, codeServiceUnavailable, "the sign-in code could not be e-mailed; try again shortly")
+		return errorf(CodeServiceUnavailable, "the sign-in code could not be e-mailed; try again shortly")
 	}
 	return nil
 }
@@ -349,7 +349,7 @@ func (s *Service) verifyCredential(w http.ResponseWriter, r *http.Request) error
 	if herr != nil {
 		return herr
 	}
-	bodyHash, err := canonicalBodyHash(body)
+	bodyHash, err := CanonicalBodyHash(body)
 	if err != nil {
 		return err
 	}
@@ -382,16 +382,16 @@ func (s *Service) startOTPLogin(w http.ResponseWriter, r *http.Request, sealed w
 		}
 		otp, err := tx.LatestOTP(ctx, cred.ID)
 		if errors.Is(err, store.ErrNotFound) {
-			return errorf(http.StatusUnauthorized, codeUnauthorized, "no code was issued; request one with the challenge endpoint")
+			return errorf(CodeUnauthorized, "no code was issued; request one with the challenge endpoint")
 		}
 		if err != nil {
 			return err
 		}
 		if !otp.UsedAt.IsZero() {
-			return errorf(http.StatusUnauthorized, codeUnauthorized, "this code was already used or replaced; request a new one")
+			return errorf(CodeUnauthorized, "this code was already used or replaced; request a new one")
 		}
 		if !now.Before(otp.ExpiresAt) {
-			return errorf(http.StatusUnauthorized, codeUnauthorized, "the code has expired; request a new one")
+			return errorf(CodeUnauthorized, "the code has expired; request a new one")
 		}
 		scalar, err := s.box.Open(otp.TargetPrivateKey, otpKeyLabel(otp.ID))
 		if err != nil {
@@ -405,11 +405,11 @@ func (s *Service) startOTPLogin(w http.ResponseWriter, r *http.Request, sealed w
 		plaintext, err := walletcrypto.Open(targetKey, sealed.EncappedPublic, sealed.Ciphertext)
 		targetKey.Wipe()
 		if err != nil {
-			return errorf(http.StatusUnauthorized, codeUnauthorized, "encryptedOtpBundle was not sealed to the current code's target key")
+			return errorf(CodeUnauthorized, "encryptedOtpBundle was not sealed to the current code's target key")
 		}
 		code, clientKey, err := walletcrypto.ParseOTPPlaintext(plaintext)
 		if err != nil {
-			return errorf(http.StatusUnauthorized, codeUnauthorized, "the sealed OTP payload is malformed")
+			return errorf(CodeUnauthorized, "the sealed OTP payload is malformed")
 		}
 		if subtle.ConstantTimeCompare(s.codeMAC(otp.ID, cred.ID, code), otp.CodeHash) != 1 {
 			failures := cred.FailedAttempts + 1
@@ -427,7 +427,7 @@ func (s *Service) startOTPLogin(w http.ResponseWriter, r *http.Request, sealed w
 			if err := tx.SetCredentialLock(ctx, cred.ID, failures, time.Time{}, now); err != nil {
 				return err
 			}
-			answer = errorf(http.StatusUnauthorized, codeUnauthorized, "wrong code")
+			answer = errorf(CodeUnauthorized, "wrong code")
 			return nil
 		}
 		won, err := tx.UseOTP(ctx, otp.ID, now)
@@ -435,7 +435,7 @@ func (s *Service) startOTPLogin(w http.ResponseWriter, r *http.Request, sealed w
 			return err
 		}
 		if !won {
-			return errorf(http.StatusUnauthorized, codeUnauthorized, "this code was already used")
+			return errorf(CodeUnauthorized, "this code was already used")
 		}
 		if cred.FailedAttempts != 0 {
 			if err := tx.SetCredentialLock(ctx, cred.ID, 0, time.Time{}, now); err != nil {

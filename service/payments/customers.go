@@ -1,4 +1,4 @@
-package service
+package payments
 
 import (
 	"context"
@@ -72,7 +72,7 @@ func (s *Service) createCustomer(w http.ResponseWriter, r *http.Request) error {
 	err = s.store.Tx(r.Context(), func(tx store.Tx) error {
 		if err := tx.CreateCustomer(r.Context(), &c); err != nil {
 			if errors.Is(err, store.ErrConflict) {
-				return errorf(http.StatusConflict, codeConflict, "a customer with this platformCustomerId already exists")
+				return errorf(CodeConflict, "a customer with this platformCustomerId already exists")
 			}
 			return err
 		}
@@ -120,7 +120,7 @@ func (s *Service) provisionWallet(ctx context.Context, tx store.Tx, c *store.Cus
 	}
 	if err := tx.CreateCredential(ctx, &cred); err != nil {
 		if errors.Is(err, store.ErrConflict) {
-			return errorf(http.StatusConflict, codeEmailAlreadyExists, "this e-mail address already signs in to another wallet")
+			return errorf(CodeEmailAlreadyExists, "this e-mail address already signs in to another wallet")
 		}
 		return err
 	}
@@ -129,7 +129,7 @@ func (s *Service) provisionWallet(ctx context.Context, tx store.Tx, c *store.Cus
 
 func (s *Service) getCustomer(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("customerId")
-	notFound := errorf(http.StatusNotFound, codeUserNotFound, "no customer with this id")
+	notFound := errorf(CodeUserNotFound, "no customer with this id")
 	if !ids.Valid("Customer", id) {
 		return notFound
 	}

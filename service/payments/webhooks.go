@@ -1,4 +1,4 @@
-package service
+package payments
 
 import (
 	"bytes"
@@ -65,9 +65,9 @@ type platformConfig struct {
 	UpdatedAt       string `json:"updatedAt"`
 }
 
-// platformConfigJSON is the reference's PlatformConfig, with the fields
+// PlatformConfig is the reference's PlatformConfig, with the fields
 // this service has.
-type platformConfigJSON struct {
+type PlatformConfig struct {
 	ID              string `json:"id"`
 	UmaDomain       string `json:"umaDomain"`
 	WebhookEndpoint string `json:"webhookEndpoint,omitempty"`
@@ -75,8 +75,8 @@ type platformConfigJSON struct {
 	UpdatedAt       string `json:"updatedAt"`
 }
 
-func (s *Service) configJSON(c platformConfig) platformConfigJSON {
-	return platformConfigJSON{ID: c.ID, UmaDomain: s.cfg.UMADomain, WebhookEndpoint: c.WebhookEndpoint,
+func (s *Service) configJSON(c platformConfig) PlatformConfig {
+	return PlatformConfig{ID: c.ID, UmaDomain: s.cfg.UMADomain, WebhookEndpoint: c.WebhookEndpoint,
 		CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt}
 }
 
@@ -185,7 +185,7 @@ func (s *Service) patchConfig(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if req == nil {
-		return errorf(http.StatusBadRequest, codeInvalidRequestFormat, "the body must be a JSON object")
+		return errorf(CodeInvalidRequestFormat, "the body must be a JSON object")
 	}
 	var fe fieldErrors
 	var endpoint *string

@@ -1,8 +1,7 @@
-package service
+package payments
 
 import (
 	"context"
-	"net/http"
 	"time"
 
 	"paywallet/service/oidc"
@@ -42,7 +41,7 @@ func (s *Service) verifyOIDCToken(ctx context.Context, raw, field string) (*oidc
 	if s.oidc == nil || !s.oidc.Trusted(parsed.Issuer) {
 		if s.mode == ModeSandbox && sandboxIssuers[parsed.Issuer] {
 			if !s.now().Before(parsed.Expiry) {
-				return nil, errorf(http.StatusUnauthorized, codeUnauthorized, "the OIDC token has expired")
+				return nil, errorf(CodeUnauthorized, "the OIDC token has expired")
 			}
 			return parsed, nil
 		}
@@ -58,9 +57,9 @@ func (s *Service) verifyOIDCToken(ctx context.Context, raw, field string) (*oidc
 		return nil, invalidField(field, "the token's issuer is not one this service trusts")
 	case oidc.KindUnavailable:
 		s.log.Warn("OIDC issuer keys unavailable", "issuer", parsed.Issuer, "err", err)
-		return nil, errorf(http.StatusServiceUnavailable, codeServiceUnavailable, "the identity provider's keys could not be fetched; try again shortly")
+		return nil, errorf(CodeServiceUnavailable, "the identity provider's keys could not be fetched; try again shortly")
 	}
-	return nil, errorf(http.StatusUnauthorized, codeUnauthorized, "the OIDC token was refused: "+err.Error())
+	return nil, errorf(CodeUnauthorized, "the OIDC token was refused: "+err.Error())
 }
 
 // fresh applies the freshness rule: iat at most 60 seconds old and not
@@ -68,10 +67,10 @@ func (s *Service) verifyOIDCToken(ctx context.Context, raw, field string) (*oidc
 func (s *Service) fresh(t *oidc.Token) error {
 	now := s.now()
 	if t.IssuedAt.Before(now.Add(-maxTokenAge)) {
-		return errorf(http.StatusUnauthorized, codeUnauthorized, "the OIDC token was issued more than 60 seconds ago; sign in with the provider again")
+		return errorf(CodeUnauthorized, "the OIDC token was issued more than 60 seconds ago; sign in with the provider again")
 	}
 	if t.IssuedAt.After(now.Add(tokenSkew)) {
-		return errorf(http.StatusUnauthorized, codeUnauthorized, "the OIDC token's iat lies in the future")
+		return errorf(CodeUnauthorized, "the OIDC token's iat lies in the future")
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package service
+package payments
 
 import (
 	"context"
@@ -64,7 +64,7 @@ func (s *Service) embeddedWallet(ctx context.Context, tx store.Tx, id string) (*
 		return nil, err
 	}
 	if a.Type != "EMBEDDED_WALLET" {
-		return nil, errorf(http.StatusBadRequest, codeInvalidInput, "only EMBEDDED_WALLET accounts have this operation")
+		return nil, errorf(CodeInvalidInput, "only EMBEDDED_WALLET accounts have this operation")
 	}
 	return a, nil
 }
@@ -94,7 +94,7 @@ func (s *Service) exportWallet(w http.ResponseWriter, r *http.Request) error {
 	} else if client, err = walletcrypto.ParseClientPublicKey(req.ClientPublicKey); err != nil {
 		return invalidField("clientPublicKey", clientKeyRule)
 	}
-	bodyHash, err := canonicalBodyHash(body)
+	bodyHash, err := CanonicalBodyHash(body)
 	if err != nil {
 		return err
 	}
@@ -158,7 +158,7 @@ func (s *Service) updateInternalAccount(w http.ResponseWriter, r *http.Request) 
 	if req.PrivateEnabled == nil {
 		return invalidField("privateEnabled", "at least one update field must be provided")
 	}
-	bodyHash, err := canonicalBodyHash(body)
+	bodyHash, err := CanonicalBodyHash(body)
 	if err != nil {
 		return err
 	}
@@ -226,11 +226,11 @@ func (s *Service) updateCustomer(w http.ResponseWriter, r *http.Request) error {
 	if err := checkCustomerUpdate(&req); err != nil {
 		return err
 	}
-	bodyHash, err := canonicalBodyHash(body)
+	bodyHash, err := CanonicalBodyHash(body)
 	if err != nil {
 		return err
 	}
-	notFound := errorf(http.StatusNotFound, codeUserNotFound, "no customer with this id")
+	notFound := errorf(CodeUserNotFound, "no customer with this id")
 	id := r.PathValue("customerId")
 	if !ids.Valid("Customer", id) {
 		return notFound
@@ -268,7 +268,7 @@ func (s *Service) updateCustomer(w http.ResponseWriter, r *http.Request) error {
 				challenge, err = s.issueChallenge(ctx, tx, op, payload, nil)
 				return err
 			}
-			if err := sameCredentialSet(ctx, tx, hdr.requestID, set); err != nil {
+			if err := sameCredentialSet(ctx, tx, hdr.RequestID, set); err != nil {
 				return err
 			}
 			if _, err := s.completeRetry(ctx, tx, op, hdr, s.activeKeyOf(ctx, tx, accountID)); err != nil {
@@ -277,7 +277,7 @@ func (s *Service) updateCustomer(w http.ResponseWriter, r *http.Request) error {
 			for i := range tied {
 				err := tx.SetCredentialNickname(ctx, tied[i].ID, *req.Email, s.now())
 				if errors.Is(err, store.ErrConflict) {
-					return errorf(http.StatusConflict, codeEmailAlreadyExists, "this e-mail address already signs in to another wallet")
+					return errorf(CodeEmailAlreadyExists, "this e-mail address already signs in to another wallet")
 				}
 				if err != nil {
 					return err
@@ -398,7 +398,7 @@ func sameCredentialSet(ctx context.Context, tx store.Tx, requestID string, set [
 		return err
 	}
 	if strings.Join(p.Parameters.AuthenticatorIDs, ",") != strings.Join(set, ",") {
-		return errorf(http.StatusConflict, "EMAIL_OTP_CREDENTIAL_SET_CHANGED", "the wallet's e-mail credentials changed since the challenge; start again")
+		return errorf("EMAIL_OTP_CREDENTIAL_SET_CHANGED", "the wallet's e-mail credentials changed since the challenge; start again")
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package service
+package payments
 
 import (
 	"context"
@@ -52,7 +52,7 @@ func (s *Service) createCredential(w http.ResponseWriter, r *http.Request) error
 	if err := checkCreateCredential(&req); err != nil {
 		return err
 	}
-	bodyHash, err := canonicalBodyHash(body)
+	bodyHash, err := CanonicalBodyHash(body)
 	if err != nil {
 		return err
 	}
@@ -178,7 +178,7 @@ func checkCreateCredential(req *wire.CredentialCreateRequest) error {
 
 // walletAccount loads an internal account by id or answers 404.
 func (s *Service) walletAccount(ctx context.Context, tx store.Tx, id string) (*store.InternalAccount, error) {
-	notFound := errorf(http.StatusNotFound, codeNotFound, "no internal account with this id")
+	notFound := errorf(CodeNotFound, "no internal account with this id")
 	if !ids.Valid("InternalAccount", id) {
 		return nil, notFound
 	}
@@ -199,7 +199,7 @@ func (s *Service) newCredential(ctx context.Context, tx store.Tx, req *wire.Cred
 	case wire.TypeEmailOTP:
 		for i := range existing {
 			if existing[i].Type == wire.TypeEmailOTP {
-				return nil, errorf(http.StatusBadRequest, "EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS", "this account already has an EMAIL_OTP credential")
+				return nil, errorf("EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS", "this account already has an EMAIL_OTP credential")
 			}
 		}
 		if acct.CustomerID == "" {
@@ -216,7 +216,7 @@ func (s *Service) newCredential(ctx context.Context, tx store.Tx, req *wire.Cred
 	case wire.TypeOAuth:
 		for i := range existing {
 			if existing[i].Type == wire.TypeOAuth && existing[i].OIDCIssuer == token.Issuer && existing[i].OIDCSubject == token.Subject {
-				return nil, errorf(http.StatusBadRequest, codeInvalidInput, "this identity is already an OAUTH credential of the account")
+				return nil, errorf(CodeInvalidInput, "this identity is already an OAUTH credential of the account")
 			}
 		}
 		c.Nickname = token.Email
@@ -249,11 +249,11 @@ func (s *Service) newCredential(ctx context.Context, tx store.Tx, req *wire.Cred
 func duplicateCredential(typ string) error {
 	switch typ {
 	case wire.TypePasskey:
-		return errorf(http.StatusBadRequest, "PASSKEY_CREDENTIAL_ALREADY_EXISTS", "this passkey is already registered")
+		return errorf("PASSKEY_CREDENTIAL_ALREADY_EXISTS", "this passkey is already registered")
 	case wire.TypeEmailOTP:
-		return errorf(http.StatusBadRequest, "EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS", "this account already has an EMAIL_OTP credential, or the e-mail signs in to another wallet")
+		return errorf("EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS", "this account already has an EMAIL_OTP credential, or the e-mail signs in to another wallet")
 	}
-	return errorf(http.StatusBadRequest, codeInvalidInput, "this identity is already an OAUTH credential of the account")
+	return errorf(CodeInvalidInput, "this identity is already an OAUTH credential of the account")
 }
 
 // createActivityType and createActivityParams are the payloadToSign of a
@@ -302,9 +302,9 @@ func (s *Service) deleteCredential(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	if t := strings.TrimSpace(string(body)); t != "" && t != "{}" {
-		return errorf(http.StatusBadRequest, codeInvalidRequestFormat, "this request takes no body")
+		return errorf(CodeInvalidRequestFormat, "this request takes no body")
 	}
-	bodyHash, _ := canonicalBodyHash(nil)
+	bodyHash, _ := CanonicalBodyHash(nil)
 	hdr, isRetry, herr := readRetryHeaders(r)
 	if herr != nil {
 		return herr
@@ -321,7 +321,7 @@ func (s *Service) deleteCredential(w http.ResponseWriter, r *http.Request) error
 			return err
 		}
 		if len(all) <= 1 {
-			return errorf(http.StatusBadRequest, codeInvalidInput, "this is the account's last credential; add another before removing it")
+			return errorf(CodeInvalidInput, "this is the account's last credential; add another before removing it")
 		}
 		op := operation{name: opDeleteCredential, targetID: cred.ID, accountID: cred.AccountID, bodyHash: bodyHash}
 		if !isRetry {
@@ -375,7 +375,7 @@ func (s *Service) challengePasskey(w http.ResponseWriter, r *http.Request, req *
 		case err != nil:
 			return err
 		case s.cfg.PasskeyChallengeInterval > 0 && now.Before(last.CreatedAt.Add(s.cfg.PasskeyChallengeInterval)):
-			return rateLimited(reasonChallengeRecentlyIssued, "a challenge was issued moments ago; ask for another after Retry-After seconds",
+			return rateLimited(ReasonChallengeRecentlyIssued, "a challenge was issued moments ago; ask for another after Retry-After seconds",
 				int(math.Ceil(last.CreatedAt.Add(s.cfg.PasskeyChallengeInterval).Sub(now).Seconds())))
 		}
 		// The nonce makes every challenge unpredictable and distinct, even
@@ -428,7 +428,7 @@ func (s *Service) verifyPasskey(w http.ResponseWriter, r *http.Request, a *wire.
 	ctx := r.Context()
 	requestID := strings.TrimSpace(r.Header.Get(wire.HeaderRequestID))
 	if requestID == "" {
-		return errorf(http.StatusUnauthorized, codeRequestIDMissing, "a PASSKEY verification needs the Request-Id of its challenge")
+		return errorf(CodeRequestIDMissing, "a PASSKEY verification needs the Request-Id of its challenge")
 	}
 	var sess *store.Session
 	var sealed string
@@ -445,7 +445,7 @@ func (s *Service) verifyPasskey(w http.ResponseWriter, r *http.Request, a *wire.
 			return err
 		}
 		if a.CredentialID != cred.CredentialID {
-			return errorf(http.StatusUnauthorized, codeUnauthorized, "the assertion was made with another passkey than this credential")
+			return errorf(CodeUnauthorized, "the assertion was made with another passkey than this credential")
 		}
 		if !(s.mode == ModeSandbox && a.Signature == sandboxPasskeySignature) {
 			all, err := tx.ListCredentials(ctx, cred.AccountID)
@@ -473,7 +473,7 @@ func (s *Service) verifyPasskey(w http.ResponseWriter, r *http.Request, a *wire.
 			return err
 		}
 		if !won {
-			return errorf(http.StatusUnauthorized, codeUnauthorized, "this Request-Id was already used")
+			return errorf(CodeUnauthorized, "this Request-Id was already used")
 		}
 		sess, sealed, err = s.startSession(ctx, tx, cred, ch.PublicKey)
 		return err
@@ -502,7 +502,7 @@ func (s *Service) verifyOAuth(w http.ResponseWriter, r *http.Request, req *wire.
 	}
 	nonce := sha256.Sum256([]byte(req.ClientPublicKey))
 	if token.Nonce != hex.EncodeToString(nonce[:]) {
-		return errorf(http.StatusUnauthorized, codeUnauthorized, "the token's nonce is not the SHA-256 of clientPublicKey")
+		return errorf(CodeUnauthorized, "the token's nonce is not the SHA-256 of clientPublicKey")
 	}
 	var sess *store.Session
 	var sealed string
@@ -515,7 +515,7 @@ func (s *Service) verifyOAuth(w http.ResponseWriter, r *http.Request, req *wire.
 			return invalidField("type", "this credential is "+cred.Type+", not OAUTH")
 		}
 		if token.Issuer != cred.OIDCIssuer || token.Subject != cred.OIDCSubject || !slices.Contains(token.Audience, cred.OIDCAudience) {
-			return errorf(http.StatusUnauthorized, codeUnauthorized, "the token is for another identity than this credential")
+			return errorf(CodeUnauthorized, "the token is for another identity than this credential")
 		}
 		sess, sealed, err = s.startSession(ctx, tx, cred, sec1Of(req.ClientPublicKey))
 		return err

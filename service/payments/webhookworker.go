@@ -1,4 +1,4 @@
-package service
+package payments
 
 import (
 	"bytes"
@@ -341,7 +341,7 @@ type testWebhookResponse struct {
 // 400 WEBHOOK_ENDPOINT_NOT_SET without an endpoint.
 func (s *Service) testWebhook(w http.ResponseWriter, r *http.Request) error {
 	if s.mode != ModeSandbox {
-		return errorf(http.StatusForbidden, codeForbidden, "sandbox endpoints are only available in sandbox mode")
+		return ErrSandboxOnly
 	}
 	if err := readEmptyBody(r); err != nil {
 		return err
@@ -356,7 +356,7 @@ func (s *Service) testWebhook(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if c.WebhookEndpoint == "" {
-		return errorf(http.StatusBadRequest, "WEBHOOK_ENDPOINT_NOT_SET", "no webhookEndpoint is configured; set one with PATCH /config")
+		return errorf("WEBHOOK_ENDPOINT_NOT_SET", "no webhookEndpoint is configured; set one with PATCH /config")
 	}
 	id := ids.New("Webhook")
 	event, err := encodeEnvelope(webhookEnvelope{ID: id, Type: webhooksig.Test, Timestamp: timestamp(s.now())})
@@ -372,7 +372,7 @@ func (s *Service) testWebhook(w http.ResponseWriter, r *http.Request) error {
 			msg = "the webhook endpoint did not answer: " + err.Error()
 			details["error"] = err.Error()
 		}
-		return &Error{Status: http.StatusBadRequest, Code: "WEBHOOK_DELIVERY_ERROR", Message: msg, Details: details}
+		return &Error{Code: "WEBHOOK_DELIVERY_ERROR", Message: msg, Details: details}
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
@@ -380,9 +380,9 @@ func (s *Service) testWebhook(w http.ResponseWriter, r *http.Request) error {
 
 // ---- deliveries (our extension)
 
-// webhookDelivery is an event of the outbox with its attempts, as GET
+// WebhookDelivery is an event of the outbox with its attempts, as GET
 // /webhooks/deliveries shows it.
-type webhookDelivery struct {
+type WebhookDelivery struct {
 	ID                 string           `json:"id"`
 	Type               string           `json:"type"`
 	ResourceID         string           `json:"resourceId"`
@@ -396,11 +396,11 @@ type webhookDelivery struct {
 	LastError          string           `json:"lastError,omitempty"`
 	CreatedAt          string           `json:"createdAt"`
 	UpdatedAt          string           `json:"updatedAt"`
-	Attempts           []webhookAttempt `json:"attempts"`
+	Attempts           []WebhookAttempt `json:"attempts"`
 	Event              json.RawMessage  `json:"event"`
 }
 
-type webhookAttempt struct {
+type WebhookAttempt struct {
 	Attempt        int    `json:"attempt"`
 	AttemptedAt    string `json:"attemptedAt"`
 	URL            string `json:"url"`
@@ -409,11 +409,11 @@ type webhookAttempt struct {
 	DurationMs     int64  `json:"durationMs"`
 }
 
-func deliveryJSON(e *store.WebhookEvent, attempts []store.WebhookAttempt) webhookDelivery {
-	d := webhookDelivery{ID: e.ID, Type: e.Type, ResourceID: e.ResourceID, Sequence: e.Sequence, Status: e.Status,
+func deliveryJSON(e *store.WebhookEvent, attempts []store.WebhookAttempt) WebhookDelivery {
+	d := WebhookDelivery{ID: e.ID, Type: e.Type, ResourceID: e.ResourceID, Sequence: e.Sequence, Status: e.Status,
 		AttemptCount: e.Attempts, LastResponseStatus: e.LastStatus, LastError: e.LastError,
 		CreatedAt: timestamp(e.CreatedAt), UpdatedAt: timestamp(e.UpdatedAt), Event: json.RawMessage(eventBody(e)),
-		Attempts: make([]webhookAttempt, 0, len(attempts))}
+		Attempts: make([]WebhookAttempt, 0, len(attempts))}
 	if e.Status == store.WebhookPending {
 		d.NextAttemptAt, d.GiveUpAt = timestamp(e.NextAttemptAt), timestamp(e.GiveUpAt)
 	}
@@ -421,7 +421,7 @@ func deliveryJSON(e *store.WebhookEvent, attempts []store.WebhookAttempt) webhoo
 		d.DeliveredAt = timestamp(e.DeliveredAt)
 	}
 	for _, a := range attempts {
-		d.Attempts = append(d.Attempts, webhookAttempt{Attempt: a.Attempt, AttemptedAt: timestamp(a.AttemptedAt), URL: a.URL,
+		d.Attempts = append(d.Attempts, WebhookAttempt{Attempt: a.Attempt, AttemptedAt: timestamp(a.AttemptedAt), URL: a.URL,
 			ResponseStatus: a.ResponseStatus, Error: a.Error, DurationMs: a.Duration.Milliseconds()})
 	}
 	return d
@@ -451,7 +451,7 @@ func (s *Service) listDeliveries(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return nil, err
 		}
-		out := wire.List[webhookDelivery]{Data: make([]webhookDelivery, 0, len(page.Items)), HasMore: page.HasMore,
+		out := wire.List[WebhookDelivery]{Data: make([]WebhookDelivery, 0, len(page.Items)), HasMore: page.HasMore,
 			NextCursor: page.NextCursor, TotalCount: &page.TotalCount}
 		for i := range page.Items {
 			attempts, err := tx.ListWebhookAttempts(r.Context(), page.Items[i].ID)
@@ -470,7 +470,7 @@ func (s *Service) listDeliveries(w http.ResponseWriter, r *http.Request) error {
 // of its resource and holds the later ones back until it is delivered.
 func (s *Service) replayDelivery(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
-	notFound := errorf(http.StatusNotFound, codeNotFound, "no webhook delivery with this id")
+	notFound := errorf(CodeNotFound, "no webhook delivery with this id")
 	if !ids.Valid("Webhook", id) {
 		return notFound
 	}

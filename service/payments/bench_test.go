@@ -1,16 +1,12 @@
-package service
+package payments
 
 import (
-	"context"
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"paywallet/service/mail"
 	"paywallet/service/store"
-	"paywallet/service/store/sqlstore"
 )
 
 // BenchmarkQuoteJSON measures what every quote answer (create, get,
@@ -18,19 +14,8 @@ import (
 // it: the currency look-ups, the status, the decoded rate details and
 // counterparty, and encoding/json.
 func BenchmarkQuoteJSON(b *testing.B) {
-	ctx := context.Background()
-	st, err := sqlstore.OpenSQLite(ctx, filepath.Join(b.TempDir(), "bench.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
-	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
-	svc, err := New(ctx, Config{Store: st, Mailer: &mail.Mailbox{}, PlatformCredential: testCredential,
-		Now: func() time.Time { return now }, AtRestKey: testAtRestKey,
-		WebAuthnRPID: testRPID, WebAuthnOrigins: []string{testOrigin}})
-	if err != nil {
-		b.Fatal(err)
-	}
+	svc := newTestService(b)
+	now := svc.now()
 	q := &store.Quote{
 		ID:                   "Quote:019aa5d2-7c10-7000-8000-000000000001",
 		TransactionID:        "Transaction:019aa5d2-7c10-7000-8000-000000000002",

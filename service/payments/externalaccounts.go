@@ -1,4 +1,4 @@
-package service
+package payments
 
 import (
 	"context"
@@ -103,7 +103,7 @@ func (s *Service) createExternalAccount(w http.ResponseWriter, r *http.Request, 
 		return err
 	}
 	if body == nil {
-		return errorf(http.StatusBadRequest, codeInvalidRequestFormat, "the body must be a JSON object")
+		return errorf(CodeInvalidRequestFormat, "the body must be a JSON object")
 	}
 	fe := fieldErrors(accountrules.ValidateCreate(body))
 	customerID, _ := body["customerId"].(string)
@@ -118,7 +118,7 @@ func (s *Service) createExternalAccount(w http.ResponseWriter, r *http.Request, 
 	currency := body["currency"].(string)
 
 	if s.mode == ModeSandbox && strings.HasSuffix(accountrules.PrimaryIdentifier(info), "105") {
-		e := errorf(http.StatusBadRequest, "INVALID_BANK_ACCOUNT", "the receiving institution reports this account as invalid (sandbox pattern 105)")
+		e := errorf("INVALID_BANK_ACCOUNT", "the receiving institution reports this account as invalid (sandbox pattern 105)")
 		e.Details = map[string]any{"errors": []wire.FieldError{{Field: "accountInfo", Message: "account is invalid"}}}
 		return e
 	}
@@ -160,7 +160,7 @@ func (s *Service) createExternalAccount(w http.ResponseWriter, r *http.Request, 
 		}
 		err := tx.CreateExternalAccount(ctx, &a)
 		if errors.Is(err, store.ErrConflict) {
-			return errorf(http.StatusConflict, codeConflict, "this external account already exists for this owner")
+			return errorf(CodeConflict, "this external account already exists for this owner")
 		}
 		if err != nil {
 			return err
@@ -271,7 +271,7 @@ func (s *Service) loadExternalAccount(ctx context.Context, id string) (*store.Ex
 }
 
 func loadExternalAccount(ctx context.Context, tx store.Tx, id string) (*store.ExternalAccount, error) {
-	notFound := errorf(http.StatusNotFound, codeNotFound, "no external account with this id")
+	notFound := errorf(CodeNotFound, "no external account with this id")
 	if !ids.Valid("ExternalAccount", id) {
 		return nil, notFound
 	}

@@ -1,4 +1,4 @@
-package service
+package payments
 
 import (
 	"crypto/sha256"
@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"net/http"
 	"strconv"
 	"strings"
 	"unicode"
@@ -232,7 +231,7 @@ const sandboxPasskeySignature = "sandbox-valid-passkey-signature"
 // advance is refused: it is the sign of a cloned authenticator.
 func (s *Service) verifyAssertion(a *wire.PasskeyAssertion, challengeHex string, user *passkeyUser, credentialID string) (*webauthn.Credential, error) {
 	refused := func(why string) error {
-		return errorf(http.StatusUnauthorized, codeUnauthorized, "the passkey assertion was refused: "+why)
+		return errorf(CodeUnauthorized, "the passkey assertion was refused: "+why)
 	}
 	raw, err := base64.RawURLEncoding.DecodeString(credentialID)
 	if err != nil {

@@ -1,4 +1,4 @@
-package service
+package payments
 
 import (
 	"bytes"
@@ -19,18 +19,18 @@ func TestCanonicalBodyHash(t *testing.T) {
 		`{"n":1.0}`,
 		``,
 	}
-	want, err := canonicalBodyHash([]byte(base))
+	want, err := CanonicalBodyHash([]byte(base))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, s := range same {
-		got, err := canonicalBodyHash([]byte(s))
+		got, err := CanonicalBodyHash([]byte(s))
 		if err != nil || !bytes.Equal(got, want) {
 			t.Errorf("%q hashes differently from the canonical body (err %v)", s, err)
 		}
 	}
 	for _, s := range different {
-		got, err := canonicalBodyHash([]byte(s))
+		got, err := CanonicalBodyHash([]byte(s))
 		if err != nil {
 			t.Fatalf("%q: %v", s, err)
 		}
@@ -39,12 +39,12 @@ func TestCanonicalBodyHash(t *testing.T) {
 		}
 	}
 	// Numbers keep their written form: 1 and 1.0 are different bodies.
-	a, _ := canonicalBodyHash([]byte(`{"n":1}`))
-	b, _ := canonicalBodyHash([]byte(`{"n":1.0}`))
+	a, _ := CanonicalBodyHash([]byte(`{"n":1}`))
+	b, _ := CanonicalBodyHash([]byte(`{"n":1.0}`))
 	if bytes.Equal(a, b) {
 		t.Error("1 and 1.0 hash the same")
 	}
-	if _, err := canonicalBodyHash([]byte(`{"n":`)); err == nil {
+	if _, err := CanonicalBodyHash([]byte(`{"n":`)); err == nil {
 		t.Error("malformed JSON hashed")
 	}
 }

@@ -1,0 +1,65 @@
+package payments
+
+import (
+	"context"
+
+	"paywallet/service/store"
+)
+
+// CommitHook runs inside an operation's transaction, after the operation's
+// effect and before the commit, with the operation's result. The HTTP layer
+// records the answer of a request with an Idempotency-Key there, so an
+// answer is recorded exactly when its effect commits and nothing that can
+// fail runs after the commit. An error rolls the effect back.
+type CommitHook func(ctx context.Context, tx store.Tx, result any) error
+
+type commitHookKey struct{}
+
+// WithCommitHook returns a context under which the next writing operation
+// runs h before it commits. Operations that never write ignore it.
+func WithCommitHook(ctx context.Context, h CommitHook) context.Context {
+	return context.WithValue(ctx, commitHookKey{}, h)
+}
+
+// read runs fn in a store transaction and returns its value. For
+// operations that only look.
+func read[T any](ctx context.Context, s *Service, fn func(tx store.Tx) (T, error)) (T, error) {
+	var out T
+	err := s.store.Tx(ctx, func(tx store.Tx) error {
+		var err error
+		out, err = fn(tx)
+		return err
+	})
+	return out, err
+}
+
+// commit runs fn, an operation's effect, in one store transaction, then the
+// context's CommitHook (if any) with fn's result, and commits. turn, when
+// not empty, names the hot row fn works on (a wallet): the transaction then
+// waits for that row's turn (store.Store.TxFor). fn may run more than once
+// when the store retries a serialization failure; it must not have effects
+// outside tx.
+func commit[T any](ctx context.Context, s *Service, turn string, fn func(tx store.Tx) (T, error)) (T, error) {
+	hook, _ := ctx.Value(commitHookKey{}).(CommitHook)
+	var out T
+	err := s.tx(ctx, turn, func(tx store.Tx) error {
+		var err error
+		if out, err = fn(tx); err != nil {
+			return err
+		}
+		if hook != nil {
+			return hook(ctx, tx, out)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// tx runs fn in a store transaction, after waiting for turn's turn when
+// turn is not empty (see store.Store.TxFor).
+func (s *Service) tx(ctx context.Context, turn string, fn func(store.Tx) error) error {
+	if turn == "" {
+		return s.store.Tx(ctx, fn)
+	}
+	return s.store.TxFor(ctx, turn, fn)
+}
