@@ -47,6 +47,12 @@ func decodeBody(r *http.Request, v any, optional bool) ([]byte, error) {
 	return body, decodeJSON(r, body, v, optional)
 }
 
+// emptyBody reports whether a body is empty or the empty JSON object.
+func emptyBody(body []byte) bool {
+	t := bytes.TrimSpace(body)
+	return len(t) == 0 || bytes.Equal(t, []byte("{}"))
+}
+
 // readEmptyBody reads the body of an operation without parameters: none,
 // or an empty JSON object; any field is refused as unknown.
 func readEmptyBody(r *http.Request) error {

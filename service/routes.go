@@ -16,6 +16,9 @@ func (s *Service) routes() []route {
 		{"GET", "/quotes/{quoteId}", s.getQuote, authPlatform},
 		{"POST", "/quotes/{quoteId}/execute", s.executeQuote, authPlatform},
 		{"POST", "/sandbox/internal-accounts/{accountId}/fund", s.fundSandbox, authSandbox},
+		{"GET", "/auth/sessions", s.listSessions, authPlatform},
+		{"DELETE", "/auth/sessions/{id}", s.revokeSession, authPlatform},
+		{"POST", "/auth/sessions/{id}/refresh", s.refreshSession, authPlatform},
 	}
 	// LEGACY (issue 17, the layering): handlers not yet moved here.
 	for key, h := range s.ops.LegacyRoutes() {

@@ -12,7 +12,8 @@ import (
 // canonical hash of its body and, on a retry, the Service-Wallet-Signature
 // and Request-Id headers. Both headers must come together: a signature
 // without Request-Id is REQUEST_ID_MISSING, a Request-Id without a signature
-// is WALLET_SIGNATURE_MISSING (facts §4.6).
+// is WALLET_SIGNATURE_MISSING (facts §4.6). Handlers read it before they
+// decode the body, so a header problem is answered first.
 func signedCall(r *http.Request, body []byte) (payments.SignedCall, error) {
 	c := payments.SignedCall{
 		Stamp:     strings.TrimSpace(r.Header.Get(wire.HeaderWalletSignature)),
@@ -24,9 +25,8 @@ func signedCall(r *http.Request, body []byte) (payments.SignedCall, error) {
 	case c.Stamp != "" && c.RequestID == "":
 		return c, errorf(http.StatusUnauthorized, payments.CodeRequestIDMissing, "Service-Wallet-Signature was sent without Request-Id")
 	}
-	var err error
-	if c.BodyHash, err = payments.CanonicalBodyHash(body); err != nil {
-		return c, err
-	}
+	// A body that is not JSON has no canonical hash; decoding it refuses
+	// the request before any operation sees the hash.
+	c.BodyHash, _ = payments.CanonicalBodyHash(body)
 	return c, nil
 }

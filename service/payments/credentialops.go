@@ -481,7 +481,7 @@ func (s *Service) verifyPasskey(w http.ResponseWriter, r *http.Request, a *wire.
 	if err != nil {
 		return err
 	}
-	writeSession(w, http.StatusOK, sess, sealed)
+	writeJSON(w, http.StatusOK, issuedSession(sess, sealed))
 	return nil
 }
 
@@ -523,7 +523,7 @@ func (s *Service) verifyOAuth(w http.ResponseWriter, r *http.Request, req *wire.
 	if err != nil {
 		return err
 	}
-	writeSession(w, http.StatusOK, sess, sealed)
+	writeJSON(w, http.StatusOK, issuedSession(sess, sealed))
 	return nil
 }
 

@@ -56,13 +56,19 @@ func notFor(fe *fieldErrors, typ, field string, present bool) {
 // accountIDParam reads the required accountId query parameter.
 func accountIDParam(r *http.Request) (string, error) {
 	id := r.URL.Query().Get("accountId")
+	return id, checkAccountID(id)
+}
+
+// checkAccountID refuses an accountId that is missing or not an internal
+// account's id.
+func checkAccountID(id string) error {
 	switch {
 	case id == "":
-		return "", invalidField("accountId", "required")
+		return invalidField("accountId", "required")
 	case !ids.Valid("InternalAccount", id):
-		return "", invalidField("accountId", "must be an InternalAccount:<uuid> id")
+		return invalidField("accountId", "must be an InternalAccount:<uuid> id")
 	}
-	return id, nil
+	return nil
 }
 
 func authMethodJSON(c *store.Credential) wire.AuthMethod {
@@ -486,6 +492,6 @@ func (s *Service) completeOTPLogin(w http.ResponseWriter, r *http.Request, hdr r
 	if err != nil {
 		return err
 	}
-	writeSession(w, http.StatusOK, sess, "")
+	writeJSON(w, http.StatusOK, issuedSession(sess, ""))
 	return nil
 }

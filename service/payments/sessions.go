@@ -1,11 +1,9 @@
 package payments
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"net/http"
 	"strconv"
 
 	"paywallet/service/ids"
@@ -14,28 +12,24 @@ import (
 	"paywallet/shared/wire"
 )
 
-// listSessions handles GET /auth/sessions?accountId=: the account's active
-// sessions (neither expired nor revoked), never with key material.
-func (s *Service) listSessions(w http.ResponseWriter, r *http.Request) error {
-	accountID, err := accountIDParam(r)
-	if err != nil {
-		return err
+// ListSessions is the account's active sessions (GET
+// /auth/sessions?accountId=): neither expired nor revoked, never with key
+// material.
+func (s *Service) ListSessions(ctx context.Context, accountID string) (wire.Data[wire.Session], error) {
+	if err := checkAccountID(accountID); err != nil {
+		return wire.Data[wire.Session]{}, err
 	}
-	var sessions []store.Session
-	err = s.store.Tx(r.Context(), func(tx store.Tx) error {
-		var err error
-		sessions, err = tx.ListActiveSessions(r.Context(), accountID, s.now())
-		return err
+	return read(ctx, s, func(tx store.Tx) (wire.Data[wire.Session], error) {
+		sessions, err := tx.ListActiveSessions(ctx, accountID, s.now())
+		if err != nil {
+			return wire.Data[wire.Session]{}, err
+		}
+		out := wire.Data[wire.Session]{Data: make([]wire.Session, 0, len(sessions))}
+		for i := range sessions {
+			out.Data = append(out.Data, sessionJSON(&sessions[i]))
+		}
+		return out, nil
 	})
-	if err != nil {
-		return err
-	}
-	out := wire.Data[wire.Session]{Data: make([]wire.Session, 0, len(sessions))}
-	for i := range sessions {
-		out.Data = append(out.Data, sessionJSON(&sessions[i]))
-	}
-	writeJSON(w, http.StatusOK, out)
-	return nil
 }
 
 // sessionJSON renders a session without key material; issuing responses add
@@ -52,12 +46,12 @@ func sessionJSON(s *store.Session) wire.Session {
 	}
 }
 
-// writeSession answers a session-issuing call: the session, and the sealed
-// session key where the flow delivers one (empty: none).
-func writeSession(w http.ResponseWriter, status int, sess *store.Session, sealed string) {
+// issuedSession is the answer of a session-issuing call: the session, and
+// the sealed session key where the flow delivers one (empty: none).
+func issuedSession(sess *store.Session, sealed string) wire.Session {
 	out := sessionJSON(sess)
 	out.EncryptedSessionSigningKey = sealed
-	writeJSON(w, status, out)
+	return out
 }
 
 // Signed-retry operations on sessions (grid-api-facts §3.3 "Session APIs").
@@ -140,131 +134,89 @@ func (s *Service) activity(accountID, typ string, params map[string]any) (string
 	return string(b), err
 }
 
-// revokeSession handles DELETE /auth/sessions/{id}. The first call answers
-// 202 with a challenge whose type is the session's credential type; the
-// retry, signed by any active session of the same account (the session
-// itself included: that is logging out), revokes it and answers 204.
-func (s *Service) revokeSession(w http.ResponseWriter, r *http.Request) error {
-	ctx := r.Context()
-	body, err := readBody(r)
-	if err != nil {
-		return err
-	}
-	if t := bytes.TrimSpace(body); len(t) > 0 && !bytes.Equal(t, []byte("{}")) {
-		return errorf(CodeInvalidRequestFormat, "this request takes no body")
-	}
-	bodyHash, _ := CanonicalBodyHash(nil)
-	hdr, isRetry, herr := readRetryHeaders(r)
-	if herr != nil {
-		return herr
-	}
-	id := r.PathValue("id")
-	var challenge *store.Challenge
-	var typ string
-	err = s.store.Tx(ctx, func(tx store.Tx) error {
+// RevokeSession revokes an active session (DELETE /auth/sessions/{id}).
+// The first call answers a challenge whose type is the session's credential
+// type; the retry, signed by any active session of the same account (the
+// session itself included: that is signing out), revokes it.
+func (s *Service) RevokeSession(ctx context.Context, id string, call SignedCall) (Signed[struct{}], error) {
+	return commit(ctx, s, "", func(tx store.Tx) (Signed[struct{}], error) {
 		sess, err := s.activeSession(ctx, tx, id)
 		if err != nil {
-			return err
+			return Signed[struct{}]{}, err
 		}
-		op := operation{name: opRevokeSession, targetID: sess.ID, accountID: sess.AccountID, bodyHash: bodyHash}
-		if !isRetry {
+		op := operation{name: opRevokeSession, targetID: sess.ID, accountID: sess.AccountID, bodyHash: call.BodyHash}
+		if !call.IsRetry() {
 			payload, err := s.activity(sess.AccountID, "ACTIVITY_TYPE_DELETE_API_KEYS",
 				map[string]any{"apiKeyIds": []string{sess.ID}, "userId": sess.AccountID})
 			if err != nil {
-				return err
+				return Signed[struct{}]{}, err
 			}
-			typ = sess.Type
-			challenge, err = s.issueChallenge(ctx, tx, op, payload, nil)
-			return err
+			c, err := s.issueChallenge(ctx, tx, op, payload, nil)
+			if err != nil {
+				return Signed[struct{}]{}, err
+			}
+			return challenged[struct{}](challengeJSON(sess.Type, c)), nil
 		}
-		if _, err := s.completeRetry(ctx, tx, op, hdr, s.activeKeyOf(ctx, tx, sess.AccountID)); err != nil {
-			return err
+		if _, err := s.completeRetry(ctx, tx, op, call, s.activeKeyOf(ctx, tx, sess.AccountID)); err != nil {
+			return Signed[struct{}]{}, err
 		}
 		if _, err := tx.RevokeSession(ctx, sess.ID, s.now()); err != nil {
-			return err
+			return Signed[struct{}]{}, err
 		}
-		return nil
+		return done(struct{}{}), nil
 	})
-	if err != nil {
-		return err
-	}
-	if challenge != nil {
-		writeJSON(w, http.StatusAccepted, challengeJSON(typ, challenge))
-		return nil
-	}
-	w.WriteHeader(http.StatusNoContent)
-	return nil
 }
 
-// refreshSession handles POST /auth/sessions/{id}/refresh with body
-// {clientPublicKey} on both legs. The retry must be signed with the key of
-// that very session, while it is still active; it answers 201 with a new
-// session that lives a full SessionTTL. A compressed clientPublicKey becomes
-// the new session's key (client-held); an uncompressed one gets a new key
-// made here and sealed to it in encryptedSessionSigningKey. The old session
-// is revoked in the same transaction: it has been replaced, and a device
-// keeps one session.
-func (s *Service) refreshSession(w http.ResponseWriter, r *http.Request) error {
-	ctx := r.Context()
-	body, err := readBody(r)
-	if err != nil {
-		return err
-	}
-	hdr, isRetry, herr := readRetryHeaders(r)
-	if herr != nil {
-		return herr
-	}
-	var req wire.ChallengeRequest
-	if err := decodeJSON(r, body, &req, false); err != nil {
-		return err
-	}
+// RefreshSession replaces an active session by a new one that lives a full
+// SessionTTL (POST /auth/sessions/{id}/refresh, body {clientPublicKey} on
+// both legs). The retry must be signed with the key of that very session,
+// while it is still active. A compressed clientPublicKey becomes the new
+// session's key (client-held); an uncompressed one gets a new key made here
+// and sealed to it in encryptedSessionSigningKey. The old session is
+// revoked in the same transaction: it has been replaced, and a device keeps
+// one session.
+func (s *Service) RefreshSession(ctx context.Context, id string, req wire.ChallengeRequest, call SignedCall) (Signed[wire.Session], error) {
 	if req.ClientPublicKey == "" {
-		return invalidField("clientPublicKey", "required")
+		return Signed[wire.Session]{}, invalidField("clientPublicKey", "required")
 	} else if _, err := walletcrypto.ParseClientPublicKey(req.ClientPublicKey); err != nil {
-		return invalidField("clientPublicKey", clientKeyRule)
+		return Signed[wire.Session]{}, invalidField("clientPublicKey", clientKeyRule)
 	}
-	bodyHash, err := CanonicalBodyHash(body)
-	if err != nil {
-		return err
-	}
-	id := r.PathValue("id")
-	var challenge *store.Challenge
-	var fresh *store.Session
-	var sealed string
-	err = s.store.Tx(ctx, func(tx store.Tx) error {
+	return commit(ctx, s, "", func(tx store.Tx) (Signed[wire.Session], error) {
 		// Unknown: 404. Known but revoked or expired: 401 on either leg
 		// (grid-api-facts §3.3): the person must sign in again.
 		sess, err := sessionByID(ctx, tx, id)
 		if err != nil {
-			return err
+			return Signed[wire.Session]{}, err
 		}
 		if !s.active(sess) {
-			return errorf(CodeUnauthorized, "the session is no longer active; sign in again")
+			return Signed[wire.Session]{}, errorf(CodeUnauthorized, "the session is no longer active; sign in again")
 		}
 		current, err := walletcrypto.ParsePublicKey(sess.PublicKey)
 		if err != nil {
-			return err
+			return Signed[wire.Session]{}, err
 		}
-		op := operation{name: opRefreshSession, targetID: sess.ID, accountID: sess.AccountID, bodyHash: bodyHash}
-		if !isRetry {
+		op := operation{name: opRefreshSession, targetID: sess.ID, accountID: sess.AccountID, bodyHash: call.BodyHash}
+		if !call.IsRetry() {
 			payload, err := s.activity(sess.AccountID, "ACTIVITY_TYPE_CREATE_READ_WRITE_SESSION_V2",
 				map[string]any{"targetPublicKey": req.ClientPublicKey})
 			if err != nil {
-				return err
+				return Signed[wire.Session]{}, err
 			}
-			challenge, err = s.issueChallenge(ctx, tx, op, payload, current)
-			return err
+			c, err := s.issueChallenge(ctx, tx, op, payload, current)
+			if err != nil {
+				return Signed[wire.Session]{}, err
+			}
+			return challenged[wire.Session](challengeJSON("", c)), nil
 		}
-		if _, err := s.completeRetry(ctx, tx, op, hdr, nil); err != nil {
-			return err
+		if _, err := s.completeRetry(ctx, tx, op, call, nil); err != nil {
+			return Signed[wire.Session]{}, err
 		}
-		key, sealedKey, err := s.sessionKey(sec1Of(req.ClientPublicKey))
+		key, sealed, err := s.sessionKey(sec1Of(req.ClientPublicKey))
 		if err != nil {
-			return err
+			return Signed[wire.Session]{}, err
 		}
-		sealed = sealedKey
 		now := s.now()
-		fresh = &store.Session{
+		fresh := &store.Session{
 			ID:           ids.New("Session"),
 			AccountID:    sess.AccountID,
 			CredentialID: sess.CredentialID,
@@ -276,18 +228,11 @@ func (s *Service) refreshSession(w http.ResponseWriter, r *http.Request) error {
 			ExpiresAt:    now.Add(s.cfg.SessionTTL),
 		}
 		if err := tx.CreateSession(ctx, fresh); err != nil {
-			return err
+			return Signed[wire.Session]{}, err
 		}
-		_, err = tx.RevokeSession(ctx, sess.ID, now)
-		return err
+		if _, err := tx.RevokeSession(ctx, sess.ID, now); err != nil {
+			return Signed[wire.Session]{}, err
+		}
+		return done(issuedSession(fresh, sealed)), nil
 	})
-	if err != nil {
-		return err
-	}
-	if challenge != nil {
-		writeJSON(w, http.StatusAccepted, challengeJSON("", challenge))
-		return nil
-	}
-	writeSession(w, http.StatusCreated, fresh, sealed)
-	return nil
 }
