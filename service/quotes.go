@@ -9,6 +9,15 @@ import (
 	"paywallet/shared/wire"
 )
 
+func (s *Service) quoteRoutes() []route {
+	return []route{
+		{"POST", "/quotes", s.createQuote, authPlatform},
+		{"GET", "/quotes/{quoteId}", s.getQuote, authPlatform},
+		{"POST", "/quotes/{quoteId}/execute", s.executeQuote, authPlatform},
+		{"POST", "/sandbox/internal-accounts/{accountId}/fund", s.fundSandbox, authSandbox},
+	}
+}
+
 func (s *Service) createQuote(w http.ResponseWriter, r *http.Request) error {
 	var req payments.QuoteRequest
 	body, err := decodeBody(r, &req, false)

@@ -8,17 +8,13 @@ import (
 )
 
 // routes is the route table: every operation of the interface, the
-// credential it needs, and its handler.
+// credential it needs, and its handler. Each area's lines are in the file
+// of its handlers.
 func (s *Service) routes() []route {
-	rts := []route{
-		{"GET", "/agents/me/external-accounts/{externalAccountId}", s.agentExternalAccount, authAgent},
-		{"POST", "/quotes", s.createQuote, authPlatform},
-		{"GET", "/quotes/{quoteId}", s.getQuote, authPlatform},
-		{"POST", "/quotes/{quoteId}/execute", s.executeQuote, authPlatform},
-		{"POST", "/sandbox/internal-accounts/{accountId}/fund", s.fundSandbox, authSandbox},
-		{"GET", "/auth/sessions", s.listSessions, authPlatform},
-		{"DELETE", "/auth/sessions/{id}", s.revokeSession, authPlatform},
-		{"POST", "/auth/sessions/{id}/refresh", s.refreshSession, authPlatform},
+	var rts []route
+	for _, area := range [][]route{s.customerRoutes(), s.credentialRoutes(), s.sessionRoutes(),
+		s.externalAccountRoutes(), s.agentRoutes(), s.quoteRoutes(), s.transactionRoutes(), s.webhookRoutes()} {
+		rts = append(rts, area...)
 	}
 	// LEGACY (issue 17, the layering): handlers not yet moved here.
 	for key, h := range s.ops.LegacyRoutes() {

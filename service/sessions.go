@@ -7,6 +7,14 @@ import (
 	"paywallet/shared/wire"
 )
 
+func (s *Service) sessionRoutes() []route {
+	return []route{
+		{"GET", "/auth/sessions", s.listSessions, authPlatform},
+		{"DELETE", "/auth/sessions/{id}", s.revokeSession, authPlatform},
+		{"POST", "/auth/sessions/{id}/refresh", s.refreshSession, authPlatform},
+	}
+}
+
 func (s *Service) listSessions(w http.ResponseWriter, r *http.Request) error {
 	out, err := s.ops.ListSessions(r.Context(), r.URL.Query().Get("accountId"))
 	return reply(w, http.StatusOK, out, err)

@@ -446,3 +446,16 @@ func (s *Service) AgentExternalAccount(ctx context.Context, agent *store.Agent, 
 	}
 	return externalAccountJSON(a), nil
 }
+
+// legacyAgentRoutes are this area's handlers that are not yet operations (see
+// LegacyRoutes).
+func (s *Service) legacyAgentRoutes() map[string]LegacyHandler {
+	return map[string]LegacyHandler{
+		"POST /agents":                            s.createAgent,
+		"GET /agents/{agentId}":                   s.getAgent,
+		"PATCH /agents/{agentId}":                 s.updateAgent,
+		"POST /agents/{agentId}/device-codes":     s.createDeviceCode,
+		"GET /agents/device-codes/{code}/status":  s.deviceCodeStatus,
+		"POST /agents/device-codes/{code}/redeem": s.redeemDeviceCode,
+	}
+}

@@ -495,3 +495,15 @@ func (s *Service) completeOTPLogin(w http.ResponseWriter, r *http.Request, hdr r
 	writeJSON(w, http.StatusOK, issuedSession(sess, ""))
 	return nil
 }
+
+// legacyCredentialRoutes are this area's handlers that are not yet operations (see
+// LegacyRoutes).
+func (s *Service) legacyCredentialRoutes() map[string]LegacyHandler {
+	return map[string]LegacyHandler{
+		"GET /auth/credentials":                 s.listCredentials,
+		"POST /auth/credentials":                s.createCredential,
+		"DELETE /auth/credentials/{id}":         s.deleteCredential,
+		"POST /auth/credentials/{id}/challenge": s.challengeCredential,
+		"POST /auth/credentials/{id}/verify":    s.verifyCredential,
+	}
+}

@@ -316,3 +316,17 @@ func currencyCode(s string) bool {
 	}
 	return true
 }
+
+// legacyCustomerRoutes are this area's handlers that are not yet operations (see
+// LegacyRoutes).
+func (s *Service) legacyCustomerRoutes() map[string]LegacyHandler {
+	return map[string]LegacyHandler{
+		"POST /customers":                     s.createCustomer,
+		"GET /customers":                      s.listCustomers,
+		"GET /customers/internal-accounts":    s.listInternalAccounts,
+		"GET /customers/{customerId}":         s.getCustomer,
+		"PATCH /customers/{customerId}":       s.updateCustomer,
+		"PATCH /internal-accounts/{id}":       s.updateInternalAccount,
+		"POST /internal-accounts/{id}/export": s.exportWallet,
+	}
+}

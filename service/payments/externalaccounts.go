@@ -509,3 +509,17 @@ func (s *Service) sweepIdempotency(ctx context.Context) error {
 		return err
 	})
 }
+
+// legacyExternalAccountRoutes are this area's handlers that are not yet operations (see
+// LegacyRoutes).
+func (s *Service) legacyExternalAccountRoutes() map[string]LegacyHandler {
+	return map[string]LegacyHandler{
+		"GET /discoveries":                                        s.discoveries,
+		"POST /customers/external-accounts":                       s.createCustomerExternalAccount,
+		"GET /customers/external-accounts":                        s.listCustomerExternalAccounts,
+		"GET /customers/external-accounts/{externalAccountId}":    s.getExternalAccount,
+		"DELETE /customers/external-accounts/{externalAccountId}": s.deactivateExternalAccount,
+		"POST /platform/external-accounts":                        s.createPlatformExternalAccount,
+		"GET /platform/external-accounts":                         s.listPlatformExternalAccounts,
+	}
+}

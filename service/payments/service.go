@@ -420,41 +420,12 @@ type LegacyHandler func(w http.ResponseWriter, r *http.Request) error
 // have not yet moved to the HTTP layer. The HTTP layer routes and
 // authenticates them like the others.
 func (s *Service) LegacyRoutes() map[string]LegacyHandler {
-	return map[string]LegacyHandler{
-		"POST /customers":                                         s.createCustomer,
-		"GET /customers":                                          s.listCustomers,
-		"GET /customers/internal-accounts":                        s.listInternalAccounts,
-		"GET /customers/{customerId}":                             s.getCustomer,
-		"PATCH /customers/{customerId}":                           s.updateCustomer,
-		"PATCH /internal-accounts/{id}":                           s.updateInternalAccount,
-		"POST /internal-accounts/{id}/export":                     s.exportWallet,
-		"GET /auth/credentials":                                   s.listCredentials,
-		"POST /auth/credentials":                                  s.createCredential,
-		"DELETE /auth/credentials/{id}":                           s.deleteCredential,
-		"POST /auth/credentials/{id}/challenge":                   s.challengeCredential,
-		"POST /auth/credentials/{id}/verify":                      s.verifyCredential,
-		"GET /discoveries":                                        s.discoveries,
-		"POST /customers/external-accounts":                       s.createCustomerExternalAccount,
-		"GET /customers/external-accounts":                        s.listCustomerExternalAccounts,
-		"GET /customers/external-accounts/{externalAccountId}":    s.getExternalAccount,
-		"DELETE /customers/external-accounts/{externalAccountId}": s.deactivateExternalAccount,
-		"POST /platform/external-accounts":                        s.createPlatformExternalAccount,
-		"GET /platform/external-accounts":                         s.listPlatformExternalAccounts,
-		"POST /agents":                                            s.createAgent,
-		"GET /agents/{agentId}":                                   s.getAgent,
-		"PATCH /agents/{agentId}":                                 s.updateAgent,
-		"POST /agents/{agentId}/device-codes":                     s.createDeviceCode,
-		"GET /agents/device-codes/{code}/status":                  s.deviceCodeStatus,
-		"POST /agents/device-codes/{code}/redeem":                 s.redeemDeviceCode,
-		"GET /exchange-rates":                                     s.exchangeRates,
-		"GET /transactions":                                       s.listTransactions,
-		"GET /transactions/{transactionId}":                       s.getTransaction,
-		"POST /transactions/{transactionId}/confirm":              s.confirmReceipt,
-		"GET /config":                                             s.getConfig,
-		"PATCH /config":                                           s.patchConfig,
-		"POST /sandbox/webhooks/test":                             s.testWebhook,
-		"GET /webhooks/jwks.json":                                 s.webhookJWKS,
-		"GET /webhooks/deliveries":                                s.listDeliveries,
-		"POST /webhooks/deliveries/{id}/replay":                   s.replayDelivery,
+	all := map[string]LegacyHandler{}
+	for _, area := range []map[string]LegacyHandler{s.legacyCustomerRoutes(), s.legacyCredentialRoutes(),
+		s.legacyExternalAccountRoutes(), s.legacyAgentRoutes(), s.legacyTransactionRoutes(), s.legacyWebhookRoutes()} {
+		for k, h := range area {
+			all[k] = h
+		}
 	}
+	return all
 }

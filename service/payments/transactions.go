@@ -341,3 +341,14 @@ func (s *Service) exchangeRates(w http.ResponseWriter, r *http.Request) error {
 	writeJSON(w, http.StatusOK, out)
 	return nil
 }
+
+// legacyTransactionRoutes are this area's handlers that are not yet operations (see
+// LegacyRoutes).
+func (s *Service) legacyTransactionRoutes() map[string]LegacyHandler {
+	return map[string]LegacyHandler{
+		"GET /exchange-rates":                        s.exchangeRates,
+		"GET /transactions":                          s.listTransactions,
+		"GET /transactions/{transactionId}":          s.getTransaction,
+		"POST /transactions/{transactionId}/confirm": s.confirmReceipt,
+	}
+}

@@ -532,3 +532,16 @@ func (s *Service) wakeWebhooks() {
 	default:
 	}
 }
+
+// legacyWebhookRoutes are this area's handlers that are not yet operations (see
+// LegacyRoutes).
+func (s *Service) legacyWebhookRoutes() map[string]LegacyHandler {
+	return map[string]LegacyHandler{
+		"GET /config":                           s.getConfig,
+		"PATCH /config":                         s.patchConfig,
+		"POST /sandbox/webhooks/test":           s.testWebhook,
+		"GET /webhooks/jwks.json":               s.webhookJWKS,
+		"GET /webhooks/deliveries":              s.listDeliveries,
+		"POST /webhooks/deliveries/{id}/replay": s.replayDelivery,
+	}
+}

@@ -1,0 +1,5 @@
+package service
+
+func (s *Service) transactionRoutes() []route {
+	return []route{}
+}
