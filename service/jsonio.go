@@ -125,3 +125,9 @@ func writeRawJSON(w http.ResponseWriter, status int, body []byte) {
 	_, _ = w.Write(body)
 	_, _ = w.Write([]byte("\n"))
 }
+
+// page is the paging of a list request's query (payments.PageRequest).
+func page(r *http.Request) payments.PageRequest {
+	q := r.URL.Query()
+	return payments.PageRequest{Limit: q.Get("limit"), Cursor: q.Get("cursor")}
+}

@@ -213,6 +213,33 @@ func (s *Service) listInternalAccounts(w http.ResponseWriter, r *http.Request) e
 	return nil
 }
 
+// PageRequest is the paging of a list operation, as the query gives it:
+// Limit, from 1 to 100 (20 when empty), and Cursor, the nextCursor of the
+// page before. They stay text so that the operation names a bad value
+// among the request's other bad fields, in one answer.
+type PageRequest struct {
+	Limit  string
+	Cursor string
+}
+
+// check reads the page's limit and cursor (an id of the listed type),
+// recording bad values in fe.
+func (p PageRequest) check(idType string, fe *fieldErrors) (limit int, cursor string) {
+	limit = 20
+	if p.Limit != "" {
+		n, err := strconv.Atoi(p.Limit)
+		if err != nil || n < 1 || n > 100 {
+			fe.add("limit", "must be an integer from 1 to 100")
+		} else {
+			limit = n
+		}
+	}
+	if p.Cursor != "" && !ids.Valid(idType, p.Cursor) {
+		fe.add("cursor", "is not a cursor returned by this list")
+	}
+	return limit, p.Cursor
+}
+
 // pageParams reads limit (1..100, default 20) and cursor (an id of the
 // listed type) and records bad values in fe.
 func pageParams(q map[string][]string, idType string, fe *fieldErrors) (int, string) {
