@@ -3,8 +3,8 @@ package payments
 import (
 	"context"
 	"errors"
-	"net/http"
 	"net/mail"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -15,18 +15,11 @@ import (
 	"paywallet/shared/wire"
 )
 
-// createCustomer handles POST /customers. A customer created with an e-mail
-// gets, in the same transaction, its EMBEDDED_WALLET internal account and an
-// EMAIL_OTP credential whose nickname is that e-mail (facts §4.6).
-func (s *Service) createCustomer(w http.ResponseWriter, r *http.Request) error {
-	body, err := readBody(r)
-	if err != nil {
-		return err
-	}
-	var req wire.CustomerCreateRequest
-	if err := decodeJSON(r, body, &req, false); err != nil {
-		return err
-	}
+// CreateCustomer creates a customer (POST /customers). A customer created
+// with an e-mail gets, in the same transaction, its EMBEDDED_WALLET internal
+// account and an EMAIL_OTP credential whose nickname is that e-mail (facts
+// §4.6).
+func (s *Service) CreateCustomer(ctx context.Context, req wire.CustomerCreateRequest) (wire.Customer, error) {
 	var fe fieldErrors
 	req.PlatformCustomerID = strings.TrimSpace(req.PlatformCustomerID)
 	switch {
@@ -35,13 +28,7 @@ func (s *Service) createCustomer(w http.ResponseWriter, r *http.Request) error {
 	case utf8.RuneCountInString(req.PlatformCustomerID) > 255:
 		fe.addConstraint("platformCustomerId", "at most 255 characters", wire.FieldConstraint{MaxLength: new(255)})
 	}
-	switch req.CustomerType {
-	case "INDIVIDUAL", "BUSINESS":
-	case "":
-		fe.add("customerType", "required")
-	default:
-		fe.addConstraint("customerType", "must be INDIVIDUAL or BUSINESS", wire.FieldConstraint{Enum: []string{"INDIVIDUAL", "BUSINESS"}})
-	}
+	checkCustomerType(req.CustomerType, true, &fe)
 	if req.Email != "" && !validEmail(req.Email) {
 		fe.addConstraint("email", "must be an e-mail address such as name@example.com", wire.FieldConstraint{Format: "email"})
 	}
@@ -52,40 +39,55 @@ func (s *Service) createCustomer(w http.ResponseWriter, r *http.Request) error {
 		fe.addConstraint("umaAddress", "must look like $name@domain", wire.FieldConstraint{Pattern: umaPattern})
 	}
 	if e := fe.err(); e != nil {
-		return e
+		return wire.Customer{}, e
 	}
 
 	now := s.now()
-	c := store.Customer{
-		ID:                 ids.New("Customer"),
-		PlatformCustomerID: req.PlatformCustomerID,
-		CustomerType:       req.CustomerType,
-		Email:              req.Email,
-		FullName:           req.FullName,
-		UmaAddress:         req.UmaAddress,
-		CreatedAt:          now,
-		UpdatedAt:          now,
+	id := ids.New("Customer")
+	uma := req.UmaAddress
+	if uma == "" {
+		uma = "$" + strings.ReplaceAll(strings.TrimPrefix(id, "Customer:"), "-", "")[:16] + "@" + s.cfg.UMADomain
 	}
-	if c.UmaAddress == "" {
-		c.UmaAddress = "$" + strings.ReplaceAll(strings.TrimPrefix(c.ID, "Customer:"), "-", "")[:16] + "@" + s.cfg.UMADomain
-	}
-	err = s.store.Tx(r.Context(), func(tx store.Tx) error {
-		if err := tx.CreateCustomer(r.Context(), &c); err != nil {
+	return commit(ctx, s, "", func(tx store.Tx) (wire.Customer, error) {
+		c := store.Customer{
+			ID:                 id,
+			PlatformCustomerID: req.PlatformCustomerID,
+			CustomerType:       req.CustomerType,
+			Email:              req.Email,
+			FullName:           req.FullName,
+			UmaAddress:         uma,
+			CreatedAt:          now,
+			UpdatedAt:          now,
+		}
+		if err := tx.CreateCustomer(ctx, &c); err != nil {
 			if errors.Is(err, store.ErrConflict) {
-				return errorf(CodeConflict, "a customer with this platformCustomerId already exists")
+				return wire.Customer{}, errorf(CodeConflict, "a customer with this platformCustomerId already exists")
 			}
-			return err
+			return wire.Customer{}, err
 		}
-		if c.Email == "" {
-			return nil
+		if c.Email != "" {
+			if err := s.provisionWallet(ctx, tx, &c); err != nil {
+				return wire.Customer{}, err
+			}
 		}
-		return s.provisionWallet(r.Context(), tx, &c)
+		return customerJSON(&c), nil
 	})
-	if err != nil {
-		return err
+}
+
+// customerTypes are the values of a customer's customerType.
+var customerTypes = []string{"INDIVIDUAL", "BUSINESS"}
+
+// checkCustomerType records a customerType that is not one of
+// customerTypes in fe; an empty one is "required" when required is set,
+// else no filter.
+func checkCustomerType(t string, required bool, fe *fieldErrors) {
+	switch {
+	case slices.Contains(customerTypes, t):
+	case t == "" && required:
+		fe.add("customerType", "required")
+	case t != "":
+		fe.addConstraint("customerType", "must be INDIVIDUAL or BUSINESS", wire.FieldConstraint{Enum: customerTypes})
 	}
-	writeJSON(w, http.StatusCreated, customerJSON(&c))
-	return nil
 }
 
 // provisionWallet creates the customer's embedded wallet and its EMAIL_OTP
@@ -127,90 +129,105 @@ func (s *Service) provisionWallet(ctx context.Context, tx store.Tx, c *store.Cus
 	return nil
 }
 
-func (s *Service) getCustomer(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("customerId")
-	notFound := errorf(CodeUserNotFound, "no customer with this id")
+// errCustomerNotFound answers a customer id that is malformed or unknown.
+var errCustomerNotFound = errorf(CodeUserNotFound, "no customer with this id")
+
+// loadCustomer loads the customer id; a malformed or unknown id is
+// errCustomerNotFound.
+func loadCustomer(ctx context.Context, tx store.Tx, id string) (*store.Customer, error) {
 	if !ids.Valid("Customer", id) {
-		return notFound
+		return nil, errCustomerNotFound
 	}
-	var c *store.Customer
-	err := s.store.Tx(r.Context(), func(tx store.Tx) error {
-		var err error
-		c, err = tx.GetCustomer(r.Context(), id)
-		return err
-	})
+	c, err := tx.GetCustomer(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
-		return notFound
+		return nil, errCustomerNotFound
 	}
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, customerJSON(c))
-	return nil
+	return c, err
 }
 
-func (s *Service) listCustomers(w http.ResponseWriter, r *http.Request) error {
-	q := r.URL.Query()
-	var fe fieldErrors
-	limit, cursor := pageParams(q, "Customer", &fe)
-	f := store.CustomerFilter{PlatformCustomerID: q.Get("platformCustomerId"), CustomerType: q.Get("customerType"), Limit: limit, Cursor: cursor}
-	if f.CustomerType != "" && f.CustomerType != "INDIVIDUAL" && f.CustomerType != "BUSINESS" {
-		fe.addConstraint("customerType", "must be INDIVIDUAL or BUSINESS", wire.FieldConstraint{Enum: []string{"INDIVIDUAL", "BUSINESS"}})
-	}
-	if e := fe.err(); e != nil {
-		return e
-	}
-	var page store.Page[store.Customer]
-	err := s.store.Tx(r.Context(), func(tx store.Tx) error {
-		var err error
-		page, err = tx.ListCustomers(r.Context(), f)
-		return err
+// GetCustomer is the customer with this id (GET /customers/{customerId}).
+func (s *Service) GetCustomer(ctx context.Context, id string) (wire.Customer, error) {
+	return read(ctx, s, func(tx store.Tx) (wire.Customer, error) {
+		c, err := loadCustomer(ctx, tx, id)
+		if err != nil {
+			return wire.Customer{}, err
+		}
+		return customerJSON(c), nil
 	})
-	if err != nil {
-		return err
-	}
-	out := wire.List[wire.Customer]{Data: make([]wire.Customer, 0, len(page.Items)), HasMore: page.HasMore, NextCursor: page.NextCursor, TotalCount: &page.TotalCount}
-	for i := range page.Items {
-		out.Data = append(out.Data, customerJSON(&page.Items[i]))
-	}
-	writeJSON(w, http.StatusOK, out)
-	return nil
 }
 
-func (s *Service) listInternalAccounts(w http.ResponseWriter, r *http.Request) error {
-	q := r.URL.Query()
+// CustomerFilter is the request of ListCustomers (the query of GET
+// /customers): each filter applies when not empty.
+type CustomerFilter struct {
+	PlatformCustomerID string
+	CustomerType       string // INDIVIDUAL or BUSINESS
+	Page               PageRequest
+}
+
+// ListCustomers is a page of the platform's customers (GET /customers),
+// with the total count of those the filter matches.
+func (s *Service) ListCustomers(ctx context.Context, req CustomerFilter) (wire.List[wire.Customer], error) {
 	var fe fieldErrors
-	limit, cursor := pageParams(q, "InternalAccount", &fe)
-	f := store.InternalAccountFilter{CustomerID: q.Get("customerId"), Type: q.Get("type"), Currency: q.Get("currency"), Limit: limit, Cursor: cursor}
+	f := store.CustomerFilter{PlatformCustomerID: req.PlatformCustomerID, CustomerType: req.CustomerType}
+	f.Limit, f.Cursor = req.Page.check("Customer", &fe)
+	checkCustomerType(f.CustomerType, false, &fe)
+	if e := fe.err(); e != nil {
+		return wire.List[wire.Customer]{}, e
+	}
+	return listPage(ctx, s, func(tx store.Tx) (store.Page[store.Customer], error) { return tx.ListCustomers(ctx, f) },
+		customerJSON)
+}
+
+// internalAccountTypes are the values of an internal account's type.
+var internalAccountTypes = []string{"INTERNAL_FIAT", "INTERNAL_CRYPTO", "EMBEDDED_WALLET"}
+
+// InternalAccountFilter is the request of ListInternalAccounts (the query
+// of GET /customers/internal-accounts): each filter applies when not empty.
+type InternalAccountFilter struct {
+	CustomerID string
+	Type       string // INTERNAL_FIAT, INTERNAL_CRYPTO or EMBEDDED_WALLET
+	Currency   string
+	Page       PageRequest
+}
+
+// ListInternalAccounts is a page of internal accounts (GET
+// /customers/internal-accounts), with the total count of those the filter
+// matches.
+func (s *Service) ListInternalAccounts(ctx context.Context, req InternalAccountFilter) (wire.List[wire.InternalAccount], error) {
+	var fe fieldErrors
+	f := store.InternalAccountFilter{CustomerID: req.CustomerID, Type: req.Type, Currency: req.Currency}
+	f.Limit, f.Cursor = req.Page.check("InternalAccount", &fe)
 	if f.CustomerID != "" && !ids.Valid("Customer", f.CustomerID) {
 		fe.add("customerId", "must be a Customer:<uuid> id")
 	}
-	switch f.Type {
-	case "", "EMBEDDED_WALLET", "INTERNAL_FIAT", "INTERNAL_CRYPTO":
-	default:
-		fe.addConstraint("type", "unknown internal account type", wire.FieldConstraint{Enum: []string{"INTERNAL_FIAT", "INTERNAL_CRYPTO", "EMBEDDED_WALLET"}})
+	if f.Type != "" && !slices.Contains(internalAccountTypes, f.Type) {
+		fe.addConstraint("type", "unknown internal account type", wire.FieldConstraint{Enum: internalAccountTypes})
 	}
 	if f.Currency != "" && !currencyCode(f.Currency) {
 		fe.addConstraint("currency", "must be a three-letter currency code", wire.FieldConstraint{Pattern: "^[A-Z]{3,4}$"})
 	}
 	if e := fe.err(); e != nil {
-		return e
+		return wire.List[wire.InternalAccount]{}, e
 	}
-	var page store.Page[store.InternalAccount]
-	err := s.store.Tx(r.Context(), func(tx store.Tx) error {
-		var err error
-		page, err = tx.ListInternalAccounts(r.Context(), f)
-		return err
+	return listPage(ctx, s, func(tx store.Tx) (store.Page[store.InternalAccount], error) { return tx.ListInternalAccounts(ctx, f) },
+		s.internalAccountJSON)
+}
+
+// listPage reads one page of a list operation and renders its items with
+// render, the store's paging (hasMore, nextCursor, totalCount) carried
+// over.
+func listPage[R, W any](ctx context.Context, s *Service, list func(store.Tx) (store.Page[R], error), render func(*R) W) (wire.List[W], error) {
+	return read(ctx, s, func(tx store.Tx) (wire.List[W], error) {
+		page, err := list(tx)
+		if err != nil {
+			return wire.List[W]{}, err
+		}
+		out := wire.List[W]{Data: make([]W, 0, len(page.Items)), HasMore: page.HasMore, NextCursor: page.NextCursor, TotalCount: &page.TotalCount}
+		for i := range page.Items {
+			out.Data = append(out.Data, render(&page.Items[i]))
+		}
+		return out, nil
 	})
-	if err != nil {
-		return err
-	}
-	out := wire.List[wire.InternalAccount]{Data: make([]wire.InternalAccount, 0, len(page.Items)), HasMore: page.HasMore, NextCursor: page.NextCursor, TotalCount: &page.TotalCount}
-	for i := range page.Items {
-		out.Data = append(out.Data, s.internalAccountJSON(&page.Items[i]))
-	}
-	writeJSON(w, http.StatusOK, out)
-	return nil
 }
 
 // PageRequest is the paging of a list operation, as the query gives it:
@@ -344,16 +361,8 @@ func currencyCode(s string) bool {
 	return true
 }
 
-// legacyCustomerRoutes are this area's handlers that are not yet operations (see
-// LegacyRoutes).
+// legacyCustomerRoutes are this area's handlers that are not yet operations
+// (see LegacyRoutes): none left.
 func (s *Service) legacyCustomerRoutes() map[string]LegacyHandler {
-	return map[string]LegacyHandler{
-		"POST /customers":                     s.createCustomer,
-		"GET /customers":                      s.listCustomers,
-		"GET /customers/internal-accounts":    s.listInternalAccounts,
-		"GET /customers/{customerId}":         s.getCustomer,
-		"PATCH /customers/{customerId}":       s.updateCustomer,
-		"PATCH /internal-accounts/{id}":       s.updateInternalAccount,
-		"POST /internal-accounts/{id}/export": s.exportWallet,
-	}
+	return nil
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"net/http"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -69,219 +68,142 @@ func (s *Service) embeddedWallet(ctx context.Context, tx store.Tx, id string) (*
 	return a, nil
 }
 
-// exportWallet handles POST /internal-accounts/{id}/export with body
-// {clientPublicKey} on both legs. The retry, signed by an active session of
-// the account, answers 200 with encryptedWalletCredentials: the mnemonic
-// HPKE-sealed to clientPublicKey inside a bundle signed by the service's
-// signer key (the key clients pin for OTP bundles).
-func (s *Service) exportWallet(w http.ResponseWriter, r *http.Request) error {
-	ctx := r.Context()
-	body, err := readBody(r)
-	if err != nil {
-		return err
-	}
-	hdr, isRetry, herr := readRetryHeaders(r)
-	if herr != nil {
-		return herr
-	}
-	var req wire.ExportRequest
-	if err := decodeJSON(r, body, &req, false); err != nil {
-		return err
-	}
-	var client *walletcrypto.PublicKey
-	if req.ClientPublicKey == "" {
-		return invalidField("clientPublicKey", "required")
-	} else if client, err = walletcrypto.ParseClientPublicKey(req.ClientPublicKey); err != nil {
-		return invalidField("clientPublicKey", clientKeyRule)
-	}
-	bodyHash, err := CanonicalBodyHash(body)
-	if err != nil {
-		return err
-	}
-	var challenge *store.Challenge
-	var bundle, accountID string
-	err = s.store.Tx(ctx, func(tx store.Tx) error {
-		acct, err := s.embeddedWallet(ctx, tx, r.PathValue("id"))
+// walletOperation is the shape of the signed operations on an embedded
+// wallet (PATCH /internal-accounts/{id}, POST /internal-accounts/{id}/export).
+// The account id must be an EMBEDDED_WALLET's. The first call answers the
+// challenge of the activity that activityOf names for the account, bound
+// to the request body; the retry, signed by an active session of the
+// account, runs effect in the transaction that consumes the challenge.
+func walletOperation[T any](ctx context.Context, s *Service, id, name string, call SignedCall,
+	activityOf func(*store.InternalAccount) (string, map[string]any),
+	effect func(store.Tx, *store.InternalAccount) (T, error)) (Signed[T], error) {
+	return commit(ctx, s, "", func(tx store.Tx) (Signed[T], error) {
+		acct, err := s.embeddedWallet(ctx, tx, id)
 		if err != nil {
-			return err
+			return Signed[T]{}, err
 		}
-		accountID = acct.ID
-		op := operation{name: opExportWallet, targetID: acct.ID, accountID: acct.ID, bodyHash: bodyHash}
-		if !isRetry {
-			payload, err := s.activity(acct.ID, "ACTIVITY_TYPE_EXPORT_WALLET",
-				map[string]any{"targetPublicKey": req.ClientPublicKey, "walletId": acct.ID})
+		op := operation{name: name, targetID: acct.ID, accountID: acct.ID, bodyHash: call.BodyHash}
+		if !call.IsRetry() {
+			typ, params := activityOf(acct)
+			c, err := s.activityChallenge(ctx, tx, op, "", typ, params)
 			if err != nil {
-				return err
+				return Signed[T]{}, err
 			}
-			challenge, err = s.issueChallenge(ctx, tx, op, payload, nil)
-			return err
+			return challenged[T](c), nil
 		}
-		if _, err := s.completeRetry(ctx, tx, op, hdr, s.activeKeyOf(ctx, tx, acct.ID)); err != nil {
-			return err
+		if _, err := s.completeRetry(ctx, tx, op, call, s.activeKeyOf(ctx, tx, acct.ID)); err != nil {
+			return Signed[T]{}, err
 		}
-		secret, err := s.walletSecret(ctx, tx, acct)
+		v, err := effect(tx, acct)
 		if err != nil {
-			return err
+			return Signed[T]{}, err
 		}
-		defer clear(secret)
-		bundle, err = walletcrypto.NewExportBundle(s.signer, client, acct.ID, secret)
-		return err
+		return done(v), nil
 	})
-	if err != nil {
-		return err
-	}
-	if challenge != nil {
-		writeJSON(w, http.StatusAccepted, challengeJSON("", challenge))
-		return nil
-	}
-	writeJSON(w, http.StatusOK, wire.ExportResponse{ID: accountID, EncryptedWalletCredentials: bundle})
-	return nil
 }
 
-// updateInternalAccount handles PATCH /internal-accounts/{id} (body
-// {privateEnabled}): 202, then the same body signed by an active session
-// of the account gives 200 with the account.
-func (s *Service) updateInternalAccount(w http.ResponseWriter, r *http.Request) error {
-	ctx := r.Context()
-	body, err := readBody(r)
+// activityChallenge issues the challenge of a signed operation's first
+// call: its payloadToSign is the activity typ with params on op's account
+// (see activity), and any active session of the account may sign it. The
+// challenge answers credType as its type ("" for none).
+func (s *Service) activityChallenge(ctx context.Context, tx store.Tx, op operation, credType, typ string, params map[string]any) (*wire.SignedRequestChallenge, error) {
+	payload, err := s.activity(op.accountID, typ, params)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	hdr, isRetry, herr := readRetryHeaders(r)
-	if herr != nil {
-		return herr
+	c, err := s.issueChallenge(ctx, tx, op, payload, nil)
+	if err != nil {
+		return nil, err
 	}
-	var req wire.InternalAccountUpdateRequest
-	if err := decodeJSON(r, body, &req, false); err != nil {
-		return err
+	return challengeJSON(credType, c), nil
+}
+
+// ExportWallet exports an embedded wallet's secret (POST
+// /internal-accounts/{id}/export, body {clientPublicKey} on both legs). The
+// retry, signed by an active session of the account, answers
+// encryptedWalletCredentials: the mnemonic HPKE-sealed to clientPublicKey
+// inside a bundle signed by the service's signer key (the key clients pin
+// for OTP bundles).
+func (s *Service) ExportWallet(ctx context.Context, id string, req wire.ExportRequest, call SignedCall) (Signed[wire.ExportResponse], error) {
+	if req.ClientPublicKey == "" {
+		return Signed[wire.ExportResponse]{}, invalidField("clientPublicKey", "required")
 	}
+	client, err := walletcrypto.ParseClientPublicKey(req.ClientPublicKey)
+	if err != nil {
+		return Signed[wire.ExportResponse]{}, invalidField("clientPublicKey", clientKeyRule)
+	}
+	return walletOperation(ctx, s, id, opExportWallet, call,
+		func(acct *store.InternalAccount) (string, map[string]any) {
+			return "ACTIVITY_TYPE_EXPORT_WALLET", map[string]any{"targetPublicKey": req.ClientPublicKey, "walletId": acct.ID}
+		},
+		func(tx store.Tx, acct *store.InternalAccount) (wire.ExportResponse, error) {
+			secret, err := s.walletSecret(ctx, tx, acct)
+			if err != nil {
+				return wire.ExportResponse{}, err
+			}
+			defer clear(secret)
+			bundle, err := walletcrypto.NewExportBundle(s.signer, client, acct.ID, secret)
+			if err != nil {
+				return wire.ExportResponse{}, err
+			}
+			return wire.ExportResponse{ID: acct.ID, EncryptedWalletCredentials: bundle}, nil
+		})
+}
+
+// UpdateInternalAccount changes an embedded wallet's settings (PATCH
+// /internal-accounts/{id}, body {privateEnabled}): the first call answers
+// a challenge, the same body signed by an active session of the account
+// applies it and answers the account.
+func (s *Service) UpdateInternalAccount(ctx context.Context, id string, req wire.InternalAccountUpdateRequest, call SignedCall) (Signed[wire.InternalAccount], error) {
 	if req.PrivateEnabled == nil {
-		return invalidField("privateEnabled", "at least one update field must be provided")
+		return Signed[wire.InternalAccount]{}, invalidField("privateEnabled", "at least one update field must be provided")
 	}
-	bodyHash, err := CanonicalBodyHash(body)
-	if err != nil {
-		return err
-	}
-	var challenge *store.Challenge
-	var updated *store.InternalAccount
-	err = s.store.Tx(ctx, func(tx store.Tx) error {
-		acct, err := s.embeddedWallet(ctx, tx, r.PathValue("id"))
-		if err != nil {
-			return err
-		}
-		op := operation{name: opUpdateAccount, targetID: acct.ID, accountID: acct.ID, bodyHash: bodyHash}
-		if !isRetry {
-			payload, err := s.activity(acct.ID, "ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2", map[string]any{
+	return walletOperation(ctx, s, id, opUpdateAccount, call,
+		func(acct *store.InternalAccount) (string, map[string]any) {
+			return "ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2", map[string]any{
 				"encoding":     "PAYLOAD_ENCODING_HEXADECIMAL",
 				"hashFunction": "HASH_FUNCTION_NO_OP",
-				"payload":      hex.EncodeToString(bodyHash),
+				"payload":      hex.EncodeToString(call.BodyHash),
 				"signWith":     acct.ID,
-			})
-			if err != nil {
-				return err
 			}
-			challenge, err = s.issueChallenge(ctx, tx, op, payload, nil)
-			return err
-		}
-		if _, err := s.completeRetry(ctx, tx, op, hdr, s.activeKeyOf(ctx, tx, acct.ID)); err != nil {
-			return err
-		}
-		if err := tx.SetPrivateEnabled(ctx, acct.ID, *req.PrivateEnabled, s.now()); err != nil {
-			return err
-		}
-		updated, err = tx.GetInternalAccount(ctx, acct.ID)
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	if challenge != nil {
-		writeJSON(w, http.StatusAccepted, challengeJSON("", challenge))
-		return nil
-	}
-	writeJSON(w, http.StatusOK, s.internalAccountJSON(updated))
-	return nil
+		},
+		func(tx store.Tx, acct *store.InternalAccount) (wire.InternalAccount, error) {
+			if err := tx.SetPrivateEnabled(ctx, acct.ID, *req.PrivateEnabled, s.now()); err != nil {
+				return wire.InternalAccount{}, err
+			}
+			updated, err := tx.GetInternalAccount(ctx, acct.ID)
+			if err != nil {
+				return wire.InternalAccount{}, err
+			}
+			return s.internalAccountJSON(updated), nil
+		})
 }
 
-// updateCustomer handles PATCH /customers/{id}. A change of e-mail for a
-// customer whose wallet signs in with EMAIL_OTP is a signed retry (the
-// e-mail is a credential): the challenge binds the body and the set of
-// tied EMAIL_OTP credentials, the retry must be signed by an active session
-// of the wallet, and the credential's nickname changes in the same
-// transaction. Anything else applies at once (200).
-func (s *Service) updateCustomer(w http.ResponseWriter, r *http.Request) error {
-	ctx := r.Context()
-	body, err := readBody(r)
-	if err != nil {
-		return err
-	}
-	hdr, isRetry, herr := readRetryHeaders(r)
-	if herr != nil {
-		return herr
-	}
-	var req wire.CustomerUpdateRequest
-	if err := decodeJSON(r, body, &req, false); err != nil {
-		return err
-	}
+// UpdateCustomer changes a customer (PATCH /customers/{customerId}). A
+// change of e-mail for a customer whose wallet signs in with EMAIL_OTP is a
+// signed retry (the e-mail is a credential): the challenge binds the body
+// and the set of tied EMAIL_OTP credentials, the retry must be signed by an
+// active session of the wallet, and the credential's nickname changes in
+// the same transaction. Anything else applies at once.
+func (s *Service) UpdateCustomer(ctx context.Context, id string, req wire.CustomerUpdateRequest, call SignedCall) (Signed[wire.Customer], error) {
 	if err := checkCustomerUpdate(&req); err != nil {
-		return err
+		return Signed[wire.Customer]{}, err
 	}
-	bodyHash, err := CanonicalBodyHash(body)
-	if err != nil {
-		return err
-	}
-	notFound := errorf(CodeUserNotFound, "no customer with this id")
-	id := r.PathValue("customerId")
-	if !ids.Valid("Customer", id) {
-		return notFound
-	}
-	var challenge *store.Challenge
-	var updated *store.Customer
-	err = s.store.Tx(ctx, func(tx store.Tx) error {
-		c, err := tx.GetCustomer(ctx, id)
-		if errors.Is(err, store.ErrNotFound) {
-			return notFound
-		}
+	return commit(ctx, s, "", func(tx store.Tx) (Signed[wire.Customer], error) {
+		c, err := loadCustomer(ctx, tx, id)
 		if err != nil {
-			return err
+			return Signed[wire.Customer]{}, err
 		}
 		if req.CustomerType != c.CustomerType {
-			return invalidField("customerType", "must be "+c.CustomerType+", the customer's type (it cannot change)")
+			return Signed[wire.Customer]{}, invalidField("customerType", "must be "+c.CustomerType+", the customer's type (it cannot change)")
 		}
-		emailChanges := req.Email != nil && !strings.EqualFold(*req.Email, c.Email)
-		var tied []store.Credential
-		if emailChanges {
-			if tied, err = tiedEmailCredentials(ctx, tx, c.ID); err != nil {
-				return err
+		if req.Email != nil && !strings.EqualFold(*req.Email, c.Email) {
+			challenge, err := s.changeTiedEmail(ctx, tx, c.ID, *req.Email, call)
+			if err != nil {
+				return Signed[wire.Customer]{}, err
 			}
-		}
-		if len(tied) > 0 {
-			accountID := tied[0].AccountID
-			set := credentialSet(tied)
-			op := operation{name: opUpdateCustomer, targetID: c.ID, accountID: accountID, bodyHash: bodyHash}
-			if !isRetry {
-				payload, err := s.activity(accountID, "ACTIVITY_TYPE_UPDATE_USER_EMAIL",
-					map[string]any{"authenticatorIds": set, "userEmail": *req.Email, "userId": accountID})
-				if err != nil {
-					return err
-				}
-				challenge, err = s.issueChallenge(ctx, tx, op, payload, nil)
-				return err
-			}
-			if err := sameCredentialSet(ctx, tx, hdr.RequestID, set); err != nil {
-				return err
-			}
-			if _, err := s.completeRetry(ctx, tx, op, hdr, s.activeKeyOf(ctx, tx, accountID)); err != nil {
-				return err
-			}
-			for i := range tied {
-				err := tx.SetCredentialNickname(ctx, tied[i].ID, *req.Email, s.now())
-				if errors.Is(err, store.ErrConflict) {
-					return errorf(CodeEmailAlreadyExists, "this e-mail address already signs in to another wallet")
-				}
-				if err != nil {
-					return err
-				}
+			if challenge != nil {
+				return challenged[wire.Customer](challenge), nil
 			}
 		}
 		if req.Email != nil {
@@ -295,32 +217,50 @@ func (s *Service) updateCustomer(w http.ResponseWriter, r *http.Request) error {
 		}
 		c.UpdatedAt = s.now()
 		if err := tx.UpdateCustomer(ctx, c); err != nil {
-			return err
+			return Signed[wire.Customer]{}, err
 		}
-		updated = c
-		return nil
+		return done(customerJSON(c)), nil
 	})
-	if err != nil {
-		return err
+}
+
+// changeTiedEmail is the signed part of UpdateCustomer's change of the
+// customer's e-mail to email: nothing when no EMAIL_OTP credential is tied
+// to it; else, on the first call, the challenge to sign, and on the retry
+// the tied credentials renamed to email.
+func (s *Service) changeTiedEmail(ctx context.Context, tx store.Tx, customerID, email string, call SignedCall) (*wire.SignedRequestChallenge, error) {
+	tied, err := tiedEmailCredentials(ctx, tx, customerID)
+	if err != nil || len(tied) == 0 {
+		return nil, err
 	}
-	if challenge != nil {
-		writeJSON(w, http.StatusAccepted, challengeJSON(wire.TypeEmailOTP, challenge))
-		return nil
+	accountID := tied[0].AccountID
+	set := credentialSet(tied)
+	op := operation{name: opUpdateCustomer, targetID: customerID, accountID: accountID, bodyHash: call.BodyHash}
+	if !call.IsRetry() {
+		return s.activityChallenge(ctx, tx, op, wire.TypeEmailOTP, "ACTIVITY_TYPE_UPDATE_USER_EMAIL",
+			map[string]any{"authenticatorIds": set, "userEmail": email, "userId": accountID})
 	}
-	writeJSON(w, http.StatusOK, customerJSON(updated))
-	return nil
+	if err := sameCredentialSet(ctx, tx, call.RequestID, set); err != nil {
+		return nil, err
+	}
+	if _, err := s.completeRetry(ctx, tx, op, call, s.activeKeyOf(ctx, tx, accountID)); err != nil {
+		return nil, err
+	}
+	for i := range tied {
+		err := tx.SetCredentialNickname(ctx, tied[i].ID, email, s.now())
+		if errors.Is(err, store.ErrConflict) {
+			return nil, errorf(CodeEmailAlreadyExists, "this e-mail address already signs in to another wallet")
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return nil, nil
 }
 
 // checkCustomerUpdate names every bad field of a PATCH body.
 func checkCustomerUpdate(req *wire.CustomerUpdateRequest) error {
 	var fe fieldErrors
-	switch req.CustomerType {
-	case "INDIVIDUAL", "BUSINESS":
-	case "":
-		fe.add("customerType", "required")
-	default:
-		fe.addConstraint("customerType", "must be INDIVIDUAL or BUSINESS", wire.FieldConstraint{Enum: []string{"INDIVIDUAL", "BUSINESS"}})
-	}
+	checkCustomerType(req.CustomerType, true, &fe)
 	if req.Email != nil && !validEmail(*req.Email) {
 		fe.addConstraint("email", "must be an e-mail address such as name@example.com", wire.FieldConstraint{Format: "email"})
 	}
