@@ -8,7 +8,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -117,48 +116,45 @@ func (p *agentPolicy) validate(fe *fieldErrors) {
 	}
 }
 
-type agentCreateRequest struct {
+// AgentRequest is the request of CreateAgent (the body of POST /agents).
+// Policy stays raw JSON: CreateAgent decodes it on its own so that the
+// problems inside it are named under policy.
+type AgentRequest struct {
 	CustomerID string          `json:"customerId"`
 	Name       string          `json:"name"`
 	Policy     json.RawMessage `json:"policy"`
 }
 
-type agentJSON struct {
+// Agent is an agent as the platform sees it.
+type Agent struct {
 	ID          string          `json:"id"`
 	Name        string          `json:"name"`
 	CustomerID  string          `json:"customerId"`
 	IsPaused    bool            `json:"isPaused"`
 	IsConnected bool            `json:"isConnected"`
 	Policy      json.RawMessage `json:"policy"`
-	Usage       agentUsage      `json:"usage"`
+	Usage       AgentUsage      `json:"usage"`
 	CreatedAt   string          `json:"createdAt"`
 	UpdatedAt   string          `json:"updatedAt"`
 }
 
-// agentUsage counts an agent's spending. Agents cannot move money yet, so
+// AgentUsage counts an agent's spending. Agents cannot move money yet, so
 // every counter is zero; the quotes work fills them.
-type agentUsage struct {
+type AgentUsage struct {
 	DailyTransactionCount int64 `json:"dailyTransactionCount"`
 	DailySpend            int64 `json:"dailySpend"`
 	MonthlySpend          int64 `json:"monthlySpend"`
 }
 
-func renderAgent(a *store.Agent, connected bool) agentJSON {
-	return agentJSON{ID: a.ID, Name: a.Name, CustomerID: a.CustomerID, IsPaused: a.IsPaused, IsConnected: connected,
+func renderAgent(a *store.Agent, connected bool) Agent {
+	return Agent{ID: a.ID, Name: a.Name, CustomerID: a.CustomerID, IsPaused: a.IsPaused, IsConnected: connected,
 		Policy: a.Policy, CreatedAt: timestamp(a.CreatedAt), UpdatedAt: timestamp(a.UpdatedAt)}
 }
 
-// createAgent handles POST /agents.
-func (s *Service) createAgent(w http.ResponseWriter, r *http.Request) error {
-	ctx := r.Context()
-	body, err := readBody(r)
-	if err != nil {
-		return err
-	}
-	var req agentCreateRequest
-	if err := decodeJSON(r, body, &req, false); err != nil {
-		return err
-	}
+// CreateAgent creates an agent of a customer under a policy (POST
+// /agents). The policy is stored as the service read it: canonical JSON of
+// the known members.
+func (s *Service) CreateAgent(ctx context.Context, req AgentRequest) (Agent, error) {
 	var fe fieldErrors
 	if !ids.Valid("Customer", req.CustomerID) {
 		fe.add("customerId", "required: a Customer:<uuid> id")
@@ -175,10 +171,8 @@ func (s *Service) createAgent(w http.ResponseWriter, r *http.Request) error {
 		dec := json.NewDecoder(bytes.NewReader(req.Policy))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&pol); err != nil {
-			if e, ok := jsonDecodeError(err).(*Error); ok && e.Details != nil {
-				for _, f := range e.Details["errors"].([]wire.FieldError) {
-					fe.add("policy."+f.Field, f.Message)
-				}
+			if field, message, ok := policyDecodeProblem(err); ok {
+				fe.add("policy."+field, message)
 			} else {
 				fe.add("policy", "must be an AgentPolicy object")
 			}
@@ -187,27 +181,43 @@ func (s *Service) createAgent(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	if e := fe.err(); e != nil {
-		return e
+		return Agent{}, e
 	}
 	policy, err := json.Marshal(pol)
 	if err != nil {
-		return err
+		return Agent{}, err
 	}
 	now := s.now()
 	a := store.Agent{ID: ids.New("Agent"), CustomerID: req.CustomerID, Name: strings.TrimSpace(req.Name), Policy: policy, CreatedAt: now, UpdatedAt: now}
-	err = s.store.Tx(ctx, func(tx store.Tx) error {
+	return commit(ctx, s, "", func(tx store.Tx) (Agent, error) {
 		if _, err := tx.GetCustomer(ctx, a.CustomerID); errors.Is(err, store.ErrNotFound) {
-			return invalidField("customerId", "no customer with this id")
+			return Agent{}, invalidField("customerId", "no customer with this id")
 		} else if err != nil {
-			return err
+			return Agent{}, err
 		}
-		return tx.CreateAgent(ctx, &a)
+		if err := tx.CreateAgent(ctx, &a); err != nil {
+			return Agent{}, err
+		}
+		return renderAgent(&a, false), nil
 	})
-	if err != nil {
-		return err
+}
+
+// policyDecodeProblem names the member of a policy that failed to decode:
+// one of the wrong type, or one AgentPolicy does not have. ok is false for
+// any other problem (not an object, malformed JSON).
+func policyDecodeProblem(err error) (field, message string, ok bool) {
+	var typeErr *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &typeErr):
+		if typeErr.Field == "" {
+			return "", "", false
+		}
+		return typeErr.Field, "must be of type " + typeErr.Type.String(), true
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		name, _ := strconv.Unquote(strings.TrimPrefix(err.Error(), "json: unknown field "))
+		return name, "unknown field", true
 	}
-	writeJSON(w, http.StatusCreated, renderAgent(&a, false))
-	return nil
+	return "", "", false
 }
 
 func loadAgent(ctx context.Context, tx store.Tx, id string) (*store.Agent, error) {
@@ -222,67 +232,56 @@ func loadAgent(ctx context.Context, tx store.Tx, id string) (*store.Agent, error
 	return a, err
 }
 
-// getAgent handles GET /agents/{agentId}.
-func (s *Service) getAgent(w http.ResponseWriter, r *http.Request) error {
-	ctx := r.Context()
-	var out agentJSON
-	err := s.store.Tx(ctx, func(tx store.Tx) error {
-		a, err := loadAgent(ctx, tx, r.PathValue("agentId"))
-		if err != nil {
-			return err
-		}
-		connected, err := tx.AgentConnected(ctx, a.ID)
-		out = renderAgent(a, connected)
-		return err
-	})
+// agentNow is the agent as it is in tx, with whether it holds a token.
+func agentNow(ctx context.Context, tx store.Tx, a *store.Agent) (Agent, error) {
+	connected, err := tx.AgentConnected(ctx, a.ID)
 	if err != nil {
-		return err
+		return Agent{}, err
 	}
-	writeJSON(w, http.StatusOK, out)
-	return nil
+	return renderAgent(a, connected), nil
 }
 
-// updateAgent handles PATCH /agents/{agentId} {isPaused}: pausing stops
-// every agent request at once; resuming allows them again.
-func (s *Service) updateAgent(w http.ResponseWriter, r *http.Request) error {
-	ctx := r.Context()
-	body, err := readBody(r)
-	if err != nil {
-		return err
-	}
-	var req struct {
-		IsPaused *bool `json:"isPaused"`
-	}
-	if err := decodeJSON(r, body, &req, false); err != nil {
-		return err
-	}
-	if req.IsPaused == nil {
-		return invalidField("isPaused", "required")
-	}
-	var out agentJSON
-	err = s.store.Tx(ctx, func(tx store.Tx) error {
-		a, err := loadAgent(ctx, tx, r.PathValue("agentId"))
+// GetAgent is an agent (GET /agents/{agentId}).
+func (s *Service) GetAgent(ctx context.Context, id string) (Agent, error) {
+	return read(ctx, s, func(tx store.Tx) (Agent, error) {
+		a, err := loadAgent(ctx, tx, id)
 		if err != nil {
-			return err
+			return Agent{}, err
+		}
+		return agentNow(ctx, tx, a)
+	})
+}
+
+// AgentUpdate is the request of UpdateAgent (the body of PATCH
+// /agents/{agentId}); IsPaused is required.
+type AgentUpdate struct {
+	IsPaused *bool `json:"isPaused"`
+}
+
+// UpdateAgent pauses or resumes an agent (PATCH /agents/{agentId}
+// {isPaused}): pausing stops every agent request at once; resuming allows
+// them again.
+func (s *Service) UpdateAgent(ctx context.Context, id string, req AgentUpdate) (Agent, error) {
+	if req.IsPaused == nil {
+		return Agent{}, invalidField("isPaused", "required")
+	}
+	return commit(ctx, s, "", func(tx store.Tx) (Agent, error) {
+		a, err := loadAgent(ctx, tx, id)
+		if err != nil {
+			return Agent{}, err
 		}
 		if err := tx.SetAgentPaused(ctx, a.ID, *req.IsPaused, s.now()); err != nil {
-			return err
+			return Agent{}, err
 		}
 		if a, err = tx.GetAgent(ctx, a.ID); err != nil {
-			return err
+			return Agent{}, err
 		}
-		connected, err := tx.AgentConnected(ctx, a.ID)
-		out = renderAgent(a, connected)
-		return err
+		return agentNow(ctx, tx, a)
 	})
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, out)
-	return nil
 }
 
-type deviceCodeJSON struct {
+// DeviceCode is a new device code of an agent.
+type DeviceCode struct {
 	Code      string `json:"code"`
 	AgentID   string `json:"agentId"`
 	ExpiresAt string `json:"expiresAt"`
@@ -309,89 +308,94 @@ func newDeviceCode() (string, error) {
 	return string(out), nil
 }
 
-// createDeviceCode handles POST /agents/{agentId}/device-codes; a new code
-// ends the agent's earlier unredeemed ones.
-func (s *Service) createDeviceCode(w http.ResponseWriter, r *http.Request) error {
-	ctx := r.Context()
+// CreateDeviceCode gives an agent a device code that lives ten minutes
+// (POST /agents/{agentId}/device-codes); a new code ends the agent's
+// earlier unredeemed ones.
+func (s *Service) CreateDeviceCode(ctx context.Context, agentID string) (DeviceCode, error) {
 	code, err := newDeviceCode()
 	if err != nil {
-		return err
+		return DeviceCode{}, err
 	}
-	var d store.DeviceCode
-	err = s.store.Tx(ctx, func(tx store.Tx) error {
-		a, err := loadAgent(ctx, tx, r.PathValue("agentId"))
+	return commit(ctx, s, "", func(tx store.Tx) (DeviceCode, error) {
+		a, err := loadAgent(ctx, tx, agentID)
 		if err != nil {
-			return err
+			return DeviceCode{}, err
 		}
 		now := s.now()
-		d = store.DeviceCode{Code: code, AgentID: a.ID, CreatedAt: now, ExpiresAt: now.Add(deviceCodeTTL)}
-		return tx.CreateDeviceCode(ctx, &d)
+		d := store.DeviceCode{Code: code, AgentID: a.ID, CreatedAt: now, ExpiresAt: now.Add(deviceCodeTTL)}
+		if err := tx.CreateDeviceCode(ctx, &d); err != nil {
+			return DeviceCode{}, err
+		}
+		return DeviceCode{Code: d.Code, AgentID: d.AgentID, ExpiresAt: timestamp(d.ExpiresAt)}, nil
 	})
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusCreated, deviceCodeJSON{Code: d.Code, AgentID: d.AgentID, ExpiresAt: timestamp(d.ExpiresAt)})
-	return nil
 }
 
-// deviceCodeStatus handles GET /agents/device-codes/{code}/status.
-func (s *Service) deviceCodeStatus(w http.ResponseWriter, r *http.Request) error {
-	ctx := r.Context()
-	var d *store.DeviceCode
-	err := s.store.Tx(ctx, func(tx store.Tx) error {
-		var err error
-		d, err = tx.GetDeviceCode(ctx, r.PathValue("code"))
-		return err
-	})
+// DeviceCodeStatus is whether a device code was redeemed.
+type DeviceCodeStatus struct {
+	Code     string `json:"code"`
+	Redeemed bool   `json:"redeemed"`
+}
+
+var errNoDeviceCode = errorf(CodeNotFound, "no such device code")
+
+// DeviceCodeStatus tells whether a device code was redeemed (GET
+// /agents/device-codes/{code}/status).
+func (s *Service) DeviceCodeStatus(ctx context.Context, code string) (DeviceCodeStatus, error) {
+	d, err := read(ctx, s, func(tx store.Tx) (*store.DeviceCode, error) { return tx.GetDeviceCode(ctx, code) })
 	if errors.Is(err, store.ErrNotFound) {
-		return errorf(CodeNotFound, "no such device code")
+		return DeviceCodeStatus{}, errNoDeviceCode
 	}
 	if err != nil {
-		return err
+		return DeviceCodeStatus{}, err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"code": d.Code, "redeemed": !d.RedeemedAt.IsZero()})
-	return nil
+	return DeviceCodeStatus{Code: d.Code, Redeemed: !d.RedeemedAt.IsZero()}, nil
 }
 
-// redeemDeviceCode handles POST /agents/device-codes/{code}/redeem. It
-// needs no credential (the code is the proof), works once, and returns the
-// access token, which is never shown again.
-func (s *Service) redeemDeviceCode(w http.ResponseWriter, r *http.Request) error {
-	ctx := r.Context()
+// AgentAccess is the answer of RedeemDeviceCode: the agent and its access
+// token, which is never shown again.
+type AgentAccess struct {
+	AccessToken string          `json:"accessToken"`
+	AgentID     string          `json:"agentId"`
+	AgentName   string          `json:"agentName"`
+	Policy      json.RawMessage `json:"policy"`
+}
+
+// RedeemDeviceCode exchanges a device code for the agent's access token
+// (POST /agents/device-codes/{code}/redeem). It needs no credential (the
+// code is the proof), works once, and returns the access token, which is
+// never shown again: the service keeps only its SHA-256 hash.
+func (s *Service) RedeemDeviceCode(ctx context.Context, code string) (AgentAccess, error) {
 	var raw [20]byte
 	if _, err := rand.Read(raw[:]); err != nil {
-		return err
+		return AgentAccess{}, err
 	}
 	token := "gat_" + hex.EncodeToString(raw[:])
 	hash := sha256.Sum256([]byte(token))
-	var a *store.Agent
-	err := s.store.Tx(ctx, func(tx store.Tx) error {
-		code := r.PathValue("code")
+	return commit(ctx, s, "", func(tx store.Tx) (AgentAccess, error) {
 		d, err := tx.GetDeviceCode(ctx, code)
 		if errors.Is(err, store.ErrNotFound) {
-			return errorf(CodeNotFound, "no such device code")
+			return AgentAccess{}, errNoDeviceCode
 		}
 		if err != nil {
-			return err
+			return AgentAccess{}, err
 		}
 		now := s.now()
 		won, err := tx.RedeemDeviceCode(ctx, code, now)
 		if err != nil {
-			return err
+			return AgentAccess{}, err
 		}
 		if !won {
-			return errorf("EXPIRED", "this device code was already redeemed or has expired")
+			return AgentAccess{}, errorf("EXPIRED", "this device code was already redeemed or has expired")
 		}
-		if a, err = tx.GetAgent(ctx, d.AgentID); err != nil {
-			return err
+		a, err := tx.GetAgent(ctx, d.AgentID)
+		if err != nil {
+			return AgentAccess{}, err
 		}
-		return tx.CreateAgentToken(ctx, &store.AgentToken{TokenHash: hash[:], AgentID: a.ID, CreatedAt: now})
+		if err := tx.CreateAgentToken(ctx, &store.AgentToken{TokenHash: hash[:], AgentID: a.ID, CreatedAt: now}); err != nil {
+			return AgentAccess{}, err
+		}
+		return AgentAccess{AccessToken: token, AgentID: a.ID, AgentName: a.Name, Policy: a.Policy}, nil
 	})
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"agentId": a.ID, "agentName": a.Name, "accessToken": token, "policy": json.RawMessage(a.Policy)})
-	return nil
 }
 
 // AuthenticateAgent resolves an agent access token (the bearer token of the
@@ -450,12 +454,5 @@ func (s *Service) AgentExternalAccount(ctx context.Context, agent *store.Agent, 
 // legacyAgentRoutes are this area's handlers that are not yet operations (see
 // LegacyRoutes).
 func (s *Service) legacyAgentRoutes() map[string]LegacyHandler {
-	return map[string]LegacyHandler{
-		"POST /agents":                            s.createAgent,
-		"GET /agents/{agentId}":                   s.getAgent,
-		"PATCH /agents/{agentId}":                 s.updateAgent,
-		"POST /agents/{agentId}/device-codes":     s.createDeviceCode,
-		"GET /agents/device-codes/{code}/status":  s.deviceCodeStatus,
-		"POST /agents/device-codes/{code}/redeem": s.redeemDeviceCode,
-	}
+	return nil
 }

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
-	"net/http"
 	"strings"
 	"time"
 
@@ -23,22 +22,27 @@ import (
 // accounts (SPARK_WALLET) are ACTIVE at once; bank and mobile-money accounts
 // start PENDING and the verifier decides (see verifyOutcome).
 
-// discoveries handles GET /discoveries?country=&currency=.
-func (s *Service) discoveries(w http.ResponseWriter, r *http.Request) error {
-	q := r.URL.Query()
-	country, currency := q.Get("country"), q.Get("currency")
+// DiscoveryFilter is the query of Discoveries: an ISO 3166 country code
+// and an ISO 4217 currency code, each optional.
+type DiscoveryFilter struct {
+	Country  string
+	Currency string
+}
+
+// Discoveries lists the banks an external account can name (GET
+// /discoveries?country=&currency=), for the country and currency when given.
+func (s *Service) Discoveries(ctx context.Context, f DiscoveryFilter) (wire.Data[banks.Bank], error) {
 	var fe fieldErrors
-	if country != "" && !upperLetters(country, 2) {
+	if f.Country != "" && !upperLetters(f.Country, 2) {
 		fe.addConstraint("country", "must be a two-letter country code such as PH", wire.FieldConstraint{Pattern: "^[A-Z]{2}$"})
 	}
-	if currency != "" && !upperLetters(currency, 3) {
+	if f.Currency != "" && !upperLetters(f.Currency, 3) {
 		fe.addConstraint("currency", "must be a three-letter currency code such as PHP", wire.FieldConstraint{Pattern: "^[A-Z]{3}$"})
 	}
 	if e := fe.err(); e != nil {
-		return e
+		return wire.Data[banks.Bank]{}, e
 	}
-	writeJSON(w, http.StatusOK, wire.Data[banks.Bank]{Data: banks.List(country, currency)})
-	return nil
+	return wire.Data[banks.Bank]{Data: banks.List(f.Country, f.Currency)}, nil
 }
 
 func upperLetters(s string, n int) bool {
@@ -51,12 +55,6 @@ func upperLetters(s string, n int) bool {
 		}
 	}
 	return true
-}
-
-// createCustomerExternalAccount handles POST /customers/external-accounts;
-// without customerId the account belongs to the platform (facts §3.2).
-func (s *Service) createCustomerExternalAccount(w http.ResponseWriter, r *http.Request) error {
-	return s.createExternalAccount(w, r, false)
 }
 
 // fingerprint identifies an account's destination for the duplicate check:
@@ -87,31 +85,35 @@ func fingerprint(customerID, currency string, info map[string]any) ([]byte, erro
 	return fp.Sum(nil), nil
 }
 
-// createPlatformExternalAccount handles POST /platform/external-accounts.
-func (s *Service) createPlatformExternalAccount(w http.ResponseWriter, r *http.Request) error {
-	return s.createExternalAccount(w, r, true)
+// ExternalAccountRequest is the request of CreateExternalAccount: whose
+// account it is and the body of the POST, a JSON object the shared
+// validator (accountrules.ValidateCreate) checks.
+type ExternalAccountRequest struct {
+	// Platform is set for the platform's own account (POST
+	// /platform/external-accounts), which has no customerId; unset, the
+	// account is a customer's (POST /customers/external-accounts), or the
+	// platform's when the body has no customerId (facts §3.2).
+	Platform bool
+	Body     map[string]any
 }
 
-func (s *Service) createExternalAccount(w http.ResponseWriter, r *http.Request, platform bool) error {
-	ctx := r.Context()
-	raw, err := readBody(r)
-	if err != nil {
-		return err
-	}
-	var body map[string]any
-	if err := decodeJSON(r, raw, &body, false); err != nil {
-		return err
-	}
+// CreateExternalAccount creates an external account (POST
+// /customers/external-accounts and POST /platform/external-accounts):
+// ACTIVE at once for a SPARK_WALLET, PENDING for the verifier otherwise,
+// with EXTERNAL_ACCOUNT.STATUS_UPDATED in the same transaction. The same
+// destination twice for one owner is 409 (see fingerprint).
+func (s *Service) CreateExternalAccount(ctx context.Context, req ExternalAccountRequest) (wire.ExternalAccount, error) {
+	body := req.Body
 	if body == nil {
-		return errorf(CodeInvalidRequestFormat, "the body must be a JSON object")
+		return wire.ExternalAccount{}, errorf(CodeInvalidRequestFormat, "the body must be a JSON object")
 	}
 	fe := fieldErrors(accountrules.ValidateCreate(body))
 	customerID, _ := body["customerId"].(string)
-	if platform && customerID != "" {
+	if req.Platform && customerID != "" {
 		fe.add("customerId", "platform accounts have no customer; use POST /customers/external-accounts")
 	}
 	if e := fe.err(); e != nil {
-		return e
+		return wire.ExternalAccount{}, e
 	}
 	info := body["accountInfo"].(map[string]any)
 	accountType := info["accountType"].(string)
@@ -120,12 +122,12 @@ func (s *Service) createExternalAccount(w http.ResponseWriter, r *http.Request, 
 	if s.mode == ModeSandbox && strings.HasSuffix(accountrules.PrimaryIdentifier(info), "105") {
 		e := errorf("INVALID_BANK_ACCOUNT", "the receiving institution reports this account as invalid (sandbox pattern 105)")
 		e.Details = map[string]any{"errors": []wire.FieldError{{Field: "accountInfo", Message: "account is invalid"}}}
-		return e
+		return wire.ExternalAccount{}, e
 	}
 
 	canonical, err := json.Marshal(info) // sorted keys, no whitespace
 	if err != nil {
-		return err
+		return wire.ExternalAccount{}, err
 	}
 	now := s.now()
 	a := store.ExternalAccount{
@@ -147,101 +149,97 @@ func (s *Service) createExternalAccount(w http.ResponseWriter, r *http.Request, 
 	}
 	a.Fingerprint, err = fingerprint(customerID, currency, info)
 	if err != nil {
-		return err
+		return wire.ExternalAccount{}, err
 	}
 
-	err = s.store.Tx(ctx, func(tx store.Tx) error {
+	return commit(ctx, s, "", func(tx store.Tx) (wire.ExternalAccount, error) {
 		if customerID != "" {
 			if _, err := tx.GetCustomer(ctx, customerID); errors.Is(err, store.ErrNotFound) {
-				return invalidField("customerId", "no customer with this id")
+				return wire.ExternalAccount{}, invalidField("customerId", "no customer with this id")
 			} else if err != nil {
-				return err
+				return wire.ExternalAccount{}, err
 			}
 		}
 		err := tx.CreateExternalAccount(ctx, &a)
 		if errors.Is(err, store.ErrConflict) {
-			return errorf(CodeConflict, "this external account already exists for this owner")
+			return wire.ExternalAccount{}, errorf(CodeConflict, "this external account already exists for this owner")
 		}
 		if err != nil {
-			return err
+			return wire.ExternalAccount{}, err
 		}
-		return s.emit(ctx, tx, webhooksig.ExternalAccountStatusUpdated, a.ID, externalAccountJSON(&a))
+		out := externalAccountJSON(&a)
+		return out, s.emit(ctx, tx, webhooksig.ExternalAccountStatusUpdated, a.ID, out)
 	})
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusCreated, externalAccountJSON(&a))
-	return nil
 }
 
-// listCustomerExternalAccounts handles GET /customers/external-accounts.
-// customerId is required: the platform's own accounts are listed at
-// /platform/external-accounts.
-func (s *Service) listCustomerExternalAccounts(w http.ResponseWriter, r *http.Request) error {
-	q := r.URL.Query()
+// ExternalAccountFilter is the query of ListExternalAccounts.
+type ExternalAccountFilter struct {
+	// Platform lists the platform's own accounts (GET
+	// /platform/external-accounts), which have no customer, so CustomerID
+	// must be empty. Unset, CustomerID is required (GET
+	// /customers/external-accounts?customerId=): the platform's accounts are
+	// not listed there.
+	Platform   bool
+	CustomerID string
+	Currency   string // optional
+	Page       PageRequest
+}
+
+// ListExternalAccounts is a page of the customer's or the platform's
+// external accounts (GET /customers/external-accounts and GET
+// /platform/external-accounts), with their total count.
+func (s *Service) ListExternalAccounts(ctx context.Context, q ExternalAccountFilter) (wire.List[wire.ExternalAccount], error) {
 	var fe fieldErrors
-	f := store.ExternalAccountFilter{CustomerID: q.Get("customerId"), Currency: q.Get("currency")}
+	f := store.ExternalAccountFilter{CustomerID: q.CustomerID, Platform: q.Platform, Currency: q.Currency}
 	switch {
+	case q.Platform && f.CustomerID != "":
+		fe.add("customerId", "platform accounts have no customer; use GET /customers/external-accounts")
+	case q.Platform:
 	case f.CustomerID == "":
 		fe.add("customerId", "required")
 	case !ids.Valid("Customer", f.CustomerID):
 		fe.add("customerId", "must be a Customer:<uuid> id")
 	}
-	return s.listExternalAccounts(w, r, f, fe)
-}
-
-// listPlatformExternalAccounts handles GET /platform/external-accounts.
-func (s *Service) listPlatformExternalAccounts(w http.ResponseWriter, r *http.Request) error {
-	f := store.ExternalAccountFilter{Platform: true, Currency: r.URL.Query().Get("currency")}
-	return s.listExternalAccounts(w, r, f, nil)
-}
-
-func (s *Service) listExternalAccounts(w http.ResponseWriter, r *http.Request, f store.ExternalAccountFilter, fe fieldErrors) error {
-	f.Limit, f.Cursor = pageParams(r.URL.Query(), "ExternalAccount", &fe)
+	f.Limit, f.Cursor = q.Page.check("ExternalAccount", &fe)
 	if f.Currency != "" && !currencyCode(f.Currency) {
 		fe.addConstraint("currency", "must be a currency code such as USD or BTC", wire.FieldConstraint{Pattern: "^[A-Z]{3,4}$"})
 	}
 	if e := fe.err(); e != nil {
-		return e
+		return wire.List[wire.ExternalAccount]{}, e
 	}
-	var page store.Page[store.ExternalAccount]
-	err := s.store.Tx(r.Context(), func(tx store.Tx) error {
-		var err error
-		page, err = tx.ListExternalAccounts(r.Context(), f)
-		return err
+	return read(ctx, s, func(tx store.Tx) (wire.List[wire.ExternalAccount], error) {
+		page, err := tx.ListExternalAccounts(ctx, f)
+		if err != nil {
+			return wire.List[wire.ExternalAccount]{}, err
+		}
+		out := wire.List[wire.ExternalAccount]{Data: make([]wire.ExternalAccount, 0, len(page.Items)), HasMore: page.HasMore, NextCursor: page.NextCursor, TotalCount: &page.TotalCount}
+		for i := range page.Items {
+			out.Data = append(out.Data, externalAccountJSON(&page.Items[i]))
+		}
+		return out, nil
 	})
-	if err != nil {
-		return err
-	}
-	out := wire.List[wire.ExternalAccount]{Data: make([]wire.ExternalAccount, 0, len(page.Items)), HasMore: page.HasMore, NextCursor: page.NextCursor, TotalCount: &page.TotalCount}
-	for i := range page.Items {
-		out.Data = append(out.Data, externalAccountJSON(&page.Items[i]))
-	}
-	writeJSON(w, http.StatusOK, out)
-	return nil
 }
 
-// getExternalAccount handles GET /customers/external-accounts/{externalAccountId}.
-func (s *Service) getExternalAccount(w http.ResponseWriter, r *http.Request) error {
-	a, err := s.loadExternalAccount(r.Context(), r.PathValue("externalAccountId"))
+// GetExternalAccount is one external account, of a customer or of the
+// platform (GET /customers/external-accounts/{externalAccountId}).
+func (s *Service) GetExternalAccount(ctx context.Context, id string) (wire.ExternalAccount, error) {
+	a, err := s.loadExternalAccount(ctx, id)
 	if err != nil {
-		return err
+		return wire.ExternalAccount{}, err
 	}
-	writeJSON(w, http.StatusOK, externalAccountJSON(a))
-	return nil
+	return externalAccountJSON(a), nil
 }
 
-// deactivateExternalAccount handles DELETE
-// /customers/external-accounts/{externalAccountId}: the platform disables
-// the account (status INACTIVE); it stays readable so transactions that
-// name it keep their reference. Answers 204.
-func (s *Service) deactivateExternalAccount(w http.ResponseWriter, r *http.Request) error {
-	ctx := r.Context()
-	id := r.PathValue("externalAccountId")
-	err := s.store.Tx(ctx, func(tx store.Tx) error {
+// DeactivateExternalAccount disables an external account (DELETE
+// /customers/external-accounts/{externalAccountId}, answered 204): status
+// INACTIVE; it stays readable so transactions that name it keep their
+// reference. Deactivating an INACTIVE account changes nothing and emits no
+// event.
+func (s *Service) DeactivateExternalAccount(ctx context.Context, id string) error {
+	_, err := commit(ctx, s, "", func(tx store.Tx) (struct{}, error) {
 		a, err := loadExternalAccount(ctx, tx, id)
 		if err != nil {
-			return err
+			return struct{}{}, err
 		}
 		err = tx.UpdateExternalAccountStatus(ctx, a.ID, store.ExternalAccountStatusUpdate{
 			Status:                        "INACTIVE",
@@ -249,25 +247,17 @@ func (s *Service) deactivateExternalAccount(w http.ResponseWriter, r *http.Reque
 			BeneficiaryVerifiedData:       a.BeneficiaryVerifiedData,
 		}, s.now())
 		if err != nil || a.Status == "INACTIVE" {
-			return err
+			return struct{}{}, err
 		}
-		return s.emitExternalAccount(ctx, tx, a.ID)
+		return struct{}{}, s.emitExternalAccount(ctx, tx, a.ID)
 	})
-	if err != nil {
-		return err
-	}
-	w.WriteHeader(http.StatusNoContent)
-	return nil
+	return err
 }
 
+// loadExternalAccount loads an account in its own transaction; a malformed
+// or unknown id is 404.
 func (s *Service) loadExternalAccount(ctx context.Context, id string) (*store.ExternalAccount, error) {
-	var a *store.ExternalAccount
-	err := s.store.Tx(ctx, func(tx store.Tx) error {
-		var err error
-		a, err = loadExternalAccount(ctx, tx, id)
-		return err
-	})
-	return a, err
+	return read(ctx, s, func(tx store.Tx) (*store.ExternalAccount, error) { return loadExternalAccount(ctx, tx, id) })
 }
 
 func loadExternalAccount(ctx context.Context, tx store.Tx, id string) (*store.ExternalAccount, error) {
@@ -513,13 +503,5 @@ func (s *Service) sweepIdempotency(ctx context.Context) error {
 // legacyExternalAccountRoutes are this area's handlers that are not yet operations (see
 // LegacyRoutes).
 func (s *Service) legacyExternalAccountRoutes() map[string]LegacyHandler {
-	return map[string]LegacyHandler{
-		"GET /discoveries":                                        s.discoveries,
-		"POST /customers/external-accounts":                       s.createCustomerExternalAccount,
-		"GET /customers/external-accounts":                        s.listCustomerExternalAccounts,
-		"GET /customers/external-accounts/{externalAccountId}":    s.getExternalAccount,
-		"DELETE /customers/external-accounts/{externalAccountId}": s.deactivateExternalAccount,
-		"POST /platform/external-accounts":                        s.createPlatformExternalAccount,
-		"GET /platform/external-accounts":                         s.listPlatformExternalAccounts,
-	}
+	return nil
 }
