@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net/http"
 	"slices"
 	"strconv"
 	"time"
@@ -82,49 +81,40 @@ func (s *Service) transactionJSON(x *store.Transaction) wire.Transaction {
 	return out
 }
 
-// getTransaction handles GET /transactions/{transactionId}.
-func (s *Service) getTransaction(w http.ResponseWriter, r *http.Request) error {
-	return s.respond(w, r, func(tx store.Tx) (any, error) {
-		x, err := loadTransaction(r.Context(), tx, r.PathValue("transactionId"))
+// GetTransaction is one transaction (GET /transactions/{transactionId}); a
+// malformed or unknown id is 404 TRANSACTION_NOT_FOUND.
+func (s *Service) GetTransaction(ctx context.Context, id string) (wire.Transaction, error) {
+	return read(ctx, s, func(tx store.Tx) (wire.Transaction, error) {
+		x, err := loadTransaction(ctx, tx, id)
 		if err != nil {
-			return nil, err
+			return wire.Transaction{}, err
 		}
 		return s.transactionJSON(x), nil
 	})
 }
 
-// respond runs fn in one store transaction and answers 200 with what it
-// returns, or with its error; nothing is written before the transaction
-// committed.
-func (s *Service) respond(w http.ResponseWriter, r *http.Request, fn func(tx store.Tx) (any, error)) error {
-	return s.respondFor(w, r, "", fn)
+// TransactionFilter is the query of ListTransactions, as the query gives
+// it (text, so that every bad value is named in one answer).
+type TransactionFilter struct {
+	CustomerID string
+	AccountID  string // the source or the destination
+	Status     string
+	Type       string // INCOMING or OUTGOING
+	StartDate  string // RFC 3339, inclusive
+	EndDate    string // RFC 3339, exclusive
+	SortOrder  string // asc, or desc (the default: newest first)
+	Page       PageRequest
 }
 
-// respondFor is respond in turn's turn (see Service.tx).
-func (s *Service) respondFor(w http.ResponseWriter, r *http.Request, turn string, fn func(tx store.Tx) (any, error)) error {
-	var out any
-	err := s.tx(r.Context(), turn, func(tx store.Tx) error {
-		var err error
-		out, err = fn(tx)
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, out)
-	return nil
-}
-
-// listTransactions handles GET /transactions: filters customerId,
-// accountId (source or destination), status, type, startDate and endDate
-// (RFC 3339; start inclusive, end exclusive), sortOrder (desc by default,
-// newest first), limit and cursor.
-func (s *Service) listTransactions(w http.ResponseWriter, r *http.Request) error {
-	q := r.URL.Query()
+// ListTransactions is a page of transactions (GET /transactions): filters
+// customerId, accountId (source or destination), status, type, startDate
+// and endDate (RFC 3339; start inclusive, end exclusive), sortOrder (desc
+// by default, newest first), limit and cursor.
+func (s *Service) ListTransactions(ctx context.Context, req TransactionFilter) (wire.List[wire.Transaction], error) {
 	var fe fieldErrors
-	f := store.TransactionFilter{CustomerID: q.Get("customerId"), AccountID: q.Get("accountId"),
-		Status: q.Get("status"), Type: q.Get("type"), Descending: true}
-	f.Limit, f.Cursor = pageParams(q, "Transaction", &fe)
+	f := store.TransactionFilter{CustomerID: req.CustomerID, AccountID: req.AccountID,
+		Status: req.Status, Type: req.Type, Descending: true}
+	f.Limit, f.Cursor = req.Page.check("Transaction", &fe)
 	if f.CustomerID != "" && !ids.Valid("Customer", f.CustomerID) {
 		fe.add("customerId", "must be a Customer:<uuid> id")
 	}
@@ -137,17 +127,9 @@ func (s *Service) listTransactions(w http.ResponseWriter, r *http.Request) error
 	if f.Type != "" && f.Type != "INCOMING" && f.Type != "OUTGOING" {
 		fe.addConstraint("type", "must be INCOMING or OUTGOING", wire.FieldConstraint{Enum: []string{"INCOMING", "OUTGOING"}})
 	}
-	for name, dst := range map[string]*time.Time{"startDate": &f.CreatedAfter, "endDate": &f.CreatedBefore} {
-		if v := q.Get(name); v != "" {
-			t, err := time.Parse(time.RFC3339Nano, v)
-			if err != nil {
-				fe.addConstraint(name, "must be an RFC 3339 date-time such as 2026-11-22T12:00:00Z", wire.FieldConstraint{Format: "date-time"})
-				continue
-			}
-			*dst = t.UTC()
-		}
-	}
-	switch q.Get("sortOrder") {
+	f.CreatedAfter = dateTime(&fe, "startDate", req.StartDate)
+	f.CreatedBefore = dateTime(&fe, "endDate", req.EndDate)
+	switch req.SortOrder {
 	case "", "desc":
 	case "asc":
 		f.Descending = false
@@ -155,66 +137,78 @@ func (s *Service) listTransactions(w http.ResponseWriter, r *http.Request) error
 		fe.addConstraint("sortOrder", "must be asc or desc", wire.FieldConstraint{Enum: []string{"asc", "desc"}})
 	}
 	if e := fe.err(); e != nil {
-		return e
+		return wire.List[wire.Transaction]{}, e
 	}
-	var page store.Page[store.Transaction]
-	err := s.store.Tx(r.Context(), func(tx store.Tx) error {
-		var err error
-		page, err = tx.ListTransactions(r.Context(), f)
-		return err
+	return read(ctx, s, func(tx store.Tx) (wire.List[wire.Transaction], error) {
+		page, err := tx.ListTransactions(ctx, f)
+		if err != nil {
+			return wire.List[wire.Transaction]{}, err
+		}
+		return listOf(page, func(x *store.Transaction) (wire.Transaction, error) { return s.transactionJSON(x), nil })
 	})
-	if err != nil {
-		return err
-	}
-	out := wire.List[wire.Transaction]{Data: make([]wire.Transaction, 0, len(page.Items)), HasMore: page.HasMore,
+}
+
+// listOf renders a page of the store as the API's list, each item with
+// render.
+func listOf[S, T any](page store.Page[S], render func(*S) (T, error)) (wire.List[T], error) {
+	out := wire.List[T]{Data: make([]T, 0, len(page.Items)), HasMore: page.HasMore,
 		NextCursor: page.NextCursor, TotalCount: &page.TotalCount}
 	for i := range page.Items {
-		out.Data = append(out.Data, s.transactionJSON(&page.Items[i]))
+		v, err := render(&page.Items[i])
+		if err != nil {
+			return wire.List[T]{}, err
+		}
+		out.Data = append(out.Data, v)
 	}
-	writeJSON(w, http.StatusOK, out)
-	return nil
+	return out, nil
+}
+
+// dateTime reads the RFC 3339 date-time v of the field name, in UTC; the
+// zero time when v is empty or bad (recorded in fe).
+func dateTime(fe *fieldErrors, name, v string) time.Time {
+	if v == "" {
+		return time.Time{}
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		fe.addConstraint(name, "must be an RFC 3339 date-time such as 2026-11-22T12:00:00Z", wire.FieldConstraint{Format: "date-time"})
+		return time.Time{}
+	}
+	return t.UTC()
 }
 
 // confirmClockSkew is how far in the future a receiptDeliveryConfirmedAt
 // may lie, for a platform whose clock runs slightly ahead.
 const confirmClockSkew = 5 * time.Second
 
-// confirmReceipt handles POST /transactions/{transactionId}/confirm: it
-// records when the platform delivered the receipt (now when the body does
-// not say); a repeat overwrites the time (grid-api-facts §3.7).
-func (s *Service) confirmReceipt(w http.ResponseWriter, r *http.Request) error {
-	body, err := readBody(r)
-	if err != nil {
-		return err
-	}
-	var req wire.ConfirmReceiptRequest
-	if err := decodeJSON(r, body, &req, true); err != nil {
-		return err
-	}
+// ConfirmReceipt records when the platform delivered the receipt of a
+// transaction (POST /transactions/{transactionId}/confirm; now when the
+// request does not say); a repeat overwrites the time (grid-api-facts
+// §3.7). It answers the transaction.
+func (s *Service) ConfirmReceipt(ctx context.Context, id string, req wire.ConfirmReceiptRequest) (wire.Transaction, error) {
 	now := s.now()
 	at := now
 	if req.ReceiptDeliveryConfirmedAt != "" {
-		t, err := time.Parse(time.RFC3339Nano, req.ReceiptDeliveryConfirmedAt)
-		if err != nil {
-			var fe fieldErrors
-			fe.addConstraint("receiptDeliveryConfirmedAt", "must be an RFC 3339 date-time such as 2026-11-22T12:00:00Z", wire.FieldConstraint{Format: "date-time"})
-			return fe.err()
+		var fe fieldErrors
+		t := dateTime(&fe, "receiptDeliveryConfirmedAt", req.ReceiptDeliveryConfirmedAt)
+		if e := fe.err(); e != nil {
+			return wire.Transaction{}, e
 		}
-		at = t.UTC().Truncate(time.Microsecond)
+		at = t.Truncate(time.Microsecond)
 		if at.After(now.Add(confirmClockSkew)) {
-			return invalidField("receiptDeliveryConfirmedAt", "is in the future; a receipt cannot be delivered before now")
+			return wire.Transaction{}, invalidField("receiptDeliveryConfirmedAt", "is in the future; a receipt cannot be delivered before now")
 		}
 	}
-	return s.respond(w, r, func(tx store.Tx) (any, error) {
-		x, err := loadTransaction(r.Context(), tx, r.PathValue("transactionId"))
+	return commit(ctx, s, "", func(tx store.Tx) (wire.Transaction, error) {
+		x, err := loadTransaction(ctx, tx, id)
 		if err != nil {
-			return nil, err
+			return wire.Transaction{}, err
 		}
 		if at.Before(x.CreatedAt) {
-			return nil, invalidField("receiptDeliveryConfirmedAt", "is before the transaction was created ("+timestamp(x.CreatedAt)+")")
+			return wire.Transaction{}, invalidField("receiptDeliveryConfirmedAt", "is before the transaction was created ("+timestamp(x.CreatedAt)+")")
 		}
-		if err := tx.ConfirmReceipt(r.Context(), x.ID, at, now); err != nil {
-			return nil, err
+		if err := tx.ConfirmReceipt(ctx, x.ID, at, now); err != nil {
+			return wire.Transaction{}, err
 		}
 		x.ReceiptConfirmedAt, x.UpdatedAt = at, now
 		return s.transactionJSON(x), nil
@@ -290,27 +284,34 @@ func (s *Service) FundSandbox(ctx context.Context, accountID string, req FundReq
 	})
 }
 
-// exchangeRates handles GET /exchange-rates (grid-api-facts §3.9):
-// sourceCurrency (the wallet currency when omitted), destinationCurrency
-// (repeatable; all when omitted) and sendingAmount (10000 by default).
-func (s *Service) exchangeRates(w http.ResponseWriter, r *http.Request) error {
-	q := r.URL.Query()
+// ExchangeRatesRequest is the query of ExchangeRates.
+type ExchangeRatesRequest struct {
+	SourceCurrency        string   // the wallet currency when empty
+	DestinationCurrencies []string // every one offered when empty
+	SendingAmount         string   // 10000 when empty
+}
+
+// ExchangeRates is the rates offered from one currency (GET
+// /exchange-rates, grid-api-facts §3.9): sourceCurrency (the wallet
+// currency when omitted), destinationCurrency (repeatable; all when
+// omitted) and sendingAmount (10000 by default).
+func (s *Service) ExchangeRates(ctx context.Context, req ExchangeRatesRequest) (wire.Data[wire.ExchangeRate], error) {
 	var fe fieldErrors
-	src := q.Get("sourceCurrency")
+	src := req.SourceCurrency
 	if src == "" {
 		src = s.cfg.WalletCurrency
 	}
 	if _, ok := s.rates.Currency(src); !ok {
 		fe.add("sourceCurrency", "no rates are offered from this currency")
 	}
-	dsts := q["destinationCurrency"]
+	dsts := req.DestinationCurrencies
 	for i, d := range dsts {
 		if _, ok := s.rates.Currency(d); !ok {
 			fe.add("destinationCurrency["+strconv.Itoa(i)+"]", "no rates are offered to this currency")
 		}
 	}
 	var amount int64
-	if v := q.Get("sendingAmount"); v != "" {
+	if v := req.SendingAmount; v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 0 || n > maxLockedAmount {
 			fe.add("sendingAmount", "must be an integer from 0 to 9000000000000000")
@@ -318,11 +319,11 @@ func (s *Service) exchangeRates(w http.ResponseWriter, r *http.Request) error {
 		amount = n
 	}
 	if e := fe.err(); e != nil {
-		return e
+		return wire.Data[wire.ExchangeRate]{}, e
 	}
 	rows, err := s.rates.ExchangeRates(src, dsts, amount)
 	if err != nil {
-		return amountProblem(err, "SENDING")
+		return wire.Data[wire.ExchangeRate]{}, amountProblem(err, "SENDING")
 	}
 	out := wire.Data[wire.ExchangeRate]{Data: make([]wire.ExchangeRate, 0, len(rows))}
 	updated := timestamp(s.rates.UpdatedAt())
@@ -338,17 +339,11 @@ func (s *Service) exchangeRates(w http.ResponseWriter, r *http.Request) error {
 			UpdatedAt:    updated,
 		})
 	}
-	writeJSON(w, http.StatusOK, out)
-	return nil
+	return out, nil
 }
 
 // legacyTransactionRoutes are this area's handlers that are not yet operations (see
 // LegacyRoutes).
 func (s *Service) legacyTransactionRoutes() map[string]LegacyHandler {
-	return map[string]LegacyHandler{
-		"GET /exchange-rates":                        s.exchangeRates,
-		"GET /transactions":                          s.listTransactions,
-		"GET /transactions/{transactionId}":          s.getTransaction,
-		"POST /transactions/{transactionId}/confirm": s.confirmReceipt,
-	}
+	return nil
 }

@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -146,12 +145,12 @@ func validWebhookURL(raw string) string {
 	return ""
 }
 
-// getConfig handles GET /config.
-func (s *Service) getConfig(w http.ResponseWriter, r *http.Request) error {
-	return s.respond(w, r, func(tx store.Tx) (any, error) {
-		c, err := s.readConfig(r.Context(), tx)
+// GetConfig is the platform configuration (GET /config).
+func (s *Service) GetConfig(ctx context.Context) (PlatformConfig, error) {
+	return read(ctx, s, func(tx store.Tx) (PlatformConfig, error) {
+		c, err := s.readConfig(ctx, tx)
 		if err != nil {
-			return nil, err
+			return PlatformConfig{}, err
 		}
 		return s.configJSON(c), nil
 	})
@@ -172,20 +171,18 @@ var configFieldsElsewhere = map[string]string{
 	"isRegulatedFinancialInstitution": "is read-only",
 }
 
-// patchConfig handles PATCH /config: webhookEndpoint is set (an absolute
-// http(s) URL) or cleared (null or ""). Every other field is refused, each
-// one named.
-func (s *Service) patchConfig(w http.ResponseWriter, r *http.Request) error {
-	body, err := readBody(r)
-	if err != nil {
-		return err
-	}
-	var req map[string]json.RawMessage
-	if err := decodeJSON(r, body, &req, false); err != nil {
-		return err
-	}
+// PlatformConfigUpdate is the request of UpdateConfig: the members of the
+// JSON object as they came, so that every field the platform cannot change
+// is named with its reason (nil: the body was not an object).
+type PlatformConfigUpdate map[string]json.RawMessage
+
+// UpdateConfig changes the platform configuration (PATCH /config):
+// webhookEndpoint is set (an absolute http(s) URL) or cleared (null or "").
+// Every other field is refused, each one named. It answers the
+// configuration as it is after the change.
+func (s *Service) UpdateConfig(ctx context.Context, req PlatformConfigUpdate) (PlatformConfig, error) {
 	if req == nil {
-		return errorf(CodeInvalidRequestFormat, "the body must be a JSON object")
+		return PlatformConfig{}, errorf(CodeInvalidRequestFormat, "the body must be a JSON object")
 	}
 	var fe fieldErrors
 	var endpoint *string
@@ -215,19 +212,19 @@ func (s *Service) patchConfig(w http.ResponseWriter, r *http.Request) error {
 		endpoint = u
 	}
 	if e := fe.err(); e != nil {
-		return e
+		return PlatformConfig{}, e
 	}
 	defer s.forgetConfig() // emit reads what committed
-	return s.respond(w, r, func(tx store.Tx) (any, error) {
-		c, err := s.readConfig(r.Context(), tx)
+	return commit(ctx, s, "", func(tx store.Tx) (PlatformConfig, error) {
+		c, err := s.readConfig(ctx, tx)
 		if err != nil {
-			return nil, err
+			return PlatformConfig{}, err
 		}
 		if endpoint != nil && *endpoint != c.WebhookEndpoint {
 			c.WebhookEndpoint = *endpoint
 			c.UpdatedAt = timestamp(s.now())
-			if err := s.writeConfig(r.Context(), tx, c); err != nil {
-				return nil, err
+			if err := s.writeConfig(ctx, tx, c); err != nil {
+				return PlatformConfig{}, err
 			}
 		}
 		return s.configJSON(c), nil
@@ -350,20 +347,10 @@ func (s *Service) newWebhookKeySet() ([]byte, error) {
 	return s.box.Seal(plain, webhookKeysLabel), nil
 }
 
-// WebhookKeys is the JWKS of the webhook signing keys.
+// WebhookKeys is the JWKS of the webhook signing keys, public (GET
+// /webhooks/jwks.json, without credentials): receivers verify deliveries
+// with them.
 func (s *Service) WebhookKeys() webhooksig.JWKS { return s.hooks.jwks }
-
-// webhookJWKS handles GET /webhooks/jwks.json, without credentials.
-func (s *Service) webhookJWKS(w http.ResponseWriter, r *http.Request) error {
-	b, err := s.hooks.jwks.Marshal()
-	if err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "public, max-age=300")
-	_, _ = w.Write(append(b, '\n'))
-	return nil
-}
 
 // ---- recording events
 
@@ -536,12 +523,5 @@ func (s *Service) wakeWebhooks() {
 // legacyWebhookRoutes are this area's handlers that are not yet operations (see
 // LegacyRoutes).
 func (s *Service) legacyWebhookRoutes() map[string]LegacyHandler {
-	return map[string]LegacyHandler{
-		"GET /config":                           s.getConfig,
-		"PATCH /config":                         s.patchConfig,
-		"POST /sandbox/webhooks/test":           s.testWebhook,
-		"GET /webhooks/jwks.json":               s.webhookJWKS,
-		"GET /webhooks/deliveries":              s.listDeliveries,
-		"POST /webhooks/deliveries/{id}/replay": s.replayDelivery,
-	}
+	return nil
 }

@@ -327,44 +327,36 @@ func truncate(s string, n int) string {
 
 // ---- the test webhook
 
-// testWebhookResponse is the reference's TestWebhookResponse.
-type testWebhookResponse struct {
+// TestWebhookResponse is the reference's TestWebhookResponse.
+type TestWebhookResponse struct {
 	URL            string `json:"url,omitempty"`
 	ResponseStatus int    `json:"response_status"`
 	ResponseBody   string `json:"response_body,omitempty"`
 }
 
-// testWebhook handles POST /sandbox/webhooks/test (sandbox only): it sends
-// a TEST event to the configured endpoint now, outside the outbox, and
-// answers 200 with the receiver's status and body when it answered 2xx;
-// 400 WEBHOOK_DELIVERY_ERROR (the same fields under details) otherwise, and
-// 400 WEBHOOK_ENDPOINT_NOT_SET without an endpoint.
-func (s *Service) testWebhook(w http.ResponseWriter, r *http.Request) error {
+// TestWebhook sends a TEST event to the configured endpoint now, outside
+// the outbox (POST /sandbox/webhooks/test, sandbox only), and answers the
+// receiver's status and body when it answered 2xx; WEBHOOK_DELIVERY_ERROR
+// (the same fields under details) otherwise, WEBHOOK_ENDPOINT_NOT_SET
+// without an endpoint, and FORBIDDEN in production mode.
+func (s *Service) TestWebhook(ctx context.Context) (TestWebhookResponse, error) {
 	if s.mode != ModeSandbox {
-		return ErrSandboxOnly
+		return TestWebhookResponse{}, ErrSandboxOnly
 	}
-	if err := readEmptyBody(r); err != nil {
-		return err
-	}
-	var c platformConfig
-	err := s.store.Tx(r.Context(), func(tx store.Tx) error {
-		var err error
-		c, err = s.readConfig(r.Context(), tx)
-		return err
-	})
+	c, err := read(ctx, s, func(tx store.Tx) (platformConfig, error) { return s.readConfig(ctx, tx) })
 	if err != nil {
-		return err
+		return TestWebhookResponse{}, err
 	}
 	if c.WebhookEndpoint == "" {
-		return errorf("WEBHOOK_ENDPOINT_NOT_SET", "no webhookEndpoint is configured; set one with PATCH /config")
+		return TestWebhookResponse{}, errorf("WEBHOOK_ENDPOINT_NOT_SET", "no webhookEndpoint is configured; set one with PATCH /config")
 	}
 	id := ids.New("Webhook")
 	event, err := encodeEnvelope(webhookEnvelope{ID: id, Type: webhooksig.Test, Timestamp: timestamp(s.now())})
 	if err != nil {
-		return err
+		return TestWebhookResponse{}, err
 	}
-	status, answer, err := s.post(r.Context(), c.WebhookEndpoint, id, event)
-	out := testWebhookResponse{URL: c.WebhookEndpoint, ResponseStatus: status, ResponseBody: answer}
+	status, answer, err := s.post(ctx, c.WebhookEndpoint, id, event)
+	out := TestWebhookResponse{URL: c.WebhookEndpoint, ResponseStatus: status, ResponseBody: answer}
 	if err != nil || status < 200 || status > 299 {
 		msg := "the webhook endpoint answered " + strconv.Itoa(status)
 		details := map[string]any{"url": out.URL, "response_status": status, "response_body": answer}
@@ -372,10 +364,9 @@ func (s *Service) testWebhook(w http.ResponseWriter, r *http.Request) error {
 			msg = "the webhook endpoint did not answer: " + err.Error()
 			details["error"] = err.Error()
 		}
-		return &Error{Code: "WEBHOOK_DELIVERY_ERROR", Message: msg, Details: details}
+		return TestWebhookResponse{}, &Error{Code: "WEBHOOK_DELIVERY_ERROR", Message: msg, Details: details}
 	}
-	writeJSON(w, http.StatusOK, out)
-	return nil
+	return out, nil
 }
 
 // ---- deliveries (our extension)
@@ -429,14 +420,20 @@ func deliveryJSON(e *store.WebhookEvent, attempts []store.WebhookAttempt) Webhoo
 
 var deliveryStatuses = []string{store.WebhookPending, store.WebhookDelivered, store.WebhookFailed}
 
-// listDeliveries handles GET /webhooks/deliveries: the outbox newest
-// first, with each event's attempts; filters status and resourceId, limit
-// and cursor as every list.
-func (s *Service) listDeliveries(w http.ResponseWriter, r *http.Request) error {
-	q := r.URL.Query()
+// WebhookDeliveryFilter is the query of ListWebhookDeliveries.
+type WebhookDeliveryFilter struct {
+	Status     string // PENDING, DELIVERED or FAILED
+	ResourceID string
+	Page       PageRequest
+}
+
+// ListWebhookDeliveries is a page of the outbox (GET /webhooks/deliveries):
+// newest first, with each event's attempts; filters status and resourceId,
+// limit and cursor as every list.
+func (s *Service) ListWebhookDeliveries(ctx context.Context, req WebhookDeliveryFilter) (wire.List[WebhookDelivery], error) {
 	var fe fieldErrors
-	f := store.WebhookEventFilter{Status: q.Get("status"), ResourceID: q.Get("resourceId")}
-	f.Limit, f.Cursor = pageParams(q, "Webhook", &fe)
+	f := store.WebhookEventFilter{Status: req.Status, ResourceID: req.ResourceID}
+	f.Limit, f.Cursor = req.Page.check("Webhook", &fe)
 	if f.Status != "" && f.Status != store.WebhookPending && f.Status != store.WebhookDelivered && f.Status != store.WebhookFailed {
 		fe.addConstraint("status", "is not a delivery status", wire.FieldConstraint{Enum: deliveryStatuses})
 	}
@@ -444,60 +441,54 @@ func (s *Service) listDeliveries(w http.ResponseWriter, r *http.Request) error {
 		fe.add("resourceId", "is not a resource id")
 	}
 	if e := fe.err(); e != nil {
-		return e
+		return wire.List[WebhookDelivery]{}, e
 	}
-	return s.respond(w, r, func(tx store.Tx) (any, error) {
-		page, err := tx.ListWebhookEvents(r.Context(), f)
+	return read(ctx, s, func(tx store.Tx) (wire.List[WebhookDelivery], error) {
+		page, err := tx.ListWebhookEvents(ctx, f)
 		if err != nil {
-			return nil, err
+			return wire.List[WebhookDelivery]{}, err
 		}
-		out := wire.List[WebhookDelivery]{Data: make([]WebhookDelivery, 0, len(page.Items)), HasMore: page.HasMore,
-			NextCursor: page.NextCursor, TotalCount: &page.TotalCount}
-		for i := range page.Items {
-			attempts, err := tx.ListWebhookAttempts(r.Context(), page.Items[i].ID)
+		return listOf(page, func(e *store.WebhookEvent) (WebhookDelivery, error) {
+			attempts, err := tx.ListWebhookAttempts(ctx, e.ID)
 			if err != nil {
-				return nil, err
+				return WebhookDelivery{}, err
 			}
-			out.Data = append(out.Data, deliveryJSON(&page.Items[i], attempts))
-		}
-		return out, nil
+			return deliveryJSON(e, attempts), nil
+		})
 	})
 }
 
-// replayDelivery handles POST /webhooks/deliveries/{id}/replay: the event
-// (any status) is sent again now, with the same id and body, and retried
-// for another WebhookRetryFor. It goes out after the earlier pending events
-// of its resource and holds the later ones back until it is delivered.
-func (s *Service) replayDelivery(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("id")
+// ReplayWebhookDelivery sends an event of the outbox again (POST
+// /webhooks/deliveries/{id}/replay): the event (any status) goes out now,
+// with the same id and body, and is retried for another WebhookRetryFor.
+// It goes out after the earlier pending events of its resource and holds
+// the later ones back until it is delivered. It answers the delivery.
+func (s *Service) ReplayWebhookDelivery(ctx context.Context, id string) (WebhookDelivery, error) {
 	notFound := errorf(CodeNotFound, "no webhook delivery with this id")
 	if !ids.Valid("Webhook", id) {
-		return notFound
+		return WebhookDelivery{}, notFound
 	}
-	if err := readEmptyBody(r); err != nil {
-		return err
-	}
-	err := s.respond(w, r, func(tx store.Tx) (any, error) {
+	out, err := commit(ctx, s, "", func(tx store.Tx) (WebhookDelivery, error) {
 		now := s.now()
-		err := tx.ReplayWebhookEvent(r.Context(), id, now, now.Add(s.cfg.WebhookRetryFor))
+		err := tx.ReplayWebhookEvent(ctx, id, now, now.Add(s.cfg.WebhookRetryFor))
 		if errors.Is(err, store.ErrNotFound) {
-			return nil, notFound
+			return WebhookDelivery{}, notFound
 		}
 		if err != nil {
-			return nil, err
+			return WebhookDelivery{}, err
 		}
-		e, err := tx.GetWebhookEvent(r.Context(), id)
+		e, err := tx.GetWebhookEvent(ctx, id)
 		if err != nil {
-			return nil, err
+			return WebhookDelivery{}, err
 		}
-		attempts, err := tx.ListWebhookAttempts(r.Context(), id)
+		attempts, err := tx.ListWebhookAttempts(ctx, id)
 		if err != nil {
-			return nil, err
+			return WebhookDelivery{}, err
 		}
 		return deliveryJSON(e, attempts), nil
 	})
 	if err == nil {
 		s.wakeWebhooks()
 	}
-	return err
+	return out, err
 }
