@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"math"
-	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -27,115 +26,95 @@ const (
 	opPasskeyLogin     = "auth.credentials.passkey-login"
 )
 
-// createCredential handles POST /auth/credentials. Adding a credential to
-// an account that has one is a signed retry: the first call checks
-// everything the retry will need (the passkey attestation, the OIDC token,
-// the duplicate rules) and answers 202; the retry, signed by an active
-// session of the account, stores the credential and answers 201. For
-// EMAIL_OTP the retry also issues the first code and returns its
+// CreateCredential adds a credential to an account (POST
+// /auth/credentials). Adding a credential to an account that has one is a
+// signed retry: the first call checks everything the retry will need (the
+// passkey attestation, the OIDC token, the duplicate rules) and answers the
+// challenge; the retry, signed by an active session of the account, stores
+// the credential and answers it. For EMAIL_OTP the retry also issues the
+// first code, e-mails it after the commit and returns its
 // otpEncryptionTargetBundle. An account with no credential at all gets its
-// first one directly (201), as there is nothing to sign with.
-func (s *Service) createCredential(w http.ResponseWriter, r *http.Request) error {
-	ctx := r.Context()
-	body, err := readBody(r)
-	if err != nil {
-		return err
-	}
-	hdr, isRetry, herr := readRetryHeaders(r)
-	if herr != nil {
-		return herr
-	}
-	var req wire.CredentialCreateRequest
-	if err := decodeJSON(r, body, &req, false); err != nil {
-		return err
-	}
+// first one directly, as there is nothing to sign with.
+func (s *Service) CreateCredential(ctx context.Context, req wire.CredentialCreateRequest, call SignedCall) (Signed[wire.AuthMethod], error) {
 	if err := checkCreateCredential(&req); err != nil {
-		return err
+		return Signed[wire.AuthMethod]{}, err
 	}
-	bodyHash, err := CanonicalBodyHash(body)
-	if err != nil {
-		return err
-	}
-
 	var token *oidc.Token
 	if req.Type == wire.TypeOAuth {
+		var err error
 		if token, err = s.verifyOIDCToken(ctx, req.OIDCToken, "oidcToken"); err != nil {
-			return err
+			return Signed[wire.AuthMethod]{}, err
 		}
 		if err := s.fresh(token); err != nil {
-			return err
+			return Signed[wire.AuthMethod]{}, err
 		}
 	}
 
-	var challenge *store.Challenge
-	var created *store.Credential
-	var otp *issuedOTP
-	err = s.store.Tx(ctx, func(tx store.Tx) error {
-		challenge, created, otp = nil, nil, nil
+	type created struct {
+		challenge *store.Challenge
+		issuedCode
+	}
+	got, err := commit(ctx, s, "", func(tx store.Tx) (created, error) {
 		acct, err := s.walletAccount(ctx, tx, req.AccountID)
 		if err != nil {
-			return err
+			return created{}, err
 		}
 		existing, err := tx.ListCredentials(ctx, acct.ID)
 		if err != nil {
-			return err
+			return created{}, err
 		}
 		cred, err := s.newCredential(ctx, tx, &req, acct, existing, token)
 		if err != nil {
-			return err
+			return created{}, err
 		}
-		op := operation{name: opCreateCredential, targetID: acct.ID, accountID: acct.ID, bodyHash: bodyHash}
-		if len(existing) > 0 && !isRetry {
+		op := operation{name: opCreateCredential, targetID: acct.ID, accountID: acct.ID, bodyHash: call.BodyHash}
+		if len(existing) > 0 && !call.IsRetry() {
 			payload, err := s.activity(acct.ID, createActivityType(req.Type), createActivityParams(&req, acct.ID, cred))
 			if err != nil {
-				return err
+				return created{}, err
 			}
-			challenge, err = s.issueChallenge(ctx, tx, op, payload, nil)
-			return err
+			c, err := s.issueChallenge(ctx, tx, op, payload, nil)
+			return created{challenge: c}, err
 		}
 		if len(existing) > 0 {
-			if _, err := s.completeRetry(ctx, tx, op, hdr, s.activeKeyOf(ctx, tx, acct.ID)); err != nil {
-				return err
+			if _, err := s.completeRetry(ctx, tx, op, call, s.activeKeyOf(ctx, tx, acct.ID)); err != nil {
+				return created{}, err
 			}
 		}
 		if req.Type == wire.TypePasskey {
 			won, err := tx.UseRegistrationChallenge(ctx, registrationChallengeHash(req.Challenge), s.now())
 			if err != nil {
-				return err
+				return created{}, err
 			}
 			if !won {
-				return invalidField("challenge", "this registration challenge was already used; start the registration again")
+				return created{}, invalidField("challenge", "this registration challenge was already used; start the registration again")
 			}
 		}
 		if err := tx.CreateCredential(ctx, cred); err != nil {
 			if errors.Is(err, store.ErrConflict) {
-				return duplicateCredential(cred.Type)
+				return created{}, duplicateCredential(cred.Type)
 			}
-			return err
+			return created{}, err
 		}
-		created = cred
+		var otp *issuedOTP
 		if cred.Type == wire.TypeEmailOTP {
 			otp, err = s.issueOTP(ctx, tx, cred)
 		}
-		return err
+		return created{issuedCode: issuedCode{cred: cred, otp: otp}}, err
 	})
+	switch {
+	case err != nil:
+		return Signed[wire.AuthMethod]{}, err
+	case got.challenge != nil:
+		return challenged[wire.AuthMethod](challengeJSON(req.Type, got.challenge)), nil
+	case got.otp == nil:
+		return done(authMethodJSON(got.cred)), nil
+	}
+	out, err := s.deliverOTP(ctx, got.issuedCode, func(ctx context.Context) { s.undoCredential(ctx, got.cred) })
 	if err != nil {
-		return err
+		return Signed[wire.AuthMethod]{}, err
 	}
-	if challenge != nil {
-		writeJSON(w, http.StatusAccepted, challengeJSON(req.Type, challenge))
-		return nil
-	}
-	out := authMethodJSON(created)
-	if otp != nil {
-		if err := s.mailOTP(ctx, created, otp.code); err != nil {
-			s.undoCredential(ctx, created)
-			return err
-		}
-		out.OTPEncryptionTargetBundle = otp.bundle
-	}
-	writeJSON(w, http.StatusCreated, out)
-	return nil
+	return done(out), nil
 }
 
 // checkCreateCredential names every bad field of a create body; only the
@@ -291,98 +270,77 @@ func createActivityParams(req *wire.CredentialCreateRequest, accountID string, c
 	}
 }
 
-// deleteCredential handles DELETE /auth/credentials/{id}: 202, then a retry
-// signed by an active session of another credential of the account (a
-// credential cannot vouch for its own removal) gives 204. The credential's
-// sessions go with it. The account's last credential cannot be removed.
-func (s *Service) deleteCredential(w http.ResponseWriter, r *http.Request) error {
-	ctx := r.Context()
-	body, err := readBody(r)
-	if err != nil {
-		return err
-	}
-	if t := strings.TrimSpace(string(body)); t != "" && t != "{}" {
-		return errorf(CodeInvalidRequestFormat, "this request takes no body")
-	}
-	bodyHash, _ := CanonicalBodyHash(nil)
-	hdr, isRetry, herr := readRetryHeaders(r)
-	if herr != nil {
-		return herr
-	}
-	var challenge *store.Challenge
-	var typ string
-	err = s.store.Tx(ctx, func(tx store.Tx) error {
-		cred, err := loadCredential(ctx, tx, r.PathValue("id"))
+// DeleteCredential removes a credential (DELETE /auth/credentials/{id}, no
+// body): the first call answers a challenge, then a retry signed by an
+// active session of another credential of the account (a credential cannot
+// vouch for its own removal) removes it. The credential's sessions go with
+// it. The account's last credential cannot be removed.
+func (s *Service) DeleteCredential(ctx context.Context, id string, call SignedCall) (Signed[struct{}], error) {
+	return commit(ctx, s, "", func(tx store.Tx) (Signed[struct{}], error) {
+		cred, err := loadCredential(ctx, tx, id)
 		if err != nil {
-			return err
+			return Signed[struct{}]{}, err
 		}
 		all, err := tx.ListCredentials(ctx, cred.AccountID)
 		if err != nil {
-			return err
+			return Signed[struct{}]{}, err
 		}
 		if len(all) <= 1 {
-			return errorf(CodeInvalidInput, "this is the account's last credential; add another before removing it")
+			return Signed[struct{}]{}, errorf(CodeInvalidInput, "this is the account's last credential; add another before removing it")
 		}
-		op := operation{name: opDeleteCredential, targetID: cred.ID, accountID: cred.AccountID, bodyHash: bodyHash}
-		if !isRetry {
+		op := operation{name: opDeleteCredential, targetID: cred.ID, accountID: cred.AccountID, bodyHash: call.BodyHash}
+		if !call.IsRetry() {
 			payload, err := s.activity(cred.AccountID, "ACTIVITY_TYPE_DELETE_AUTHENTICATORS",
 				map[string]any{"authenticatorIds": []string{cred.ID}, "userId": cred.AccountID})
 			if err != nil {
-				return err
+				return Signed[struct{}]{}, err
 			}
-			typ = cred.Type
-			challenge, err = s.issueChallenge(ctx, tx, op, payload, nil)
-			return err
+			c, err := s.issueChallenge(ctx, tx, op, payload, nil)
+			if err != nil {
+				return Signed[struct{}]{}, err
+			}
+			return challenged[struct{}](challengeJSON(cred.Type, c)), nil
 		}
-		if _, err := s.completeRetry(ctx, tx, op, hdr, s.activeKeyExcept(ctx, tx, cred.AccountID, cred.ID)); err != nil {
-			return err
+		if _, err := s.completeRetry(ctx, tx, op, call, s.activeKeyExcept(ctx, tx, cred.AccountID, cred.ID)); err != nil {
+			return Signed[struct{}]{}, err
 		}
-		return tx.DeleteCredential(ctx, cred.ID)
+		if err := tx.DeleteCredential(ctx, cred.ID); err != nil {
+			return Signed[struct{}]{}, err
+		}
+		return done(struct{}{}), nil
 	})
-	if err != nil {
-		return err
-	}
-	if challenge != nil {
-		writeJSON(w, http.StatusAccepted, challengeJSON(typ, challenge))
-		return nil
-	}
-	w.WriteHeader(http.StatusNoContent)
-	return nil
 }
 
-// challengePasskey is the PASSKEY branch of POST
-// /auth/credentials/{id}/challenge: it binds clientPublicKey to a canonical
-// session-creation body and answers its digest as the WebAuthn challenge.
-func (s *Service) challengePasskey(w http.ResponseWriter, r *http.Request, req *wire.ChallengeRequest) error {
-	ctx := r.Context()
+// challengePasskey is the PASSKEY branch of ChallengeCredential: it binds
+// clientPublicKey to a canonical session-creation body and answers its
+// digest as the WebAuthn challenge.
+func (s *Service) challengePasskey(ctx context.Context, id string, req *wire.ChallengeRequest) (*wire.PasskeyAuthChallenge, error) {
 	if req.ClientPublicKey == "" {
-		return invalidField("clientPublicKey", "required for PASSKEY credentials")
+		return nil, invalidField("clientPublicKey", "required for PASSKEY credentials")
 	}
 	if _, err := walletcrypto.ParseClientPublicKey(req.ClientPublicKey); err != nil {
-		return invalidField("clientPublicKey", clientKeyRule)
+		return nil, invalidField("clientPublicKey", clientKeyRule)
 	}
-	var cred *store.Credential
-	var ch *store.Challenge
-	err := s.store.Tx(ctx, func(tx store.Tx) error {
-		var err error
-		if cred, err = loadCredential(ctx, tx, r.PathValue("id")); err != nil {
-			return err
+	return commit(ctx, s, "", func(tx store.Tx) (*wire.PasskeyAuthChallenge, error) {
+		cred, err := loadCredential(ctx, tx, id)
+		if err != nil {
+			return nil, err
 		}
 		now := s.now()
 		last, err := tx.LatestChallenge(ctx, opPasskeyLogin, cred.ID)
 		switch {
 		case errors.Is(err, store.ErrNotFound):
 		case err != nil:
-			return err
+			return nil, err
 		case s.cfg.PasskeyChallengeInterval > 0 && now.Before(last.CreatedAt.Add(s.cfg.PasskeyChallengeInterval)):
-			return rateLimited(ReasonChallengeRecentlyIssued, "a challenge was issued moments ago; ask for another after Retry-After seconds",
+			return nil, rateLimited(ReasonChallengeRecentlyIssued, "a challenge was issued moments ago; ask for another after Retry-After seconds",
 				int(math.Ceil(last.CreatedAt.Add(s.cfg.PasskeyChallengeInterval).Sub(now).Seconds())))
 		}
 		// The nonce makes every challenge unpredictable and distinct, even
 		// two asked for in the same millisecond with the same key.
 		nonce := make([]byte, 16)
 		if _, err := rand.Read(nonce); err != nil {
-			return err
+			return nil, err
 		}
 		payload, err := s.activity(cred.AccountID, "ACTIVITY_TYPE_STAMP_LOGIN", map[string]any{
 			"authenticatorId":   cred.ID,
@@ -391,10 +349,10 @@ func (s *Service) challengePasskey(w http.ResponseWriter, r *http.Request, req *
 			"publicKey":         strings.ToLower(req.ClientPublicKey),
 		})
 		if err != nil {
-			return err
+			return nil, err
 		}
 		digest := sha256.Sum256([]byte(payload))
-		ch = &store.Challenge{
+		ch := &store.Challenge{
 			ID:        ids.New("Request"),
 			Operation: opPasskeyLogin,
 			TargetID:  cred.ID,
@@ -405,126 +363,116 @@ func (s *Service) challengePasskey(w http.ResponseWriter, r *http.Request, req *
 			CreatedAt: now,
 			ExpiresAt: now.Add(s.cfg.ChallengeTTL),
 		}
-		return tx.CreateChallenge(ctx, ch)
+		if err := tx.CreateChallenge(ctx, ch); err != nil {
+			return nil, err
+		}
+		return &wire.PasskeyAuthChallenge{
+			AuthMethod: authMethodJSON(cred),
+			Challenge:  hex.EncodeToString(ch.BodyHash),
+			RequestID:  ch.ID,
+			ExpiresAt:  timestamp(ch.ExpiresAt),
+		}, nil
 	})
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, wire.PasskeyAuthChallenge{
-		AuthMethod: authMethodJSON(cred),
-		Challenge:  hex.EncodeToString(ch.BodyHash),
-		RequestID:  ch.ID,
-		ExpiresAt:  timestamp(ch.ExpiresAt),
-	})
-	return nil
 }
 
-// verifyPasskey completes a passkey login: the Request-Id of the challenge,
-// an assertion over its challenge by this credential's authenticator, and a
-// session bound to the key the challenge carried. The challenge is consumed
-// in the same transaction that advances the sign counter and creates the
-// session.
-func (s *Service) verifyPasskey(w http.ResponseWriter, r *http.Request, a *wire.PasskeyAssertion) error {
-	ctx := r.Context()
-	requestID := strings.TrimSpace(r.Header.Get(wire.HeaderRequestID))
+// verifyPasskey is the PASSKEY branch of VerifyCredential: it completes a
+// passkey login with the Request-Id of the challenge, an assertion over its
+// challenge by this credential's authenticator, and a session bound to the
+// key the challenge carried. The challenge is consumed in the same
+// transaction that advances the sign counter and creates the session.
+func (s *Service) verifyPasskey(ctx context.Context, id string, a *wire.PasskeyAssertion, requestID string) (Signed[wire.Session], error) {
 	if requestID == "" {
-		return errorf(CodeRequestIDMissing, "a PASSKEY verification needs the Request-Id of its challenge")
+		return Signed[wire.Session]{}, errorf(CodeRequestIDMissing, "a PASSKEY verification needs the Request-Id of its challenge")
 	}
-	var sess *store.Session
-	var sealed string
-	err := s.store.Tx(ctx, func(tx store.Tx) error {
-		cred, err := loadCredential(ctx, tx, r.PathValue("id"))
+	return commit(ctx, s, "", func(tx store.Tx) (Signed[wire.Session], error) {
+		cred, err := loadCredential(ctx, tx, id)
 		if err != nil {
-			return err
+			return Signed[wire.Session]{}, err
 		}
 		if cred.Type != wire.TypePasskey {
-			return invalidField("type", "this credential is "+cred.Type+", not PASSKEY")
+			return Signed[wire.Session]{}, invalidField("type", "this credential is "+cred.Type+", not PASSKEY")
 		}
 		ch, err := s.pendingChallenge(ctx, tx, requestID, opPasskeyLogin, cred.ID)
 		if err != nil {
-			return err
+			return Signed[wire.Session]{}, err
 		}
 		if a.CredentialID != cred.CredentialID {
-			return errorf(CodeUnauthorized, "the assertion was made with another passkey than this credential")
+			return Signed[wire.Session]{}, errorf(CodeUnauthorized, "the assertion was made with another passkey than this credential")
 		}
 		if !(s.mode == ModeSandbox && a.Signature == sandboxPasskeySignature) {
 			all, err := tx.ListCredentials(ctx, cred.AccountID)
 			if err != nil {
-				return err
+				return Signed[wire.Session]{}, err
 			}
 			user, err := passkeyUserOf(cred.AccountID, all)
 			if err != nil {
-				return err
+				return Signed[wire.Session]{}, err
 			}
 			rec, err := s.verifyAssertion(a, hex.EncodeToString(ch.BodyHash), user, cred.CredentialID)
 			if err != nil {
-				return err
+				return Signed[wire.Session]{}, err
 			}
 			record, err := passkeyRecord(rec)
 			if err != nil {
-				return err
+				return Signed[wire.Session]{}, err
 			}
 			if err := tx.UpdatePasskey(ctx, cred.ID, record, int64(rec.Authenticator.SignCount), s.now()); err != nil {
-				return err
+				return Signed[wire.Session]{}, err
 			}
 		}
 		won, err := tx.ConsumeChallenge(ctx, ch.ID, s.now())
 		if err != nil {
-			return err
+			return Signed[wire.Session]{}, err
 		}
 		if !won {
-			return errorf(CodeUnauthorized, "this Request-Id was already used")
+			return Signed[wire.Session]{}, errorf(CodeUnauthorized, "this Request-Id was already used")
 		}
-		sess, sealed, err = s.startSession(ctx, tx, cred, ch.PublicKey)
-		return err
+		return s.issueSession(ctx, tx, cred, ch.PublicKey)
 	})
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, issuedSession(sess, sealed))
-	return nil
 }
 
-// verifyOAuth completes an OAuth login in one call: the token must verify
-// against a trusted issuer, name this credential's identity, be at most 60
-// seconds old and carry nonce = hex SHA-256 of the clientPublicKey text.
-func (s *Service) verifyOAuth(w http.ResponseWriter, r *http.Request, req *wire.VerifyRequest) error {
-	ctx := r.Context()
+// verifyOAuth is the OAUTH branch of VerifyCredential: it completes an
+// OAuth login in one call. The token must verify against a trusted issuer,
+// name this credential's identity, be at most 60 seconds old and carry
+// nonce = hex SHA-256 of the clientPublicKey text.
+func (s *Service) verifyOAuth(ctx context.Context, id string, req *wire.VerifyRequest) (Signed[wire.Session], error) {
 	if _, err := walletcrypto.ParseClientPublicKey(req.ClientPublicKey); err != nil {
-		return invalidField("clientPublicKey", clientKeyRule)
+		return Signed[wire.Session]{}, invalidField("clientPublicKey", clientKeyRule)
 	}
 	token, err := s.verifyOIDCToken(ctx, req.OIDCToken, "oidcToken")
 	if err != nil {
-		return err
+		return Signed[wire.Session]{}, err
 	}
 	if err := s.fresh(token); err != nil {
-		return err
+		return Signed[wire.Session]{}, err
 	}
 	nonce := sha256.Sum256([]byte(req.ClientPublicKey))
 	if token.Nonce != hex.EncodeToString(nonce[:]) {
-		return errorf(CodeUnauthorized, "the token's nonce is not the SHA-256 of clientPublicKey")
+		return Signed[wire.Session]{}, errorf(CodeUnauthorized, "the token's nonce is not the SHA-256 of clientPublicKey")
 	}
-	var sess *store.Session
-	var sealed string
-	err = s.store.Tx(ctx, func(tx store.Tx) error {
-		cred, err := loadCredential(ctx, tx, r.PathValue("id"))
+	return commit(ctx, s, "", func(tx store.Tx) (Signed[wire.Session], error) {
+		cred, err := loadCredential(ctx, tx, id)
 		if err != nil {
-			return err
+			return Signed[wire.Session]{}, err
 		}
 		if cred.Type != wire.TypeOAuth {
-			return invalidField("type", "this credential is "+cred.Type+", not OAUTH")
+			return Signed[wire.Session]{}, invalidField("type", "this credential is "+cred.Type+", not OAUTH")
 		}
 		if token.Issuer != cred.OIDCIssuer || token.Subject != cred.OIDCSubject || !slices.Contains(token.Audience, cred.OIDCAudience) {
-			return errorf(CodeUnauthorized, "the token is for another identity than this credential")
+			return Signed[wire.Session]{}, errorf(CodeUnauthorized, "the token is for another identity than this credential")
 		}
-		sess, sealed, err = s.startSession(ctx, tx, cred, sec1Of(req.ClientPublicKey))
-		return err
+		return s.issueSession(ctx, tx, cred, sec1Of(req.ClientPublicKey))
 	})
+}
+
+// issueSession is the answer of a sign-in that issues a session: startSession,
+// answered with the sealed session key where the flow delivers one.
+func (s *Service) issueSession(ctx context.Context, tx store.Tx, cred *store.Credential, clientKey []byte) (Signed[wire.Session], error) {
+	sess, sealed, err := s.startSession(ctx, tx, cred, clientKey)
 	if err != nil {
-		return err
+		return Signed[wire.Session]{}, err
 	}
-	writeJSON(w, http.StatusOK, issuedSession(sess, sealed))
-	return nil
+	return done(issuedSession(sess, sealed)), nil
 }
 
 // clientKeyRule says what a clientPublicKey must be.

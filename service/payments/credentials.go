@@ -10,7 +10,6 @@ import (
 	"errors"
 	"math"
 	"math/big"
-	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -22,28 +21,24 @@ import (
 	"paywallet/shared/wire"
 )
 
-// listCredentials handles GET /auth/credentials?accountId=. An unknown
-// account gives an empty list, not 404 (facts §3.3).
-func (s *Service) listCredentials(w http.ResponseWriter, r *http.Request) error {
-	accountID, err := accountIDParam(r)
-	if err != nil {
-		return err
+// ListCredentials is the account's credentials (GET
+// /auth/credentials?accountId=). An unknown account gives an empty list,
+// not 404 (facts §3.3).
+func (s *Service) ListCredentials(ctx context.Context, accountID string) (wire.Data[wire.AuthMethod], error) {
+	if err := checkAccountID(accountID); err != nil {
+		return wire.Data[wire.AuthMethod]{}, err
 	}
-	var creds []store.Credential
-	err = s.store.Tx(r.Context(), func(tx store.Tx) error {
-		var err error
-		creds, err = tx.ListCredentials(r.Context(), accountID)
-		return err
+	return read(ctx, s, func(tx store.Tx) (wire.Data[wire.AuthMethod], error) {
+		creds, err := tx.ListCredentials(ctx, accountID)
+		if err != nil {
+			return wire.Data[wire.AuthMethod]{}, err
+		}
+		out := wire.Data[wire.AuthMethod]{Data: make([]wire.AuthMethod, 0, len(creds))}
+		for i := range creds {
+			out.Data = append(out.Data, authMethodJSON(&creds[i]))
+		}
+		return out, nil
 	})
-	if err != nil {
-		return err
-	}
-	out := wire.Data[wire.AuthMethod]{Data: make([]wire.AuthMethod, 0, len(creds))}
-	for i := range creds {
-		out.Data = append(out.Data, authMethodJSON(&creds[i]))
-	}
-	writeJSON(w, http.StatusOK, out)
-	return nil
 }
 
 // notFor flags a member that the body's credential type does not take.
@@ -51,12 +46,6 @@ func notFor(fe *fieldErrors, typ, field string, present bool) {
 	if present {
 		fe.add(field, "not allowed for "+typ+" credentials")
 	}
-}
-
-// accountIDParam reads the required accountId query parameter.
-func accountIDParam(r *http.Request) (string, error) {
-	id := r.URL.Query().Get("accountId")
-	return id, checkAccountID(id)
 }
 
 // checkAccountID refuses an accountId that is missing or not an internal
@@ -102,80 +91,102 @@ func lockedError(until, now time.Time) *Error {
 		int(math.Ceil(until.Sub(now).Seconds())))
 }
 
-// challengeCredential handles POST /auth/credentials/{id}/challenge.
-// EMAIL_OTP gets a fresh code by e-mail and the signed target bundle to
-// seal it to; PASSKEY gets a WebAuthn challenge bound to clientPublicKey
-// (passkeys.go); OAUTH does not use this endpoint.
-func (s *Service) challengeCredential(w http.ResponseWriter, r *http.Request) error {
-	ctx := r.Context()
-	body, err := readBody(r)
-	if err != nil {
-		return err
-	}
-	var req wire.ChallengeRequest
-	if err := decodeJSON(r, body, &req, true); err != nil {
-		return err
-	}
-	var typ string
-	err = s.store.Tx(ctx, func(tx store.Tx) error {
-		cred, err := loadCredential(ctx, tx, r.PathValue("id"))
-		if err == nil {
-			typ = cred.Type
+// CredentialChallenge is the answer of ChallengeCredential: exactly one of
+// its members is set, the EMAIL_OTP credential with the
+// otpEncryptionTargetBundle of its fresh code, or a PASSKEY credential's
+// login challenge.
+type CredentialChallenge struct {
+	AuthMethod *wire.AuthMethod
+	Passkey    *wire.PasskeyAuthChallenge
+}
+
+// ChallengeCredential starts a sign-in with a credential (POST
+// /auth/credentials/{id}/challenge, body {clientPublicKey} for PASSKEY,
+// none or {} otherwise). EMAIL_OTP gets a fresh code by e-mail and the
+// signed target bundle to seal it to; PASSKEY gets a WebAuthn challenge
+// bound to clientPublicKey (challengePasskey); OAUTH does not use this
+// endpoint.
+func (s *Service) ChallengeCredential(ctx context.Context, id string, req wire.ChallengeRequest) (CredentialChallenge, error) {
+	typ, err := read(ctx, s, func(tx store.Tx) (string, error) {
+		cred, err := loadCredential(ctx, tx, id)
+		if err != nil {
+			return "", err
 		}
-		return err
+		return cred.Type, nil
 	})
 	if err != nil {
-		return err
+		return CredentialChallenge{}, err
 	}
 	switch typ {
 	case wire.TypePasskey:
-		return s.challengePasskey(w, r, &req)
+		c, err := s.challengePasskey(ctx, id, &req)
+		if err != nil {
+			return CredentialChallenge{}, err
+		}
+		return CredentialChallenge{Passkey: c}, nil
 	case wire.TypeOAuth:
-		return errorf(CodeInvalidInput, "OAUTH credentials have no challenge: verify with a fresh oidcToken")
+		return CredentialChallenge{}, errorf(CodeInvalidInput, "OAUTH credentials have no challenge: verify with a fresh oidcToken")
 	}
 
-	var cred *store.Credential
-	var otp *issuedOTP
-	err = s.store.Tx(ctx, func(tx store.Tx) error {
-		var err error
-		if cred, err = loadCredential(ctx, tx, r.PathValue("id")); err != nil {
-			return err
+	got, err := commit(ctx, s, "", func(tx store.Tx) (issuedCode, error) {
+		cred, err := loadCredential(ctx, tx, id)
+		if err != nil {
+			return issuedCode{}, err
 		}
 		now := s.now()
 		if cred.LockedUntil.After(now) {
-			return lockedError(cred.LockedUntil, now)
+			return issuedCode{}, lockedError(cred.LockedUntil, now)
 		}
 		last, err := tx.LatestOTP(ctx, cred.ID)
 		switch {
 		case errors.Is(err, store.ErrNotFound):
 		case err != nil:
-			return err
+			return issuedCode{}, err
 		case s.cfg.OTPResendInterval > 0 && last.UsedAt.IsZero() && now.Before(last.CreatedAt.Add(s.cfg.OTPResendInterval)):
 			// (A used code, or one withdrawn because it could not be
 			// e-mailed, does not hold the next one back.)
-			return rateLimited(ReasonCodeRecentlySent, "a code was sent moments ago; check the inbox, or ask for another after Retry-After seconds",
+			return issuedCode{}, rateLimited(ReasonCodeRecentlySent, "a code was sent moments ago; check the inbox, or ask for another after Retry-After seconds",
 				int(math.Ceil(last.CreatedAt.Add(s.cfg.OTPResendInterval).Sub(now).Seconds())))
 		}
-		otp, err = s.issueOTP(ctx, tx, cred)
-		return err
+		otp, err := s.issueOTP(ctx, tx, cred)
+		return issuedCode{cred: cred, otp: otp}, err
 	})
 	if err != nil {
-		return err
+		return CredentialChallenge{}, err
 	}
-	if err := s.mailOTP(ctx, cred, otp.code); err != nil {
-		s.withdrawOTP(ctx, otp)
-		return err
+	out, err := s.deliverOTP(ctx, got, func(ctx context.Context) { s.withdrawOTP(ctx, got.otp) })
+	if err != nil {
+		return CredentialChallenge{}, err
 	}
-	out := authMethodJSON(cred)
-	out.OTPEncryptionTargetBundle = otp.bundle
-	writeJSON(w, http.StatusOK, out)
-	return nil
+	return CredentialChallenge{AuthMethod: &out}, nil
 }
 
 // issuedOTP is a code that was stored and must now be e-mailed, with the
 // target bundle the client seals it to.
 type issuedOTP struct {
 	id, code, bundle string
+}
+
+// issuedCode is what a transaction that issued a code commits: the
+// credential the code is for, and the code (nil when none was issued).
+type issuedCode struct {
+	cred *store.Credential
+	otp  *issuedOTP
+}
+
+// deliverOTP ends an operation whose committed transaction issued a code:
+// it e-mails the code and answers the credential with the code's
+// otpEncryptionTargetBundle. When the e-mail fails, undo (withdrawOTP,
+// undoCredential) takes back what the transaction did, after and outside
+// it, and the answer is mailOTP's 503.
+func (s *Service) deliverOTP(ctx context.Context, got issuedCode, undo func(context.Context)) (wire.AuthMethod, error) {
+	if err := s.mailOTP(ctx, got.cred, got.otp.code); err != nil {
+		undo(ctx)
+		return wire.AuthMethod{}, err
+	}
+	out := authMethodJSON(got.cred)
+	out.OTPEncryptionTargetBundle = got.otp.bundle
+	return out, nil
 }
 
 // withdrawOTP marks a code that could not be e-mailed as used, after its
@@ -297,16 +308,18 @@ func (s *Service) codeMAC(otpID, credentialID, code string) []byte {
 	return m.Sum(nil)
 }
 
-// verifyCredential handles POST /auth/credentials/{id}/verify.
-func (s *Service) verifyCredential(w http.ResponseWriter, r *http.Request) error {
-	body, err := readBody(r)
-	if err != nil {
-		return err
-	}
-	var req wire.VerifyRequest
-	if err := decodeJSON(r, body, &req, false); err != nil {
-		return err
-	}
+// VerifyCredential completes a sign-in with a credential and issues a
+// session (POST /auth/credentials/{id}/verify, a body of the credential's
+// type). EMAIL_OTP takes two legs: the sealed code answers a challenge
+// (startOTPLogin), and the same body signed by the key sealed with the
+// code gives the session (completeOTPLogin). PASSKEY (verifyPasskey) and
+// OAUTH (verifyOAuth) give it in one call.
+//
+// call carries the headers as they came: the body is checked first, and
+// only EMAIL_OTP is a signed retry, so only EMAIL_OTP refuses one of its
+// headers without the other (unpaired); PASSKEY reads only the Request-Id
+// of its challenge, OAUTH neither.
+func (s *Service) VerifyCredential(ctx context.Context, id string, req wire.VerifyRequest, call SignedCall) (Signed[wire.Session], error) {
 	var fe fieldErrors
 	switch req.Type {
 	case "":
@@ -337,134 +350,145 @@ func (s *Service) verifyCredential(w http.ResponseWriter, r *http.Request) error
 	}
 	var sealed walletcrypto.Bundle
 	if req.EncryptedOTPBundle != "" {
+		var err error
 		sealed, err = walletcrypto.ParseBundle(req.EncryptedOTPBundle)
 		if err != nil {
 			fe.add("encryptedOtpBundle", `must be a JSON string {"encappedPublic":"<130 hex>","ciphertext":"<hex>"}`)
 		}
 	}
 	if e := fe.err(); e != nil {
-		return e
+		return Signed[wire.Session]{}, e
 	}
 	switch req.Type {
 	case wire.TypePasskey:
-		return s.verifyPasskey(w, r, req.Assertion)
+		return s.verifyPasskey(ctx, id, req.Assertion, call.RequestID)
 	case wire.TypeOAuth:
-		return s.verifyOAuth(w, r, &req)
+		return s.verifyOAuth(ctx, id, &req)
 	}
-	hdr, isRetry, herr := readRetryHeaders(r)
-	if herr != nil {
-		return herr
+	if err := unpaired(call); err != nil {
+		return Signed[wire.Session]{}, err
 	}
-	bodyHash, err := CanonicalBodyHash(body)
-	if err != nil {
-		return err
+	if call.IsRetry() {
+		return s.completeOTPLogin(ctx, id, call)
 	}
-	if isRetry {
-		return s.completeOTPLogin(w, r, hdr, bodyHash)
+	return s.startOTPLogin(ctx, id, sealed, call.BodyHash)
+}
+
+// unpaired refuses a signed retry's header without the other, as the HTTP
+// layer does for the operations whose headers it checks before the body: a
+// signature without Request-Id is REQUEST_ID_MISSING, a Request-Id without
+// a signature is WALLET_SIGNATURE_MISSING (facts §4.6).
+func unpaired(c SignedCall) error {
+	switch {
+	case c.Stamp == "" && c.RequestID != "":
+		return errorf(CodeSignatureMissing, "Request-Id was sent without Service-Wallet-Signature")
+	case c.Stamp != "" && c.RequestID == "":
+		return errorf(CodeRequestIDMissing, "Service-Wallet-Signature was sent without Request-Id")
 	}
-	return s.startOTPLogin(w, r, sealed, bodyHash)
+	return nil
+}
+
+// otpAttempt is what leg 1 of an EMAIL_OTP verification commits: the
+// challenge of a right code, or the refusal of a wrong one, whose counting
+// towards the lock-out must commit although the request is refused.
+type otpAttempt struct {
+	challenge *store.Challenge
+	refusal   error
 }
 
 // startOTPLogin is leg 1 of EMAIL_OTP verification: open the bundle with the
 // current code's target key, check the code in constant time, and answer a
 // challenge whose payload is a verification token bound to the sealed key.
 // Wrong codes count towards the lock-out even though the request is refused.
-func (s *Service) startOTPLogin(w http.ResponseWriter, r *http.Request, sealed walletcrypto.Bundle, bodyHash []byte) error {
-	ctx := r.Context()
-	var answer error
-	var ch *store.Challenge
-	err := s.store.Tx(ctx, func(tx store.Tx) error {
-		answer, ch = nil, nil
-		cred, err := loadCredential(ctx, tx, r.PathValue("id"))
+func (s *Service) startOTPLogin(ctx context.Context, id string, sealed walletcrypto.Bundle, bodyHash []byte) (Signed[wire.Session], error) {
+	got, err := commit(ctx, s, "", func(tx store.Tx) (otpAttempt, error) {
+		cred, err := loadCredential(ctx, tx, id)
 		if err != nil {
-			return err
+			return otpAttempt{}, err
 		}
 		if cred.Type != wire.TypeEmailOTP {
-			return invalidField("type", "this credential is "+cred.Type+", not EMAIL_OTP")
+			return otpAttempt{}, invalidField("type", "this credential is "+cred.Type+", not EMAIL_OTP")
 		}
 		now := s.now()
 		if cred.LockedUntil.After(now) {
-			return lockedError(cred.LockedUntil, now)
+			return otpAttempt{}, lockedError(cred.LockedUntil, now)
 		}
 		otp, err := tx.LatestOTP(ctx, cred.ID)
 		if errors.Is(err, store.ErrNotFound) {
-			return errorf(CodeUnauthorized, "no code was issued; request one with the challenge endpoint")
+			return otpAttempt{}, errorf(CodeUnauthorized, "no code was issued; request one with the challenge endpoint")
 		}
 		if err != nil {
-			return err
+			return otpAttempt{}, err
 		}
 		if !otp.UsedAt.IsZero() {
-			return errorf(CodeUnauthorized, "this code was already used or replaced; request a new one")
+			return otpAttempt{}, errorf(CodeUnauthorized, "this code was already used or replaced; request a new one")
 		}
 		if !now.Before(otp.ExpiresAt) {
-			return errorf(CodeUnauthorized, "the code has expired; request a new one")
+			return otpAttempt{}, errorf(CodeUnauthorized, "the code has expired; request a new one")
 		}
 		scalar, err := s.box.Open(otp.TargetPrivateKey, otpKeyLabel(otp.ID))
 		if err != nil {
-			return err
+			return otpAttempt{}, err
 		}
 		targetKey, err := walletcrypto.NewPrivateKey(scalar)
 		clear(scalar)
 		if err != nil {
-			return err
+			return otpAttempt{}, err
 		}
 		plaintext, err := walletcrypto.Open(targetKey, sealed.EncappedPublic, sealed.Ciphertext)
 		targetKey.Wipe()
 		if err != nil {
-			return errorf(CodeUnauthorized, "encryptedOtpBundle was not sealed to the current code's target key")
+			return otpAttempt{}, errorf(CodeUnauthorized, "encryptedOtpBundle was not sealed to the current code's target key")
 		}
 		code, clientKey, err := walletcrypto.ParseOTPPlaintext(plaintext)
 		if err != nil {
-			return errorf(CodeUnauthorized, "the sealed OTP payload is malformed")
+			return otpAttempt{}, errorf(CodeUnauthorized, "the sealed OTP payload is malformed")
 		}
 		if subtle.ConstantTimeCompare(s.codeMAC(otp.ID, cred.ID, code), otp.CodeHash) != 1 {
 			failures := cred.FailedAttempts + 1
 			if failures >= s.cfg.MaxOTPFailures {
 				until := now.Add(s.cfg.LockoutDuration)
 				if err := tx.SetCredentialLock(ctx, cred.ID, 0, until, now); err != nil {
-					return err
+					return otpAttempt{}, err
 				}
 				if _, err := tx.UseOTP(ctx, otp.ID, now); err != nil {
-					return err
+					return otpAttempt{}, err
 				}
-				answer = lockedError(until, now)
-				return nil
+				return otpAttempt{refusal: lockedError(until, now)}, nil
 			}
 			if err := tx.SetCredentialLock(ctx, cred.ID, failures, time.Time{}, now); err != nil {
-				return err
+				return otpAttempt{}, err
 			}
-			answer = errorf(CodeUnauthorized, "wrong code")
-			return nil
+			return otpAttempt{refusal: errorf(CodeUnauthorized, "wrong code")}, nil
 		}
 		won, err := tx.UseOTP(ctx, otp.ID, now)
 		if err != nil {
-			return err
+			return otpAttempt{}, err
 		}
 		if !won {
-			return errorf(CodeUnauthorized, "this code was already used")
+			return otpAttempt{}, errorf(CodeUnauthorized, "this code was already used")
 		}
 		if cred.FailedAttempts != 0 {
 			if err := tx.SetCredentialLock(ctx, cred.ID, 0, time.Time{}, now); err != nil {
-				return err
+				return otpAttempt{}, err
 			}
 		}
 		expires := now.Add(s.cfg.ChallengeTTL)
 		token, err := s.verificationToken(otp.ID, cred.Nickname, clientKey, now, expires)
 		if err != nil {
-			return err
+			return otpAttempt{}, err
 		}
 		op := operation{name: opVerifyCredential, targetID: cred.ID, accountID: cred.AccountID, bodyHash: bodyHash}
-		ch, err = s.issueChallenge(ctx, tx, op, token, clientKey)
-		return err
+		ch, err := s.issueChallenge(ctx, tx, op, token, clientKey)
+		return otpAttempt{challenge: ch}, err
 	})
 	if err != nil {
-		return err
+		return Signed[wire.Session]{}, err
 	}
-	if answer != nil {
-		return answer
+	if got.refusal != nil {
+		return Signed[wire.Session]{}, got.refusal
 	}
-	writeJSON(w, http.StatusAccepted, challengeJSON(wire.TypeEmailOTP, ch))
-	return nil
+	return challenged[wire.Session](challengeJSON(wire.TypeEmailOTP, got.challenge)), nil
 }
 
 const opVerifyCredential = "auth.credentials.verify"
@@ -472,38 +496,28 @@ const opVerifyCredential = "auth.credentials.verify"
 // completeOTPLogin is leg 2: the same body, stamped by the key sealed in the
 // bundle, with the Request-Id of leg 1. The sealed key becomes the session
 // API key; no encryptedSessionSigningKey is returned.
-func (s *Service) completeOTPLogin(w http.ResponseWriter, r *http.Request, hdr retryHeaders, bodyHash []byte) error {
-	ctx := r.Context()
-	var sess *store.Session
-	err := s.store.Tx(ctx, func(tx store.Tx) error {
-		cred, err := loadCredential(ctx, tx, r.PathValue("id"))
+func (s *Service) completeOTPLogin(ctx context.Context, id string, call SignedCall) (Signed[wire.Session], error) {
+	return commit(ctx, s, "", func(tx store.Tx) (Signed[wire.Session], error) {
+		cred, err := loadCredential(ctx, tx, id)
 		if err != nil {
-			return err
+			return Signed[wire.Session]{}, err
 		}
-		op := operation{name: opVerifyCredential, targetID: cred.ID, accountID: cred.AccountID, bodyHash: bodyHash}
-		ch, err := s.completeRetry(ctx, tx, op, hdr, nil)
+		op := operation{name: opVerifyCredential, targetID: cred.ID, accountID: cred.AccountID, bodyHash: call.BodyHash}
+		ch, err := s.completeRetry(ctx, tx, op, call, nil)
 		if err != nil {
-			return err
+			return Signed[wire.Session]{}, err
 		}
 		// The bound key is stored compressed: it becomes the session key.
-		sess, _, err = s.startSession(ctx, tx, cred, ch.PublicKey)
-		return err
+		sess, _, err := s.startSession(ctx, tx, cred, ch.PublicKey)
+		if err != nil {
+			return Signed[wire.Session]{}, err
+		}
+		return done(issuedSession(sess, "")), nil
 	})
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, issuedSession(sess, ""))
-	return nil
 }
 
 // legacyCredentialRoutes are this area's handlers that are not yet operations (see
-// LegacyRoutes).
+// LegacyRoutes): none, they are all operations.
 func (s *Service) legacyCredentialRoutes() map[string]LegacyHandler {
-	return map[string]LegacyHandler{
-		"GET /auth/credentials":                 s.listCredentials,
-		"POST /auth/credentials":                s.createCredential,
-		"DELETE /auth/credentials/{id}":         s.deleteCredential,
-		"POST /auth/credentials/{id}/challenge": s.challengeCredential,
-		"POST /auth/credentials/{id}/verify":    s.verifyCredential,
-	}
+	return nil
 }
