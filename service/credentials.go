@@ -2,9 +2,7 @@ package service
 
 import (
 	"net/http"
-	"strings"
 
-	"paywallet/service/payments"
 	"paywallet/shared/wire"
 )
 
@@ -24,32 +22,17 @@ func (s *Service) listCredentials(w http.ResponseWriter, r *http.Request) error 
 }
 
 func (s *Service) createCredential(w http.ResponseWriter, r *http.Request) error {
-	body, err := readBody(r)
-	if err != nil {
-		return err
-	}
-	call, err := signedCall(r, body)
-	if err != nil {
-		return err
-	}
 	var req wire.CredentialCreateRequest
-	if err := decodeJSON(r, body, &req, false); err != nil {
+	call, err := signedBody(r, &req)
+	if err != nil {
 		return err
 	}
 	out, err := s.ops.CreateCredential(r.Context(), req, call)
 	return replySigned(w, http.StatusCreated, out, err)
 }
 
-// deleteCredential takes no body, or an empty JSON object.
 func (s *Service) deleteCredential(w http.ResponseWriter, r *http.Request) error {
-	body, err := readBody(r)
-	if err != nil {
-		return err
-	}
-	if !emptyBody(body) {
-		return errorf(http.StatusBadRequest, payments.CodeInvalidRequestFormat, "this request takes no body")
-	}
-	call, err := signedCall(r, nil)
+	call, err := signedNoBody(r)
 	if err != nil {
 		return err
 	}
@@ -81,11 +64,6 @@ func (s *Service) verifyCredential(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	call := payments.SignedCall{
-		Stamp:     strings.TrimSpace(r.Header.Get(wire.HeaderWalletSignature)),
-		RequestID: strings.TrimSpace(r.Header.Get(wire.HeaderRequestID)),
-	}
-	call.BodyHash, _ = payments.CanonicalBodyHash(body)
-	out, err := s.ops.VerifyCredential(r.Context(), r.PathValue("id"), req, call)
+	out, err := s.ops.VerifyCredential(r.Context(), r.PathValue("id"), req, retryHeaders(r, body))
 	return replySigned(w, http.StatusOK, out, err)
 }

@@ -83,19 +83,3 @@ func (s *Service) exportWallet(w http.ResponseWriter, r *http.Request) error {
 	out, err := s.ops.ExportWallet(r.Context(), r.PathValue("id"), req, call)
 	return replySigned(w, http.StatusOK, out, err)
 }
-
-// signedBody reads the request of a signed operation whose body is
-// required: the SignedCall first (signedCall), so a problem with the
-// headers is answered before one with the body, then the body decoded
-// into req.
-func signedBody(r *http.Request, req any) (payments.SignedCall, error) {
-	body, err := readBody(r)
-	if err != nil {
-		return payments.SignedCall{}, err
-	}
-	call, err := signedCall(r, body)
-	if err != nil {
-		return call, err
-	}
-	return call, decodeJSON(r, body, req, false)
-}

@@ -35,7 +35,7 @@ const (
 
 // statusOf is the one table from an operation's error code to its HTTP
 // status (grid-api-facts §1.2). A code missing here is a programming error:
-// statusFor answers it 500 and TestEveryCodeHasAStatus fails.
+// httpError answers it 500, and TestEveryCodeHasAStatus fails.
 var statusOf = map[string]int{
 	payments.CodeInvalidInput:             http.StatusBadRequest,
 	payments.CodeInvalidRequestFormat:     http.StatusBadRequest,

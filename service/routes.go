@@ -2,7 +2,6 @@ package service
 
 import (
 	"net/http"
-	"strings"
 
 	"paywallet/service/payments"
 )
@@ -15,16 +14,6 @@ func (s *Service) routes() []route {
 	for _, area := range [][]route{s.customerRoutes(), s.credentialRoutes(), s.sessionRoutes(),
 		s.externalAccountRoutes(), s.agentRoutes(), s.quoteRoutes(), s.transactionRoutes(), s.webhookRoutes()} {
 		rts = append(rts, area...)
-	}
-	// LEGACY (issue 17, the layering): handlers not yet moved here.
-	for key, h := range s.ops.LegacyRoutes() {
-		method, path, _ := strings.Cut(key, " ")
-		auth := authPlatform
-		switch path {
-		case "/agents/device-codes/{code}/redeem", "/webhooks/jwks.json":
-			auth = authNone
-		}
-		rts = append(rts, route{method, path, handlerFunc(h), auth})
 	}
 	return rts
 }

@@ -3,7 +3,6 @@ package service
 import (
 	"net/http"
 
-	"paywallet/service/payments"
 	"paywallet/shared/wire"
 )
 
@@ -20,16 +19,8 @@ func (s *Service) listSessions(w http.ResponseWriter, r *http.Request) error {
 	return reply(w, http.StatusOK, out, err)
 }
 
-// revokeSession takes no body, or an empty JSON object.
 func (s *Service) revokeSession(w http.ResponseWriter, r *http.Request) error {
-	body, err := readBody(r)
-	if err != nil {
-		return err
-	}
-	if !emptyBody(body) {
-		return errorf(http.StatusBadRequest, payments.CodeInvalidRequestFormat, "this request takes no body")
-	}
-	call, err := signedCall(r, nil)
+	call, err := signedNoBody(r)
 	if err != nil {
 		return err
 	}
@@ -38,16 +29,9 @@ func (s *Service) revokeSession(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Service) refreshSession(w http.ResponseWriter, r *http.Request) error {
-	body, err := readBody(r)
-	if err != nil {
-		return err
-	}
-	call, err := signedCall(r, body)
-	if err != nil {
-		return err
-	}
 	var req wire.ChallengeRequest
-	if err := decodeJSON(r, body, &req, false); err != nil {
+	call, err := signedBody(r, &req)
+	if err != nil {
 		return err
 	}
 	out, err := s.ops.RefreshSession(r.Context(), r.PathValue("id"), req, call)

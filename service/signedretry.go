@@ -10,23 +10,56 @@ import (
 
 // signedCall reads what a signed operation needs of the request: the
 // canonical hash of its body and, on a retry, the Service-Wallet-Signature
-// and Request-Id headers. Both headers must come together: a signature
-// without Request-Id is REQUEST_ID_MISSING, a Request-Id without a signature
-// is WALLET_SIGNATURE_MISSING (facts §4.6). Handlers read it before they
-// decode the body, so a header problem is answered first.
+// and Request-Id headers, which must come together (SignedCall.Check).
+// Handlers read it before they decode the body, so a header problem is
+// answered first.
 func signedCall(r *http.Request, body []byte) (payments.SignedCall, error) {
+	c := retryHeaders(r, body)
+	if err := c.Check(); err != nil {
+		return c, err
+	}
+	return c, nil
+}
+
+// retryHeaders is signedCall without the check, for the one operation that
+// checks the pairing itself (credential verify: only its e-mail code leg is
+// a signed retry).
+func retryHeaders(r *http.Request, body []byte) payments.SignedCall {
 	c := payments.SignedCall{
 		Stamp:     strings.TrimSpace(r.Header.Get(wire.HeaderWalletSignature)),
 		RequestID: strings.TrimSpace(r.Header.Get(wire.HeaderRequestID)),
 	}
-	switch {
-	case c.Stamp == "" && c.RequestID != "":
-		return c, errorf(http.StatusUnauthorized, payments.CodeSignatureMissing, "Request-Id was sent without Service-Wallet-Signature")
-	case c.Stamp != "" && c.RequestID == "":
-		return c, errorf(http.StatusUnauthorized, payments.CodeRequestIDMissing, "Service-Wallet-Signature was sent without Request-Id")
-	}
 	// A body that is not JSON has no canonical hash; decoding it refuses
 	// the request before any operation sees the hash.
 	c.BodyHash, _ = payments.CanonicalBodyHash(body)
-	return c, nil
+	return c
+}
+
+// signedBody reads the request of a signed operation whose body is
+// required: the SignedCall first (signedCall), so a problem with the
+// headers is answered before one with the body, then the body decoded
+// into req.
+func signedBody(r *http.Request, req any) (payments.SignedCall, error) {
+	body, err := readBody(r)
+	if err != nil {
+		return payments.SignedCall{}, err
+	}
+	call, err := signedCall(r, body)
+	if err != nil {
+		return call, err
+	}
+	return call, decodeJSON(r, body, req, false)
+}
+
+// signedNoBody reads the request of a signed operation that takes no body
+// (or an empty JSON object).
+func signedNoBody(r *http.Request) (payments.SignedCall, error) {
+	body, err := readBody(r)
+	if err != nil {
+		return payments.SignedCall{}, err
+	}
+	if !emptyBody(body) {
+		return payments.SignedCall{}, errorf(http.StatusBadRequest, payments.CodeInvalidRequestFormat, "this request takes no body")
+	}
+	return signedCall(r, nil)
 }

@@ -450,9 +450,3 @@ func (s *Service) AgentExternalAccount(ctx context.Context, agent *store.Agent, 
 	}
 	return externalAccountJSON(a), nil
 }
-
-// legacyAgentRoutes are this area's handlers that are not yet operations (see
-// LegacyRoutes).
-func (s *Service) legacyAgentRoutes() map[string]LegacyHandler {
-	return nil
-}

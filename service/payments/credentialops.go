@@ -290,16 +290,9 @@ func (s *Service) DeleteCredential(ctx context.Context, id string, call SignedCa
 		}
 		op := operation{name: opDeleteCredential, targetID: cred.ID, accountID: cred.AccountID, bodyHash: call.BodyHash}
 		if !call.IsRetry() {
-			payload, err := s.activity(cred.AccountID, "ACTIVITY_TYPE_DELETE_AUTHENTICATORS",
-				map[string]any{"authenticatorIds": []string{cred.ID}, "userId": cred.AccountID})
-			if err != nil {
-				return Signed[struct{}]{}, err
-			}
-			c, err := s.issueChallenge(ctx, tx, op, payload, nil)
-			if err != nil {
-				return Signed[struct{}]{}, err
-			}
-			return challenged[struct{}](challengeJSON(cred.Type, c)), nil
+			c, err := s.activityChallenge(ctx, tx, op, cred.Type, "ACTIVITY_TYPE_DELETE_AUTHENTICATORS",
+				map[string]any{"authenticatorIds": []string{cred.ID}, "userId": cred.AccountID}, nil)
+			return challenged[struct{}](c), err
 		}
 		if _, err := s.completeRetry(ctx, tx, op, call, s.activeKeyExcept(ctx, tx, cred.AccountID, cred.ID)); err != nil {
 			return Signed[struct{}]{}, err

@@ -317,7 +317,7 @@ func (s *Service) codeMAC(otpID, credentialID, code string) []byte {
 //
 // call carries the headers as they came: the body is checked first, and
 // only EMAIL_OTP is a signed retry, so only EMAIL_OTP refuses one of its
-// headers without the other (unpaired); PASSKEY reads only the Request-Id
+// headers without the other (SignedCall.Check); PASSKEY reads only the Request-Id
 // of its challenge, OAUTH neither.
 func (s *Service) VerifyCredential(ctx context.Context, id string, req wire.VerifyRequest, call SignedCall) (Signed[wire.Session], error) {
 	var fe fieldErrors
@@ -365,27 +365,13 @@ func (s *Service) VerifyCredential(ctx context.Context, id string, req wire.Veri
 	case wire.TypeOAuth:
 		return s.verifyOAuth(ctx, id, &req)
 	}
-	if err := unpaired(call); err != nil {
+	if err := call.Check(); err != nil {
 		return Signed[wire.Session]{}, err
 	}
 	if call.IsRetry() {
 		return s.completeOTPLogin(ctx, id, call)
 	}
 	return s.startOTPLogin(ctx, id, sealed, call.BodyHash)
-}
-
-// unpaired refuses a signed retry's header without the other, as the HTTP
-// layer does for the operations whose headers it checks before the body: a
-// signature without Request-Id is REQUEST_ID_MISSING, a Request-Id without
-// a signature is WALLET_SIGNATURE_MISSING (facts §4.6).
-func unpaired(c SignedCall) error {
-	switch {
-	case c.Stamp == "" && c.RequestID != "":
-		return errorf(CodeSignatureMissing, "Request-Id was sent without Service-Wallet-Signature")
-	case c.Stamp != "" && c.RequestID == "":
-		return errorf(CodeRequestIDMissing, "Service-Wallet-Signature was sent without Request-Id")
-	}
-	return nil
 }
 
 // otpAttempt is what leg 1 of an EMAIL_OTP verification commits: the
@@ -514,10 +500,4 @@ func (s *Service) completeOTPLogin(ctx context.Context, id string, call SignedCa
 		}
 		return done(issuedSession(sess, "")), nil
 	})
-}
-
-// legacyCredentialRoutes are this area's handlers that are not yet operations (see
-// LegacyRoutes): none, they are all operations.
-func (s *Service) legacyCredentialRoutes() map[string]LegacyHandler {
-	return nil
 }

@@ -213,23 +213,6 @@ func (s *Service) ListInternalAccounts(ctx context.Context, req InternalAccountF
 		s.internalAccountJSON)
 }
 
-// listPage reads one page of a list operation and renders its items with
-// render, the store's paging (hasMore, nextCursor, totalCount) carried
-// over.
-func listPage[R, W any](ctx context.Context, s *Service, list func(store.Tx) (store.Page[R], error), render func(*R) W) (wire.List[W], error) {
-	return read(ctx, s, func(tx store.Tx) (wire.List[W], error) {
-		page, err := list(tx)
-		if err != nil {
-			return wire.List[W]{}, err
-		}
-		out := wire.List[W]{Data: make([]W, 0, len(page.Items)), HasMore: page.HasMore, NextCursor: page.NextCursor, TotalCount: &page.TotalCount}
-		for i := range page.Items {
-			out.Data = append(out.Data, render(&page.Items[i]))
-		}
-		return out, nil
-	})
-}
-
 // PageRequest is the paging of a list operation, as the query gives it:
 // Limit, from 1 to 100 (20 when empty), and Cursor, the nextCursor of the
 // page before. They stay text so that the operation names a bad value
@@ -255,28 +238,6 @@ func (p PageRequest) check(idType string, fe *fieldErrors) (limit int, cursor st
 		fe.add("cursor", "is not a cursor returned by this list")
 	}
 	return limit, p.Cursor
-}
-
-// pageParams reads limit (1..100, default 20) and cursor (an id of the
-// listed type) and records bad values in fe.
-func pageParams(q map[string][]string, idType string, fe *fieldErrors) (int, string) {
-	limit := 20
-	if vs, ok := q["limit"]; ok {
-		n, err := strconv.Atoi(vs[0])
-		if err != nil || n < 1 || n > 100 {
-			fe.add("limit", "must be an integer from 1 to 100")
-		} else {
-			limit = n
-		}
-	}
-	var cursor string
-	if vs, ok := q["cursor"]; ok {
-		cursor = vs[0]
-		if !ids.Valid(idType, cursor) {
-			fe.add("cursor", "is not a cursor returned by this list")
-		}
-	}
-	return limit, cursor
 }
 
 func customerJSON(c *store.Customer) wire.Customer {
@@ -359,10 +320,4 @@ func currencyCode(s string) bool {
 		}
 	}
 	return true
-}
-
-// legacyCustomerRoutes are this area's handlers that are not yet operations
-// (see LegacyRoutes): none left.
-func (s *Service) legacyCustomerRoutes() map[string]LegacyHandler {
-	return nil
 }

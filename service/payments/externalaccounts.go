@@ -499,9 +499,3 @@ func (s *Service) sweepIdempotency(ctx context.Context) error {
 		return err
 	})
 }
-
-// legacyExternalAccountRoutes are this area's handlers that are not yet operations (see
-// LegacyRoutes).
-func (s *Service) legacyExternalAccountRoutes() map[string]LegacyHandler {
-	return nil
-}

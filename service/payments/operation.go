@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"paywallet/service/store"
+	"paywallet/shared/wire"
 )
 
 // CommitHook runs inside an operation's transaction, after the operation's
@@ -62,4 +63,32 @@ func (s *Service) tx(ctx context.Context, turn string, fn func(store.Tx) error) 
 		return s.store.Tx(ctx, fn)
 	}
 	return s.store.TxFor(ctx, turn, fn)
+}
+
+// listPage reads one page of a list operation and renders its items with
+// render, the store's paging (hasMore, nextCursor, totalCount) carried
+// over.
+func listPage[S, T any](ctx context.Context, s *Service, list func(store.Tx) (store.Page[S], error), render func(*S) T) (wire.List[T], error) {
+	return read(ctx, s, func(tx store.Tx) (wire.List[T], error) {
+		page, err := list(tx)
+		if err != nil {
+			return wire.List[T]{}, err
+		}
+		return listOf(page, func(v *S) (T, error) { return render(v), nil })
+	})
+}
+
+// listOf renders a page of the store as the API's list, each item with
+// render.
+func listOf[S, T any](page store.Page[S], render func(*S) (T, error)) (wire.List[T], error) {
+	out := wire.List[T]{Data: make([]T, 0, len(page.Items)), HasMore: page.HasMore,
+		NextCursor: page.NextCursor, TotalCount: &page.TotalCount}
+	for i := range page.Items {
+		v, err := render(&page.Items[i])
+		if err != nil {
+			return wire.List[T]{}, err
+		}
+		out.Data = append(out.Data, v)
+	}
+	return out, nil
 }

@@ -410,22 +410,3 @@ func (s *Service) Ping(ctx context.Context) error {
 		return err
 	})
 }
-
-// LegacyHandler is a handler that is not yet an operation (issue 17, the
-// layering): it reads the request and writes the answer itself, returning
-// its refusal.
-type LegacyHandler func(w http.ResponseWriter, r *http.Request) error
-
-// LegacyRoutes are the routes, "METHOD /path" to handler, whose handlers
-// have not yet moved to the HTTP layer. The HTTP layer routes and
-// authenticates them like the others.
-func (s *Service) LegacyRoutes() map[string]LegacyHandler {
-	all := map[string]LegacyHandler{}
-	for _, area := range []map[string]LegacyHandler{s.legacyCustomerRoutes(), s.legacyCredentialRoutes(),
-		s.legacyExternalAccountRoutes(), s.legacyAgentRoutes(), s.legacyTransactionRoutes(), s.legacyWebhookRoutes()} {
-		for k, h := range area {
-			all[k] = h
-		}
-	}
-	return all
-}

@@ -146,16 +146,9 @@ func (s *Service) RevokeSession(ctx context.Context, id string, call SignedCall)
 		}
 		op := operation{name: opRevokeSession, targetID: sess.ID, accountID: sess.AccountID, bodyHash: call.BodyHash}
 		if !call.IsRetry() {
-			payload, err := s.activity(sess.AccountID, "ACTIVITY_TYPE_DELETE_API_KEYS",
-				map[string]any{"apiKeyIds": []string{sess.ID}, "userId": sess.AccountID})
-			if err != nil {
-				return Signed[struct{}]{}, err
-			}
-			c, err := s.issueChallenge(ctx, tx, op, payload, nil)
-			if err != nil {
-				return Signed[struct{}]{}, err
-			}
-			return challenged[struct{}](challengeJSON(sess.Type, c)), nil
+			c, err := s.activityChallenge(ctx, tx, op, sess.Type, "ACTIVITY_TYPE_DELETE_API_KEYS",
+				map[string]any{"apiKeyIds": []string{sess.ID}, "userId": sess.AccountID}, nil)
+			return challenged[struct{}](c), err
 		}
 		if _, err := s.completeRetry(ctx, tx, op, call, s.activeKeyOf(ctx, tx, sess.AccountID)); err != nil {
 			return Signed[struct{}]{}, err
@@ -197,16 +190,9 @@ func (s *Service) RefreshSession(ctx context.Context, id string, req wire.Challe
 		}
 		op := operation{name: opRefreshSession, targetID: sess.ID, accountID: sess.AccountID, bodyHash: call.BodyHash}
 		if !call.IsRetry() {
-			payload, err := s.activity(sess.AccountID, "ACTIVITY_TYPE_CREATE_READ_WRITE_SESSION_V2",
-				map[string]any{"targetPublicKey": req.ClientPublicKey})
-			if err != nil {
-				return Signed[wire.Session]{}, err
-			}
-			c, err := s.issueChallenge(ctx, tx, op, payload, current)
-			if err != nil {
-				return Signed[wire.Session]{}, err
-			}
-			return challenged[wire.Session](challengeJSON("", c)), nil
+			c, err := s.activityChallenge(ctx, tx, op, "", "ACTIVITY_TYPE_CREATE_READ_WRITE_SESSION_V2",
+				map[string]any{"targetPublicKey": req.ClientPublicKey}, current)
+			return challenged[wire.Session](c), err
 		}
 		if _, err := s.completeRetry(ctx, tx, op, call, nil); err != nil {
 			return Signed[wire.Session]{}, err

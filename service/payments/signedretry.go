@@ -51,6 +51,23 @@ func (s *Service) issueChallenge(ctx context.Context, tx store.Tx, op operation,
 	return c, nil
 }
 
+// activityChallenge issues the challenge of a signed operation's first
+// call: its payloadToSign is the activity typ with params on op's account
+// (see activity). boundKey, when set, is the only key whose stamp completes
+// the retry; otherwise the operation's retry decides who may sign. The
+// challenge answers credType as its type ("" for none).
+func (s *Service) activityChallenge(ctx context.Context, tx store.Tx, op operation, credType, typ string, params map[string]any, boundKey *walletcrypto.PublicKey) (*wire.SignedRequestChallenge, error) {
+	payload, err := s.activity(op.accountID, typ, params)
+	if err != nil {
+		return nil, err
+	}
+	c, err := s.issueChallenge(ctx, tx, op, payload, boundKey)
+	if err != nil {
+		return nil, err
+	}
+	return challengeJSON(credType, c), nil
+}
+
 // completeRetry checks a retry against its pending challenge and consumes
 // it. keyAllowed decides whether the stamp's key may sign for the account
 // when the challenge has no bound key (for example: the key of an active
@@ -170,6 +187,19 @@ type SignedCall struct {
 	BodyHash  []byte
 	Stamp     string // empty on the first call
 	RequestID string // empty on the first call
+}
+
+// Check refuses one retry header without the other: a signature without
+// Request-Id is REQUEST_ID_MISSING, a Request-Id without a signature is
+// WALLET_SIGNATURE_MISSING (facts §4.6).
+func (c SignedCall) Check() error {
+	switch {
+	case c.Stamp == "" && c.RequestID != "":
+		return errorf(CodeSignatureMissing, "Request-Id was sent without Service-Wallet-Signature")
+	case c.Stamp != "" && c.RequestID == "":
+		return errorf(CodeRequestIDMissing, "Service-Wallet-Signature was sent without Request-Id")
+	}
+	return nil
 }
 
 // IsRetry reports whether the call carries a signature.

@@ -139,28 +139,8 @@ func (s *Service) ListTransactions(ctx context.Context, req TransactionFilter) (
 	if e := fe.err(); e != nil {
 		return wire.List[wire.Transaction]{}, e
 	}
-	return read(ctx, s, func(tx store.Tx) (wire.List[wire.Transaction], error) {
-		page, err := tx.ListTransactions(ctx, f)
-		if err != nil {
-			return wire.List[wire.Transaction]{}, err
-		}
-		return listOf(page, func(x *store.Transaction) (wire.Transaction, error) { return s.transactionJSON(x), nil })
-	})
-}
-
-// listOf renders a page of the store as the API's list, each item with
-// render.
-func listOf[S, T any](page store.Page[S], render func(*S) (T, error)) (wire.List[T], error) {
-	out := wire.List[T]{Data: make([]T, 0, len(page.Items)), HasMore: page.HasMore,
-		NextCursor: page.NextCursor, TotalCount: &page.TotalCount}
-	for i := range page.Items {
-		v, err := render(&page.Items[i])
-		if err != nil {
-			return wire.List[T]{}, err
-		}
-		out.Data = append(out.Data, v)
-	}
-	return out, nil
+	return listPage(ctx, s, func(tx store.Tx) (store.Page[store.Transaction], error) { return tx.ListTransactions(ctx, f) },
+		s.transactionJSON)
 }
 
 // dateTime reads the RFC 3339 date-time v of the field name, in UTC; the
@@ -340,10 +320,4 @@ func (s *Service) ExchangeRates(ctx context.Context, req ExchangeRatesRequest) (
 		})
 	}
 	return out, nil
-}
-
-// legacyTransactionRoutes are this area's handlers that are not yet operations (see
-// LegacyRoutes).
-func (s *Service) legacyTransactionRoutes() map[string]LegacyHandler {
-	return nil
 }

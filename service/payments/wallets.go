@@ -85,7 +85,7 @@ func walletOperation[T any](ctx context.Context, s *Service, id, name string, ca
 		op := operation{name: name, targetID: acct.ID, accountID: acct.ID, bodyHash: call.BodyHash}
 		if !call.IsRetry() {
 			typ, params := activityOf(acct)
-			c, err := s.activityChallenge(ctx, tx, op, "", typ, params)
+			c, err := s.activityChallenge(ctx, tx, op, "", typ, params, nil)
 			if err != nil {
 				return Signed[T]{}, err
 			}
@@ -100,22 +100,6 @@ func walletOperation[T any](ctx context.Context, s *Service, id, name string, ca
 		}
 		return done(v), nil
 	})
-}
-
-// activityChallenge issues the challenge of a signed operation's first
-// call: its payloadToSign is the activity typ with params on op's account
-// (see activity), and any active session of the account may sign it. The
-// challenge answers credType as its type ("" for none).
-func (s *Service) activityChallenge(ctx context.Context, tx store.Tx, op operation, credType, typ string, params map[string]any) (*wire.SignedRequestChallenge, error) {
-	payload, err := s.activity(op.accountID, typ, params)
-	if err != nil {
-		return nil, err
-	}
-	c, err := s.issueChallenge(ctx, tx, op, payload, nil)
-	if err != nil {
-		return nil, err
-	}
-	return challengeJSON(credType, c), nil
 }
 
 // ExportWallet exports an embedded wallet's secret (POST
@@ -237,7 +221,7 @@ func (s *Service) changeTiedEmail(ctx context.Context, tx store.Tx, customerID, 
 	op := operation{name: opUpdateCustomer, targetID: customerID, accountID: accountID, bodyHash: call.BodyHash}
 	if !call.IsRetry() {
 		return s.activityChallenge(ctx, tx, op, wire.TypeEmailOTP, "ACTIVITY_TYPE_UPDATE_USER_EMAIL",
-			map[string]any{"authenticatorIds": set, "userEmail": email, "userId": accountID})
+			map[string]any{"authenticatorIds": set, "userEmail": email, "userId": accountID}, nil)
 	}
 	if err := sameCredentialSet(ctx, tx, call.RequestID, set); err != nil {
 		return nil, err

@@ -519,9 +519,3 @@ func (s *Service) wakeWebhooks() {
 	default:
 	}
 }
-
-// legacyWebhookRoutes are this area's handlers that are not yet operations (see
-// LegacyRoutes).
-func (s *Service) legacyWebhookRoutes() map[string]LegacyHandler {
-	return nil
-}
