@@ -12,7 +12,8 @@ import (
 func (s *Service) routes() []route {
 	var rts []route
 	for _, area := range [][]route{s.customerRoutes(), s.credentialRoutes(), s.sessionRoutes(),
-		s.externalAccountRoutes(), s.agentRoutes(), s.quoteRoutes(), s.transactionRoutes(), s.webhookRoutes()} {
+		s.externalAccountRoutes(), s.platformRoutes(), s.agentRoutes(), s.quoteRoutes(), s.transferRoutes(),
+		s.transactionRoutes(), s.webhookRoutes(), s.documentRoutes()} {
 		rts = append(rts, area...)
 	}
 	return rts

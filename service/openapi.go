@@ -1,0 +1,5 @@
+package service
+
+func (s *Service) documentRoutes() []route {
+	return []route{}
+}

@@ -1,0 +1,5 @@
+package service
+
+func (s *Service) platformRoutes() []route {
+	return []route{}
+}
