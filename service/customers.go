@@ -14,6 +14,7 @@ func (s *Service) customerRoutes() []route {
 		{"GET", "/customers/internal-accounts", s.listInternalAccounts, authPlatform},
 		{"GET", "/customers/{customerId}", s.getCustomer, authPlatform},
 		{"PATCH", "/customers/{customerId}", s.updateCustomer, authPlatform},
+		{"DELETE", "/customers/{customerId}", s.deleteCustomer, authPlatform},
 		{"PATCH", "/internal-accounts/{id}", s.updateInternalAccount, authPlatform},
 		{"POST", "/internal-accounts/{id}/export", s.exportWallet, authPlatform},
 	}
@@ -33,6 +34,7 @@ func (s *Service) listCustomers(w http.ResponseWriter, r *http.Request) error {
 	out, err := s.ops.ListCustomers(r.Context(), payments.CustomerFilter{
 		PlatformCustomerID: q.Get("platformCustomerId"),
 		CustomerType:       q.Get("customerType"),
+		IsIncludingDeleted: q.Get("isIncludingDeleted"),
 		Page:               page(r),
 	})
 	return reply(w, http.StatusOK, out, err)
@@ -51,6 +53,14 @@ func (s *Service) listInternalAccounts(w http.ResponseWriter, r *http.Request) e
 
 func (s *Service) getCustomer(w http.ResponseWriter, r *http.Request) error {
 	c, err := s.ops.GetCustomer(r.Context(), r.PathValue("customerId"))
+	return reply(w, http.StatusOK, c, err)
+}
+
+func (s *Service) deleteCustomer(w http.ResponseWriter, r *http.Request) error {
+	if err := readEmptyBody(r); err != nil {
+		return err
+	}
+	c, err := s.ops.DeleteCustomer(r.Context(), r.PathValue("customerId"))
 	return reply(w, http.StatusOK, c, err)
 }
 

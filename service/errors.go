@@ -70,6 +70,8 @@ var statusOf = map[string]int{
 	"EMAIL_OTP_CREDENTIAL_SET_CHANGED": http.StatusConflict,
 	"INVALID_STATE_TRANSITION":         http.StatusConflict,
 
+	payments.CodeCustomerDeleted: http.StatusGone,
+
 	payments.CodeRateLimited: http.StatusTooManyRequests,
 
 	payments.CodeInternal:           http.StatusInternalServerError,

@@ -114,6 +114,10 @@ func FuzzServiceRequest(f *testing.F) {
 		{"GET", "/customers?limit=2", nil},
 		{"GET", "/customers/internal-accounts?customerId=" + cust.ID, nil},
 		{"GET", "/customers/" + cust.ID, nil},
+		{"POST", "/customers", js(map[string]any{"customerType": "BUSINESS", "businessInfo": map[string]any{"legalName": "Acme", "country": "US",
+			"taxId": "47-1234567", "incorporatedOn": "2018-03-14", "registrationNumber": "5523002"}, "address": map[string]any{"line1": "1 Main", "postalCode": "1", "country": "US"}})},
+		{"POST", "/customers", js(map[string]any{"customerType": "INDIVIDUAL", "birthDate": "1990-02-30", "idType": "SSN", "identifier": "123-45-6789", "currencies": []string{"USD"}})},
+		{"GET", "/customers?isIncludingDeleted=true", nil},
 		{"PATCH", "/customers/" + cust.ID, js(map[string]any{"email": "new@example.com"})},
 		{"PATCH", "/internal-accounts/" + acct, []byte(`{"nickname":"x"}`)},
 		{"POST", "/internal-accounts/" + acct + "/export", []byte(`{"clientPublicKey":"02aa"}`)},
@@ -149,6 +153,7 @@ func FuzzServiceRequest(f *testing.F) {
 		{"GET", "/webhooks/jwks.json", nil},
 		{"GET", "/webhooks/deliveries?status=PENDING&limit=5", nil},
 		{"POST", "/webhooks/deliveries/Webhook:0199a3c4-0000-7000-8000-000000000001/replay", nil},
+		{"DELETE", "/customers/" + cust.ID, nil}, // last: it closes the wallet the seeds above use
 		{"GET", "/no/such/path", nil},
 		{"PUT", "/customers", []byte(`{}`)},
 	} {

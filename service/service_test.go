@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -80,7 +81,7 @@ func TestCreateCustomerProvisionsWallet(t *testing.T) {
 	e.mustStatus(r, 200)
 	var got wire.Customer
 	r.decode(t, &got)
-	if got != w.customer {
+	if !reflect.DeepEqual(got, w.customer) {
 		t.Fatalf("GET gives %+v, POST gave %+v", got, w.customer)
 	}
 }
@@ -95,8 +96,8 @@ func TestCreateCustomerRefusals(t *testing.T) {
 		code   string
 		fields []string
 	}{
-		{"empty object", `{}`, 400, "INVALID_INPUT", []string{"customerType", "platformCustomerId"}},
-		{"all bad at once", `{"platformCustomerId":" ","customerType":"ROBOT","email":"nope","umaAddress":"x"}`, 400, "INVALID_INPUT",
+		{"empty object", `{}`, 400, "INVALID_INPUT", []string{"customerType"}},
+		{"all bad at once", `{"platformCustomerId":"` + strings.Repeat("p", 256) + `","customerType":"ROBOT","email":"nope","umaAddress":"x"}`, 400, "INVALID_INPUT",
 			[]string{"customerType", "email", "platformCustomerId", "umaAddress"}},
 		{"unknown field", `{"platformCustomerId":"a","customerType":"INDIVIDUAL","favouriteColour":"red"}`, 400, "INVALID_INPUT", []string{"favouriteColour"}},
 		{"wrong type", `{"platformCustomerId":7,"customerType":"INDIVIDUAL"}`, 400, "INVALID_INPUT", []string{"platformCustomerId"}},

@@ -165,6 +165,12 @@ func (s *Service) walletAccount(ctx context.Context, tx store.Tx, id string) (*s
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, notFound
 	}
+	if err == nil && a.Status == "CLOSED" {
+		// The account of a deleted customer (DeleteCustomer): no
+		// credential, session or wallet operation may use it again.
+		return nil, &Error{Code: CodeCustomerDeleted, Message: "the account is CLOSED: its customer was deleted",
+			Details: map[string]any{"accountId": a.ID, "customerId": a.CustomerID}}
+	}
 	return a, err
 }
 

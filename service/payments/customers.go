@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"paywallet/service/ids"
@@ -15,17 +16,30 @@ import (
 	"paywallet/shared/wire"
 )
 
-// CreateCustomer creates a customer (POST /customers). A customer created
-// with an e-mail gets, in the same transaction, its EMBEDDED_WALLET internal
-// account and an EMAIL_OTP credential whose nickname is that e-mail (facts
-// §4.6).
+// CreateCustomer creates a customer (POST /customers) with every field of
+// the reference's create request: the fields of its type (an INDIVIDUAL's
+// birthDate, nationality, identification and due-diligence fields; a
+// BUSINESS's businessInfo, required), checked and stored. The
+// identification number (identifier) is write-only: it is stored sealed
+// with the at-rest key and no answer carries it. platformCustomerId is
+// optional: one is generated when absent; it is unique among customers that
+// are not deleted.
+//
+// kycStatus (individuals) and kybStatus (businesses) are set in sandbox
+// mode only, from the reference sandbox's magic suffixes (sandboxKYC,
+// sandboxKYB), with the CUSTOMER.KYC_* or CUSTOMER.KYB_* event of the
+// status; in production the service verifies no identities and the answer
+// carries no status.
+//
+// A customer created with an e-mail gets, in the same transaction, its
+// EMBEDDED_WALLET internal account and an EMAIL_OTP credential whose
+// nickname is that e-mail (facts §4.6).
 func (s *Service) CreateCustomer(ctx context.Context, req wire.CustomerCreateRequest) (wire.Customer, error) {
 	var fe fieldErrors
+	now := s.now()
+	check := fieldChecker{fe: &fe, now: now, s: s}
 	req.PlatformCustomerID = strings.TrimSpace(req.PlatformCustomerID)
-	switch {
-	case req.PlatformCustomerID == "":
-		fe.add("platformCustomerId", "required")
-	case utf8.RuneCountInString(req.PlatformCustomerID) > 255:
+	if utf8.RuneCountInString(req.PlatformCustomerID) > 255 {
 		fe.addConstraint("platformCustomerId", "at most 255 characters", wire.FieldConstraint{MaxLength: new(255)})
 	}
 	checkCustomerType(req.CustomerType, true, &fe)
@@ -38,30 +52,67 @@ func (s *Service) CreateCustomer(ctx context.Context, req wire.CustomerCreateReq
 	if req.UmaAddress != "" && !validUMA(req.UmaAddress) {
 		fe.addConstraint("umaAddress", "must look like $name@domain", wire.FieldConstraint{Pattern: umaPattern})
 	}
+	check.readOnlyStatuses(req.KYCStatus, req.KYBStatus)
+	check.common(&req.CustomerCommon, true)
+	check.otherType(req.CustomerType, &req.IndividualFields, req.Identifier, req.FullName, req.BusinessInfo)
+	switch req.CustomerType {
+	case "INDIVIDUAL":
+		check.individual(&req.IndividualFields)
+		check.individualCross(&req.IndividualFields, req.Identifier)
+	case "BUSINESS":
+		if req.BusinessInfo == nil {
+			fe.add("businessInfo", "required for a BUSINESS customer (legalName, country, taxId, incorporatedOn)")
+		} else {
+			check.business(req.BusinessInfo, true)
+			check.businessCross(req.BusinessInfo)
+		}
+	}
 	if e := fe.err(); e != nil {
 		return wire.Customer{}, e
 	}
 
-	now := s.now()
 	id := ids.New("Customer")
+	hexID := strings.ReplaceAll(strings.TrimPrefix(id, "Customer:"), "-", "")
 	uma := req.UmaAddress
 	if uma == "" {
-		uma = "$" + strings.ReplaceAll(strings.TrimPrefix(id, "Customer:"), "-", "")[:16] + "@" + s.cfg.UMADomain
+		uma = "$" + hexID[:16] + "@" + s.cfg.UMADomain
+	}
+	pcid := req.PlatformCustomerID
+	if pcid == "" {
+		pcid = hexID
+	}
+	profile := customerProfile{CustomerCommon: req.CustomerCommon, IndividualFields: req.IndividualFields, BusinessInfo: req.BusinessInfo}
+	doc, err := encodeProfile(&profile)
+	if err != nil {
+		return wire.Customer{}, err
 	}
 	return commit(ctx, s, "", func(tx store.Tx) (wire.Customer, error) {
 		c := store.Customer{
 			ID:                 id,
-			PlatformCustomerID: req.PlatformCustomerID,
+			PlatformCustomerID: pcid,
 			CustomerType:       req.CustomerType,
 			Email:              req.Email,
 			FullName:           req.FullName,
 			UmaAddress:         uma,
 			CreatedAt:          now,
 			UpdatedAt:          now,
+			Profile:            doc,
+		}
+		if req.Identifier != "" {
+			c.Identifier = s.box.Seal([]byte(req.Identifier), identifierLabel(id))
+		}
+		if s.mode == ModeSandbox {
+			switch c.CustomerType {
+			case "INDIVIDUAL":
+				c.KYCStatus = sandboxKYC(c.FullName)
+			case "BUSINESS":
+				c.KYBStatus = sandboxKYB(req.BusinessInfo.RegistrationNumber)
+			}
 		}
 		if err := tx.CreateCustomer(ctx, &c); err != nil {
 			if errors.Is(err, store.ErrConflict) {
-				return wire.Customer{}, errorf(CodeConflict, "a customer with this platformCustomerId already exists")
+				return wire.Customer{}, &Error{Code: CodeConflict, Message: "a customer with this platformCustomerId already exists",
+					Details: map[string]any{"platformCustomerId": pcid}}
 			}
 			return wire.Customer{}, err
 		}
@@ -70,8 +121,80 @@ func (s *Service) CreateCustomer(ctx context.Context, req wire.CustomerCreateReq
 				return wire.Customer{}, err
 			}
 		}
-		return customerJSON(&c), nil
+		out := customerJSON(&c)
+		if typ := verificationEventType(&c); typ != "" {
+			if err := s.emit(ctx, tx, typ, c.ID, out); err != nil {
+				return wire.Customer{}, err
+			}
+		}
+		return out, nil
 	})
+}
+
+// identifierLabel binds a sealed identification number to its customer.
+func identifierLabel(customerID string) string { return customerID + "/identifier" }
+
+// The reference's customer webhook types (WebhookType: CUSTOMER.*). It has
+// none for creation, update or deletion.
+const (
+	eventKYCApproved = "CUSTOMER.KYC_APPROVED"
+	eventKYCRejected = "CUSTOMER.KYC_REJECTED"
+	eventKYCPending  = "CUSTOMER.KYC_PENDING"
+	eventKYBApproved = "CUSTOMER.KYB_APPROVED"
+	eventKYBRejected = "CUSTOMER.KYB_REJECTED"
+	eventKYBPending  = "CUSTOMER.KYB_PENDING"
+)
+
+// verificationEventType is the CUSTOMER.* event of the customer's KYC or
+// KYB status; none for UNVERIFIED (the reference has no such type) or
+// no status.
+func verificationEventType(c *store.Customer) string {
+	switch {
+	case c.KYCStatus == "APPROVED":
+		return eventKYCApproved
+	case c.KYCStatus == "REJECTED":
+		return eventKYCRejected
+	case c.KYCStatus == "PENDING":
+		return eventKYCPending
+	case c.KYBStatus == "APPROVED":
+		return eventKYBApproved
+	case c.KYBStatus == "REJECTED":
+		return eventKYBRejected
+	case c.KYBStatus == "PENDING":
+		return eventKYBPending
+	}
+	return ""
+}
+
+// sandboxKYC is the KYC status the reference sandbox gives an individual
+// from the last three characters of fullName (grid-api-facts §5): 001
+// PENDING, 002 REJECTED, 003 UNVERIFIED, anything else APPROVED.
+func sandboxKYC(fullName string) string {
+	switch suffix3(fullName) {
+	case "001":
+		return "PENDING"
+	case "002":
+		return "REJECTED"
+	case "003":
+		return "UNVERIFIED"
+	}
+	return "APPROVED"
+}
+
+// sandboxKYB is the KYB status of a business from the last three
+// characters of businessInfo.registrationNumber: 002 REJECTED; 001 and 003
+// (where the reference runs its real validation) PENDING and UNVERIFIED,
+// as for KYC, since this service has no validation to run; anything else
+// APPROVED.
+func sandboxKYB(registrationNumber string) string {
+	return sandboxKYC(registrationNumber)
+}
+
+func suffix3(s string) string {
+	if len(s) < 3 {
+		return s
+	}
+	return s[len(s)-3:]
 }
 
 // customerTypes are the values of a customer's customerType.
@@ -161,6 +284,9 @@ func (s *Service) GetCustomer(ctx context.Context, id string) (wire.Customer, er
 type CustomerFilter struct {
 	PlatformCustomerID string
 	CustomerType       string // INDIVIDUAL or BUSINESS
+	// IsIncludingDeleted is the query's isIncludingDeleted: "true" lists
+	// deleted customers too; empty or "false" leaves them out.
+	IsIncludingDeleted string
 	Page               PageRequest
 }
 
@@ -171,6 +297,13 @@ func (s *Service) ListCustomers(ctx context.Context, req CustomerFilter) (wire.L
 	f := store.CustomerFilter{PlatformCustomerID: req.PlatformCustomerID, CustomerType: req.CustomerType}
 	f.Limit, f.Cursor = req.Page.check("Customer", &fe)
 	checkCustomerType(f.CustomerType, false, &fe)
+	switch req.IsIncludingDeleted {
+	case "", "false":
+	case "true":
+		f.IncludeDeleted = true
+	default:
+		fe.add("isIncludingDeleted", "must be true or false")
+	}
 	if e := fe.err(); e != nil {
 		return wire.List[wire.Customer]{}, e
 	}
@@ -240,17 +373,32 @@ func (p PageRequest) check(idType string, fe *fieldErrors) (limit int, cursor st
 	return limit, p.Cursor
 }
 
+// customerJSON is the customer as the API answers it: the reference's
+// IndividualCustomer or BusinessCustomer (the fields of its type only),
+// never the identification number.
 func customerJSON(c *store.Customer) wire.Customer {
-	return wire.Customer{
+	p := decodeProfile(c.Profile)
+	out := wire.Customer{
 		ID:                 c.ID,
 		PlatformCustomerID: c.PlatformCustomerID,
 		CustomerType:       c.CustomerType,
 		UmaAddress:         c.UmaAddress,
 		Email:              c.Email,
-		FullName:           c.FullName,
 		CreatedAt:          timestamp(c.CreatedAt),
 		UpdatedAt:          timestamp(c.UpdatedAt),
+		CustomerCommon:     p.CustomerCommon,
+		IsDeleted:          !c.DeletedAt.IsZero(),
 	}
+	switch c.CustomerType {
+	case "BUSINESS":
+		out.KYBStatus = c.KYBStatus
+		out.BusinessInfo = p.BusinessInfo
+	default:
+		out.FullName = c.FullName
+		out.KYCStatus = c.KYCStatus
+		out.IndividualFields = p.IndividualFields
+	}
+	return out
 }
 
 func (s *Service) internalAccountJSON(a *store.InternalAccount) wire.InternalAccount {
@@ -320,4 +468,151 @@ func currencyCode(s string) bool {
 		}
 	}
 	return true
+}
+
+// CodeCustomerDeleted answers an operation on a deleted customer (410 in
+// the reference).
+const CodeCustomerDeleted = "CUSTOMER_DELETED"
+
+func errCustomerDeleted(id string) *Error {
+	return &Error{Code: CodeCustomerDeleted, Message: "the customer was deleted", Details: map[string]any{"customerId": id}}
+}
+
+// DeleteCustomer deletes a customer (DELETE /customers/{customerId}) and
+// answers it as it is now (isDeleted true). It is refused (409 CONFLICT,
+// details naming the accounts and the count of payments) while one of the
+// customer's internal accounts holds money, available or held, or a
+// payment of the customer is in flight (store.Tx.PaymentsInFlight); a
+// customer already deleted is 410 CUSTOMER_DELETED.
+//
+// Otherwise, in one transaction: the customer is marked deleted; every
+// credential of its internal accounts is removed, with every session it
+// issued and its OTP codes, so nobody can sign in again (and the e-mail is
+// free to sign up as a new customer); its internal accounts become CLOSED
+// (no funding, payment, credential or wallet operation accepts a closed
+// account) and its external accounts INACTIVE, each with its
+// STATUS_UPDATED event; its platformCustomerId is free for a new customer.
+// The customer stays readable: GET answers it with isDeleted true, lists
+// leave it out unless isIncludingDeleted=true, PATCH answers 410. The
+// reference has no webhook type for a deleted customer.
+func (s *Service) DeleteCustomer(ctx context.Context, id string) (wire.Customer, error) {
+	return commit(ctx, s, "", func(tx store.Tx) (wire.Customer, error) {
+		c, err := loadCustomer(ctx, tx, id)
+		if err != nil {
+			return wire.Customer{}, err
+		}
+		if !c.DeletedAt.IsZero() {
+			return wire.Customer{}, errCustomerDeleted(c.ID)
+		}
+		accounts, err := customerAccounts(ctx, tx, c.ID)
+		if err != nil {
+			return wire.Customer{}, err
+		}
+		var funded []map[string]any
+		for i := range accounts {
+			if a := &accounts[i]; a.Available != 0 || a.Held != 0 {
+				funded = append(funded, map[string]any{"accountId": a.ID, "available": a.Available, "held": a.Held, "currency": a.Currency})
+			}
+		}
+		inFlight, err := tx.PaymentsInFlight(ctx, c.ID)
+		if err != nil {
+			return wire.Customer{}, err
+		}
+		if len(funded) > 0 || inFlight > 0 {
+			if funded == nil {
+				funded = []map[string]any{}
+			}
+			return wire.Customer{}, &Error{Code: CodeConflict,
+				Message: "the customer still has money: move every balance out and wait for payments in flight to finish before deleting it",
+				Details: map[string]any{"fundedAccounts": funded, "paymentsInFlight": inFlight}}
+		}
+		now := s.now()
+		if _, err := tx.DeleteCustomer(ctx, c.ID, now); err != nil {
+			return wire.Customer{}, err
+		}
+		for i := range accounts {
+			a := &accounts[i]
+			creds, err := tx.ListCredentials(ctx, a.ID)
+			if err != nil {
+				return wire.Customer{}, err
+			}
+			for _, cred := range creds {
+				if err := tx.DeleteCredential(ctx, cred.ID); err != nil {
+					return wire.Customer{}, err
+				}
+			}
+			if a.Status == "CLOSED" {
+				continue
+			}
+			if err := tx.SetInternalAccountStatus(ctx, a.ID, "CLOSED", now); err != nil {
+				return wire.Customer{}, err
+			}
+			a.Status, a.UpdatedAt = "CLOSED", now
+			if err := s.emit(ctx, tx, webhooksig.InternalAccountStatusUpdated, a.ID, s.internalAccountJSON(a)); err != nil {
+				return wire.Customer{}, err
+			}
+		}
+		if err := s.deactivateExternalAccounts(ctx, tx, c.ID, now); err != nil {
+			return wire.Customer{}, err
+		}
+		c, err = tx.GetCustomer(ctx, c.ID)
+		if err != nil {
+			return wire.Customer{}, err
+		}
+		return customerJSON(c), nil
+	})
+}
+
+// customerAccounts is every internal account of the customer.
+func customerAccounts(ctx context.Context, tx store.Tx, customerID string) ([]store.InternalAccount, error) {
+	var out []store.InternalAccount
+	cursor := ""
+	for {
+		page, err := tx.ListInternalAccounts(ctx, store.InternalAccountFilter{CustomerID: customerID, Limit: 100, Cursor: cursor})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, page.Items...)
+		if !page.HasMore {
+			return out, nil
+		}
+		cursor = page.NextCursor
+	}
+}
+
+// deactivateExternalAccounts makes every external account of the customer
+// INACTIVE, keeping its verification result, with its event.
+func (s *Service) deactivateExternalAccounts(ctx context.Context, tx store.Tx, customerID string, now time.Time) error {
+	var all []store.ExternalAccount
+	cursor := ""
+	for {
+		page, err := tx.ListExternalAccounts(ctx, store.ExternalAccountFilter{CustomerID: customerID, Limit: 100, Cursor: cursor})
+		if err != nil {
+			return err
+		}
+		all = append(all, page.Items...)
+		if !page.HasMore {
+			break
+		}
+		cursor = page.NextCursor
+	}
+	for i := range all {
+		a := &all[i]
+		if a.Status == "INACTIVE" {
+			continue
+		}
+		err := tx.UpdateExternalAccountStatus(ctx, a.ID, store.ExternalAccountStatusUpdate{Status: "INACTIVE",
+			BeneficiaryVerificationStatus: a.BeneficiaryVerificationStatus, BeneficiaryVerifiedData: a.BeneficiaryVerifiedData}, now)
+		if err != nil {
+			return err
+		}
+		updated, err := tx.GetExternalAccount(ctx, a.ID)
+		if err != nil {
+			return err
+		}
+		if err := s.emit(ctx, tx, webhooksig.ExternalAccountStatusUpdated, updated.ID, externalAccountJSON(updated)); err != nil {
+			return err
+		}
+	}
+	return nil
 }

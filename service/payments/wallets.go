@@ -5,8 +5,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"slices"
 	"sort"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"paywallet/service/bip39"
@@ -163,23 +165,41 @@ func (s *Service) UpdateInternalAccount(ctx context.Context, id string, req wire
 		})
 }
 
-// UpdateCustomer changes a customer (PATCH /customers/{customerId}). A
-// change of e-mail for a customer whose wallet signs in with EMAIL_OTP is a
+// UpdateCustomer changes a customer (PATCH /customers/{customerId}): the
+// fields the body names, each checked as on creation; fields of the other
+// customer type, region, kycStatus and kybStatus are refused, and
+// businessInfo changes the business fields it names. A deleted customer
+// cannot be changed (410 CUSTOMER_DELETED). A change of e-mail for a
+// customer whose wallet signs in with EMAIL_OTP is a
 // signed retry (the e-mail is a credential): the challenge binds the body
 // and the set of tied EMAIL_OTP credentials, the retry must be signed by an
 // active session of the wallet, and the credential's nickname changes in
 // the same transaction. Anything else applies at once.
 func (s *Service) UpdateCustomer(ctx context.Context, id string, req wire.CustomerUpdateRequest, call SignedCall) (Signed[wire.Customer], error) {
-	if err := checkCustomerUpdate(&req); err != nil {
-		return Signed[wire.Customer]{}, err
+	now := s.now()
+	if fe := s.checkCustomerUpdate(&req, now); len(fe) > 0 {
+		// A body refused on its own may also try to change the type:
+		// name that too, in the same answer.
+		if stored, err := read(ctx, s, func(tx store.Tx) (*store.Customer, error) { return loadCustomer(ctx, tx, id) }); err == nil &&
+			slices.Contains(customerTypes, req.CustomerType) && req.CustomerType != stored.CustomerType {
+			fe.add("customerType", "must be "+stored.CustomerType+", the customer's type (it cannot change)")
+		}
+		return Signed[wire.Customer]{}, fe.err()
 	}
 	return commit(ctx, s, "", func(tx store.Tx) (Signed[wire.Customer], error) {
 		c, err := loadCustomer(ctx, tx, id)
 		if err != nil {
 			return Signed[wire.Customer]{}, err
 		}
+		if !c.DeletedAt.IsZero() {
+			return Signed[wire.Customer]{}, errCustomerDeleted(c.ID)
+		}
 		if req.CustomerType != c.CustomerType {
 			return Signed[wire.Customer]{}, invalidField("customerType", "must be "+c.CustomerType+", the customer's type (it cannot change)")
+		}
+		profile, err := s.mergeCustomerUpdate(c, &req, now)
+		if err != nil {
+			return Signed[wire.Customer]{}, err
 		}
 		if req.Email != nil && !strings.EqualFold(*req.Email, c.Email) {
 			challenge, err := s.changeTiedEmail(ctx, tx, c.ID, *req.Email, call)
@@ -199,12 +219,58 @@ func (s *Service) UpdateCustomer(ctx context.Context, id string, req wire.Custom
 		if req.UmaAddress != nil {
 			c.UmaAddress = *req.UmaAddress
 		}
-		c.UpdatedAt = s.now()
+		if c.Profile, err = encodeProfile(profile); err != nil {
+			return Signed[wire.Customer]{}, err
+		}
+		if req.Identifier != "" {
+			c.Identifier = s.box.Seal([]byte(req.Identifier), identifierLabel(c.ID))
+		}
+		c.UpdatedAt = now
 		if err := tx.UpdateCustomer(ctx, c); err != nil {
 			return Signed[wire.Customer]{}, err
 		}
 		return done(customerJSON(c)), nil
 	})
+}
+
+// mergeCustomerUpdate is the customer's stored fields with the update's
+// applied, checked against the rules between fields (an "other"
+// description needs OTHER, an identifier needs its idType).
+func (s *Service) mergeCustomerUpdate(c *store.Customer, req *wire.CustomerUpdateRequest, now time.Time) (*customerProfile, error) {
+	p := decodeProfile(c.Profile)
+	if req.Currencies != nil {
+		p.Currencies = req.Currencies
+	}
+	if req.PhoneNumber != nil {
+		p.PhoneNumber = *req.PhoneNumber
+	}
+	if req.EndUserTermsConsent != nil {
+		p.EndUserTermsConsent = req.EndUserTermsConsent
+	}
+	if req.Address != nil {
+		p.Address = req.Address
+	}
+	var fe fieldErrors
+	check := fieldChecker{fe: &fe, now: now, s: s}
+	switch c.CustomerType {
+	case "INDIVIDUAL":
+		mergeIndividual(&p.IndividualFields, &req.IndividualFields)
+		check.individualCross(&p.IndividualFields, req.Identifier)
+	case "BUSINESS":
+		if req.BusinessInfo != nil {
+			if p.BusinessInfo == nil {
+				p.BusinessInfo = &wire.BusinessInfo{}
+			}
+			mergeBusiness(p.BusinessInfo, req.BusinessInfo)
+		}
+		if p.BusinessInfo != nil {
+			check.businessCross(p.BusinessInfo)
+		}
+	}
+	if e := fe.err(); e != nil {
+		return nil, e
+	}
+	return &p, nil
 }
 
 // changeTiedEmail is the signed part of UpdateCustomer's change of the
@@ -241,9 +307,11 @@ func (s *Service) changeTiedEmail(ctx context.Context, tx store.Tx, customerID, 
 	return nil, nil
 }
 
-// checkCustomerUpdate names every bad field of a PATCH body.
-func checkCustomerUpdate(req *wire.CustomerUpdateRequest) error {
+// checkCustomerUpdate names every bad field of a PATCH body, each on its
+// own (the rules between fields wait for the stored customer).
+func (s *Service) checkCustomerUpdate(req *wire.CustomerUpdateRequest, now time.Time) fieldErrors {
 	var fe fieldErrors
+	check := fieldChecker{fe: &fe, now: now, s: s}
 	checkCustomerType(req.CustomerType, true, &fe)
 	if req.Email != nil && !validEmail(*req.Email) {
 		fe.addConstraint("email", "must be an e-mail address such as name@example.com", wire.FieldConstraint{Format: "email"})
@@ -254,13 +322,38 @@ func checkCustomerUpdate(req *wire.CustomerUpdateRequest) error {
 	if req.UmaAddress != nil && !validUMA(*req.UmaAddress) {
 		fe.addConstraint("umaAddress", "must look like $name@domain", wire.FieldConstraint{Pattern: umaPattern})
 	}
-	if req.Email == nil && req.FullName == nil && req.UmaAddress == nil && len(fe) == 0 {
-		fe.add("email", "at least one of email, fullName and umaAddress must be provided")
+	common := wire.CustomerCommon{Currencies: req.Currencies, EndUserTermsConsent: req.EndUserTermsConsent, Address: req.Address}
+	if req.PhoneNumber != nil {
+		common.PhoneNumber = *req.PhoneNumber
+		if common.PhoneNumber == "" {
+			fe.addConstraint("phoneNumber", "must be an E.164 number such as +14155551234", wire.FieldConstraint{Pattern: phonePattern})
+		}
 	}
-	if e := fe.err(); e != nil {
-		return e
+	check.common(&common, false)
+	check.readOnlyStatuses(req.KYCStatus, req.KYBStatus)
+	fullName := ""
+	if req.FullName != nil {
+		fullName = *req.FullName
+		if fullName == "" && req.CustomerType == "BUSINESS" {
+			fullName = " " // present: refused for a business all the same
+		}
 	}
-	return nil
+	check.otherType(req.CustomerType, &req.IndividualFields, req.Identifier, fullName, req.BusinessInfo)
+	switch req.CustomerType {
+	case "INDIVIDUAL":
+		check.individual(&req.IndividualFields)
+	case "BUSINESS":
+		if req.BusinessInfo != nil {
+			check.business(req.BusinessInfo, false)
+		}
+	}
+	changes := req.Email != nil || req.FullName != nil || req.UmaAddress != nil || req.Currencies != nil ||
+		req.PhoneNumber != nil || req.EndUserTermsConsent != nil || req.Address != nil || req.Identifier != "" ||
+		req.BusinessInfo != nil || len(setMembers(&req.IndividualFields)) > 0
+	if !changes && len(fe) == 0 {
+		fe.add("email", "at least one field to change must be provided (email, fullName, umaAddress, phoneNumber, currencies, address, …)")
+	}
+	return fe
 }
 
 // tiedEmailCredentials are the EMAIL_OTP credentials of the customer's

@@ -92,9 +92,22 @@ type Tx interface {
 	// CreateCustomer fails with ErrConflict when PlatformCustomerID is taken.
 	CreateCustomer(ctx context.Context, c *Customer) error
 	GetCustomer(ctx context.Context, id string) (*Customer, error)
-	// UpdateCustomer writes Email, FullName, UmaAddress and UpdatedAt of c.
+	// UpdateCustomer writes Email, FullName, UmaAddress and UpdatedAt of c,
+	// and KYCStatus, KYBStatus, Profile and Identifier.
 	UpdateCustomer(ctx context.Context, c *Customer) error
+	// ListCustomers leaves deleted customers out unless f.IncludeDeleted.
 	ListCustomers(ctx context.Context, f CustomerFilter) (Page[Customer], error)
+	// DeleteCustomer sets DeletedAt (and UpdatedAt) to at if the customer
+	// is not deleted yet, and reports whether this call did it. A deleted
+	// customer's PlatformCustomerID is free for a new customer.
+	DeleteCustomer(ctx context.Context, id string, at time.Time) (bool, error)
+	// PaymentsInFlight counts the customer's transactions that the
+	// settlement worker will still move money for: PROCESSING, or with a
+	// next step due in any status but PENDING (a completed payment that
+	// will come back, for instance). PENDING quotes are not counted.
+	PaymentsInFlight(ctx context.Context, customerID string) (int, error)
+	// SetInternalAccountStatus sets the account's status and UpdatedAt.
+	SetInternalAccountStatus(ctx context.Context, id, status string, at time.Time) error
 
 	CreateInternalAccount(ctx context.Context, a *InternalAccount) error
 	GetInternalAccount(ctx context.Context, id string) (*InternalAccount, error)
@@ -181,6 +194,18 @@ type Customer struct {
 	KYCStatus          string
 	CreatedAt          time.Time
 	UpdatedAt          time.Time
+	// KYBStatus is a business customer's verification status (empty when
+	// none is claimed).
+	KYBStatus string
+	// Profile is the customer's other fields as the service's JSON
+	// document (region, currencies, phone number, address, the fields of
+	// its type); nil when it has none.
+	Profile []byte
+	// Identifier is the individual's identification number sealed at rest
+	// (service/atrest); nil when none was given.
+	Identifier []byte
+	// DeletedAt is when the customer was deleted; zero while it is not.
+	DeletedAt time.Time
 }
 
 // CustomerFilter selects customers; empty fields do not filter.
@@ -189,6 +214,9 @@ type CustomerFilter struct {
 	CustomerType       string
 	Limit              int    // 1..100; implementations treat 0 as 20
 	Cursor             string // id after which the page starts
+
+	// IncludeDeleted lists deleted customers too.
+	IncludeDeleted bool
 }
 
 // InternalAccount is an account held inside the service, such as a

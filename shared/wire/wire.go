@@ -76,6 +76,13 @@ type Customer struct {
 	KYCStatus          string `json:"kycStatus,omitempty"`
 	CreatedAt          string `json:"createdAt"`
 	UpdatedAt          string `json:"updatedAt"`
+	// The reference's other customer fields (see customers.go): common,
+	// then those of INDIVIDUAL customers, then those of BUSINESS ones.
+	CustomerCommon
+	KYBStatus string `json:"kybStatus,omitempty"`
+	IndividualFields
+	BusinessInfo *BusinessInfo `json:"businessInfo,omitempty"`
+	IsDeleted    bool          `json:"isDeleted"`
 }
 
 // CustomerCreateRequest is the body of POST /customers.
@@ -85,6 +92,14 @@ type CustomerCreateRequest struct {
 	Email              string `json:"email,omitempty"`
 	FullName           string `json:"fullName,omitempty"`
 	UmaAddress         string `json:"umaAddress,omitempty"`
+	// The reference's other fields (see customers.go). Identifier is
+	// write-only: no answer carries it.
+	CustomerCommon
+	IndividualFields
+	Identifier   string        `json:"identifier,omitempty"`
+	BusinessInfo *BusinessInfo `json:"businessInfo,omitempty"`
+	KYCStatus    string        `json:"kycStatus,omitempty"`
+	KYBStatus    string        `json:"kybStatus,omitempty"`
 }
 
 // PaymentInstructions tells how to pay into or out of an account.
@@ -221,6 +236,19 @@ type CustomerUpdateRequest struct {
 	Email        *string `json:"email,omitempty"`
 	FullName     *string `json:"fullName,omitempty"`
 	UmaAddress   *string `json:"umaAddress,omitempty"`
+	// The reference's other fields (see customers.go), each changed only
+	// when present (an empty string or a missing member leaves it as it
+	// is); region is set on creation only. Address replaces the address,
+	// BusinessInfo changes the business fields it names.
+	Currencies          []string                    `json:"currencies,omitempty"`
+	PhoneNumber         *string                     `json:"phoneNumber,omitempty"`
+	EndUserTermsConsent *EndUserTermsConsentRequest `json:"endUserTermsConsent,omitempty"`
+	Address             *Address                    `json:"address,omitempty"`
+	IndividualFields
+	Identifier   string        `json:"identifier,omitempty"`
+	BusinessInfo *BusinessInfo `json:"businessInfo,omitempty"`
+	KYCStatus    string        `json:"kycStatus,omitempty"`
+	KYBStatus    string        `json:"kybStatus,omitempty"`
 }
 
 // Header names of the signed retry.

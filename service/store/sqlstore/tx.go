@@ -255,20 +255,44 @@ func (t *tx) GetSetting(ctx context.Context, key string) ([]byte, error) {
 
 // ---- customers
 
-const customerCols = `id, platform_customer_id, customer_type, email, uma_address, full_name, kyc_status, created_at, updated_at`
+const customerCols = `id, platform_customer_id, customer_type, email, uma_address, full_name, kyc_status, created_at, updated_at,
+	kyb_status, profile, identifier, deleted_at`
 
 func scanCustomer(s scanner) (store.Customer, error) {
 	var c store.Customer
 	err := s.Scan(&c.ID, optStringCol{&c.PlatformCustomerID}, &c.CustomerType, &c.Email, &c.UmaAddress,
-		&c.FullName, &c.KYCStatus, timeCol{&c.CreatedAt}, timeCol{&c.UpdatedAt})
+		&c.FullName, &c.KYCStatus, timeCol{&c.CreatedAt}, timeCol{&c.UpdatedAt},
+		&c.KYBStatus, bytesCol{&c.Profile}, bytesCol{&c.Identifier}, timeCol{&c.DeletedAt})
 	return c, err
 }
 
 func (t *tx) CreateCustomer(ctx context.Context, c *store.Customer) error {
 	return t.insert(ctx, fmt.Sprintf("create customer %q", c.ID),
-		`INSERT INTO customers (`+customerCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		`INSERT INTO customers (`+customerCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		c.ID, optString(c.PlatformCustomerID), c.CustomerType, c.Email, c.UmaAddress, c.FullName, c.KYCStatus,
-		t.d.timeArg(c.CreatedAt), t.d.timeArg(c.UpdatedAt))
+		t.d.timeArg(c.CreatedAt), t.d.timeArg(c.UpdatedAt),
+		c.KYBStatus, optBlob(c.Profile), optBlob(c.Identifier), t.d.timeArg(c.DeletedAt))
+}
+
+func (t *tx) DeleteCustomer(ctx context.Context, id string, at time.Time) (bool, error) {
+	return t.compareAndSet(ctx, fmt.Sprintf("delete customer %q", id), "customers", id, at,
+		`UPDATE customers SET deleted_at = ?, updated_at = ? WHERE id = ? AND deleted_at IS NULL`,
+		t.d.timeArg(at), t.d.timeArg(at), id)
+}
+
+func (t *tx) PaymentsInFlight(ctx context.Context, customerID string) (int, error) {
+	var n int
+	err := t.queryRow(ctx, `SELECT count(*) FROM transactions WHERE customer_id = ?
+		AND (status = 'PROCESSING' OR (next_step_at IS NOT NULL AND status <> 'PENDING'))`, customerID).Scan(&n)
+	if err != nil {
+		return 0, t.fail(fmt.Sprintf("payments in flight of %q", customerID), err)
+	}
+	return n, nil
+}
+
+func (t *tx) SetInternalAccountStatus(ctx context.Context, id, status string, at time.Time) error {
+	return t.updateOne(ctx, fmt.Sprintf("set status of %q", id),
+		`UPDATE internal_accounts SET status = ?, updated_at = ? WHERE id = ?`, status, t.d.timeArg(at), id)
 }
 
 func (t *tx) GetCustomer(ctx context.Context, id string) (*store.Customer, error) {
@@ -281,14 +305,19 @@ func (t *tx) GetCustomer(ctx context.Context, id string) (*store.Customer, error
 
 func (t *tx) UpdateCustomer(ctx context.Context, c *store.Customer) error {
 	return t.updateOne(ctx, fmt.Sprintf("update customer %q", c.ID),
-		`UPDATE customers SET email = ?, full_name = ?, uma_address = ?, updated_at = ? WHERE id = ?`,
-		c.Email, c.FullName, c.UmaAddress, t.d.timeArg(c.UpdatedAt), c.ID)
+		`UPDATE customers SET email = ?, full_name = ?, uma_address = ?, updated_at = ?,
+			kyc_status = ?, kyb_status = ?, profile = ?, identifier = ? WHERE id = ?`,
+		c.Email, c.FullName, c.UmaAddress, t.d.timeArg(c.UpdatedAt),
+		c.KYCStatus, c.KYBStatus, optBlob(c.Profile), optBlob(c.Identifier), c.ID)
 }
 
 func (t *tx) ListCustomers(ctx context.Context, f store.CustomerFilter) (store.Page[store.Customer], error) {
 	var w filter
 	w.eq("platform_customer_id", f.PlatformCustomerID)
 	w.eq("customer_type", f.CustomerType)
+	if !f.IncludeDeleted {
+		w.conds = append(w.conds, "deleted_at IS NULL")
+	}
 	return listPage(ctx, t, "list customers", "customers", customerCols, w, f.Limit, f.Cursor,
 		scanCustomer, func(c *store.Customer) string { return c.ID })
 }

@@ -119,6 +119,10 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"WebhookClaimRace", testWebhookClaimRace},
 		{"WebhookList", testWebhookList},
 		{"WebhookRuns", testWebhookRuns},
+		// customers' reference fields and deletion (customers.go)
+		{"CustomerFields", testCustomerFields},
+		{"DeleteCustomer", testDeleteCustomer},
+		{"PaymentsInFlight", testPaymentsInFlight},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
