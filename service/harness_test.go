@@ -78,7 +78,7 @@ func newEnv(t *testing.T, mutate ...func(*Config)) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &env{t: t, cfg: svc.Config(), svc: svc, store: cfg.Store, box: box, clock: clk, h: svc.Handler()}
+	return &env{t: t, cfg: svc.Config(), svc: svc, store: cfg.Store, box: box, clock: clk, h: validateAgainstDocument(t, svc.Handler())}
 }
 
 // onPostgres runs the service on a fresh PostgreSQL database.

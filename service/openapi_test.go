@@ -1,0 +1,538 @@
+package service
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
+
+	"paywallet/service/payments"
+	"paywallet/shared/walletcrypto"
+	"paywallet/shared/wire"
+)
+
+// The OpenAPI document (openapi.yaml) cannot drift from the service:
+// newEnv wraps every test service's handler in docValidator, which finds
+// each request's operation in the document and checks the answer against
+// it (every status, error bodies included) and, when the service accepted
+// the request, the request too. TestDocumentCoversRouteTable keeps the
+// document's operations and the route table the same set, and
+// TestEveryDocumentedOperation drives each one through the validator.
+
+// testDocument is the embedded document, loaded and validated once.
+var testDocument = sync.OnceValues(func() (*openapi3.T, error) {
+	doc, err := parseAPIDocument(openapiYAML)
+	if err != nil {
+		return nil, fmt.Errorf("openapi.yaml does not load: %w", err)
+	}
+	if err := doc.Validate(context.Background()); err != nil {
+		return nil, fmt.Errorf("openapi.yaml is not a valid OpenAPI document: %w", err)
+	}
+	return doc, nil
+})
+
+var testRouter = sync.OnceValues(func() (routers.Router, error) {
+	doc, err := testDocument()
+	if err != nil {
+		return nil, err
+	}
+	return gorillamux.NewRouter(doc)
+})
+
+// docValidator is a service handler checked against the document. It
+// records the operations it served (seen), for the coverage test.
+type docValidator struct {
+	t      *testing.T
+	h      http.Handler
+	router routers.Router
+
+	mu   sync.Mutex
+	seen map[string]int // operationId -> requests answered
+}
+
+// validateAgainstDocument wraps h (a Service.Handler) in a docValidator that
+// fails t on any request or answer the document does not allow.
+func validateAgainstDocument(t *testing.T, h http.Handler) http.Handler {
+	t.Helper()
+	router, err := testRouter()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &docValidator{t: t, h: h, router: router, seen: map[string]int{}}
+}
+
+// coverageLog, when set, names a file that every docValidator appends the
+// operationId of each request to (for finding which operations the suite
+// reaches: OPENAPI_COVERAGE_LOG=/tmp/ops go test ./service/).
+var coverageLog = os.Getenv("OPENAPI_COVERAGE_LOG")
+
+var coverageMu sync.Mutex
+
+func (v *docValidator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !strings.HasPrefix(r.URL.Path, wire.BasePath+"/") {
+		v.h.ServeHTTP(w, r) // /healthz and the like are outside the interface
+		return
+	}
+	var body []byte
+	if r.Body != nil {
+		var err error
+		if body, err = io.ReadAll(r.Body); err != nil {
+			v.t.Errorf("openapi validator: reading the request body: %v", err)
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+	}
+	// The request as it came, for the validator: the handler may replace
+	// the body of the one it serves.
+	sent := r.Clone(r.Context())
+	sent.Body = io.NopCloser(bytes.NewReader(body))
+
+	rec := httptest.NewRecorder()
+	v.h.ServeHTTP(rec, r)
+	for k, vals := range rec.Header() {
+		w.Header()[k] = vals
+	}
+	w.WriteHeader(rec.Code)
+	_, _ = w.Write(rec.Body.Bytes())
+
+	if err := v.check(sent, body, rec); err != nil {
+		v.t.Errorf("openapi: %s %s answered %d: %v\nresponse body: %s", r.Method, r.URL.RequestURI(), rec.Code, err, truncate(rec.Body.Bytes()))
+	}
+}
+
+func truncate(b []byte) string {
+	if len(b) > 600 {
+		return string(b[:600]) + "…"
+	}
+	return string(b)
+}
+
+// check validates one exchange against the document.
+func (v *docValidator) check(req *http.Request, body []byte, rec *httptest.ResponseRecorder) error {
+	route, params, err := v.router.FindRoute(req)
+	if err != nil {
+		// A pair the document does not have is fine only if the service
+		// does not serve it either.
+		if (errors.Is(err, routers.ErrPathNotFound) && rec.Code == http.StatusNotFound) ||
+			(errors.Is(err, routers.ErrMethodNotAllowed) && rec.Code == http.StatusMethodNotAllowed) {
+			return nil
+		}
+		return fmt.Errorf("the document has no operation for it (%v)", err)
+	}
+	op := route.Operation.OperationID
+	v.mu.Lock()
+	v.seen[op]++
+	v.mu.Unlock()
+	if coverageLog != "" {
+		coverageMu.Lock()
+		if f, err := os.OpenFile(coverageLog, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
+			fmt.Fprintln(f, op, rec.Code)
+			f.Close()
+		}
+		coverageMu.Unlock()
+	}
+	opts := &openapi3filter.Options{
+		AuthenticationFunc:    openapi3filter.NoopAuthenticationFunc, // the service checks credentials itself
+		SkipSettingDefaults:   true,
+		IncludeResponseStatus: true, // an undocumented status is a mismatch
+		MultiError:            true,
+		// Messages name the field and the rule, not the whole schema.
+		SchemaValidationOptions: []openapi3.SchemaValidationOption{openapi3.DisableSchemaErrorDetails()},
+	}
+	in := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route, Options: opts}
+	var errs []string
+	if rec.Code >= 200 && rec.Code < 300 {
+		// Only a request the service accepted must be one the document
+		// allows: refusing what the document forbids is the service's job.
+		if err := openapi3filter.ValidateRequest(req.Context(), in); err != nil {
+			errs = append(errs, "request: "+err.Error())
+		}
+	}
+	if err := openapi3filter.ValidateResponse(req.Context(), &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: in,
+		Status:                 rec.Code,
+		Header:                 rec.Header(),
+		Body:                   io.NopCloser(bytes.NewReader(rec.Body.Bytes())),
+		Options:                opts,
+	}); err != nil {
+		errs = append(errs, "response: "+err.Error())
+	}
+	if rec.Code >= 400 {
+		// The error body's status is the HTTP status (a schema cannot say).
+		var e wire.Error
+		if err := json.Unmarshal(rec.Body.Bytes(), &e); err != nil || e.Status != rec.Code {
+			errs = append(errs, fmt.Sprintf("error body status is not %d", rec.Code))
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("operation %s: %s", op, strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// seenOperations is what a docValidator served so far.
+func (v *docValidator) seenOperations() map[string]int {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	out := make(map[string]int, len(v.seen))
+	for k, n := range v.seen {
+		out[k] = n
+	}
+	return out
+}
+
+// documentOperations is every (method, path) of the document, with its
+// operationId.
+func documentOperations(t *testing.T) map[string]string {
+	t.Helper()
+	doc, err := testDocument()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			out[method+" "+path] = op.OperationID
+		}
+	}
+	return out
+}
+
+func TestDocumentIsValid(t *testing.T) {
+	doc, err := testDocument()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.OpenAPI != "3.0.3" {
+		t.Errorf("openapi %q, want 3.0.3", doc.OpenAPI)
+	}
+	if doc.Info.Version != wire.Version {
+		t.Errorf("info.version %q, want %q", doc.Info.Version, wire.Version)
+	}
+	if len(doc.Servers) != 1 || doc.Servers[0].URL != wire.BasePath {
+		t.Errorf("servers must be the one base path %s", wire.BasePath)
+	}
+	ids := map[string]string{}
+	for key, id := range documentOperations(t) {
+		if id == "" {
+			t.Errorf("%s has no operationId", key)
+		}
+		if other, dup := ids[id]; dup {
+			t.Errorf("operationId %s is used by %s and %s", id, key, other)
+		}
+		ids[id] = key
+	}
+}
+
+// TestDocumentCoversRouteTable: the route table and the document list the
+// same operations, and each one's security is the route's credential.
+func TestDocumentCoversRouteTable(t *testing.T) {
+	e := newEnv(t)
+	doc, _ := testDocument()
+	documented := documentOperations(t)
+	served := map[string]bool{}
+	for _, rt := range e.svc.routes() {
+		key := rt.method + " " + rt.path
+		served[key] = true
+		if _, ok := documented[key]; !ok {
+			t.Errorf("%s is served but not in openapi.yaml", key)
+			continue
+		}
+		op := doc.Paths.Value(rt.path).GetOperation(rt.method)
+		sec := doc.Security
+		if op.Security != nil {
+			sec = *op.Security
+		}
+		var schemes []string
+		for _, req := range sec {
+			for name := range req {
+				schemes = append(schemes, name)
+			}
+		}
+		sort.Strings(schemes)
+		var want []string
+		switch rt.auth {
+		case authPlatform, authSandbox:
+			want = []string{"PlatformBasic"}
+		case authAgent:
+			want = []string{"AgentBearer"}
+		case authNone:
+			want = nil
+		}
+		if !slices.Equal(schemes, want) {
+			t.Errorf("%s: document security %v, route credential %v", key, schemes, want)
+		}
+		// Every operation with a credential documents its refusal.
+		if want != nil && op.Responses.Status(http.StatusUnauthorized) == nil {
+			t.Errorf("%s: no 401 answer documented", key)
+		}
+		if rt.auth == authSandbox && op.Responses.Status(http.StatusForbidden) == nil {
+			t.Errorf("%s: sandbox-only, but no 403 answer documented", key)
+		}
+	}
+	for key := range documented {
+		if !served[key] {
+			t.Errorf("%s is in openapi.yaml but not in the route table", key)
+		}
+	}
+}
+
+// TestDocumentErrorCodes: every code of the code-to-status table is one the
+// document's error schema for that status allows, and each status's schema
+// allows no code the service does not answer with it.
+func TestDocumentErrorCodes(t *testing.T) {
+	doc, err := testDocument()
+	if err != nil {
+		t.Fatal(err)
+	}
+	byStatus := map[int][]string{}
+	for code, status := range statusOf {
+		byStatus[status] = append(byStatus[status], code)
+	}
+	// The HTTP layer's own answers with a shared code.
+	byStatus[http.StatusRequestEntityTooLarge] = append(byStatus[http.StatusRequestEntityTooLarge], "INVALID_REQUEST_FORMAT")
+	byStatus[http.StatusUnsupportedMediaType] = append(byStatus[http.StatusUnsupportedMediaType], "INVALID_REQUEST_FORMAT")
+	for status, codes := range byStatus {
+		if status == http.StatusMethodNotAllowed {
+			continue // answered for paths, not operations
+		}
+		name := fmt.Sprintf("Error%d", status)
+		ref := doc.Components.Schemas[name]
+		if ref == nil {
+			t.Errorf("statusOf answers %d but the document has no %s schema", status, name)
+			continue
+		}
+		var enum []string
+		for _, part := range ref.Value.AllOf {
+			if c := part.Value.Properties["code"]; c != nil {
+				for _, v := range c.Value.Enum {
+					enum = append(enum, v.(string))
+				}
+			}
+		}
+		sort.Strings(enum)
+		sort.Strings(codes)
+		if !slices.Equal(enum, codes) {
+			t.Errorf("%s codes %v, the service answers %d with %v", name, enum, status, codes)
+		}
+	}
+}
+
+func TestDocumentServed(t *testing.T) {
+	e := newEnv(t)
+	for _, tc := range []struct{ path, ctype string }{
+		{"/openapi.json", "application/json"},
+		{"/openapi.yaml", "application/yaml"},
+	} {
+		r := e.do("GET", tc.path, nil, map[string]string{"Authorization": ""})
+		e.mustStatus(r, http.StatusOK)
+		if got := r.header.Get("Content-Type"); got != tc.ctype {
+			t.Errorf("%s: Content-Type %q, want %q", tc.path, got, tc.ctype)
+		}
+		if got := r.header.Get("Cache-Control"); got != "public, max-age=300" {
+			t.Errorf("%s: Cache-Control %q", tc.path, got)
+		}
+		doc, err := parseAPIDocument(r.body)
+		if err != nil {
+			t.Fatalf("%s does not load: %v", tc.path, err)
+		}
+		if err := doc.Validate(context.Background()); err != nil {
+			t.Errorf("%s is not valid: %v", tc.path, err)
+		}
+		if doc.Paths.Len() != len(documentPaths(t)) {
+			t.Errorf("%s has %d paths, want %d", tc.path, doc.Paths.Len(), len(documentPaths(t)))
+		}
+		tag := r.header.Get("ETag")
+		if tag == "" {
+			t.Fatalf("%s: no ETag", tc.path)
+		}
+		r = e.do("GET", tc.path, nil, map[string]string{"Authorization": "", "If-None-Match": tag})
+		e.mustStatus(r, http.StatusNotModified)
+		if len(r.body) != 0 {
+			t.Errorf("%s: 304 with a body", tc.path)
+		}
+	}
+	// Both forms say the same thing.
+	j := e.do("GET", "/openapi.json", nil, nil)
+	y := e.do("GET", "/openapi.yaml", nil, nil)
+	dj, _ := parseAPIDocument(j.body)
+	dy, _ := parseAPIDocument(y.body)
+	bj, _ := json.Marshal(dj)
+	by, _ := json.Marshal(dy)
+	if !bytes.Equal(bj, by) {
+		t.Error("the JSON and YAML documents differ")
+	}
+}
+
+func documentPaths(t *testing.T) []string {
+	doc, err := testDocument()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc.Paths.InMatchingOrder()
+}
+
+// TestEveryDocumentedOperation drives every operation of the document
+// through the validator, each at least once with its success answer, and
+// fails if one was not reached: a new operation needs a step here.
+func TestEveryDocumentedOperation(t *testing.T) {
+	clk := &clock{t: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)}
+	iss, trust := withIssuer(t, clk)
+	rc := newReceiver(t)
+	e := newEnv(t, sandbox, trust, withWebhooks(rc), func(c *Config) { c.Now = clk.Now })
+	e.clock = clk
+	rc.attach(e)
+	noAuth := map[string]string{"Authorization": ""}
+	ok := func(method, path string, body any, headers map[string]string, want int) response {
+		t.Helper()
+		r := e.do(method, path, body, headers)
+		e.mustStatus(r, want)
+		return r
+	}
+
+	// The document, the platform, the public keys, reference data.
+	ok("GET", "/openapi.json", nil, noAuth, http.StatusOK)
+	ok("GET", "/openapi.yaml", nil, noAuth, http.StatusOK)
+	ok("GET", "/config", nil, nil, http.StatusOK)
+	ok("PATCH", "/config", map[string]any{"webhookEndpoint": rc.url()}, nil, http.StatusOK)
+	ok("GET", "/webhooks/jwks.json", nil, noAuth, http.StatusOK)
+	ok("GET", "/discoveries?country=PH&currency=PHP", nil, nil, http.StatusOK)
+	ok("GET", "/exchange-rates?sourceCurrency=USD&destinationCurrency=EUR&destinationCurrency=MXN&sendingAmount=5000", nil, nil, http.StatusOK)
+
+	// A customer with a wallet, signed in by e-mail code, funded.
+	p := e.newPayer("every-op@example.com", 500_000)
+	ok("GET", "/customers?customerType=INDIVIDUAL&limit=10", nil, nil, http.StatusOK)
+	ok("GET", "/customers/"+p.customer.ID, nil, nil, http.StatusOK)
+	ok("PATCH", "/customers/"+p.customer.ID, map[string]any{"customerType": "INDIVIDUAL", "fullName": "Every Operation"}, nil, http.StatusOK)
+
+	// Signed retries of the wallet.
+	signedOK := func(method, path string, body any, key *walletcrypto.PrivateKey, want int) response {
+		t.Helper()
+		ch := e.firstLeg(method, path, body)
+		return ok(method, path, body, signed(mustStamp(t, key, ch.PayloadToSign), ch.RequestID), want)
+	}
+	signedOK("PATCH", "/internal-accounts/"+p.account.ID, map[string]any{"privateEnabled": true}, p.key, http.StatusOK)
+	signedOK("POST", "/internal-accounts/"+p.account.ID+"/export", map[string]any{"clientPublicKey": mustKey(t).PublicKey().UncompressedHex()}, p.key, http.StatusOK)
+	cred := e.addOAuth(p.wallet, p.key, iss, "every-op.person@example.com")
+	signedOK("DELETE", "/auth/credentials/"+cred.ID, nil, p.key, http.StatusNoContent)
+	ok("GET", "/auth/sessions?accountId="+p.account.ID, nil, nil, http.StatusOK)
+	sessions := e.activeSessionIDs(p.account.ID)
+	if len(sessions) != 1 {
+		t.Fatalf("sessions %v", sessions)
+	}
+	next := mustKey(t)
+	var fresh wire.Session
+	signedOK("POST", "/auth/sessions/"+sessions[0]+"/refresh", map[string]any{"clientPublicKey": next.PublicKey().CompressedHex()}, p.key, http.StatusCreated).decode(t, &fresh)
+
+	// External accounts: the customer's and the platform's.
+	dest := e.destination(p, "00011")
+	ok("GET", "/customers/external-accounts?customerId="+p.customer.ID+"&currency=USD", nil, nil, http.StatusOK)
+	platformBody := usdBody(p.customer.ID, "000000000021")
+	delete(platformBody, "customerId")
+	ok("POST", "/platform/external-accounts", platformBody, nil, http.StatusCreated)
+	ok("GET", "/platform/external-accounts?limit=5", nil, nil, http.StatusOK)
+
+	// A payment, signed by the refreshed session's key.
+	q := e.quote(quoteBody(p, dest.ID, "SENDING", 10_000))
+	ok("GET", "/quotes/"+q.ID, nil, nil, http.StatusOK)
+	e.mustStatus(e.execute(q, mustStamp(t, next, payloadOf(t, q)), wire.HeaderIdempotencyKey, "every-op-1"), http.StatusOK)
+	clk.Advance(time.Minute)
+	e.settle()
+	ok("GET", "/transactions?customerId="+p.customer.ID+"&sortOrder=asc", nil, nil, http.StatusOK)
+	ok("GET", "/transactions/"+q.TransactionID, nil, nil, http.StatusOK)
+	ok("POST", "/transactions/"+q.TransactionID+"/confirm", nil, nil, http.StatusOK)
+
+	// An agent of the customer.
+	agent, token := e.connectAgent(p.customer.ID, policy("MANAGE_EXTERNAL_ACCOUNTS"))
+	ok("GET", "/agents/"+agent.ID, nil, nil, http.StatusOK)
+	ok("PATCH", "/agents/"+agent.ID, map[string]any{"isPaused": false}, nil, http.StatusOK)
+	var dc struct{ Code string }
+	ok("POST", "/agents/"+agent.ID+"/device-codes", nil, nil, http.StatusCreated).decode(t, &dc)
+	ok("GET", "/agents/device-codes/"+dc.Code+"/status", nil, nil, http.StatusOK)
+	ok("GET", "/agents/me/external-accounts/"+dest.ID, nil, bearer(token), http.StatusOK)
+
+	// Webhooks: the test event, the deliveries, a replay.
+	ok("POST", "/sandbox/webhooks/test", nil, nil, http.StatusOK)
+	e.deliver()
+	var deliveries wire.List[payments.WebhookDelivery]
+	ok("GET", "/webhooks/deliveries?limit=1", nil, nil, http.StatusOK).decode(t, &deliveries)
+	if len(deliveries.Data) == 0 {
+		t.Fatal("no webhook deliveries")
+	}
+	ok("POST", "/webhooks/deliveries/"+deliveries.Data[0].ID+"/replay", nil, nil, http.StatusOK)
+
+	// The session signs out, the recipient is removed.
+	signedOK("DELETE", "/auth/sessions/"+fresh.ID, nil, next, http.StatusNoContent)
+	ok("DELETE", "/customers/external-accounts/"+dest.ID, nil, nil, http.StatusNoContent)
+
+	seen := e.h.(*docValidator).seenOperations()
+	for key, op := range documentOperations(t) {
+		if seen[op] == 0 {
+			t.Errorf("%s (%s) was not driven through the validator", op, key)
+		}
+	}
+}
+
+// TestValidatorCatchesDrift: the validator refuses what the document does
+// not allow, so a passing suite means something.
+func TestValidatorCatchesDrift(t *testing.T) {
+	router, err := testRouter()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := &docValidator{t: t, router: router, seen: map[string]int{}}
+	const customer = `{"id":"Customer:0190a1b2-c3d4-7e5f-8a6b-7c8d9e0f1a2b","platformCustomerId":"p1","customerType":"INDIVIDUAL","umaAddress":"$p1@example.com","createdAt":"2026-11-22T12:00:00Z","updatedAt":"2026-11-22T12:00:00Z"}`
+	for _, tc := range []struct {
+		name, method, path, reqBody string
+		status                      int
+		respBody                    string
+		wantErr                     string // "" when the exchange is allowed
+	}{
+		{"a documented answer", "GET", "/customers/Customer:1", "", 200, customer, ""},
+		{"a required field missing", "GET", "/customers/Customer:1", "", 200, `{"id":"Customer:1"}`, "platformCustomerId"},
+		{"an undocumented field", "GET", "/customers/Customer:1", "", 200, strings.Replace(customer, `"p1",`, `"p1","nickname":"x",`, 1), "nickname"},
+		{"an undocumented status", "GET", "/customers/Customer:1", "", 418, `{"status":418,"code":"TEAPOT","message":"no"}`, "status is not supported"},
+		{"an error code of another status", "GET", "/customers/Customer:1", "", 404, `{"status":404,"code":"CONFLICT","message":"no"}`, "code"},
+		{"an error body with another status", "GET", "/customers/Customer:1", "", 404, `{"status":400,"code":"NOT_FOUND","message":"no"}`, "status"},
+		{"an accepted request the document refuses", "POST", "/customers", `{"platformCustomerId":"p1","customerType":"INDIVIDUAL","nickname":"x"}`, 201, customer, "request"},
+		{"a refused request is not checked", "POST", "/customers", `{"customerType":"ALIEN"}`, 400, `{"status":400,"code":"INVALID_INPUT","message":"no"}`, ""},
+		{"a served path missing from the document", "GET", "/no-such-thing", "", 200, `{}`, "no operation"},
+		{"an unknown path answered 404", "GET", "/no-such-thing", "", 404, `{"status":404,"code":"NOT_FOUND","message":"no"}`, ""},
+		{"a wrong method answered 405", "PUT", "/customers", "", 405, `{"status":405,"code":"METHOD_NOT_ALLOWED","message":"no"}`, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req := httptest.NewRequest(tc.method, wire.BasePath+tc.path, strings.NewReader(tc.reqBody))
+			if tc.reqBody != "" {
+				req.Header.Set("Content-Type", "application/json")
+			}
+			rec := httptest.NewRecorder()
+			rec.Header().Set("Content-Type", "application/json")
+			rec.WriteHeader(tc.status)
+			rec.WriteString(tc.respBody)
+			err := v.check(req, []byte(tc.reqBody), rec)
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case tc.wantErr != "" && err == nil:
+				t.Fatal("allowed")
+			case tc.wantErr != "" && !strings.Contains(err.Error(), tc.wantErr):
+				t.Fatalf("error %q does not mention %q", err, tc.wantErr)
+			}
+		})
+	}
+}
