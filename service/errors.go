@@ -63,6 +63,8 @@ var statusOf = map[string]int{
 	"QUOTE_NOT_FOUND":         http.StatusNotFound,
 	"TRANSACTION_NOT_FOUND":   http.StatusNotFound,
 
+	"LOOKUP_REQUEST_NOT_FOUND": http.StatusNotFound,
+
 	codeMethodNotAllowed: http.StatusMethodNotAllowed,
 
 	payments.CodeConflict:              http.StatusConflict,

@@ -11,10 +11,11 @@ func (s *Service) externalAccountRoutes() []route {
 		{"GET", "/discoveries", s.discoveries, authPlatform},
 		{"POST", "/customers/external-accounts", s.createExternalAccount(false), authPlatform},
 		{"GET", "/customers/external-accounts", s.listExternalAccounts(false), authPlatform},
-		{"GET", "/customers/external-accounts/{externalAccountId}", s.getExternalAccount, authPlatform},
-		{"DELETE", "/customers/external-accounts/{externalAccountId}", s.deactivateExternalAccount, authPlatform},
+		{"GET", "/customers/external-accounts/{externalAccountId}", s.getExternalAccount(false), authPlatform},
+		{"DELETE", "/customers/external-accounts/{externalAccountId}", s.deactivateExternalAccount(false), authPlatform},
 		{"POST", "/platform/external-accounts", s.createExternalAccount(true), authPlatform},
 		{"GET", "/platform/external-accounts", s.listExternalAccounts(true), authPlatform},
+		{"GET", "/receiver/external-account/{accountId}", s.lookupExternalAccount, authPlatform},
 	}
 }
 
@@ -38,9 +39,10 @@ func (s *Service) createExternalAccount(platform bool) handlerFunc {
 	}
 }
 
-// listExternalAccounts serves GET /customers/external-accounts?customerId=
-// and, with platform set, GET /platform/external-accounts, where a
-// customerId in the query is not read.
+// listExternalAccounts serves GET /customers/external-accounts (every
+// customer's accounts, or one customer's with customerId) and, with
+// platform set, GET /platform/external-accounts, where a customerId in the
+// query is not read.
 func (s *Service) listExternalAccounts(platform bool) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		q := r.URL.Query()
@@ -53,16 +55,33 @@ func (s *Service) listExternalAccounts(platform bool) handlerFunc {
 	}
 }
 
-func (s *Service) getExternalAccount(w http.ResponseWriter, r *http.Request) error {
-	a, err := s.ops.GetExternalAccount(r.Context(), r.PathValue("externalAccountId"))
-	return reply(w, http.StatusOK, a, err)
+// getExternalAccount serves GET /customers/external-accounts/{id} and,
+// with platform set, GET /platform/external-accounts/{id}.
+func (s *Service) getExternalAccount(platform bool) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		a, err := s.ops.GetExternalAccount(r.Context(), payments.ExternalAccountRef{Platform: platform, ID: r.PathValue("externalAccountId")})
+		return reply(w, http.StatusOK, a, err)
+	}
 }
 
-// deactivateExternalAccount does not read the body, and answers 204.
-func (s *Service) deactivateExternalAccount(w http.ResponseWriter, r *http.Request) error {
-	if err := s.ops.DeactivateExternalAccount(r.Context(), r.PathValue("externalAccountId")); err != nil {
-		return err
+// deactivateExternalAccount serves DELETE on the same paths; it does not
+// read the body, and answers 204.
+func (s *Service) deactivateExternalAccount(platform bool) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		ref := payments.ExternalAccountRef{Platform: platform, ID: r.PathValue("externalAccountId")}
+		if err := s.ops.DeactivateExternalAccount(r.Context(), ref); err != nil {
+			return err
+		}
+		w.WriteHeader(http.StatusNoContent)
+		return nil
 	}
-	w.WriteHeader(http.StatusNoContent)
-	return nil
+}
+
+// lookupExternalAccount serves GET /receiver/external-account/{accountId}
+// ?customerId=&senderUmaAddress=.
+func (s *Service) lookupExternalAccount(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	out, err := s.ops.LookupExternalAccount(r.Context(), payments.ReceiverLookupRequest{AccountID: r.PathValue("accountId"),
+		CustomerID: q.Get("customerId"), SenderUmaAddress: q.Get("senderUmaAddress")})
+	return reply(w, http.StatusOK, out, err)
 }

@@ -382,7 +382,10 @@ func TestDeactivateAndNotFound(t *testing.T) {
 			t.Errorf("%s: %d", id, r.status)
 		}
 	}
-	if r := e.do("GET", "/customers/external-accounts", nil, nil); r.status != 400 {
+	// Without customerId the list is every customer's accounts (the
+	// reference's "if no filters are provided, returns all"; it was a 400
+	// before issue 17): see TestListEveryCustomersExternalAccounts.
+	if r := e.do("GET", "/customers/external-accounts", nil, nil); r.status != 200 {
 		t.Errorf("list without customerId: %d", r.status)
 	}
 }

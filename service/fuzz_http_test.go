@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -103,9 +104,20 @@ func FuzzServiceRequest(f *testing.F) {
 	var ea wire.ExternalAccount
 	mustJSON("POST", "/customers/external-accounts", external, &ea)
 
+	var pea wire.ExternalAccount
+	mustJSON("POST", "/platform/external-accounts", map[string]any{"currency": "BTC",
+		"accountInfo": map[string]any{"accountType": "SPARK_WALLET", "address": sparkAddress}}, &pea)
+	var pia wire.Data[wire.InternalAccount]
+	mustJSON("GET", "/platform/internal-accounts", nil, &pia)
+	railed := map[string]any{"customerId": cust.ID, "currency": "USD", "accountInfo": map[string]any{
+		"accountType": "USD_ACCOUNT", "accountNumber": "223456789", "routingNumber": "021000021", "paymentRails": []string{"RTP", "ACH"},
+		"beneficiary": map[string]any{"beneficiaryType": "INDIVIDUAL", "fullName": "Ana Diaz",
+			"address": map[string]any{"line1": "1 Main St", "city": "Springfield", "postalCode": "62701", "country": "US"}}}}
 	quote := map[string]any{"source": map[string]any{"sourceType": "ACCOUNT", "accountId": acct, "customerId": cust.ID},
 		"destination": map[string]any{"destinationType": "ACCOUNT", "accountId": ea.ID}, "lockedCurrencySide": "SENDING", "lockedCurrencyAmount": 1000}
 	js := func(v any) []byte { b, _ := json.Marshal(v); return b }
+	lookupQuote := maps.Clone(quote)
+	lookupQuote["lookupId"] = "Lookup:0199a3c4-0000-8000-8000-000000000001"
 	for _, s := range []struct {
 		method, target string
 		body           []byte
@@ -153,6 +165,14 @@ func FuzzServiceRequest(f *testing.F) {
 		{"GET", "/webhooks/jwks.json", nil},
 		{"GET", "/webhooks/deliveries?status=PENDING&limit=5", nil},
 		{"POST", "/webhooks/deliveries/Webhook:0199a3c4-0000-7000-8000-000000000001/replay", nil},
+		{"GET", "/customers/external-accounts?limit=1", nil},
+		{"POST", "/customers/external-accounts", js(railed)},
+		{"GET", "/platform/internal-accounts?type=INTERNAL_FIAT&currency=USD", nil},
+		{"POST", "/sandbox/internal-accounts/" + pia.Data[0].ID + "/fund", []byte(`{"amount":100}`)},
+		{"GET", "/platform/external-accounts/" + pea.ID, nil},
+		{"DELETE", "/platform/external-accounts/" + pea.ID, nil},
+		{"GET", "/receiver/external-account/" + ea.ID + "?customerId=" + cust.ID, nil},
+		{"POST", "/quotes", js(lookupQuote)},
 		{"DELETE", "/customers/" + cust.ID, nil}, // last: it closes the wallet the seeds above use
 		{"GET", "/no/such/path", nil},
 		{"PUT", "/customers", []byte(`{}`)},

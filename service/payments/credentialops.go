@@ -59,6 +59,9 @@ func (s *Service) CreateCredential(ctx context.Context, req wire.CredentialCreat
 		if err != nil {
 			return created{}, err
 		}
+		if acct.CustomerID == "" {
+			return created{}, invalidField("accountId", "is a platform internal account; credentials sign in to a customer's EMBEDDED_WALLET account")
+		}
 		existing, err := tx.ListCredentials(ctx, acct.ID)
 		if err != nil {
 			return created{}, err

@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -107,10 +109,15 @@ func (s *Service) CreateExternalAccount(ctx context.Context, req ExternalAccount
 	if body == nil {
 		return wire.ExternalAccount{}, errorf(CodeInvalidRequestFormat, "the body must be a JSON object")
 	}
+	body, rails, railsGiven := takePaymentRails(body)
 	fe := fieldErrors(accountrules.ValidateCreate(body))
 	customerID, _ := body["customerId"].(string)
 	if req.Platform && customerID != "" {
 		fe.add("customerId", "platform accounts have no customer; use POST /customers/external-accounts")
+	}
+	var chosen []string
+	if railsGiven {
+		chosen = checkPaymentRails(body, rails, &fe)
 	}
 	if e := fe.err(); e != nil {
 		return wire.ExternalAccount{}, e
@@ -118,6 +125,15 @@ func (s *Service) CreateExternalAccount(ctx context.Context, req ExternalAccount
 	info := body["accountInfo"].(map[string]any)
 	accountType := info["accountType"].(string)
 	currency := body["currency"].(string)
+	// The duplicate check ignores the rails: the same destination paid on
+	// other rails is still the same account.
+	fp, err := fingerprint(customerID, currency, info)
+	if err != nil {
+		return wire.ExternalAccount{}, err
+	}
+	if chosen != nil {
+		info["paymentRails"] = chosen
+	}
 
 	if s.mode == ModeSandbox && strings.HasSuffix(accountrules.PrimaryIdentifier(info), "105") {
 		e := errorf("INVALID_BANK_ACCOUNT", "the receiving institution reports this account as invalid (sandbox pattern 105)")
@@ -147,10 +163,7 @@ func (s *Service) CreateExternalAccount(ctx context.Context, req ExternalAccount
 		// A self-custody wallet has no holder to verify (spec: ACTIVE at creation).
 		a.Status = "ACTIVE"
 	}
-	a.Fingerprint, err = fingerprint(customerID, currency, info)
-	if err != nil {
-		return wire.ExternalAccount{}, err
-	}
+	a.Fingerprint = fp
 
 	return commit(ctx, s, "", func(tx store.Tx) (wire.ExternalAccount, error) {
 		if customerID != "" {
@@ -172,13 +185,83 @@ func (s *Service) CreateExternalAccount(ctx context.Context, req ExternalAccount
 	})
 }
 
+// takePaymentRails takes accountInfo.paymentRails out of a create body:
+// the shared validator checks the reference's create shape, which has no
+// such member, while the reference's own clients send one (its scripts
+// create a USD account with paymentRails ["RTP"]) and the response shape
+// has it. The body is copied, not changed. given reports whether the member
+// was there.
+func takePaymentRails(body map[string]any) (out map[string]any, rails any, given bool) {
+	info, ok := body["accountInfo"].(map[string]any)
+	if !ok {
+		return body, nil, false
+	}
+	rails, given = info["paymentRails"]
+	if !given {
+		return body, nil, false
+	}
+	info = maps.Clone(info)
+	delete(info, "paymentRails")
+	out = maps.Clone(body)
+	out["accountInfo"] = info
+	return out, rails, true
+}
+
+// checkPaymentRails checks the paymentRails a create body gives: distinct
+// rails the account type pays out on (see paymentRails), at least one. The
+// account is then paid only on those, in the order given: the first is
+// what a quote that names no rail uses. A SPARK_WALLET takes only the empty
+// list, as its answer shows: it is paid over the Spark network, not a
+// rail. It returns the rails (nil when a problem was recorded in fe).
+func checkPaymentRails(body map[string]any, rails any, fe *fieldErrors) []string {
+	const field = "accountInfo.paymentRails"
+	list, ok := rails.([]any)
+	if !ok {
+		fe.add(field, "must be an array of payment rails")
+		return nil
+	}
+	info := body["accountInfo"].(map[string]any)
+	accountType, _ := info["accountType"].(string)
+	if !slices.Contains(accountrules.AccountTypes(), accountType) {
+		return nil // accountType is reported by the validator
+	}
+	offered := typeRails(accountType, info)
+	if len(offered) == 0 {
+		if len(list) > 0 {
+			fe.add(field, "must be empty: a "+accountType+" account is paid without a payment rail")
+			return nil
+		}
+		return []string{}
+	}
+	if len(list) == 0 {
+		fe.addConstraint(field, "must name at least one rail of this account type", wire.FieldConstraint{Enum: offered})
+		return nil
+	}
+	out := make([]string, 0, len(list))
+	for _, v := range list {
+		r, ok := v.(string)
+		switch {
+		case !ok || !slices.Contains(offered, r):
+			fe.addConstraint(field, "a "+accountType+" account is paid on "+strings.Join(offered, ", ")+" only",
+				wire.FieldConstraint{Enum: offered})
+			return nil
+		case slices.Contains(out, r):
+			fe.add(field, "names "+r+" twice")
+			return nil
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
 // ExternalAccountFilter is the query of ListExternalAccounts.
 type ExternalAccountFilter struct {
 	// Platform lists the platform's own accounts (GET
 	// /platform/external-accounts), which have no customer, so CustomerID
-	// must be empty. Unset, CustomerID is required (GET
-	// /customers/external-accounts?customerId=): the platform's accounts are
-	// not listed there.
+	// must be empty. Unset, CustomerID picks one customer's accounts (GET
+	// /customers/external-accounts?customerId=); without it every
+	// customer's accounts are listed. The platform's accounts are never
+	// listed there.
 	Platform   bool
 	CustomerID string
 	Currency   string // optional
@@ -196,7 +279,7 @@ func (s *Service) ListExternalAccounts(ctx context.Context, q ExternalAccountFil
 		fe.add("customerId", "platform accounts have no customer; use GET /customers/external-accounts")
 	case q.Platform:
 	case f.CustomerID == "":
-		fe.add("customerId", "required")
+		f.AllCustomers = true
 	case !ids.Valid("Customer", f.CustomerID):
 		fe.add("customerId", "must be a Customer:<uuid> id")
 	}
@@ -220,10 +303,20 @@ func (s *Service) ListExternalAccounts(ctx context.Context, q ExternalAccountFil
 	})
 }
 
-// GetExternalAccount is one external account, of a customer or of the
-// platform (GET /customers/external-accounts/{externalAccountId}).
-func (s *Service) GetExternalAccount(ctx context.Context, id string) (wire.ExternalAccount, error) {
-	a, err := s.loadExternalAccount(ctx, id)
+// ExternalAccountRef names an external account in a path: a customer's
+// (/customers/external-accounts/{id}) or, with Platform, the platform's
+// (/platform/external-accounts/{id}). An account of the other kind is 404
+// there, as an unknown one is, the way the lists keep the two apart.
+type ExternalAccountRef struct {
+	Platform bool
+	ID       string
+}
+
+// GetExternalAccount is one external account of a customer (GET
+// /customers/external-accounts/{externalAccountId}) or of the platform
+// (GET /platform/external-accounts/{externalAccountId}).
+func (s *Service) GetExternalAccount(ctx context.Context, ref ExternalAccountRef) (wire.ExternalAccount, error) {
+	a, err := read(ctx, s, func(tx store.Tx) (*store.ExternalAccount, error) { return loadOwnedExternalAccount(ctx, tx, ref) })
 	if err != nil {
 		return wire.ExternalAccount{}, err
 	}
@@ -231,13 +324,14 @@ func (s *Service) GetExternalAccount(ctx context.Context, id string) (wire.Exter
 }
 
 // DeactivateExternalAccount disables an external account (DELETE
-// /customers/external-accounts/{externalAccountId}, answered 204): status
+// /customers/external-accounts/{externalAccountId} and DELETE
+// /platform/external-accounts/{externalAccountId}, answered 204): status
 // INACTIVE; it stays readable so transactions that name it keep their
 // reference. Deactivating an INACTIVE account changes nothing and emits no
 // event.
-func (s *Service) DeactivateExternalAccount(ctx context.Context, id string) error {
+func (s *Service) DeactivateExternalAccount(ctx context.Context, ref ExternalAccountRef) error {
 	_, err := commit(ctx, s, "", func(tx store.Tx) (struct{}, error) {
-		a, err := loadExternalAccount(ctx, tx, id)
+		a, err := loadOwnedExternalAccount(ctx, tx, ref)
 		if err != nil {
 			return struct{}{}, err
 		}
@@ -260,6 +354,20 @@ func (s *Service) loadExternalAccount(ctx context.Context, id string) (*store.Ex
 	return read(ctx, s, func(tx store.Tx) (*store.ExternalAccount, error) { return loadExternalAccount(ctx, tx, id) })
 }
 
+// loadOwnedExternalAccount loads the account ref names; an account of the
+// other kind (a platform account on a customer path, a customer's on the
+// platform path) is the same 404 as an unknown id.
+func loadOwnedExternalAccount(ctx context.Context, tx store.Tx, ref ExternalAccountRef) (*store.ExternalAccount, error) {
+	a, err := loadExternalAccount(ctx, tx, ref.ID)
+	if err == nil && (a.CustomerID == "") != ref.Platform {
+		if ref.Platform {
+			return nil, errorf(CodeNotFound, "no platform external account with this id")
+		}
+		return nil, errorf(CodeNotFound, "no external account with this id")
+	}
+	return a, err
+}
+
 func loadExternalAccount(ctx context.Context, tx store.Tx, id string) (*store.ExternalAccount, error) {
 	notFound := errorf(CodeNotFound, "no external account with this id")
 	if !ids.Valid("ExternalAccount", id) {
@@ -273,7 +381,8 @@ func loadExternalAccount(ctx context.Context, tx store.Tx, id string) (*store.Ex
 }
 
 // externalAccountJSON renders an account; the response accountInfo carries
-// paymentRails, which the service chooses (facts §3.2).
+// paymentRails: those the platform chose at creation, else every rail of
+// the account type (facts §3.2).
 func externalAccountJSON(a *store.ExternalAccount) wire.ExternalAccount {
 	var info map[string]any
 	if err := json.Unmarshal(a.AccountInfo, &info); err != nil || info == nil {
@@ -302,8 +411,24 @@ func externalAccountJSON(a *store.ExternalAccount) wire.ExternalAccount {
 	return out
 }
 
-// paymentRails are the rails an account type pays out on (facts §6).
+// paymentRails are the rails an account is paid on: those its stored
+// accountInfo names (chosen at creation, see checkPaymentRails), else every
+// rail its type pays out on (facts §6).
 func paymentRails(accountType string, info map[string]any) []string {
+	if chosen, ok := info["paymentRails"].([]any); ok {
+		out := make([]string, 0, len(chosen))
+		for _, r := range chosen {
+			if name, ok := r.(string); ok {
+				out = append(out, name)
+			}
+		}
+		return out
+	}
+	return typeRails(accountType, info)
+}
+
+// typeRails are the rails an account type pays out on (facts §6).
+func typeRails(accountType string, info map[string]any) []string {
 	switch accountType {
 	case "USD_ACCOUNT":
 		return []string{"ACH", "WIRE", "RTP", "FEDNOW"}

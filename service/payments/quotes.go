@@ -52,6 +52,9 @@ type QuoteRequest struct {
 	ImmediatelyExecute    bool                   `json:"immediatelyExecute"`
 	PurposeOfPayment      string                 `json:"purposeOfPayment"`
 	RemittanceInformation string                 `json:"remittanceInformation"`
+	// LookupID is the lookupId of GET /receiver/external-account/{accountId}
+	// for the source's customer and the destination (see receiver.go).
+	LookupID string `json:"lookupId"`
 }
 
 // check names every bad member.
@@ -121,6 +124,9 @@ func (q *QuoteRequest) check() fieldErrors {
 	}
 	if len([]rune(q.RemittanceInformation)) > 80 || !plainText(q.RemittanceInformation) {
 		fe.add("remittanceInformation", "must be at most 80 characters of text without control characters")
+	}
+	if q.LookupID != "" && !ids.Valid("Lookup", q.LookupID) {
+		fe.add("lookupId", "must be a Lookup:<uuid> id as GET /receiver/external-account/{accountId} answers it")
 	}
 	return fe
 }
@@ -201,6 +207,11 @@ func (s *Service) priceQuote(ctx context.Context, tx store.Tx, req *QuoteRequest
 	}
 	if e := fe.err(); e != nil {
 		return nil, nil, e
+	}
+	if req.LookupID != "" {
+		if err := s.checkLookupID(req.LookupID, src.CustomerID, dst.ID); err != nil {
+			return nil, nil, err
+		}
 	}
 	priced, err := s.rates.Quote(rates.Request{Sending: src.Currency, Receiving: dst.Currency, Rail: rail,
 		Side: rates.Side(req.LockedCurrencySide), Amount: *req.LockedCurrencyAmount})

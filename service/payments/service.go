@@ -294,6 +294,9 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	if err := s.initWebhooks(ctx); err != nil {
 		return nil, err
 	}
+	if err := s.provisionPlatformAccounts(ctx); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 

@@ -40,7 +40,7 @@ func (s *Service) transactionJSON(x *store.Transaction) wire.Transaction {
 		status, reason = "EXPIRED", "QUOTE_EXPIRED"
 	}
 	out := wire.Transaction{
-		ID: x.ID, Status: status, Type: x.Type,
+		ID: x.ID, Status: status, Type: x.Type, Direction: transactionDirection(x.Type),
 		Destination:        wire.TransactionEndpoint{DestinationType: "ACCOUNT", AccountID: x.DestinationAccountID, Currency: x.ReceivingCurrency},
 		CustomerID:         x.CustomerID,
 		PlatformCustomerID: x.PlatformCustomerID,
@@ -79,6 +79,18 @@ func (s *Service) transactionJSON(x *store.Transaction) wire.Transaction {
 		_ = json.Unmarshal(x.Counterparty, &out.CounterpartyInformation)
 	}
 	return out
+}
+
+// transactionDirection is the reference's required direction: whether the
+// transaction credits (funds in) or debits (funds out) the customer's
+// account. Every INCOMING transaction of this service (sandbox funding, a
+// deposit) credits it and every OUTGOING one (a quote's payment) debits
+// it; the service has no pulls, the case where the two differ.
+func transactionDirection(typ string) string {
+	if typ == "OUTGOING" {
+		return "DEBIT"
+	}
+	return "CREDIT"
 }
 
 // GetTransaction is one transaction (GET /transactions/{transactionId}); a
@@ -228,7 +240,7 @@ func (s *Service) FundSandbox(ctx context.Context, accountID string, req FundReq
 			return wire.InternalAccount{}, errorf(CodeInvalidInput, "the account is "+a.Status+"; only ACTIVE accounts can be funded")
 		}
 		if a.CustomerID == "" {
-			return wire.InternalAccount{}, errorf(CodeInvalidInput, "platform accounts are not funded through the sandbox")
+			return wire.InternalAccount{}, errorf(CodeInvalidInput, "this is a platform internal account; the sandbox funds customers' accounts, the only ones payments are made from")
 		}
 		cust, err := tx.GetCustomer(ctx, a.CustomerID)
 		if err != nil {
@@ -263,6 +275,14 @@ func (s *Service) FundSandbox(ctx context.Context, accountID string, req FundReq
 		return account, nil
 	})
 }
+
+// noRailPayout is the destinationPaymentRail of an exchange-rate row for a
+// currency paid out without a bank rail (BTC): the row is required to name
+// one, and such a payout goes to a SPARK_WALLET account over the Spark
+// network. The reference's PaymentRail enum has no crypto value; SPARK is
+// the name its CryptoNetwork enum gives that network. Quotes to such an
+// account still carry no paymentRail.
+const noRailPayout = "SPARK"
 
 // ExchangeRatesRequest is the query of ExchangeRates.
 type ExchangeRatesRequest struct {
@@ -308,6 +328,9 @@ func (s *Service) ExchangeRates(ctx context.Context, req ExchangeRatesRequest) (
 	out := wire.Data[wire.ExchangeRate]{Data: make([]wire.ExchangeRate, 0, len(rows))}
 	updated := timestamp(s.rates.UpdatedAt())
 	for _, row := range rows {
+		if row.Rail == "" {
+			row.Rail = noRailPayout
+		}
 		out.Data = append(out.Data, wire.ExchangeRate{
 			SourceCurrency:         wire.Currency{Code: row.Sending.Code, Name: row.Sending.Name, Symbol: row.Sending.Symbol, Decimals: row.Sending.Decimals},
 			DestinationCurrency:    wire.Currency{Code: row.Receiving.Code, Name: row.Receiving.Name, Symbol: row.Receiving.Symbol, Decimals: row.Receiving.Decimals},

@@ -78,14 +78,17 @@ type ExternalAccount struct {
 }
 
 // ExternalAccountFilter selects external accounts. Exactly one scope is
-// used: CustomerID (a customer's accounts) or Platform (accounts with no
-// customer). Empty Currency does not filter.
+// used: CustomerID (a customer's accounts), Platform (accounts with no
+// customer) or AllCustomers (every customer's accounts, none of the
+// platform's). Empty Currency does not filter.
 type ExternalAccountFilter struct {
 	CustomerID string
 	Platform   bool
 	Currency   string
 	Limit      int
 	Cursor     string
+
+	AllCustomers bool
 }
 
 // ExternalAccountStatusUpdate is the verifier's or an operator's decision.

@@ -246,6 +246,10 @@ type InternalAccountFilter struct {
 	Currency   string
 	Limit      int
 	Cursor     string
+
+	// Platform selects only the platform's own accounts (no customer);
+	// CustomerID is then ignored.
+	Platform bool
 }
 
 // Credential is an authentication method of an internal account (AuthMethod

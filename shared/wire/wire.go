@@ -407,6 +407,7 @@ type Transaction struct {
 	ID                         string                      `json:"id"`
 	Status                     string                      `json:"status"`
 	Type                       string                      `json:"type"`
+	Direction                  string                      `json:"direction"` // CREDIT (INCOMING) or DEBIT (OUTGOING)
 	Destination                TransactionEndpoint         `json:"destination"`
 	Source                     *TransactionEndpoint        `json:"source,omitempty"`
 	CustomerID                 string                      `json:"customerId"`

@@ -95,16 +95,26 @@ func (t *tx) GetExternalAccount(ctx context.Context, id string) (*store.External
 // errScope is returned by ListExternalAccounts for a filter without exactly
 // one scope. It is neither ErrNotFound nor ErrConflict: such a filter is a
 // mistake of the caller.
-var errScope = errors.New("store: list external accounts: set exactly one of CustomerID and Platform")
+var errScope = errors.New("store: list external accounts: set exactly one of CustomerID, Platform and AllCustomers")
 
 // ListExternalAccounts pages through one owner's accounts by id. Both scopes
 // compare the generated owner column ("" for the platform), so they use the
 // same indexes.
 func (t *tx) ListExternalAccounts(ctx context.Context, f store.ExternalAccountFilter) (store.Page[store.ExternalAccount], error) {
-	if (f.CustomerID != "") == f.Platform {
+	scopes := 0
+	for _, set := range []bool{f.CustomerID != "", f.Platform, f.AllCustomers} {
+		if set {
+			scopes++
+		}
+	}
+	if scopes != 1 {
 		return store.Page[store.ExternalAccount]{}, errScope
 	}
 	w := filter{conds: []string{"owner = ?"}, args: []any{ownerOf(f.CustomerID)}}
+	if f.AllCustomers {
+		// Every owner but the platform (""): the pages follow the primary key.
+		w = filter{conds: []string{"owner <> ?"}, args: []any{ownerOf("")}}
+	}
 	w.eq("currency", f.Currency)
 	return listPage(ctx, t, "list external accounts", "external_accounts", externalAccountCols, w, f.Limit, f.Cursor,
 		scanExternalAccount, func(a *store.ExternalAccount) string { return a.ID })

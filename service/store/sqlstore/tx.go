@@ -361,7 +361,11 @@ func (t *tx) GetInternalAccount(ctx context.Context, id string) (*store.Internal
 
 func (t *tx) ListInternalAccounts(ctx context.Context, f store.InternalAccountFilter) (store.Page[store.InternalAccount], error) {
 	var w filter
-	w.eq("customer_id", f.CustomerID)
+	if f.Platform {
+		w.conds = append(w.conds, "customer_id IS NULL")
+	} else {
+		w.eq("customer_id", f.CustomerID)
+	}
 	w.eq("type", f.Type)
 	w.eq("currency", f.Currency)
 	return listPage(ctx, t, "list internal accounts", "internal_accounts", accountCols, w, f.Limit, f.Cursor,

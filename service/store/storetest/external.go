@@ -488,6 +488,10 @@ func testExternalAccountList(f *fixture) {
 		{"unknown customer", F{CustomerID: newID("Customer")}, nil, false, "", 0},
 		{"platform", F{Platform: true}, pick(3, 4), false, "", 2},
 		{"platform and currency", F{Platform: true, Currency: "BTC"}, pick(4), false, "", 1},
+		{"all customers", F{AllCustomers: true}, pick(0, 1, 2, 5, 6), false, "", 5},
+		{"all customers and currency", F{AllCustomers: true, Currency: "USD"}, pick(0, 2, 5), false, "", 3},
+		{"all customers, first page", F{AllCustomers: true, Limit: 2}, pick(0, 1), true, made[1].ID, 5},
+		{"all customers, next page", F{AllCustomers: true, Limit: 2, Cursor: made[1].ID}, pick(2, 5), true, made[5].ID, 5},
 		{"first page", F{CustomerID: c1, Limit: 2}, pick(0, 1), true, made[1].ID, 4},
 		{"second page", F{CustomerID: c1, Limit: 2, Cursor: made[1].ID}, pick(5, 6), false, "", 4},
 		{"page with a filter", F{CustomerID: c1, Currency: "USD", Limit: 1}, pick(0), true, made[0].ID, 2},
@@ -525,6 +529,8 @@ func testExternalAccountList(f *fixture) {
 		{"no scope", F{}},
 		{"no scope, currency only", F{Currency: "USD"}},
 		{"both scopes", F{CustomerID: c1, Platform: true}},
+		{"customer and all customers", F{CustomerID: c1, AllCustomers: true}},
+		{"platform and all customers", F{Platform: true, AllCustomers: true}},
 	}
 	for _, tc := range scopes {
 		f.Run(tc.name, func(t *testing.T) {

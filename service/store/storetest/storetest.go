@@ -852,6 +852,11 @@ func testAccountList(f *fixture) {
 		{"unknown customer", store.InternalAccountFilter{CustomerID: newID("Customer")}, nil},
 		{"paged", store.InternalAccountFilter{Type: "INTERNAL_FIAT", Limit: 2}, pick(1, 3)},
 		{"second page", store.InternalAccountFilter{Type: "INTERNAL_FIAT", Limit: 2, Cursor: made[3].ID}, pick(5)},
+		{"platform", store.InternalAccountFilter{Platform: true}, pick(3, 4)},
+		{"platform and type", store.InternalAccountFilter{Platform: true, Type: "INTERNAL_FIAT"}, pick(3)},
+		{"platform and currency", store.InternalAccountFilter{Platform: true, Currency: "USDC"}, pick(4)},
+		{"platform ignores a customer", store.InternalAccountFilter{Platform: true, CustomerID: c1.ID}, pick(3, 4)},
+		{"platform, paged", store.InternalAccountFilter{Platform: true, Limit: 1, Cursor: made[3].ID}, pick(4)},
 	}
 	for _, c := range cases {
 		f.Run(c.name, func(t *testing.T) {
