@@ -61,6 +61,7 @@ var statusOf = map[string]int{
 	payments.CodeNotFound:     http.StatusNotFound,
 	payments.CodeUserNotFound: http.StatusNotFound,
 	"QUOTE_NOT_FOUND":         http.StatusNotFound,
+	"REFERENCE_NOT_FOUND":     http.StatusNotFound,
 	"TRANSACTION_NOT_FOUND":   http.StatusNotFound,
 
 	"LOOKUP_REQUEST_NOT_FOUND": http.StatusNotFound,

@@ -20,7 +20,11 @@ import (
 )
 
 func main() {
-	if err := run(context.Background(), os.Args[1:], nil); err != nil {
+	command := func(ctx context.Context, args []string) error { return run(ctx, args, nil) }
+	if len(os.Args) > 1 && os.Args[1] == "deposit" {
+		command = func(ctx context.Context, args []string) error { return runDeposit(ctx, args[1:], os.Stdout, os.Stderr) }
+	}
+	if err := command(context.Background(), os.Args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			os.Exit(0)
 		}
@@ -35,10 +39,13 @@ func run(ctx context.Context, args []string, ready func(baseURL string)) error {
 	fs := flag.NewFlagSet("paymentsd", flag.ContinueOnError)
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: paymentsd [flags]
+       paymentsd deposit -reference REF -amount N -currency CUR [flags]
 
 Runs the payments service (API version 2025-10-13). Every platform endpoint
 requires HTTP Basic with the platform credential. On start it prints the OTP
 target-bundle signer public key that BFFs give browsers to pin.
+"paymentsd deposit -h" tells how to record money that arrived by bank
+transfer.
 
 Flags (each can also be set with the environment variable in brackets):
 `)

@@ -11,6 +11,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -47,6 +48,14 @@ type Options struct {
 	SettlementDelay    time.Duration
 	CounterpartyInfo   string
 	WebhookURL         string
+	// DepositAccountsFile is a JSON file of the operator's receiving bank
+	// accounts by currency (service.Config.DepositAccounts).
+	DepositAccountsFile string
+
+	// NoMail is set by commands that send no e-mail (paymentsd deposit):
+	// Build then needs neither SMTP nor the dev mailbox, and the service's
+	// mailer refuses to send.
+	NoMail bool
 
 	// DefaultOrigin is the WebAuthn origin used when --webauthn-origins is
 	// empty: the embedded wallet sets it to the URL it serves.
@@ -143,6 +152,8 @@ func (o *Options) Register(fs *flag.FlagSet) {
 		"comma-separated counterpartyInformation keys quotes and transactions carry, from "+strings.Join(service.CounterpartyFields, ", "))
 	str(fs, &o.WebhookURL, "webhook-url", "WALLET_WEBHOOK_URL", "",
 		"the platform's webhook endpoint (absolute http or https URL), set at start as PATCH /config would; empty keeps the stored one")
+	str(fs, &o.DepositAccountsFile, "deposit-accounts", "WALLET_DEPOSIT_ACCOUNTS", "",
+		`JSON file of the operator's receiving bank accounts by currency, shown with each account's deposit reference in its fundingPaymentInstructions, e.g. {"USD": {"accountType": "USD_ACCOUNT", "accountNumber": "…", "routingNumber": "…", "bankName": "…"}}; without one for a currency the instructions give only the reference`)
 }
 
 func duration(fs *flag.FlagSet, p *time.Duration, name, env, usage string) {
@@ -275,6 +286,8 @@ func (o *Options) Build(ctx context.Context, log *slog.Logger, mailboxURL string
 	var sender mail.Sender
 	var box *mail.Mailbox
 	switch {
+	case o.NoMail:
+		sender = noMail{}
 	case o.SMTPAddr != "" && o.DevMailbox:
 		return nil, errors.New("choose either --smtp-addr or --dev-mailbox, not both")
 	case o.SMTPAddr != "":
@@ -304,6 +317,10 @@ func (o *Options) Build(ctx context.Context, log *slog.Logger, mailboxURL string
 	if err != nil {
 		return nil, err
 	}
+	deposits, err := o.depositAccounts()
+	if err != nil {
+		return nil, err
+	}
 	st, err := sqlstore.Open(ctx, o.Database)
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
@@ -324,10 +341,34 @@ func (o *Options) Build(ctx context.Context, log *slog.Logger, mailboxURL string
 		SettlementDelay:         o.SettlementDelay,
 		CounterpartyInformation: o.counterpartyKeys(),
 		WebhookURL:              o.WebhookURL,
+		DepositAccounts:         deposits,
 	})
 	if err != nil {
 		st.Close()
 		return nil, err
 	}
 	return &Built{Service: svc, Mailbox: box, PlatformCredential: cred, KeyFile: keyFile, close: st.Close}, nil
+}
+
+// depositAccounts loads --deposit-accounts, or nil when it is not set.
+func (o *Options) depositAccounts() (map[string]map[string]any, error) {
+	if o.DepositAccountsFile == "" {
+		return nil, nil
+	}
+	b, err := os.ReadFile(o.DepositAccountsFile)
+	if err != nil {
+		return nil, fmt.Errorf("--deposit-accounts: %w", err)
+	}
+	var out map[string]map[string]any
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil, fmt.Errorf("--deposit-accounts %s: want a JSON object of bank accounts by currency: %w", o.DepositAccountsFile, err)
+	}
+	return out, nil
+}
+
+// noMail is the mailer of a command that sends no e-mail.
+type noMail struct{}
+
+func (noMail) Send(context.Context, mail.Message) error {
+	return errors.New("this command sends no e-mail")
 }

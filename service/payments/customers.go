@@ -410,7 +410,7 @@ func (s *Service) internalAccountJSON(a *store.InternalAccount) wire.InternalAcc
 		Status:                     a.Status,
 		Balance:                    wire.CurrencyAmount{Amount: a.Available, Currency: cur},
 		TotalBalance:               wire.CurrencyAmount{Amount: a.Available + a.Held, Currency: cur},
-		FundingPaymentInstructions: []wire.PaymentInstructions{},
+		FundingPaymentInstructions: s.fundingInstructions(a),
 		CreatedAt:                  timestamp(a.CreatedAt),
 		UpdatedAt:                  timestamp(a.UpdatedAt),
 	}

@@ -146,6 +146,18 @@ type Config struct {
 	// the destination's beneficiary. None when empty.
 	CounterpartyInformation []string
 
+	// DepositAccounts are the operator's receiving bank accounts, by
+	// currency (ISO 4217): each is the accountOrWalletInfo of a bank
+	// account in that currency as the reference's PaymentInstructions show
+	// it (accountType, the account's identifiers, bankName, paymentRails,
+	// …; no reference). The fundingPaymentInstructions of every customer's
+	// internal account in that currency show it with the account's own
+	// deposit reference; a transfer quoting the reference is credited when
+	// the operator records it (RecordDeposit). For a currency without one,
+	// the instructions give only the reference (and, in sandbox mode, fixed
+	// sandbox bank details where the service has them).
+	DepositAccounts map[string]map[string]any
+
 	// WebhookURL, when set, becomes the platform's webhookEndpoint at
 	// start (as PATCH /config would set it), replacing what is stored.
 	WebhookURL string
@@ -252,6 +264,9 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		if !slices.Contains(CounterpartyFields, k) {
 			return nil, fmt.Errorf("service: unknown counterpartyInformation key %q (want one of %v)", k, CounterpartyFields)
 		}
+	}
+	if err := (&Service{cfg: cfg, rates: cfg.Rates, mode: cfg.Mode}).checkDepositAccounts(); err != nil {
+		return nil, err
 	}
 	if cfg.WebAuthnRPName == "" {
 		cfg.WebAuthnRPName = "Wallet"

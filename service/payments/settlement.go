@@ -25,6 +25,21 @@ import (
 //	PROCESSING → REJECTED                        (sandbox 006) recipient cancelled; held money returns
 //	PROCESSING → FAILED OFFRAMP_FAILED           (sandbox 007) the refund failed too: money stays held
 //	PROCESSING stays for Config.LongPaymentDelay (sandbox 003), then COMPLETED
+//
+// Transfers (transactions without a quote: transfer-in and transfer-out,
+// transfers.go) have their own steps, see transferStep: PENDING →
+// PROCESSING at once, then COMPLETED (an incoming transfer credits the
+// account, an outgoing one's held money leaves) or FAILED (sandbox 002–005).
+
+// settlementTurn is the internal account whose money a step of x moves
+// (and whose turn the step takes): the source of a payment, the
+// destination of an incoming transfer.
+func settlementTurn(x *store.Transaction) string {
+	if x.QuoteID == "" {
+		return transferTurn(x)
+	}
+	return x.SourceAccountID
+}
 
 // settleAfter is how long a payment on the rail stays PROCESSING.
 func (s *Service) settleAfter(rail, outcome string) time.Duration {
@@ -56,7 +71,7 @@ func (s *Service) SettleDue(ctx context.Context) (int, error) {
 		}
 		progressed := 0
 		for i := range due {
-			applied, err := s.settleOne(ctx, due[i].ID, due[i].SourceAccountID)
+			applied, err := s.settleOne(ctx, due[i].ID, settlementTurn(&due[i]))
 			if err != nil {
 				return done, err
 			}
@@ -95,6 +110,11 @@ func (s *Service) settleOne(ctx context.Context, id, wallet string) (bool, error
 		next.UpdatedAt, next.NextStepAt = now, time.Time{}
 		var money func() error
 		switch {
+		case x.QuoteID == "":
+			// A transfer (transfers.go): its own steps.
+			if money, err = s.transferStep(ctx, tx, x, &next, now); err != nil {
+				return err
+			}
 		case x.Status == "PENDING":
 			next.Status, next.FailureReason = "EXPIRED", "QUOTE_EXPIRED"
 		case x.Status == "PROCESSING":
@@ -136,12 +156,16 @@ func (s *Service) settleOne(ctx context.Context, id, wallet string) (bool, error
 			}
 		}
 		if next.Status != x.Status {
-			if err := s.emitTransaction(ctx, tx, &next); err != nil {
+			emit := s.emitTransaction
+			if x.QuoteID == "" {
+				emit = s.emitTransfer
+			}
+			if err := emit(ctx, tx, &next); err != nil {
 				return err
 			}
 		}
 		if money != nil {
-			if err := s.emitBalance(ctx, tx, x.SourceAccountID); err != nil {
+			if err := s.emitBalance(ctx, tx, settlementTurn(x)); err != nil {
 				return err
 			}
 		}

@@ -36,7 +36,7 @@ func loadTransaction(ctx context.Context, tx store.Tx, id string) (*store.Transa
 // has expired is shown EXPIRED at once, as its quote is.
 func (s *Service) transactionJSON(x *store.Transaction) wire.Transaction {
 	status, reason := x.Status, x.FailureReason
-	if status == "PENDING" && !x.NextStepAt.IsZero() && !s.now().Before(x.NextStepAt) {
+	if status == "PENDING" && x.QuoteID != "" && !x.NextStepAt.IsZero() && !s.now().Before(x.NextStepAt) {
 		status, reason = "EXPIRED", "QUOTE_EXPIRED"
 	}
 	out := wire.Transaction{

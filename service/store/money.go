@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"crypto/rand"
+	"strings"
 	"time"
 )
 
@@ -54,6 +56,10 @@ type MoneyTx interface {
 	// failing its compare-and-set; on SQLite a write transaction already
 	// excludes every other writer, so it is a plain read.
 	ClaimDueTransaction(ctx context.Context, id string, now time.Time) (*Transaction, error)
+
+	// InternalAccountByDepositReference finds the account whose
+	// DepositReference is reference (exactly; see ParseDepositReference).
+	InternalAccountByDepositReference(ctx context.Context, reference string) (*InternalAccount, error)
 
 	// GetIdempotencyRecord finds the stored answer for (scope, key).
 	GetIdempotencyRecord(ctx context.Context, scope, key string) (*IdempotencyRecord, error)
@@ -149,4 +155,82 @@ type IdempotencyRecord struct {
 	Status      int
 	Body        []byte
 	CreatedAt   time.Time
+}
+
+// Deposit references. Every internal account has one: the code a bank
+// transfer into the account quotes so that the operator can credit it
+// (fundingPaymentInstructions; payments.RecordDeposit). A reference is
+// DepositReferenceLength symbols of Crockford's base 32 (digits and
+// upper-case letters without I, L, O and U, so it reads and types
+// unambiguously): 8 random symbols (40 bits; sparse, so a mistyped
+// reference almost never names another account) and a check symbol (Luhn
+// mod 32), which catches every single wrong symbol and every swap of two
+// neighbouring symbols (see NewDepositReference) before the reference is
+// looked up.
+
+// DepositReferenceLength is the length of a deposit reference.
+const DepositReferenceLength = 9
+
+const depositAlphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+
+// NewDepositReference makes a random deposit reference. The store keeps
+// references unique; a caller must still be ready for a taken one.
+//
+// Luhn mod 32 misses one kind of swap: 0 and Z (the first and last
+// symbols) next to each other. References with that pair are not made, so
+// every swap of two neighbouring symbols of a reference is caught.
+func NewDepositReference() string {
+	for {
+		var b [DepositReferenceLength - 1]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			panic("store: no randomness for a deposit reference: " + err.Error())
+		}
+		out := make([]byte, 0, DepositReferenceLength)
+		for _, v := range b {
+			out = append(out, depositAlphabet[v%32])
+		}
+		ref := string(append(out, depositCheck(out)))
+		if !strings.Contains(ref, "0Z") && !strings.Contains(ref, "Z0") {
+			return ref
+		}
+	}
+}
+
+// depositCheck is the Luhn mod 32 check symbol of payload.
+func depositCheck(payload []byte) byte {
+	const n = 32
+	sum, factor := 0, 2
+	for i := len(payload) - 1; i >= 0; i-- {
+		add := factor * strings.IndexByte(depositAlphabet, payload[i])
+		factor = 3 - factor
+		sum += add/n + add%n
+	}
+	return depositAlphabet[(n-sum%n)%n]
+}
+
+// ParseDepositReference reads a reference as a person may type it: case,
+// spaces and hyphens do not matter, and O, I and L are read as 0, 1 and 1.
+// It returns the reference in its stored form, or false when s is not a
+// well-formed reference (wrong length, a symbol outside the alphabet, or a
+// check symbol that does not match: a typing mistake).
+func ParseDepositReference(s string) (string, bool) {
+	var out []byte
+	for _, c := range strings.ToUpper(s) {
+		switch {
+		case c == ' ' || c == '-':
+			continue
+		case c == 'O':
+			c = '0'
+		case c == 'I' || c == 'L':
+			c = '1'
+		}
+		if c > 0x7f || strings.IndexByte(depositAlphabet, byte(c)) < 0 || len(out) == DepositReferenceLength {
+			return "", false
+		}
+		out = append(out, byte(c))
+	}
+	if len(out) != DepositReferenceLength || depositCheck(out[:len(out)-1]) != out[len(out)-1] {
+		return "", false
+	}
+	return string(out), true
 }

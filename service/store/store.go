@@ -237,6 +237,12 @@ type InternalAccount struct {
 	WalletSecret []byte
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
+
+	// DepositReference is the account's deposit reference (see
+	// NewDepositReference): the code a bank transfer into the account
+	// quotes. CreateInternalAccount makes one when it is empty; it never
+	// changes and is never given to another account.
+	DepositReference string
 }
 
 // InternalAccountFilter selects internal accounts; empty fields do not filter.

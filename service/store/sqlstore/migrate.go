@@ -117,6 +117,11 @@ func migrate(ctx context.Context, db *sql.DB, d *dialect) error {
 		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
 			return fmt.Errorf("migrate: %s/%s: %w", d.name, m.name, err)
 		}
+		if after := afterMigration[m.version]; after != nil {
+			if err := after(ctx, tx, d); err != nil {
+				return fmt.Errorf("migrate: after %s/%s: %w", d.name, m.name, err)
+			}
+		}
 		if _, err := tx.ExecContext(ctx, record, m.version, m.name, d.timeArg(time.Now())); err != nil {
 			return fmt.Errorf("migrate: record %s: %w", m.name, err)
 		}

@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"time"
@@ -227,4 +228,74 @@ func (t *tx) DeleteIdempotencyRecords(ctx context.Context, before time.Time) (in
 		return 0, t.fail("delete idempotency records", err)
 	}
 	return n, nil
+}
+
+// ---- deposit references
+
+// depositReferenceFor makes a deposit reference no account has. References
+// are random in a space of 2^40, so a taken one is rare; it is looked up
+// rather than left to the insert, whose conflict could not say whether the
+// id or the reference was taken.
+func (t *tx) depositReferenceFor(ctx context.Context) (string, error) {
+	for range 8 {
+		ref := store.NewDepositReference()
+		var n int
+		err := t.queryRow(ctx, `SELECT COUNT(*) FROM internal_accounts WHERE deposit_reference = ?`, ref).Scan(&n)
+		if err != nil {
+			return "", t.fail("deposit reference", err)
+		}
+		if n == 0 {
+			return ref, nil
+		}
+	}
+	return "", errors.New("store: no free deposit reference after 8 tries")
+}
+
+func (t *tx) InternalAccountByDepositReference(ctx context.Context, reference string) (*store.InternalAccount, error) {
+	a, err := scanAccount(t.queryRow(ctx, `SELECT `+accountCols+` FROM internal_accounts WHERE deposit_reference = ?`, reference))
+	if err != nil {
+		return nil, t.fail(fmt.Sprintf("internal account with deposit reference %q", reference), err)
+	}
+	return &a, nil
+}
+
+// afterMigration holds the steps that a migration needs done in Go, run
+// right after the migration of that version in the same transaction.
+var afterMigration = map[int]func(ctx context.Context, tx *sql.Tx, d *dialect) error{
+	7: backfillDepositReferences,
+}
+
+// backfillDepositReferences gives every account made before migration 0007
+// (which added deposit_reference) its reference.
+func backfillDepositReferences(ctx context.Context, tx *sql.Tx, d *dialect) error {
+	rows, err := tx.QueryContext(ctx, `SELECT id FROM internal_accounts WHERE deposit_reference IS NULL ORDER BY id`)
+	if err != nil {
+		return err
+	}
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return err
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	taken := map[string]bool{}
+	update := d.rebind(`UPDATE internal_accounts SET deposit_reference = ? WHERE id = ?`)
+	for _, id := range ids {
+		ref := store.NewDepositReference()
+		for taken[ref] {
+			ref = store.NewDepositReference()
+		}
+		taken[ref] = true
+		if _, err := tx.ExecContext(ctx, update, ref, id); err != nil {
+			return err
+		}
+	}
+	return nil
 }

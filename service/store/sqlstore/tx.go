@@ -324,20 +324,31 @@ func (t *tx) ListCustomers(ctx context.Context, f store.CustomerFilter) (store.P
 
 // ---- internal accounts
 
-const accountCols = `id, customer_id, type, status, currency, private_enabled, available, held, wallet_secret, created_at, updated_at`
+const accountCols = `id, customer_id, type, status, currency, private_enabled, available, held, wallet_secret, created_at, updated_at` +
+	`, deposit_reference`
 
 func scanAccount(s scanner) (store.InternalAccount, error) {
 	var a store.InternalAccount
 	err := s.Scan(&a.ID, optStringCol{&a.CustomerID}, &a.Type, &a.Status, &a.Currency, &a.PrivateEnabled,
-		&a.Available, &a.Held, bytesCol{&a.WalletSecret}, timeCol{&a.CreatedAt}, timeCol{&a.UpdatedAt})
+		&a.Available, &a.Held, bytesCol{&a.WalletSecret}, timeCol{&a.CreatedAt}, timeCol{&a.UpdatedAt},
+		optStringCol{&a.DepositReference})
 	return a, err
 }
 
+// CreateInternalAccount gives the account a deposit reference when it has
+// none (see depositReferenceFor).
 func (t *tx) CreateInternalAccount(ctx context.Context, a *store.InternalAccount) error {
+	if a.DepositReference == "" {
+		ref, err := t.depositReferenceFor(ctx)
+		if err != nil {
+			return err
+		}
+		a.DepositReference = ref
+	}
 	return t.insert(ctx, fmt.Sprintf("create internal account %q", a.ID),
-		`INSERT INTO internal_accounts (`+accountCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		`INSERT INTO internal_accounts (`+accountCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		a.ID, optString(a.CustomerID), a.Type, a.Status, a.Currency, a.PrivateEnabled, a.Available, a.Held, optBlob(a.WalletSecret),
-		t.d.timeArg(a.CreatedAt), t.d.timeArg(a.UpdatedAt))
+		t.d.timeArg(a.CreatedAt), t.d.timeArg(a.UpdatedAt), a.DepositReference)
 }
 
 func (t *tx) SetPrivateEnabled(ctx context.Context, id string, enabled bool, now time.Time) error {

@@ -1722,3 +1722,101 @@ func testMoneyDuplicateID(f *fixture) {
 		})
 	}
 }
+
+// ---- deposit references
+
+// testDepositReferences: every new account gets a well-formed reference of
+// its own unless it brings one; reads return it; the lookup by reference
+// finds exactly that account; a taken reference is a conflict.
+func testDepositReferences(f *fixture) {
+	c := f.customers(1)[0]
+	const n = 40
+	made := make([]*store.InternalAccount, n)
+	f.tx(func(tx store.Tx) error {
+		for i := range made {
+			made[i] = newAccount(c.ID)
+			if err := tx.CreateInternalAccount(f.ctx, made[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	seen := map[string]bool{}
+	for _, a := range made {
+		ref, ok := store.ParseDepositReference(a.DepositReference)
+		if !ok || ref != a.DepositReference {
+			f.Fatalf("account %s has the malformed deposit reference %q", a.ID, a.DepositReference)
+		}
+		if seen[ref] {
+			f.Fatalf("deposit reference %s given twice", ref)
+		}
+		seen[ref] = true
+		same(f, "account read back", f.account(a.ID), *a)
+		f.tx(func(tx store.Tx) error {
+			got, err := tx.InternalAccountByDepositReference(f.ctx, ref)
+			if err != nil {
+				return err
+			}
+			same(f, "account by reference", *got, *a)
+			return nil
+		})
+	}
+	f.tx(func(tx store.Tx) error {
+		page, err := tx.ListInternalAccounts(f.ctx, store.InternalAccountFilter{CustomerID: c.ID, Limit: 100})
+		if err != nil {
+			return err
+		}
+		for _, a := range page.Items {
+			if !seen[a.DepositReference] {
+				f.Errorf("listed account %s has reference %q", a.ID, a.DepositReference)
+			}
+		}
+		_, err = tx.InternalAccountByDepositReference(f.ctx, "0000000000")
+		wantErr(f, "unknown reference", err, store.ErrNotFound)
+		return nil
+	})
+
+	// A reference given by the caller is kept; a taken one conflicts and
+	// the transaction carries on.
+	own := newAccount(c.ID)
+	own.DepositReference = store.NewDepositReference()
+	taken := newAccount(c.ID)
+	taken.DepositReference = own.DepositReference
+	f.tx(func(tx store.Tx) error {
+		if err := tx.CreateInternalAccount(f.ctx, own); err != nil {
+			return err
+		}
+		wantErr(f, "a taken deposit reference", tx.CreateInternalAccount(f.ctx, taken), store.ErrConflict)
+		return nil
+	})
+	same(f, "given reference", f.account(own.ID).DepositReference, own.DepositReference)
+	f.tx(func(tx store.Tx) error {
+		_, err := tx.GetInternalAccount(f.ctx, taken.ID)
+		wantErr(f, "the refused account", err, store.ErrNotFound)
+		return nil
+	})
+}
+
+// testIncomingReferenceUnique: an incoming transaction's reference is unique
+// per receiving account (a bank credit is recorded once); other accounts,
+// outgoing transactions and empty references are not constrained.
+func testIncomingReferenceUnique(f *fixture) {
+	c, a, e := f.payer()
+	other := newAccount(c.ID)
+	f.tx(func(tx store.Tx) error { return tx.CreateInternalAccount(f.ctx, other) })
+	first := newIncoming(c, a.ID)
+	first.Reference = "BANK-REF-1"
+	f.createTransactions(first)
+	again := newIncoming(c, a.ID)
+	again.Reference = "BANK-REF-1"
+	f.tx(func(tx store.Tx) error {
+		wantErr(f, "the same bank reference again", tx.CreateTransaction(f.ctx, again), store.ErrConflict)
+		return nil
+	})
+	elsewhere := newIncoming(c, other.ID)
+	elsewhere.Reference = "BANK-REF-1"
+	blank1, blank2 := newIncoming(c, a.ID), newIncoming(c, a.ID)
+	out1, out2 := newTransaction(c, a.ID, e.ID), newTransaction(c, a.ID, e.ID)
+	out1.Reference, out2.Reference = "SAME", "SAME"
+	f.createTransactions(elsewhere, blank1, blank2, out1, out2)
+}

@@ -111,6 +111,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"MoneyNotFound", testMoneyNotFound},
 		{"MoneyMissingReference", testMoneyMissingReference},
 		{"MoneyDuplicateID", testMoneyDuplicateID},
+		{"DepositReferences", testDepositReferences},
+		{"IncomingReferenceUnique", testIncomingReferenceUnique},
 		// store.WebhookTx (webhooks.go)
 		{"WebhookEventRoundTrip", testWebhookEventRoundTrip},
 		{"WebhookRollback", testWebhookRollback},
