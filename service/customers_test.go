@@ -460,3 +460,54 @@ func testDeleteCustomer(t *testing.T, opts ...func(*Config)) {
 		t.Fatalf("unknown customer: %d", r.status)
 	}
 }
+
+// TestUpdateWithoutCustomerType: the reference's own command-line client
+// sends PATCH /customers/{id} without customerType; the customer's own type
+// is meant, its fields apply, a field of the other type is still named,
+// and a changed type is still refused.
+func TestUpdateWithoutCustomerType(t *testing.T) {
+	e := newEnv(t)
+	var ind, biz wire.Customer
+	e.do("POST", "/customers", individualBody("ind-notype", "ind-notype@example.com"), nil).decode(t, &ind)
+	e.do("POST", "/customers", businessBody("biz-notype"), nil).decode(t, &biz)
+
+	var got map[string]any
+	r := e.do("PATCH", "/customers/"+ind.ID, map[string]any{"fullName": "Jane Q. Smith", "nationality": "GB"}, nil)
+	e.mustStatus(r, http.StatusOK)
+	r.decode(t, &got)
+	if got["fullName"] != "Jane Q. Smith" || got["nationality"] != "GB" || got["customerType"] != "INDIVIDUAL" {
+		t.Fatalf("individual after the update: %v", got)
+	}
+	r = e.do("PATCH", "/customers/"+biz.ID, map[string]any{"businessInfo": map[string]any{"doingBusinessAs": "Acme Two"}}, nil)
+	e.mustStatus(r, http.StatusOK)
+	r.decode(t, &got)
+	if info, _ := got["businessInfo"].(map[string]any); info["doingBusinessAs"] != "Acme Two" || info["legalName"] != "Acme Corporation" {
+		t.Fatalf("business after the update: %v", got)
+	}
+	for _, tc := range []struct {
+		name, id string
+		body map[string]any
+		want []string
+	}{
+		{"a business field on an individual", ind.ID, map[string]any{"businessInfo": map[string]any{"legalName": "X"}}, []string{"businessInfo"}},
+		{"an individual field on a business", biz.ID, map[string]any{"birthDate": "1990-01-15"}, []string{"birthDate"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := e.do("PATCH", "/customers/"+tc.id, tc.body, nil)
+			e.mustStatus(r, http.StatusBadRequest)
+			var got []string
+			for f := range fieldNames(t, r) {
+				got = append(got, f)
+			}
+			if slices.Sort(got); !slices.Equal(got, tc.want) {
+				t.Fatalf("named %v, want %v", got, tc.want)
+			}
+		})
+	}
+	r = e.do("PATCH", "/customers/"+ind.ID, map[string]any{"customerType": "BUSINESS"}, nil)
+	if e.mustStatus(r, http.StatusBadRequest); !fieldNames(t, r)["customerType"] {
+		t.Fatal("a change of type is not named")
+	}
+	r = e.do("PATCH", "/customers/Customer:019aa5d2-7c10-7000-8000-00000000dead", map[string]any{"fullName": "X"}, nil)
+	e.mustStatus(r, http.StatusNotFound)
+}

@@ -168,7 +168,8 @@ func (s *Service) UpdateInternalAccount(ctx context.Context, id string, req wire
 // UpdateCustomer changes a customer (PATCH /customers/{customerId}): the
 // fields the body names, each checked as on creation; fields of the other
 // customer type, region, kycStatus and kybStatus are refused, and
-// businessInfo changes the business fields it names. A deleted customer
+// businessInfo changes the business fields it names. customerType may be
+// left out (it is the customer's own) but cannot change. A deleted customer
 // cannot be changed (410 CUSTOMER_DELETED). A change of e-mail for a
 // customer whose wallet signs in with EMAIL_OTP is a
 // signed retry (the e-mail is a credential): the challenge binds the body
@@ -177,6 +178,16 @@ func (s *Service) UpdateInternalAccount(ctx context.Context, id string, req wire
 // the same transaction. Anything else applies at once.
 func (s *Service) UpdateCustomer(ctx context.Context, id string, req wire.CustomerUpdateRequest, call SignedCall) (Signed[wire.Customer], error) {
 	now := s.now()
+	if req.CustomerType == "" {
+		// The reference's update schema requires customerType, but its
+		// own command-line client never sends it. A type cannot change,
+		// so an absent one means the customer's own.
+		c, err := read(ctx, s, func(tx store.Tx) (*store.Customer, error) { return loadCustomer(ctx, tx, id) })
+		if err != nil {
+			return Signed[wire.Customer]{}, err
+		}
+		req.CustomerType = c.CustomerType
+	}
 	if fe := s.checkCustomerUpdate(&req, now); len(fe) > 0 {
 		// A body refused on its own may also try to change the type:
 		// name that too, in the same answer.
