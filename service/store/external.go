@@ -86,6 +86,8 @@ type ExternalAccountFilter struct {
 	Currency   string
 	Limit      int
 	Cursor     string
+	// IDs, when not nil, keeps only these accounts (an agent's allow-list).
+	IDs []string
 }
 
 // ExternalAccountStatusUpdate is the verifier's or an operator's decision.
