@@ -22,6 +22,7 @@ func (s *Service) agentRoutes() []route {
 		{"GET", "/agents/me/external-accounts", s.agentExternalAccounts, authAgent},
 		{"POST", "/agents/me/external-accounts", s.agentCreateExternalAccount, authAgent},
 		{"GET", "/agents/me/external-accounts/{externalAccountId}", s.agentExternalAccount, authAgent},
+		{"DELETE", "/agents/me/external-accounts/{externalAccountId}", s.agentDeleteExternalAccount, authAgent},
 		{"GET", "/agents/me/transactions", s.agentTransactions, authAgent},
 		{"GET", "/agents/me/transactions/{transactionId}", s.agentTransaction, authAgent},
 		{"POST", "/agents/me/quotes", s.agentCreateQuote, authAgent},
@@ -166,4 +167,13 @@ func (s *Service) agentActions(w http.ResponseWriter, r *http.Request) error {
 func (s *Service) agentGetAction(w http.ResponseWriter, r *http.Request) error {
 	a, err := s.ops.AgentGetAction(r.Context(), agentOf(r), r.PathValue("actionId"))
 	return reply(w, http.StatusOK, a, err)
+}
+
+// agentDeleteExternalAccount does not read the body, and answers 204.
+func (s *Service) agentDeleteExternalAccount(w http.ResponseWriter, r *http.Request) error {
+	if err := s.ops.AgentDeleteExternalAccount(r.Context(), agentOf(r), r.PathValue("externalAccountId")); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
 }

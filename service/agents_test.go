@@ -359,6 +359,7 @@ func TestAgentOperationsNeedTheirPermission(t *testing.T) {
 		{"GET", "/agents/me/external-accounts", nil, []string{"MANAGE_EXTERNAL_ACCOUNTS"}},
 		{"POST", "/agents/me/external-accounts", usdBody("", "000000000099"), []string{"MANAGE_EXTERNAL_ACCOUNTS"}},
 		{"GET", "/agents/me/external-accounts/" + w.myDest.ID, nil, []string{"MANAGE_EXTERNAL_ACCOUNTS"}},
+		{"DELETE", "/agents/me/external-accounts/" + w.myDest.ID, nil, []string{"MANAGE_EXTERNAL_ACCOUNTS"}},
 		{"GET", "/agents/me/transactions", nil, []string{"VIEW_TRANSACTIONS"}},
 		{"GET", "/agents/me/transactions/" + w.myTx, nil, []string{"VIEW_TRANSACTIONS"}},
 		{"POST", "/agents/me/quotes", quoteBody(w.mine, w.myDest.ID, "SENDING", 1000), []string{"CREATE_QUOTES"}},
@@ -442,6 +443,10 @@ func TestAgentSeesOnlyItsCustomer(t *testing.T) {
 	const noWallet = "InternalAccount:0190a1b2-c3d4-7e5f-8a6b-7c8d9e0f1a2b"
 	same("transaction", e.do("GET", "/agents/me/transactions/"+w.theirTx, nil, h), e.do("GET", "/agents/me/transactions/"+noTx, nil, h))
 	same("external account", e.do("GET", "/agents/me/external-accounts/"+w.theirDest.ID, nil, h), e.do("GET", "/agents/me/external-accounts/"+noAcct, nil, h))
+	same("delete external account", e.do("DELETE", "/agents/me/external-accounts/"+w.theirDest.ID, nil, h), e.do("DELETE", "/agents/me/external-accounts/"+noAcct, nil, h))
+	if x := e.getAccount(w.theirDest.ID); x.Status != "ACTIVE" {
+		t.Fatalf("another customer's account was deleted: %s", x.Status)
+	}
 	same("quote", e.do("GET", "/agents/me/quotes/"+w.theirQuote.ID, nil, h), e.do("GET", "/agents/me/quotes/"+noQuote, nil, h))
 	same("execute", e.do("POST", "/agents/me/quotes/"+w.theirQuote.ID+"/execute", nil, h), e.do("POST", "/agents/me/quotes/"+noQuote+"/execute", nil, h))
 	// A quote of the agent's own customer that the platform made is not the agent's.
@@ -475,6 +480,10 @@ func TestAgentSeesOnlyItsCustomer(t *testing.T) {
 	cr.decode(t, &created)
 	if created.CustomerID != w.mine.customer.ID {
 		t.Fatalf("created for %s", created.CustomerID)
+	}
+	e.mustStatus(e.do("DELETE", "/agents/me/external-accounts/"+created.ID, nil, h), 204)
+	if x := e.getAccount(created.ID); x.Status != "INACTIVE" {
+		t.Fatalf("deleted account is %s", x.Status)
 	}
 	// Query filters the agent may not use are named.
 	r = wantRefusal(t, e.do("GET", "/agents/me/transactions?customerId="+w.theirs.customer.ID+"&reference=x&status=NOPE", nil, h), 400, "INVALID_INPUT")

@@ -1149,3 +1149,14 @@ func (s *Service) AgentGetAction(ctx context.Context, agent *store.Agent, id str
 		return s.agentActionJSON(ctx, tx, a)
 	})
 }
+
+// AgentDeleteExternalAccount deactivates an external account of the
+// agent's customer (DELETE /agents/me/external-accounts/{id}), with
+// MANAGE_EXTERNAL_ACCOUNTS; any account the agent may not see is 404, as a
+// missing one.
+func (s *Service) AgentDeleteExternalAccount(ctx context.Context, agent *store.Agent, id string) error {
+	if _, err := s.AgentExternalAccount(ctx, agent, id); err != nil {
+		return err
+	}
+	return s.DeactivateExternalAccount(ctx, id)
+}

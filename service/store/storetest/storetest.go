@@ -119,6 +119,10 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"WebhookClaimRace", testWebhookClaimRace},
 		{"WebhookList", testWebhookList},
 		{"WebhookRuns", testWebhookRuns},
+		// store.AgentTx (agents.go)
+		{"AgentQuote", testAgentQuote},
+		{"AgentActions", testAgentActions},
+		{"ListByIDs", testListByIDs},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
