@@ -1,9 +1,12 @@
 package service
 
 import (
+	"context"
 	"net/http"
+	"strings"
 
 	"paywallet/service/payments"
+	"paywallet/shared/wire"
 )
 
 func (s *Service) agentRoutes() []route {
@@ -14,7 +17,19 @@ func (s *Service) agentRoutes() []route {
 		{"POST", "/agents/{agentId}/device-codes", s.createDeviceCode, authPlatform},
 		{"GET", "/agents/device-codes/{code}/status", s.deviceCodeStatus, authPlatform},
 		{"POST", "/agents/device-codes/{code}/redeem", s.redeemDeviceCode, authNone},
+		{"GET", "/agents/me", s.agentMe, authAgent},
+		{"GET", "/agents/me/internal-accounts", s.agentInternalAccounts, authAgent},
+		{"GET", "/agents/me/external-accounts", s.agentExternalAccounts, authAgent},
+		{"POST", "/agents/me/external-accounts", s.agentCreateExternalAccount, authAgent},
 		{"GET", "/agents/me/external-accounts/{externalAccountId}", s.agentExternalAccount, authAgent},
+		{"DELETE", "/agents/me/external-accounts/{externalAccountId}", s.agentDeleteExternalAccount, authAgent},
+		{"GET", "/agents/me/transactions", s.agentTransactions, authAgent},
+		{"GET", "/agents/me/transactions/{transactionId}", s.agentTransaction, authAgent},
+		{"POST", "/agents/me/quotes", s.agentCreateQuote, authAgent},
+		{"GET", "/agents/me/quotes/{quoteId}", s.agentGetQuote, authAgent},
+		{"POST", "/agents/me/quotes/{quoteId}/execute", s.agentExecuteQuote, authAgent},
+		{"GET", "/agents/me/actions", s.agentActions, authAgent},
+		{"GET", "/agents/me/actions/{actionId}", s.agentGetAction, authAgent},
 	}
 }
 
@@ -62,4 +77,103 @@ func (s *Service) redeemDeviceCode(w http.ResponseWriter, r *http.Request) error
 func (s *Service) agentExternalAccount(w http.ResponseWriter, r *http.Request) error {
 	a, err := s.ops.AgentExternalAccount(r.Context(), agentOf(r), r.PathValue("externalAccountId"))
 	return reply(w, http.StatusOK, a, err)
+}
+
+func (s *Service) agentMe(w http.ResponseWriter, r *http.Request) error {
+	a, err := s.ops.GetAgentMe(r.Context(), agentOf(r))
+	return reply(w, http.StatusOK, a, err)
+}
+
+func (s *Service) agentInternalAccounts(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	out, err := s.ops.AgentInternalAccounts(r.Context(), agentOf(r), payments.AgentInternalAccountFilter{
+		Type: q.Get("type"), Currency: q.Get("currency"), Page: page(r)})
+	return reply(w, http.StatusOK, out, err)
+}
+
+func (s *Service) agentExternalAccounts(w http.ResponseWriter, r *http.Request) error {
+	out, err := s.ops.AgentExternalAccounts(r.Context(), agentOf(r), payments.AgentExternalAccountFilter{
+		Currency: r.URL.Query().Get("currency"), Page: page(r)})
+	return reply(w, http.StatusOK, out, err)
+}
+
+// agentCreateExternalAccount takes any JSON object: the operation names
+// what is wrong in it.
+func (s *Service) agentCreateExternalAccount(w http.ResponseWriter, r *http.Request) error {
+	var body map[string]any
+	if _, err := decodeBody(r, &body, false); err != nil {
+		return err
+	}
+	a, err := s.ops.AgentCreateExternalAccount(r.Context(), agentOf(r), body)
+	return reply(w, http.StatusCreated, a, err)
+}
+
+func (s *Service) agentTransactions(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	out, err := s.ops.AgentTransactions(r.Context(), agentOf(r), payments.AgentTransactionFilter{
+		CustomerID: q.Get("customerId"), AccountIdentifier: q.Get("accountIdentifier"),
+		SenderAccountIdentifier: q.Get("senderAccountIdentifier"), ReceiverAccountIdentifier: q.Get("receiverAccountIdentifier"),
+		Reference: q.Get("reference"), Status: q.Get("status"), Type: q.Get("type"), StartDate: q.Get("startDate"),
+		EndDate: q.Get("endDate"), SortOrder: q.Get("sortOrder"), Page: page(r)})
+	return reply(w, http.StatusOK, out, err)
+}
+
+func (s *Service) agentTransaction(w http.ResponseWriter, r *http.Request) error {
+	out, err := s.ops.AgentTransaction(r.Context(), agentOf(r), r.PathValue("transactionId"))
+	return reply(w, http.StatusOK, out, err)
+}
+
+// agentCreateQuote takes an Idempotency-Key, scoped to the agent.
+func (s *Service) agentCreateQuote(w http.ResponseWriter, r *http.Request) error {
+	var req payments.QuoteRequest
+	body, err := decodeBody(r, &req, false)
+	if err != nil {
+		return err
+	}
+	agent := agentOf(r)
+	return s.idempotent(w, r, "agents.quotes.create "+agent.ID, body, http.StatusCreated, func(ctx context.Context) (any, error) {
+		return s.ops.AgentCreateQuote(ctx, agent, req)
+	})
+}
+
+func (s *Service) agentGetQuote(w http.ResponseWriter, r *http.Request) error {
+	q, err := s.ops.AgentGetQuote(r.Context(), agentOf(r), r.PathValue("quoteId"))
+	return reply(w, http.StatusOK, q, err)
+}
+
+// agentExecuteQuote takes an optional empty body (as executeQuote), the
+// wallet's Service-Wallet-Signature for an embedded-wallet source, and an
+// Idempotency-Key; it answers the AgentAction.
+func (s *Service) agentExecuteQuote(w http.ResponseWriter, r *http.Request) error {
+	var none struct{}
+	body, err := decodeBody(r, &none, true)
+	if err != nil {
+		return err
+	}
+	agent := agentOf(r)
+	id := r.PathValue("quoteId")
+	stamp := strings.TrimSpace(r.Header.Get(wire.HeaderWalletSignature))
+	return s.idempotent(w, r, "agents.quotes.execute "+agent.ID+" "+id, body, http.StatusOK, func(ctx context.Context) (any, error) {
+		return s.ops.AgentExecuteQuote(ctx, agent, id, stamp)
+	})
+}
+
+func (s *Service) agentActions(w http.ResponseWriter, r *http.Request) error {
+	out, err := s.ops.AgentActions(r.Context(), agentOf(r), payments.AgentActionFilter{
+		Status: r.URL.Query().Get("status"), Page: page(r)})
+	return reply(w, http.StatusOK, out, err)
+}
+
+func (s *Service) agentGetAction(w http.ResponseWriter, r *http.Request) error {
+	a, err := s.ops.AgentGetAction(r.Context(), agentOf(r), r.PathValue("actionId"))
+	return reply(w, http.StatusOK, a, err)
+}
+
+// agentDeleteExternalAccount does not read the body, and answers 204.
+func (s *Service) agentDeleteExternalAccount(w http.ResponseWriter, r *http.Request) error {
+	if err := s.ops.AgentDeleteExternalAccount(r.Context(), agentOf(r), r.PathValue("externalAccountId")); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
 }

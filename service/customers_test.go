@@ -486,8 +486,8 @@ func TestUpdateWithoutCustomerType(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name, id string
-		body map[string]any
-		want []string
+		body     map[string]any
+		want     []string
 	}{
 		{"a business field on an individual", ind.ID, map[string]any{"businessInfo": map[string]any{"legalName": "X"}}, []string{"businessInfo"}},
 		{"an individual field on a business", biz.ID, map[string]any{"birthDate": "1990-01-15"}, []string{"birthDate"}},

@@ -113,6 +113,19 @@ func FuzzServiceRequest(f *testing.F) {
 		"accountType": "USD_ACCOUNT", "accountNumber": "223456789", "routingNumber": "021000021", "paymentRails": []string{"RTP", "ACH"},
 		"beneficiary": map[string]any{"beneficiaryType": "INDIVIDUAL", "fullName": "Ana Diaz",
 			"address": map[string]any{"line1": "1 Main St", "city": "Springfield", "postalCode": "62701", "country": "US"}}}}
+	// An agent of the customer with every permission, and its token: the
+	// /agents/me seeds are sent with it (auth 2 sends the Idempotency-Key
+	// argument as the bearer token).
+	var agent struct{ ID string }
+	mustJSON("POST", "/agents", map[string]any{"customerId": cust.ID, "name": "fuzz", "policy": map[string]any{
+		"permissions":          []string{"VIEW_TRANSACTIONS", "CREATE_TRANSFERS", "CREATE_QUOTES", "EXECUTE_QUOTES", "MANAGE_EXTERNAL_ACCOUNTS"},
+		"defaultExecutionMode": "AUTO",
+		"spendingLimits":       map[string]any{"currency": "USD", "perTransactionLimit": 100000, "dailyLimit": 200000}}}, &agent)
+	var code struct{ Code string }
+	mustJSON("POST", "/agents/"+agent.ID+"/device-codes", nil, &code)
+	var access struct{ AccessToken string }
+	mustJSON("POST", "/agents/device-codes/"+code.Code+"/redeem", nil, &access)
+
 	quote := map[string]any{"source": map[string]any{"sourceType": "ACCOUNT", "accountId": acct, "customerId": cust.ID},
 		"destination": map[string]any{"destinationType": "ACCOUNT", "accountId": ea.ID}, "lockedCurrencySide": "SENDING", "lockedCurrencyAmount": 1000}
 	js := func(v any) []byte { b, _ := json.Marshal(v); return b }
@@ -183,6 +196,29 @@ func FuzzServiceRequest(f *testing.F) {
 		f.Add(s.method, s.target, "application/json", "", uint8(0), s.body)
 		f.Add(s.method, s.target, "application/json", "key-1", uint8(0), s.body)
 		f.Add(s.method, s.target, "text/plain", "", uint8(1), s.body)
+	}
+	agentQuote := map[string]any{"source": map[string]any{"sourceType": "ACCOUNT", "accountId": acct},
+		"destination": map[string]any{"destinationType": "ACCOUNT", "accountId": ea.ID}, "lockedCurrencySide": "SENDING", "lockedCurrencyAmount": 1000}
+	for _, s := range []struct {
+		method, target string
+		body           []byte
+	}{
+		{"GET", "/agents/me", nil},
+		{"GET", "/agents/me/internal-accounts?type=EMBEDDED_WALLET&currency=USD&limit=5", nil},
+		{"GET", "/agents/me/external-accounts?currency=USD", nil},
+		{"POST", "/agents/me/external-accounts", js(map[string]any{"currency": "USD", "accountInfo": external["accountInfo"]})},
+		{"GET", "/agents/me/external-accounts/" + ea.ID, nil},
+		{"DELETE", "/agents/me/external-accounts/" + ea.ID, nil},
+		{"GET", "/agents/me/transactions?status=PENDING&sortOrder=asc&accountIdentifier=" + acct, nil},
+		{"GET", "/agents/me/transactions/Transaction:0199a3c4-0000-7000-8000-000000000001", nil},
+		{"POST", "/agents/me/quotes", js(agentQuote)},
+		{"GET", "/agents/me/quotes/Quote:0199a3c4-0000-7000-8000-000000000001", nil},
+		{"POST", "/agents/me/quotes/Quote:0199a3c4-0000-7000-8000-000000000001/execute", nil},
+		{"GET", "/agents/me/actions?status=APPROVED", nil},
+		{"GET", "/agents/me/actions/AgentAction:0199a3c4-0000-7000-8000-000000000001", nil},
+	} {
+		f.Add(s.method, s.target, "application/json", access.AccessToken, uint8(2), s.body)
+		f.Add(s.method, s.target, "application/json", "", uint8(0), s.body)
 	}
 	f.Add("POST", "/customers", "application/json", "", uint8(0), []byte(`{"email":"\u0000","customerType":["INDIVIDUAL"],"x":1e999}`))
 	f.Add("POST", "/quotes", "application/json", "k", uint8(0), []byte(`{"lockedCurrencyAmount":-1,"lockedCurrencySide":"SENDING"}`))

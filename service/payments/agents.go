@@ -8,6 +8,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,6 +18,7 @@ import (
 
 	"paywallet/service/ids"
 	"paywallet/service/store"
+	"paywallet/shared/accountrules"
 	"paywallet/shared/wire"
 )
 
@@ -138,12 +142,15 @@ type Agent struct {
 	UpdatedAt   string          `json:"updatedAt"`
 }
 
-// AgentUsage counts an agent's spending. Agents cannot move money yet, so
-// every counter is zero; the quotes work fills them.
+// AgentUsage counts an agent's spending against its limits: its executed
+// actions of the current UTC day and month, in the smallest unit of the
+// policy's spendingLimits.currency.
 type AgentUsage struct {
-	DailyTransactionCount int64 `json:"dailyTransactionCount"`
-	DailySpend            int64 `json:"dailySpend"`
-	MonthlySpend          int64 `json:"monthlySpend"`
+	DailyTransactionCount int64  `json:"dailyTransactionCount"`
+	DailySpend            int64  `json:"dailySpend"`
+	DailyResetDate        string `json:"dailyResetDate,omitempty"`
+	MonthlySpend          int64  `json:"monthlySpend"`
+	MonthlyResetMonth     string `json:"monthlyResetMonth,omitempty"`
 }
 
 func renderAgent(a *store.Agent, connected bool) Agent {
@@ -232,13 +239,22 @@ func loadAgent(ctx context.Context, tx store.Tx, id string) (*store.Agent, error
 	return a, err
 }
 
-// agentNow is the agent as it is in tx, with whether it holds a token.
-func agentNow(ctx context.Context, tx store.Tx, a *store.Agent) (Agent, error) {
+// agentNow is the agent as it is in tx, with whether it holds a token and
+// its usage now.
+func (s *Service) agentNow(ctx context.Context, tx store.Tx, a *store.Agent) (Agent, error) {
 	connected, err := tx.AgentConnected(ctx, a.ID)
 	if err != nil {
 		return Agent{}, err
 	}
-	return renderAgent(a, connected), nil
+	out := renderAgent(a, connected)
+	policy, err := policyOf(a)
+	if err != nil {
+		return Agent{}, err
+	}
+	if out.Usage, err = s.agentUsage(ctx, tx, a, &policy); err != nil {
+		return Agent{}, err
+	}
+	return out, nil
 }
 
 // GetAgent is an agent (GET /agents/{agentId}).
@@ -248,7 +264,7 @@ func (s *Service) GetAgent(ctx context.Context, id string) (Agent, error) {
 		if err != nil {
 			return Agent{}, err
 		}
-		return agentNow(ctx, tx, a)
+		return s.agentNow(ctx, tx, a)
 	})
 }
 
@@ -276,7 +292,7 @@ func (s *Service) UpdateAgent(ctx context.Context, id string, req AgentUpdate) (
 		if a, err = tx.GetAgent(ctx, a.ID); err != nil {
 			return Agent{}, err
 		}
-		return agentNow(ctx, tx, a)
+		return s.agentNow(ctx, tx, a)
 	})
 }
 
@@ -424,21 +440,196 @@ func (s *Service) AuthenticateAgent(ctx context.Context, token string) (*store.A
 // ErrAgentUnauthorized refuses an agent request without a valid token.
 var ErrAgentUnauthorized = errorf(CodeUnauthorized, "an agent access token (Authorization: Bearer gat_…) is required")
 
+// # The agent's own operations (/agents/me)
+//
+// Every operation below acts for the agent's customer only, under its
+// policy: the permission the reference names for it (403 FORBIDDEN
+// without), the policy's allow-list (accountRestrictions.allowedAccountIds:
+// when set, every account the agent reads or uses, internal or external,
+// must be on it), and for money, the spending limits. An id of another
+// customer, or off the allow-list, is answered exactly as a missing one.
+// The operations reuse the customer operations once the policy is applied.
+
+// policyOf is the agent's stored policy.
+func policyOf(a *store.Agent) (agentPolicy, error) {
+	var p agentPolicy
+	if err := json.Unmarshal(a.Policy, &p); err != nil {
+		return agentPolicy{}, fmt.Errorf("payments: the stored policy of agent %s: %w", a.ID, err)
+	}
+	return p, nil
+}
+
+// allowList is the policy's allow-list: nil when every account of the
+// customer is allowed.
+func (p *agentPolicy) allowList() []string {
+	if p.AccountRestrictions == nil || p.AccountRestrictions.AllowedAccountIDs == nil {
+		return nil
+	}
+	return p.AccountRestrictions.AllowedAccountIDs
+}
+
+// allows reports whether the allow-list lets the agent use account id.
+func (p *agentPolicy) allows(id string) bool {
+	l := p.allowList()
+	return l == nil || slices.Contains(l, id)
+}
+
+// agentPolicyFor is the agent's policy when it holds one of perms (403
+// FORBIDDEN naming them otherwise).
+func agentPolicyFor(a *store.Agent, perms ...string) (agentPolicy, error) {
+	p, err := policyOf(a)
+	if err != nil {
+		return agentPolicy{}, err
+	}
+	for _, perm := range perms {
+		if slices.Contains(p.Permissions, perm) {
+			return p, nil
+		}
+	}
+	return agentPolicy{}, &Error{Code: CodeForbidden,
+		Message: "the agent's policy lacks " + strings.Join(perms, " or "),
+		Details: map[string]any{"requiredPermissions": perms}}
+}
+
+// GetAgentMe is the agent itself, with its policy and usage (GET
+// /agents/me). It needs no permission.
+func (s *Service) GetAgentMe(ctx context.Context, agent *store.Agent) (Agent, error) {
+	return read(ctx, s, func(tx store.Tx) (Agent, error) {
+		a, err := tx.GetAgent(ctx, agent.ID)
+		if err != nil {
+			return Agent{}, err
+		}
+		return s.agentNow(ctx, tx, a)
+	})
+}
+
+// agentPeriods are the starts of the UTC day and month of now.
+func agentPeriods(now time.Time) (day, month time.Time) {
+	now = now.UTC()
+	day = time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
+	month = time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
+	return day, month
+}
+
+// agentUsage counts the agent's executions of the current UTC day and month
+// in the policy's limit currency.
+func (s *Service) agentUsage(ctx context.Context, tx store.Tx, a *store.Agent, p *agentPolicy) (AgentUsage, error) {
+	day, month := agentPeriods(s.now())
+	var u AgentUsage
+	u.DailyResetDate = day.AddDate(0, 0, 1).Format(time.DateOnly)
+	u.MonthlyResetMonth = month.AddDate(0, 1, 0).Format("2006-01")
+	if p.SpendingLimits == nil {
+		return u, nil
+	}
+	var err error
+	if u.DailyTransactionCount, u.DailySpend, err = tx.AgentUsage(ctx, a.ID, p.SpendingLimits.Currency, day); err != nil {
+		return AgentUsage{}, err
+	}
+	if _, u.MonthlySpend, err = tx.AgentUsage(ctx, a.ID, p.SpendingLimits.Currency, month); err != nil {
+		return AgentUsage{}, err
+	}
+	return u, nil
+}
+
+// AgentInternalAccountFilter is the query of AgentInternalAccounts.
+type AgentInternalAccountFilter struct {
+	Type     string
+	Currency string
+	Page     PageRequest
+}
+
+// AgentInternalAccounts is a page of the internal accounts of the agent's
+// customer that its allow-list lets it use (GET
+// /agents/me/internal-accounts); they show balances, so it needs
+// VIEW_TRANSACTIONS ("list and retrieve transactions and account
+// balances").
+func (s *Service) AgentInternalAccounts(ctx context.Context, agent *store.Agent, req AgentInternalAccountFilter) (wire.List[wire.InternalAccount], error) {
+	p, err := agentPolicyFor(agent, "VIEW_TRANSACTIONS")
+	if err != nil {
+		return wire.List[wire.InternalAccount]{}, err
+	}
+	var fe fieldErrors
+	f := store.InternalAccountFilter{CustomerID: agent.CustomerID, Type: req.Type, Currency: req.Currency, IDs: p.allowList()}
+	f.Limit, f.Cursor = req.Page.check("InternalAccount", &fe)
+	if f.Type != "" && !slices.Contains(internalAccountTypes, f.Type) {
+		fe.addConstraint("type", "unknown internal account type", wire.FieldConstraint{Enum: internalAccountTypes})
+	}
+	if f.Currency != "" && !currencyCode(f.Currency) {
+		fe.addConstraint("currency", "must be a three-letter currency code", wire.FieldConstraint{Pattern: "^[A-Z]{3,4}$"})
+	}
+	if e := fe.err(); e != nil {
+		return wire.List[wire.InternalAccount]{}, e
+	}
+	return listPage(ctx, s, func(tx store.Tx) (store.Page[store.InternalAccount], error) { return tx.ListInternalAccounts(ctx, f) },
+		s.internalAccountJSON)
+}
+
+// AgentExternalAccountFilter is the query of AgentExternalAccounts.
+type AgentExternalAccountFilter struct {
+	Currency string
+	Page     PageRequest
+}
+
+// AgentExternalAccounts is a page of the external accounts of the agent's
+// customer that its allow-list lets it use (GET
+// /agents/me/external-accounts), with MANAGE_EXTERNAL_ACCOUNTS.
+func (s *Service) AgentExternalAccounts(ctx context.Context, agent *store.Agent, req AgentExternalAccountFilter) (wire.List[wire.ExternalAccount], error) {
+	p, err := agentPolicyFor(agent, "MANAGE_EXTERNAL_ACCOUNTS")
+	if err != nil {
+		return wire.List[wire.ExternalAccount]{}, err
+	}
+	var fe fieldErrors
+	f := store.ExternalAccountFilter{CustomerID: agent.CustomerID, Currency: req.Currency, IDs: p.allowList()}
+	f.Limit, f.Cursor = req.Page.check("ExternalAccount", &fe)
+	if f.Currency != "" && !currencyCode(f.Currency) {
+		fe.addConstraint("currency", "must be a currency code such as USD or BTC", wire.FieldConstraint{Pattern: "^[A-Z]{3,4}$"})
+	}
+	if e := fe.err(); e != nil {
+		return wire.List[wire.ExternalAccount]{}, e
+	}
+	return listPage(ctx, s, func(tx store.Tx) (store.Page[store.ExternalAccount], error) { return tx.ListExternalAccounts(ctx, f) },
+		func(a *store.ExternalAccount) wire.ExternalAccount { return externalAccountJSON(a) })
+}
+
+// AgentCreateExternalAccount adds an external account for the agent's
+// customer (POST /agents/me/external-accounts), with
+// MANAGE_EXTERNAL_ACCOUNTS. customerId may be omitted (it is the agent's
+// customer) and may name no other customer. An account the allow-list does
+// not name is created but stays out of the agent's reach until the
+// platform adds it to the policy.
+func (s *Service) AgentCreateExternalAccount(ctx context.Context, agent *store.Agent, body map[string]any) (wire.ExternalAccount, error) {
+	if _, err := agentPolicyFor(agent, "MANAGE_EXTERNAL_ACCOUNTS"); err != nil {
+		return wire.ExternalAccount{}, err
+	}
+	if body == nil {
+		return wire.ExternalAccount{}, errorf(CodeInvalidRequestFormat, "the body must be a JSON object")
+	}
+	fe := fieldErrors(accountrules.ValidateCreate(body))
+	if v, present := body["customerId"]; present {
+		if id, ok := v.(string); ok && id != agent.CustomerID {
+			fe.add("customerId", "must be omitted or be the agent's customer")
+		}
+	}
+	if e := fe.err(); e != nil {
+		return wire.ExternalAccount{}, e
+	}
+	scoped := maps.Clone(body)
+	scoped["customerId"] = agent.CustomerID
+	return s.CreateExternalAccount(ctx, ExternalAccountRequest{Body: scoped})
+}
+
 // AgentExternalAccount is an external account as the agent may see it (GET
 // /agents/me/external-accounts/{id}): only accounts of the agent's customer
 // (and of its allow-list, when the policy has one), with
 // MANAGE_EXTERNAL_ACCOUNTS. Any other account is 404, exactly as a missing
 // one.
 func (s *Service) AgentExternalAccount(ctx context.Context, agent *store.Agent, id string) (wire.ExternalAccount, error) {
-	var policy agentPolicy
-	if err := json.Unmarshal(agent.Policy, &policy); err != nil {
+	p, err := agentPolicyFor(agent, "MANAGE_EXTERNAL_ACCOUNTS")
+	if err != nil {
 		return wire.ExternalAccount{}, err
 	}
-	if !slices.Contains(policy.Permissions, "MANAGE_EXTERNAL_ACCOUNTS") {
-		return wire.ExternalAccount{}, errorf(CodeForbidden, "the agent's policy lacks MANAGE_EXTERNAL_ACCOUNTS")
-	}
 	notFound := errorf(CodeNotFound, "no external account with this id")
-	if ar := policy.AccountRestrictions; ar != nil && ar.AllowedAccountIDs != nil && !slices.Contains(ar.AllowedAccountIDs, id) {
+	if !p.allows(id) {
 		return wire.ExternalAccount{}, notFound
 	}
 	a, err := s.loadExternalAccount(ctx, id)
@@ -449,4 +640,523 @@ func (s *Service) AgentExternalAccount(ctx context.Context, agent *store.Agent, 
 		return wire.ExternalAccount{}, notFound
 	}
 	return externalAccountJSON(a), nil
+}
+
+// AgentTransactionFilter is the query of AgentTransactions: the
+// reference's, as text. CustomerID is there to be refused (the agent's
+// customer is implied); the sender, receiver and reference filters are not
+// offered and are refused rather than ignored.
+type AgentTransactionFilter struct {
+	CustomerID                string
+	AccountIdentifier         string
+	SenderAccountIdentifier   string
+	ReceiverAccountIdentifier string
+	Reference                 string
+	Status                    string
+	Type                      string
+	StartDate                 string
+	EndDate                   string
+	SortOrder                 string
+	Page                      PageRequest
+}
+
+// AgentTransactions is a page of the transactions of the agent's customer
+// (GET /agents/me/transactions), with VIEW_TRANSACTIONS; under an
+// allow-list, only those whose source or destination is on it.
+func (s *Service) AgentTransactions(ctx context.Context, agent *store.Agent, req AgentTransactionFilter) (wire.List[wire.Transaction], error) {
+	p, err := agentPolicyFor(agent, "VIEW_TRANSACTIONS")
+	if err != nil {
+		return wire.List[wire.Transaction]{}, err
+	}
+	var fe fieldErrors
+	f := store.TransactionFilter{CustomerID: agent.CustomerID, AccountID: req.AccountIdentifier, AccountIDs: p.allowList(),
+		Status: req.Status, Type: req.Type, Descending: true}
+	f.Limit, f.Cursor = req.Page.check("Transaction", &fe)
+	if req.CustomerID != "" {
+		fe.add("customerId", "is not accepted: the agent's transactions are its customer's")
+	}
+	if f.AccountID != "" && !ids.Valid("InternalAccount", f.AccountID) && !ids.Valid("ExternalAccount", f.AccountID) {
+		fe.add("accountIdentifier", "must be an InternalAccount:<uuid> or ExternalAccount:<uuid> id")
+	}
+	for name, v := range map[string]string{"senderAccountIdentifier": req.SenderAccountIdentifier,
+		"receiverAccountIdentifier": req.ReceiverAccountIdentifier, "reference": req.Reference} {
+		if v != "" {
+			fe.add(name, "is not offered by this service; filter with accountIdentifier")
+		}
+	}
+	if f.Status != "" && !slices.Contains(transactionStatuses, f.Status) {
+		fe.addConstraint("status", "is not a transaction status", wire.FieldConstraint{Enum: transactionStatuses})
+	}
+	if f.Type != "" && f.Type != "INCOMING" && f.Type != "OUTGOING" {
+		fe.addConstraint("type", "must be INCOMING or OUTGOING", wire.FieldConstraint{Enum: []string{"INCOMING", "OUTGOING"}})
+	}
+	f.CreatedAfter = dateTime(&fe, "startDate", req.StartDate)
+	f.CreatedBefore = dateTime(&fe, "endDate", req.EndDate)
+	switch req.SortOrder {
+	case "", "desc":
+	case "asc":
+		f.Descending = false
+	default:
+		fe.addConstraint("sortOrder", "must be asc or desc", wire.FieldConstraint{Enum: []string{"asc", "desc"}})
+	}
+	if e := fe.err(); e != nil {
+		return wire.List[wire.Transaction]{}, e
+	}
+	return listPage(ctx, s, func(tx store.Tx) (store.Page[store.Transaction], error) { return tx.ListTransactions(ctx, f) },
+		s.transactionJSON)
+}
+
+// agentSees reports whether a transaction is the agent's to see: its
+// customer's, and under an allow-list, touching an account on it.
+func agentSees(agent *store.Agent, p *agentPolicy, x *store.Transaction) bool {
+	if x.CustomerID != agent.CustomerID {
+		return false
+	}
+	return p.allowList() == nil || (x.SourceAccountID != "" && p.allows(x.SourceAccountID)) || p.allows(x.DestinationAccountID)
+}
+
+// AgentTransaction is one transaction of the agent's customer (GET
+// /agents/me/transactions/{transactionId}), with VIEW_TRANSACTIONS; any
+// other is 404 TRANSACTION_NOT_FOUND, as a missing one.
+func (s *Service) AgentTransaction(ctx context.Context, agent *store.Agent, id string) (wire.Transaction, error) {
+	p, err := agentPolicyFor(agent, "VIEW_TRANSACTIONS")
+	if err != nil {
+		return wire.Transaction{}, err
+	}
+	return read(ctx, s, func(tx store.Tx) (wire.Transaction, error) {
+		x, err := loadTransaction(ctx, tx, id)
+		if err != nil {
+			return wire.Transaction{}, err
+		}
+		if !agentSees(agent, &p, x) {
+			return wire.Transaction{}, errTransactionNotFound
+		}
+		return s.transactionJSON(x), nil
+	})
+}
+
+// spendIn is amount (smallest units of from) in smallest units of to, at
+// the rates source's price now of buying from with to (the spread
+// included, rounded up): what the payment costs in the limit's currency.
+func (s *Service) spendIn(to, from string, amount int64) (int64, error) {
+	if to == from {
+		return amount, nil
+	}
+	rows, err := s.rates.ExchangeRates(to, []string{from}, 0)
+	fc, okFrom := s.rates.Currency(from)
+	tc, okTo := s.rates.Currency(to)
+	if err != nil || len(rows) == 0 || !okFrom || !okTo || rows[0].ExchangeRate <= 0 {
+		return 0, &Error{Code: CodeForbidden,
+			Message: "the agent's spending limits are in " + to + ", and the service has no exchange rate to value " + from + " in it",
+			Details: map[string]any{"reason": "LIMIT_CURRENCY_UNAVAILABLE", "currency": to}}
+	}
+	v := float64(amount) * rows[0].ExchangeRate * math.Pow10(tc.Decimals-fc.Decimals)
+	if v >= math.MaxInt64/2 {
+		return math.MaxInt64 / 2, nil
+	}
+	return int64(math.Ceil(v - 1e-9)), nil
+}
+
+// overLimit is the refusal of a payment past one of the policy's limits.
+func overLimit(limit string, max, amount int64, currency string) error {
+	return &Error{Code: CodeForbidden,
+		Message: fmt.Sprintf("spending limit exceeded: %s is %d %s and this payment would make it %d", limit, max, currency, amount),
+		Details: map[string]any{"reason": "SPENDING_LIMIT_EXCEEDED", "limit": limit, "limitAmount": max, "amount": amount, "currency": currency}}
+}
+
+// accountRule is the policy's rule for an account, if it has one.
+func (p *agentPolicy) accountRule(id string) (executionMode string, perTransaction *int64) {
+	if p.AccountRestrictions == nil {
+		return "", nil
+	}
+	for _, r := range p.AccountRestrictions.AccountRules {
+		if r.AccountID == id {
+			return r.ExecutionMode, r.PerTransactionLimit
+		}
+	}
+	return "", nil
+}
+
+// checkPerTransaction refuses a payment of spend (in the limit currency)
+// from source above the per-transaction limit (the source's account rule
+// overrides the policy's).
+func (p *agentPolicy) checkPerTransaction(source string, spend int64) error {
+	sl := p.SpendingLimits
+	if sl == nil {
+		return nil
+	}
+	limit := sl.PerTransactionLimit
+	if _, rule := p.accountRule(source); rule != nil {
+		limit = rule
+	}
+	if limit != nil && spend > *limit {
+		return overLimit("perTransactionLimit", *limit, spend, sl.Currency)
+	}
+	return nil
+}
+
+// composeHook runs mine in the operation's transaction, then the caller's
+// own hook (the HTTP layer's Idempotency-Key record) with what mine
+// returns, so the record holds the agent operation's answer.
+func composeHook(ctx context.Context, mine func(ctx context.Context, tx store.Tx, result any) (any, error)) context.Context {
+	outer, _ := ctx.Value(commitHookKey{}).(CommitHook)
+	return WithCommitHook(ctx, func(ctx context.Context, tx store.Tx, result any) error {
+		out, err := mine(ctx, tx, result)
+		if err != nil {
+			return err
+		}
+		if outer != nil {
+			return outer(ctx, tx, out)
+		}
+		return nil
+	})
+}
+
+// agentAccountProblems names the accounts of a quote request that the agent
+// may not use, with the words CreateQuote uses for missing ones: another
+// customer's account, or one off the allow-list, must look missing.
+func (s *Service) agentAccountProblems(ctx context.Context, agent *store.Agent, p *agentPolicy, req *QuoteRequest, fe *fieldErrors) error {
+	return s.store.Tx(ctx, func(tx store.Tx) error {
+		if req.Source != nil && ids.Valid("InternalAccount", req.Source.AccountID) {
+			a, err := tx.GetInternalAccount(ctx, req.Source.AccountID)
+			switch {
+			case errors.Is(err, store.ErrNotFound):
+			case err != nil:
+				return err
+			case a.CustomerID != agent.CustomerID || !p.allows(a.ID):
+				fe.add("source.accountId", "no internal account with this id")
+			}
+		}
+		if req.Destination != nil && ids.Valid("ExternalAccount", req.Destination.AccountID) {
+			a, err := tx.GetExternalAccount(ctx, req.Destination.AccountID)
+			switch {
+			case errors.Is(err, store.ErrNotFound):
+			case err != nil:
+				return err
+			case a.CustomerID != agent.CustomerID || !p.allows(a.ID):
+				fe.add("destination.accountId", noDestinationMessage)
+			}
+		}
+		return nil
+	})
+}
+
+// AgentCreateQuote prices a payment for the agent's customer (POST
+// /agents/me/quotes), with CREATE_QUOTES: both accounts must be the
+// customer's and on the allow-list (any other is answered as a missing
+// one), source.customerId may only name the agent's customer, and
+// immediatelyExecute is refused (execution is its own permission, with its
+// own checks). A quote above the per-transaction limit is refused (403
+// FORBIDDEN, reason SPENDING_LIMIT_EXCEEDED) and not stored. The quote is
+// recorded as the agent's, in the transaction that stores it.
+func (s *Service) AgentCreateQuote(ctx context.Context, agent *store.Agent, req QuoteRequest) (wire.Quote, error) {
+	p, err := agentPolicyFor(agent, "CREATE_QUOTES")
+	if err != nil {
+		return wire.Quote{}, err
+	}
+	fe := req.check()
+	if req.ImmediatelyExecute {
+		fe.add("immediatelyExecute", "is not offered to agents: execute the quote with POST /agents/me/quotes/{quoteId}/execute")
+	}
+	if req.Source != nil && req.Source.CustomerID != "" && req.Source.CustomerID != agent.CustomerID {
+		fe.add("source.customerId", "must be omitted or be the agent's customer")
+	}
+	if err := s.agentAccountProblems(ctx, agent, &p, &req, &fe); err != nil {
+		return wire.Quote{}, err
+	}
+	if e := fe.err(); e != nil {
+		return wire.Quote{}, e
+	}
+	hooked := composeHook(ctx, func(ctx context.Context, tx store.Tx, result any) (any, error) {
+		q := result.(wire.Quote)
+		if sl := p.SpendingLimits; sl != nil {
+			spend, err := s.spendIn(sl.Currency, q.SendingCurrency.Code, q.TotalSendingAmount)
+			if err != nil {
+				return nil, err
+			}
+			if err := p.checkPerTransaction(q.Source.AccountID, spend); err != nil {
+				return nil, err
+			}
+		}
+		if err := tx.CreateAgentQuote(ctx, &store.AgentQuote{QuoteID: q.ID, AgentID: agent.ID, CreatedAt: s.now()}); err != nil {
+			return nil, err
+		}
+		return q, nil
+	})
+	return s.CreateQuote(hooked, req)
+}
+
+// loadAgentQuote is a quote the agent created, with its transaction; any
+// other (another agent's, the platform's, one whose accounts the
+// allow-list no longer names) is QUOTE_NOT_FOUND, as a missing one.
+func loadAgentQuote(ctx context.Context, tx store.Tx, agent *store.Agent, p *agentPolicy, id string) (*store.Quote, *store.Transaction, error) {
+	q, x, err := loadQuote(ctx, tx, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	owner, err := tx.GetAgentQuote(ctx, q.ID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil, errQuoteNotFound
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if owner.AgentID != agent.ID || q.CustomerID != agent.CustomerID || !p.allows(q.SourceAccountID) || !p.allows(q.DestinationAccountID) {
+		return nil, nil, errQuoteNotFound
+	}
+	return q, x, nil
+}
+
+// AgentGetQuote is a quote the agent created (GET /agents/me/quotes/{id}),
+// with CREATE_QUOTES or EXECUTE_QUOTES.
+func (s *Service) AgentGetQuote(ctx context.Context, agent *store.Agent, id string) (wire.Quote, error) {
+	p, err := agentPolicyFor(agent, "CREATE_QUOTES", "EXECUTE_QUOTES")
+	if err != nil {
+		return wire.Quote{}, err
+	}
+	return read(ctx, s, func(tx store.Tx) (wire.Quote, error) {
+		q, x, err := loadAgentQuote(ctx, tx, agent, &p, id)
+		if err != nil {
+			return wire.Quote{}, err
+		}
+		return s.quoteJSON(q, x), nil
+	})
+}
+
+// AgentAction is an action of an agent as the API shows it (AgentAction).
+type AgentAction struct {
+	ID                 string            `json:"id"`
+	AgentID            string            `json:"agentId"`
+	CustomerID         string            `json:"customerId"`
+	PlatformCustomerID string            `json:"platformCustomerId"`
+	Status             string            `json:"status"`
+	Type               string            `json:"type"`
+	Quote              *wire.Quote       `json:"quote,omitempty"`
+	Transaction        *wire.Transaction `json:"transaction,omitempty"`
+	CreatedAt          string            `json:"createdAt"`
+	UpdatedAt          string            `json:"updatedAt"`
+}
+
+// agentActionJSON renders an action with its quote and transaction as they
+// are in tx.
+func (s *Service) agentActionJSON(ctx context.Context, tx store.Tx, a *store.AgentAction) (AgentAction, error) {
+	out := AgentAction{ID: a.ID, AgentID: a.AgentID, CustomerID: a.CustomerID, Status: a.Status, Type: a.Type,
+		CreatedAt: timestamp(a.CreatedAt), UpdatedAt: timestamp(a.UpdatedAt)}
+	c, err := tx.GetCustomer(ctx, a.CustomerID)
+	if err != nil {
+		return AgentAction{}, err
+	}
+	out.PlatformCustomerID = c.PlatformCustomerID
+	if a.QuoteID != "" {
+		q, x, err := loadQuote(ctx, tx, a.QuoteID)
+		if err != nil {
+			return AgentAction{}, err
+		}
+		quote := s.quoteJSON(q, x)
+		out.Quote = &quote
+	}
+	if a.TransactionID != "" {
+		x, err := tx.GetTransaction(ctx, a.TransactionID)
+		if err != nil {
+			return AgentAction{}, err
+		}
+		t := s.transactionJSON(x)
+		out.Transaction = &t
+	}
+	return out, nil
+}
+
+// AgentExecuteQuote executes a quote the agent created (POST
+// /agents/me/quotes/{quoteId}/execute), with EXECUTE_QUOTES, and answers
+// the AgentAction of the execution, APPROVED with its transaction.
+//
+//   - Approval: this service has no approval flow yet. When the policy
+//     requires one for this payment (defaultExecutionMode
+//     APPROVAL_REQUIRED unless the source's account rule says AUTO, the
+//     source's rule says APPROVAL_REQUIRED, or the amount is above
+//     approvalThresholds), the execute is refused with 403 FORBIDDEN,
+//     reason APPROVAL_REQUIRED, and nothing moves.
+//   - Limits: the amount (totalSendingAmount, valued in the limits'
+//     currency) must be within perTransactionLimit (or the source's rule),
+//     and with the agent's other executions of the UTC day and month
+//     within dailyLimit, dailyTransactionLimit and monthlyLimit: 403
+//     FORBIDDEN, reason SPENDING_LIMIT_EXCEEDED, otherwise. The usage is
+//     counted and the action recorded in the execute's own transaction, so
+//     concurrent executes cannot overrun a limit together.
+//   - Signature: the execute is the customer's ExecuteQuote, so money
+//     leaves an EMBEDDED_WALLET only with signature, a stamp over the
+//     quote's payloadToSign by an active session of that wallet (the
+//     reference requires it of agents too); the agent cannot skip it.
+func (s *Service) AgentExecuteQuote(ctx context.Context, agent *store.Agent, id, signature string) (AgentAction, error) {
+	p, err := agentPolicyFor(agent, "EXECUTE_QUOTES")
+	if err != nil {
+		return AgentAction{}, err
+	}
+	q, _, err := read2(ctx, s, func(tx store.Tx) (*store.Quote, *store.Transaction, error) {
+		return loadAgentQuote(ctx, tx, agent, &p, id)
+	})
+	if err != nil {
+		return AgentAction{}, err
+	}
+	sl := p.SpendingLimits
+	limitCurrency := q.SendingCurrency
+	spend := q.TotalSendingAmount
+	if sl != nil {
+		limitCurrency = sl.Currency
+		if spend, err = s.spendIn(sl.Currency, q.SendingCurrency, q.TotalSendingAmount); err != nil {
+			return AgentAction{}, err
+		}
+	}
+	if err := s.agentApproval(&p, q, spend); err != nil {
+		return AgentAction{}, err
+	}
+	if err := p.checkPerTransaction(q.SourceAccountID, spend); err != nil {
+		return AgentAction{}, err
+	}
+	var action AgentAction
+	hooked := composeHook(ctx, func(ctx context.Context, tx store.Tx, result any) (any, error) {
+		if sl != nil {
+			day, month := agentPeriods(s.now())
+			count, daily, err := tx.AgentUsage(ctx, agent.ID, sl.Currency, day)
+			if err != nil {
+				return nil, err
+			}
+			_, monthly, err := tx.AgentUsage(ctx, agent.ID, sl.Currency, month)
+			if err != nil {
+				return nil, err
+			}
+			switch {
+			case sl.DailyTransactionLimit != nil && count+1 > *sl.DailyTransactionLimit:
+				return nil, overLimit("dailyTransactionLimit", *sl.DailyTransactionLimit, count+1, "transactions")
+			case sl.DailyLimit != nil && daily+spend > *sl.DailyLimit:
+				return nil, overLimit("dailyLimit", *sl.DailyLimit, daily+spend, sl.Currency)
+			case sl.MonthlyLimit != nil && monthly+spend > *sl.MonthlyLimit:
+				return nil, overLimit("monthlyLimit", *sl.MonthlyLimit, monthly+spend, sl.Currency)
+			}
+		}
+		now := s.now()
+		a := store.AgentAction{ID: ids.New("AgentAction"), AgentID: agent.ID, CustomerID: agent.CustomerID,
+			Type: "EXECUTE_QUOTE", Status: "APPROVED", QuoteID: q.ID, TransactionID: q.TransactionID,
+			Spend: spend, SpendCurrency: limitCurrency, CreatedAt: now, UpdatedAt: now}
+		if err := tx.CreateAgentAction(ctx, &a); err != nil {
+			return nil, err
+		}
+		out, err := s.agentActionJSON(ctx, tx, &a)
+		if err != nil {
+			return nil, err
+		}
+		action = out
+		return out, nil
+	})
+	if _, err := s.ExecuteQuote(hooked, q.ID, signature); err != nil {
+		return AgentAction{}, err
+	}
+	return action, nil
+}
+
+// agentApproval refuses a payment for which the policy requires the
+// platform's approval, which this service does not offer yet.
+func (s *Service) agentApproval(p *agentPolicy, q *store.Quote, spend int64) error {
+	mode := p.DefaultExecutionMode
+	why := "the policy's defaultExecutionMode is APPROVAL_REQUIRED"
+	if m, _ := p.accountRule(q.SourceAccountID); m != "" {
+		mode = m
+		why = "the policy's rule for " + q.SourceAccountID + " is APPROVAL_REQUIRED"
+	}
+	if mode != "APPROVAL_REQUIRED" {
+		if at := p.ApprovalThresholds; at != nil && at.Amount != nil {
+			cur := at.Currency
+			if cur == "" && p.SpendingLimits != nil {
+				cur = p.SpendingLimits.Currency
+			}
+			v := spend
+			if p.SpendingLimits == nil || cur != p.SpendingLimits.Currency {
+				var err error
+				if v, err = s.spendIn(cur, q.SendingCurrency, q.TotalSendingAmount); err != nil {
+					return err
+				}
+			}
+			if v > *at.Amount {
+				mode = "APPROVAL_REQUIRED"
+				why = fmt.Sprintf("the amount (%d %s) is above the policy's approvalThresholds (%d %s)", v, cur, *at.Amount, cur)
+			}
+		}
+	}
+	if mode != "APPROVAL_REQUIRED" {
+		return nil
+	}
+	return &Error{Code: CodeForbidden,
+		Message: "this execution needs the platform's approval (" + why + "), and this service does not offer agent approvals: ask the platform to execute the quote, or to change the policy",
+		Details: map[string]any{"reason": "APPROVAL_REQUIRED"}}
+}
+
+// read2 is read for a function of two results.
+func read2[A, B any](ctx context.Context, s *Service, fn func(tx store.Tx) (A, B, error)) (A, B, error) {
+	var a A
+	var b B
+	err := s.store.Tx(ctx, func(tx store.Tx) error {
+		var err error
+		a, b, err = fn(tx)
+		return err
+	})
+	return a, b, err
+}
+
+// AgentActionFilter is the query of AgentActions.
+type AgentActionFilter struct {
+	Status string
+	Page   PageRequest
+}
+
+var agentActionStatuses = []string{"PENDING_APPROVAL", "APPROVED", "REJECTED", "FAILED"}
+
+// AgentActions is a page of the agent's own actions, newest first (GET
+// /agents/me/actions). It needs no permission: they are the agent's.
+func (s *Service) AgentActions(ctx context.Context, agent *store.Agent, req AgentActionFilter) (wire.List[AgentAction], error) {
+	var fe fieldErrors
+	f := store.AgentActionFilter{AgentID: agent.ID, Status: req.Status}
+	f.Limit, f.Cursor = req.Page.check("AgentAction", &fe)
+	if f.Status != "" && !slices.Contains(agentActionStatuses, f.Status) {
+		fe.addConstraint("status", "is not an agent action status", wire.FieldConstraint{Enum: agentActionStatuses})
+	}
+	if e := fe.err(); e != nil {
+		return wire.List[AgentAction]{}, e
+	}
+	return read(ctx, s, func(tx store.Tx) (wire.List[AgentAction], error) {
+		page, err := tx.ListAgentActions(ctx, f)
+		if err != nil {
+			return wire.List[AgentAction]{}, err
+		}
+		return listOf(page, func(a *store.AgentAction) (AgentAction, error) { return s.agentActionJSON(ctx, tx, a) })
+	})
+}
+
+// AgentGetAction is one of the agent's own actions (GET
+// /agents/me/actions/{actionId}); any other id is 404 NOT_FOUND.
+func (s *Service) AgentGetAction(ctx context.Context, agent *store.Agent, id string) (AgentAction, error) {
+	notFound := errorf(CodeNotFound, "no agent action with this id")
+	if !ids.Valid("AgentAction", id) {
+		return AgentAction{}, notFound
+	}
+	return read(ctx, s, func(tx store.Tx) (AgentAction, error) {
+		a, err := tx.GetAgentAction(ctx, id)
+		if errors.Is(err, store.ErrNotFound) || (err == nil && a.AgentID != agent.ID) {
+			return AgentAction{}, notFound
+		}
+		if err != nil {
+			return AgentAction{}, err
+		}
+		return s.agentActionJSON(ctx, tx, a)
+	})
+}
+
+// AgentDeleteExternalAccount deactivates an external account of the
+// agent's customer (DELETE /agents/me/external-accounts/{id}), with
+// MANAGE_EXTERNAL_ACCOUNTS; any account the agent may not see is 404, as a
+// missing one.
+func (s *Service) AgentDeleteExternalAccount(ctx context.Context, agent *store.Agent, id string) error {
+	if _, err := s.AgentExternalAccount(ctx, agent, id); err != nil {
+		return err
+	}
+	return s.DeactivateExternalAccount(ctx, ExternalAccountRef{ID: id})
 }

@@ -89,6 +89,8 @@ type ExternalAccountFilter struct {
 	Cursor     string
 
 	AllCustomers bool
+	// IDs, when not nil, keeps only these accounts (an agent's allow-list).
+	IDs []string
 }
 
 // ExternalAccountStatusUpdate is the verifier's or an operator's decision.

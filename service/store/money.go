@@ -136,7 +136,10 @@ type Transaction struct {
 type TransactionFilter struct {
 	CustomerID string
 	// AccountID matches the source or the destination.
-	AccountID     string
+	AccountID string
+	// AccountIDs, when not nil, keeps only transactions whose source or
+	// destination is one of them (an agent's allow-list).
+	AccountIDs    []string
 	Status        string
 	Type          string
 	CreatedAfter  time.Time // inclusive

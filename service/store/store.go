@@ -74,6 +74,7 @@ type LazyStore interface {
 // Tx is everything the service can read and write within one transaction.
 type Tx interface {
 	ExternalAccountTx
+	AgentTx
 	MoneyTx
 	WebhookTx
 
@@ -256,6 +257,8 @@ type InternalAccountFilter struct {
 	// Platform selects only the platform's own accounts (no customer);
 	// CustomerID is then ignored.
 	Platform bool
+	// IDs, when not nil, keeps only these accounts (an agent's allow-list).
+	IDs []string
 }
 
 // Credential is an authentication method of an internal account (AuthMethod

@@ -116,6 +116,7 @@ func (t *tx) ListExternalAccounts(ctx context.Context, f store.ExternalAccountFi
 		w = filter{conds: []string{"owner <> ?"}, args: []any{ownerOf("")}}
 	}
 	w.eq("currency", f.Currency)
+	w.in("id", f.IDs)
 	return listPage(ctx, t, "list external accounts", "external_accounts", externalAccountCols, w, f.Limit, f.Cursor,
 		scanExternalAccount, func(a *store.ExternalAccount) string { return a.ID })
 }

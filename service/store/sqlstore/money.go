@@ -143,6 +143,7 @@ func (t *tx) ListTransactions(ctx context.Context, f store.TransactionFilter) (s
 		w.conds = append(w.conds, "(source_account_id = ? OR destination_account_id = ?)")
 		w.args = append(w.args, f.AccountID, f.AccountID)
 	}
+	w.eitherIn("source_account_id", "destination_account_id", f.AccountIDs)
 	if !f.CreatedAfter.IsZero() {
 		w.conds = append(w.conds, "created_at >= ?")
 		w.args = append(w.args, t.d.timeArg(f.CreatedAfter))

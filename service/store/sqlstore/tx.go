@@ -379,6 +379,7 @@ func (t *tx) ListInternalAccounts(ctx context.Context, f store.InternalAccountFi
 	}
 	w.eq("type", f.Type)
 	w.eq("currency", f.Currency)
+	w.in("id", f.IDs)
 	return listPage(ctx, t, "list internal accounts", "internal_accounts", accountCols, w, f.Limit, f.Cursor,
 		scanAccount, func(a *store.InternalAccount) string { return a.ID })
 }

@@ -125,6 +125,10 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"CustomerFields", testCustomerFields},
 		{"DeleteCustomer", testDeleteCustomer},
 		{"PaymentsInFlight", testPaymentsInFlight},
+		// store.AgentTx (agents.go)
+		{"AgentQuote", testAgentQuote},
+		{"AgentActions", testAgentActions},
+		{"ListByIDs", testListByIDs},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
