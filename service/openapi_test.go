@@ -418,7 +418,22 @@ func TestEveryDocumentedOperation(t *testing.T) {
 	p := e.newPayer("every-op@example.com", 500_000)
 	ok("GET", "/customers?customerType=INDIVIDUAL&limit=10", nil, nil, http.StatusOK)
 	ok("GET", "/customers/"+p.customer.ID, nil, nil, http.StatusOK)
-	ok("PATCH", "/customers/"+p.customer.ID, map[string]any{"customerType": "INDIVIDUAL", "fullName": "Every Operation"}, nil, http.StatusOK)
+	ok("PATCH", "/customers/"+p.customer.ID, map[string]any{"customerType": "INDIVIDUAL", "fullName": "Every Operation",
+		"phoneNumber": "+14155551234", "birthDate": "1990-04-01", "nationality": "US", "idType": "SSN", "identifier": "123-45-6789",
+		"address":          map[string]any{"line1": "1 Market St", "city": "San Francisco", "postalCode": "94105", "country": "US"},
+		"purposeOfAccount": "OTHER", "purposeOfAccountOtherDescription": "Family remittances",
+		"endUserTermsConsent": map[string]any{"acceptedAt": "2026-11-22T11:00:00Z", "ipAddress": "203.0.113.7", "termsVersion": "v1", "acceptanceMethod": "CHECKBOX"},
+	}, nil, http.StatusOK)
+
+	// A business customer with no money, deleted, then listed with the
+	// deleted ones.
+	var biz wire.Customer
+	ok("POST", "/customers", map[string]any{"customerType": "BUSINESS", "region": "US", "currencies": []string{"USD"},
+		"businessInfo": map[string]any{"legalName": "Every Op LLC", "country": "US", "taxId": "12-3456789", "incorporatedOn": "2020-01-15",
+			"entityType": "LLC", "registrationNumber": "REG-004", "sourceOfFundsCategories": []string{"OPERATING_REVENUE"}},
+	}, nil, http.StatusCreated).decode(t, &biz)
+	ok("DELETE", "/customers/"+biz.ID, nil, nil, http.StatusOK)
+	ok("GET", "/customers?isIncludingDeleted=true&customerType=BUSINESS", nil, nil, http.StatusOK)
 
 	// Signed retries of the wallet.
 	signedOK := func(method, path string, body any, key *walletcrypto.PrivateKey, want int) response {
@@ -444,11 +459,24 @@ func TestEveryDocumentedOperation(t *testing.T) {
 	ok("GET", "/customers/external-accounts?customerId="+p.customer.ID+"&currency=USD", nil, nil, http.StatusOK)
 	platformBody := usdBody(p.customer.ID, "000000000021")
 	delete(platformBody, "customerId")
-	ok("POST", "/platform/external-accounts", platformBody, nil, http.StatusCreated)
+	var platformAccount wire.ExternalAccount
+	ok("POST", "/platform/external-accounts", platformBody, nil, http.StatusCreated).decode(t, &platformAccount)
 	ok("GET", "/platform/external-accounts?limit=5", nil, nil, http.StatusOK)
+	ok("GET", "/platform/external-accounts/"+platformAccount.ID, nil, nil, http.StatusOK)
+	ok("DELETE", "/platform/external-accounts/"+platformAccount.ID, nil, nil, http.StatusNoContent)
+	ok("GET", "/platform/internal-accounts", nil, nil, http.StatusOK)
+	ok("GET", "/customers/external-accounts?limit=5", nil, nil, http.StatusOK)
+	railed := usdBody(p.customer.ID, "000000000031")
+	railed["accountInfo"].(map[string]any)["paymentRails"] = []string{"RTP", "ACH"}
+	ok("POST", "/customers/external-accounts", railed, nil, http.StatusCreated)
 
-	// A payment, signed by the refreshed session's key.
-	q := e.quote(quoteBody(p, dest.ID, "SENDING", 10_000))
+	// A payment after a receiver lookup, signed by the refreshed session's
+	// key.
+	var lookup wire.ReceiverExternalAccountLookup
+	ok("GET", "/receiver/external-account/"+dest.ID+"?customerId="+p.customer.ID, nil, nil, http.StatusOK).decode(t, &lookup)
+	qb := quoteBody(p, dest.ID, "SENDING", 10_000)
+	qb["lookupId"] = lookup.LookupID
+	q := e.quote(qb)
 	ok("GET", "/quotes/"+q.ID, nil, nil, http.StatusOK)
 	e.mustStatus(e.execute(q, mustStamp(t, next, payloadOf(t, q)), wire.HeaderIdempotencyKey, "every-op-1"), http.StatusOK)
 	clk.Advance(time.Minute)
@@ -456,6 +484,11 @@ func TestEveryDocumentedOperation(t *testing.T) {
 	ok("GET", "/transactions?customerId="+p.customer.ID+"&sortOrder=asc", nil, nil, http.StatusOK)
 	ok("GET", "/transactions/"+q.TransactionID, nil, nil, http.StatusOK)
 	ok("POST", "/transactions/"+q.TransactionID+"/confirm", nil, nil, http.StatusOK)
+
+	// Same-currency transfers: in from the recipient's bank account, out
+	// of the wallet with its signature.
+	ok("POST", "/transfer-in", transferInBody(dest.ID, p.account.ID, 2_000), map[string]string{wire.HeaderIdempotencyKey: "every-op-in"}, http.StatusCreated)
+	signedOK("POST", "/transfer-out", transferOutBody(p.account.ID, dest.ID, 1_000), next, http.StatusCreated)
 
 	// An agent of the customer.
 	agent, token := e.connectAgent(p.customer.ID, policy("MANAGE_EXTERNAL_ACCOUNTS"))
@@ -496,7 +529,7 @@ func TestValidatorCatchesDrift(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := &docValidator{t: t, router: router, seen: map[string]int{}}
-	const customer = `{"id":"Customer:0190a1b2-c3d4-7e5f-8a6b-7c8d9e0f1a2b","platformCustomerId":"p1","customerType":"INDIVIDUAL","umaAddress":"$p1@example.com","createdAt":"2026-11-22T12:00:00Z","updatedAt":"2026-11-22T12:00:00Z"}`
+	const customer = `{"id":"Customer:0190a1b2-c3d4-7e5f-8a6b-7c8d9e0f1a2b","platformCustomerId":"p1","customerType":"INDIVIDUAL","umaAddress":"$p1@example.com","createdAt":"2026-11-22T12:00:00Z","updatedAt":"2026-11-22T12:00:00Z","isDeleted":false}`
 	for _, tc := range []struct {
 		name, method, path, reqBody string
 		status                      int
@@ -504,7 +537,7 @@ func TestValidatorCatchesDrift(t *testing.T) {
 		wantErr                     string // "" when the exchange is allowed
 	}{
 		{"a documented answer", "GET", "/customers/Customer:1", "", 200, customer, ""},
-		{"a required field missing", "GET", "/customers/Customer:1", "", 200, `{"id":"Customer:1"}`, "platformCustomerId"},
+		{"a required field missing", "GET", "/customers/Customer:1", "", 200, `{"id":"Customer:1","customerType":"INDIVIDUAL"}`, "platformCustomerId"},
 		{"an undocumented field", "GET", "/customers/Customer:1", "", 200, strings.Replace(customer, `"p1",`, `"p1","nickname":"x",`, 1), "nickname"},
 		{"an undocumented status", "GET", "/customers/Customer:1", "", 418, `{"status":418,"code":"TEAPOT","message":"no"}`, "status is not supported"},
 		{"an error code of another status", "GET", "/customers/Customer:1", "", 404, `{"status":404,"code":"CONFLICT","message":"no"}`, "code"},
