@@ -491,13 +491,34 @@ func TestEveryDocumentedOperation(t *testing.T) {
 	signedOK("POST", "/transfer-out", transferOutBody(p.account.ID, dest.ID, 1_000), next, http.StatusCreated)
 
 	// An agent of the customer.
-	agent, token := e.connectAgent(p.customer.ID, policy("MANAGE_EXTERNAL_ACCOUNTS"))
+	agent, token := e.connectAgent(p.customer.ID, policy("VIEW_TRANSACTIONS", "CREATE_QUOTES", "EXECUTE_QUOTES", "MANAGE_EXTERNAL_ACCOUNTS"))
 	ok("GET", "/agents/"+agent.ID, nil, nil, http.StatusOK)
 	ok("PATCH", "/agents/"+agent.ID, map[string]any{"isPaused": false}, nil, http.StatusOK)
 	var dc struct{ Code string }
 	ok("POST", "/agents/"+agent.ID+"/device-codes", nil, nil, http.StatusCreated).decode(t, &dc)
 	ok("GET", "/agents/device-codes/"+dc.Code+"/status", nil, nil, http.StatusOK)
 	ok("GET", "/agents/me/external-accounts/"+dest.ID, nil, bearer(token), http.StatusOK)
+
+	// The agent's own operations, with its bearer token.
+	ok("GET", "/agents/me", nil, bearer(token), http.StatusOK)
+	ok("GET", "/agents/me/internal-accounts", nil, bearer(token), http.StatusOK)
+	ok("GET", "/agents/me/external-accounts?currency=USD", nil, bearer(token), http.StatusOK)
+	agentBody := usdBody(p.customer.ID, "000000000041")
+	delete(agentBody, "customerId")
+	var agentAccount wire.ExternalAccount
+	ok("POST", "/agents/me/external-accounts", agentBody, bearer(token), http.StatusCreated).decode(t, &agentAccount)
+	ok("DELETE", "/agents/me/external-accounts/"+agentAccount.ID, nil, bearer(token), http.StatusNoContent)
+	ok("GET", "/agents/me/transactions?sortOrder=asc", nil, bearer(token), http.StatusOK)
+	ok("GET", "/agents/me/transactions/"+q.TransactionID, nil, bearer(token), http.StatusOK)
+	var agentQuote wire.Quote
+	ok("POST", "/agents/me/quotes", quoteBody(p, dest.ID, "SENDING", 5_000), bearer(token), http.StatusCreated).decode(t, &agentQuote)
+	ok("GET", "/agents/me/quotes/"+agentQuote.ID, nil, bearer(token), http.StatusOK)
+	executeHeaders := bearer(token)
+	executeHeaders[wire.HeaderWalletSignature] = mustStamp(t, next, payloadOf(t, agentQuote))
+	var action struct{ ID string }
+	ok("POST", "/agents/me/quotes/"+agentQuote.ID+"/execute", nil, executeHeaders, http.StatusOK).decode(t, &action)
+	ok("GET", "/agents/me/actions?status=APPROVED", nil, bearer(token), http.StatusOK)
+	ok("GET", "/agents/me/actions/"+action.ID, nil, bearer(token), http.StatusOK)
 
 	// Webhooks: the test event, the deliveries, a replay.
 	ok("POST", "/sandbox/webhooks/test", nil, nil, http.StatusOK)
