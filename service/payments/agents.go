@@ -549,19 +549,12 @@ func (s *Service) AgentInternalAccounts(ctx context.Context, agent *store.Agent,
 		return wire.List[wire.InternalAccount]{}, err
 	}
 	var fe fieldErrors
-	f := store.InternalAccountFilter{CustomerID: agent.CustomerID, Type: req.Type, Currency: req.Currency, IDs: p.allowList()}
-	f.Limit, f.Cursor = req.Page.check("InternalAccount", &fe)
-	if f.Type != "" && !slices.Contains(internalAccountTypes, f.Type) {
-		fe.addConstraint("type", "unknown internal account type", wire.FieldConstraint{Enum: internalAccountTypes})
-	}
-	if f.Currency != "" && !currencyCode(f.Currency) {
-		fe.addConstraint("currency", "must be a three-letter currency code", wire.FieldConstraint{Pattern: "^[A-Z]{3,4}$"})
-	}
+	f := internalAccountFilter(InternalAccountFilter{Type: req.Type, Currency: req.Currency, Page: req.Page}, &fe)
+	f.CustomerID, f.IDs = agent.CustomerID, p.allowList()
 	if e := fe.err(); e != nil {
 		return wire.List[wire.InternalAccount]{}, e
 	}
-	return listPage(ctx, s, func(tx store.Tx) (store.Page[store.InternalAccount], error) { return tx.ListInternalAccounts(ctx, f) },
-		s.internalAccountJSON)
+	return s.listInternalAccounts(ctx, f)
 }
 
 // AgentExternalAccountFilter is the query of AgentExternalAccounts.
@@ -669,14 +662,8 @@ func (s *Service) AgentTransactions(ctx context.Context, agent *store.Agent, req
 		return wire.List[wire.Transaction]{}, err
 	}
 	var fe fieldErrors
-	f := store.TransactionFilter{CustomerID: agent.CustomerID, AccountID: req.AccountIdentifier, AccountIDs: p.allowList(),
-		Status: req.Status, Type: req.Type, Descending: true}
-	f.Limit, f.Cursor = req.Page.check("Transaction", &fe)
 	if req.CustomerID != "" {
 		fe.add("customerId", "is not accepted: the agent's transactions are its customer's")
-	}
-	if f.AccountID != "" && !ids.Valid("InternalAccount", f.AccountID) && !ids.Valid("ExternalAccount", f.AccountID) {
-		fe.add("accountIdentifier", "must be an InternalAccount:<uuid> or ExternalAccount:<uuid> id")
 	}
 	for name, v := range map[string]string{"senderAccountIdentifier": req.SenderAccountIdentifier,
 		"receiverAccountIdentifier": req.ReceiverAccountIdentifier, "reference": req.Reference} {
@@ -684,26 +671,13 @@ func (s *Service) AgentTransactions(ctx context.Context, agent *store.Agent, req
 			fe.add(name, "is not offered by this service; filter with accountIdentifier")
 		}
 	}
-	if f.Status != "" && !slices.Contains(transactionStatuses, f.Status) {
-		fe.addConstraint("status", "is not a transaction status", wire.FieldConstraint{Enum: transactionStatuses})
-	}
-	if f.Type != "" && f.Type != "INCOMING" && f.Type != "OUTGOING" {
-		fe.addConstraint("type", "must be INCOMING or OUTGOING", wire.FieldConstraint{Enum: []string{"INCOMING", "OUTGOING"}})
-	}
-	f.CreatedAfter = dateTime(&fe, "startDate", req.StartDate)
-	f.CreatedBefore = dateTime(&fe, "endDate", req.EndDate)
-	switch req.SortOrder {
-	case "", "desc":
-	case "asc":
-		f.Descending = false
-	default:
-		fe.addConstraint("sortOrder", "must be asc or desc", wire.FieldConstraint{Enum: []string{"asc", "desc"}})
-	}
+	f := transactionFilter(TransactionFilter{AccountID: req.AccountIdentifier, Status: req.Status, Type: req.Type,
+		StartDate: req.StartDate, EndDate: req.EndDate, SortOrder: req.SortOrder, Page: req.Page}, "accountIdentifier", &fe)
+	f.CustomerID, f.AccountIDs = agent.CustomerID, p.allowList()
 	if e := fe.err(); e != nil {
 		return wire.List[wire.Transaction]{}, e
 	}
-	return listPage(ctx, s, func(tx store.Tx) (store.Page[store.Transaction], error) { return tx.ListTransactions(ctx, f) },
-		s.transactionJSON)
+	return s.listTransactions(ctx, f)
 }
 
 // agentSees reports whether a transaction is the agent's to see: its

@@ -328,20 +328,33 @@ type InternalAccountFilter struct {
 // matches.
 func (s *Service) ListInternalAccounts(ctx context.Context, req InternalAccountFilter) (wire.List[wire.InternalAccount], error) {
 	var fe fieldErrors
-	f := store.InternalAccountFilter{CustomerID: req.CustomerID, Type: req.Type, Currency: req.Currency}
-	f.Limit, f.Cursor = req.Page.check("InternalAccount", &fe)
+	f := internalAccountFilter(req, &fe)
 	if f.CustomerID != "" && !ids.Valid("Customer", f.CustomerID) {
 		fe.add("customerId", "must be a Customer:<uuid> id")
 	}
+	if e := fe.err(); e != nil {
+		return wire.List[wire.InternalAccount]{}, e
+	}
+	return s.listInternalAccounts(ctx, f)
+}
+
+// internalAccountFilter checks the filters of an internal-account list
+// but the customer (the platform's and an agent's lists bind it
+// differently) and builds the store's filter, recording bad values in fe.
+func internalAccountFilter(req InternalAccountFilter, fe *fieldErrors) store.InternalAccountFilter {
+	f := store.InternalAccountFilter{CustomerID: req.CustomerID, Type: req.Type, Currency: req.Currency}
+	f.Limit, f.Cursor = req.Page.check("InternalAccount", fe)
 	if f.Type != "" && !slices.Contains(internalAccountTypes, f.Type) {
 		fe.addConstraint("type", "unknown internal account type", wire.FieldConstraint{Enum: internalAccountTypes})
 	}
 	if f.Currency != "" && !currencyCode(f.Currency) {
 		fe.addConstraint("currency", "must be a three-letter currency code", wire.FieldConstraint{Pattern: "^[A-Z]{3,4}$"})
 	}
-	if e := fe.err(); e != nil {
-		return wire.List[wire.InternalAccount]{}, e
-	}
+	return f
+}
+
+// listInternalAccounts is one page of the internal accounts f selects.
+func (s *Service) listInternalAccounts(ctx context.Context, f store.InternalAccountFilter) (wire.List[wire.InternalAccount], error) {
 	return listPage(ctx, s, func(tx store.Tx) (store.Page[store.InternalAccount], error) { return tx.ListInternalAccounts(ctx, f) },
 		s.internalAccountJSON)
 }

@@ -124,14 +124,26 @@ type TransactionFilter struct {
 // by default, newest first), limit and cursor.
 func (s *Service) ListTransactions(ctx context.Context, req TransactionFilter) (wire.List[wire.Transaction], error) {
 	var fe fieldErrors
-	f := store.TransactionFilter{CustomerID: req.CustomerID, AccountID: req.AccountID,
-		Status: req.Status, Type: req.Type, Descending: true}
-	f.Limit, f.Cursor = req.Page.check("Transaction", &fe)
+	f := transactionFilter(req, "accountId", &fe)
 	if f.CustomerID != "" && !ids.Valid("Customer", f.CustomerID) {
 		fe.add("customerId", "must be a Customer:<uuid> id")
 	}
+	if e := fe.err(); e != nil {
+		return wire.List[wire.Transaction]{}, e
+	}
+	return s.listTransactions(ctx, f)
+}
+
+// transactionFilter checks the filters of a transaction list but the
+// customer (the platform's and an agent's lists bind it differently) and
+// builds the store's filter, recording bad values in fe; accountField is the
+// name the list gives AccountID.
+func transactionFilter(req TransactionFilter, accountField string, fe *fieldErrors) store.TransactionFilter {
+	f := store.TransactionFilter{CustomerID: req.CustomerID, AccountID: req.AccountID,
+		Status: req.Status, Type: req.Type, Descending: true}
+	f.Limit, f.Cursor = req.Page.check("Transaction", fe)
 	if f.AccountID != "" && !ids.Valid("InternalAccount", f.AccountID) && !ids.Valid("ExternalAccount", f.AccountID) {
-		fe.add("accountId", "must be an InternalAccount:<uuid> or ExternalAccount:<uuid> id")
+		fe.add(accountField, "must be an InternalAccount:<uuid> or ExternalAccount:<uuid> id")
 	}
 	if f.Status != "" && !slices.Contains(transactionStatuses, f.Status) {
 		fe.addConstraint("status", "is not a transaction status", wire.FieldConstraint{Enum: transactionStatuses})
@@ -139,8 +151,8 @@ func (s *Service) ListTransactions(ctx context.Context, req TransactionFilter) (
 	if f.Type != "" && f.Type != "INCOMING" && f.Type != "OUTGOING" {
 		fe.addConstraint("type", "must be INCOMING or OUTGOING", wire.FieldConstraint{Enum: []string{"INCOMING", "OUTGOING"}})
 	}
-	f.CreatedAfter = dateTime(&fe, "startDate", req.StartDate)
-	f.CreatedBefore = dateTime(&fe, "endDate", req.EndDate)
+	f.CreatedAfter = dateTime(fe, "startDate", req.StartDate)
+	f.CreatedBefore = dateTime(fe, "endDate", req.EndDate)
 	switch req.SortOrder {
 	case "", "desc":
 	case "asc":
@@ -148,9 +160,11 @@ func (s *Service) ListTransactions(ctx context.Context, req TransactionFilter) (
 	default:
 		fe.addConstraint("sortOrder", "must be asc or desc", wire.FieldConstraint{Enum: []string{"asc", "desc"}})
 	}
-	if e := fe.err(); e != nil {
-		return wire.List[wire.Transaction]{}, e
-	}
+	return f
+}
+
+// listTransactions is one page of the transactions f selects.
+func (s *Service) listTransactions(ctx context.Context, f store.TransactionFilter) (wire.List[wire.Transaction], error) {
 	return listPage(ctx, s, func(tx store.Tx) (store.Page[store.Transaction], error) { return tx.ListTransactions(ctx, f) },
 		s.transactionJSON)
 }
