@@ -366,18 +366,22 @@ func reference(transactionID string) string {
 // cancelled by the recipient, 007 payout and refund both fail. In production
 // every payment settles.
 func (s *Service) outcomeOf(info map[string]any) string {
+	return s.sandboxDigits(info, "002", "003", "004", "005", "006", "007")
+}
+
+// sandboxDigits is, in sandbox mode, the last three digits of the primary
+// identifier of the account whose accountInfo is info when they are one of
+// outcomes (the reference's sandbox patterns), else "" (the ordinary
+// outcome, and always in production).
+func (s *Service) sandboxDigits(info map[string]any, outcomes ...string) string {
 	if s.mode != ModeSandbox {
 		return ""
 	}
 	id := accountrules.PrimaryIdentifier(info)
-	if len(id) < 3 {
+	if len(id) < 3 || !slices.Contains(outcomes, id[len(id)-3:]) {
 		return ""
 	}
-	switch suffix := id[len(id)-3:]; suffix {
-	case "002", "003", "004", "005", "006", "007":
-		return suffix
-	}
-	return ""
+	return id[len(id)-3:]
 }
 
 // counterpartyInfo is the counterpartyInformation the platform asked for

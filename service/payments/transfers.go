@@ -66,18 +66,7 @@ const transferLongDelay = 30 * time.Second
 // external account whose accountInfo is info: in sandbox mode the last three
 // digits of its primary identifier (002, 003, 004, 005), otherwise success.
 func (s *Service) transferOutcomeOf(info map[string]any) string {
-	if s.mode != ModeSandbox {
-		return ""
-	}
-	id := accountrules.PrimaryIdentifier(info)
-	if len(id) < 3 {
-		return ""
-	}
-	switch suffix := id[len(id)-3:]; suffix {
-	case transferInsufficientFunds, transferAccountClosed, transferRejected, transferLongThenFail:
-		return suffix
-	}
-	return ""
+	return s.sandboxDigits(info, transferInsufficientFunds, transferAccountClosed, transferRejected, transferLongThenFail)
 }
 
 // transferFailure is the status and failureReason a failed transfer
