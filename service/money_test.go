@@ -438,7 +438,7 @@ func TestQuoteValidation(t *testing.T) {
 		"description":          "a\nb",
 	}, nil)
 	want := []string{"description", "destination.accountId", "destination.paymentRail", "lockedCurrencyAmount",
-		"lockedCurrencySide", "purposeOfPayment", "source.accountId", "source.sourceType"}
+		"lockedCurrencySide", "purposeOfPayment", "source.sourceType"}
 	if got := fieldsOf(t, r); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("fields %v, want %v: %s", got, want, r.body)
 	}
@@ -455,6 +455,17 @@ func TestQuoteValidation(t *testing.T) {
 			b["source"].(map[string]any)["accountId"] = "InternalAccount:00000000-0000-7000-8000-000000000000"
 		}, "source.accountId"},
 		{"unknown member", func(b map[string]any) { b["tip"] = 5 }, "tip"},
+		// The reference's other source and destination kinds, as its own
+		// examples send them, are refused by their kind alone.
+		{"realtime funding source", func(b map[string]any) {
+			b["source"] = map[string]any{"sourceType": "REALTIME_FUNDING", "customerId": p.customer.ID, "currency": "USDC"}
+		}, "source.sourceType"},
+		{"UMA destination", func(b map[string]any) {
+			b["destination"] = map[string]any{"destinationType": "UMA_ADDRESS", "umaAddress": "$user@domain.example"}
+		}, "destination.destinationType"},
+		{"UMA address on an account destination", func(b map[string]any) {
+			b["destination"].(map[string]any)["umaAddress"] = "$user@domain.example"
+		}, "destination.umaAddress"},
 	}
 	for _, c := range cases {
 		b := quoteBody(p, dest.ID, "SENDING", 1_000)

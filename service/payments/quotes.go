@@ -69,18 +69,22 @@ func (q *QuoteRequest) check() fieldErrors {
 			fe.add("source.sourceType", "required")
 		case "ACCOUNT":
 		case "REALTIME_FUNDING":
+			// Named once: its own members (customerId, currency) are
+			// then not also reported as an ACCOUNT source's mistakes.
 			fe.add("source.sourceType", "REALTIME_FUNDING is not offered by this service; pay from an internal account (ACCOUNT)")
 		default:
 			fe.addConstraint("source.sourceType", "must be ACCOUNT", wire.FieldConstraint{Enum: []string{"ACCOUNT"}})
 		}
-		if !ids.Valid("InternalAccount", q.Source.AccountID) {
-			fe.add("source.accountId", "must be an InternalAccount:<uuid> id")
+		if q.Source.SourceType == "ACCOUNT" || q.Source.SourceType == "" {
+			if !ids.Valid("InternalAccount", q.Source.AccountID) {
+				fe.add("source.accountId", "must be an InternalAccount:<uuid> id")
+			}
+			if q.Source.Currency != "" {
+				fe.add("source.currency", "is not taken with an ACCOUNT source; the account's currency is used")
+			}
 		}
 		if q.Source.CustomerID != "" && !ids.Valid("Customer", q.Source.CustomerID) {
 			fe.add("source.customerId", "must be a Customer:<uuid> id")
-		}
-		if q.Source.Currency != "" {
-			fe.add("source.currency", "is not taken with an ACCOUNT source; the account's currency is used")
 		}
 	}
 	switch {
@@ -91,12 +95,15 @@ func (q *QuoteRequest) check() fieldErrors {
 		case "":
 			fe.add("destination.destinationType", "required")
 		case "ACCOUNT":
+			if q.Destination.UmaAddress != "" {
+				fe.add("destination.umaAddress", "is taken only with an UMA_ADDRESS destination, which this service does not offer")
+			}
 		case "UMA_ADDRESS":
 			fe.add("destination.destinationType", "UMA_ADDRESS destinations are not offered by this service; pay an external account (ACCOUNT)")
 		default:
 			fe.addConstraint("destination.destinationType", "must be ACCOUNT", wire.FieldConstraint{Enum: []string{"ACCOUNT"}})
 		}
-		if !ids.Valid("ExternalAccount", q.Destination.AccountID) {
+		if q.Destination.DestinationType != "UMA_ADDRESS" && !ids.Valid("ExternalAccount", q.Destination.AccountID) {
 			fe.add("destination.accountId", "must be an ExternalAccount:<uuid> id")
 		}
 		if r := q.Destination.PaymentRail; r != "" && !slices.Contains(paymentRailNames, r) {

@@ -351,8 +351,11 @@ type QuoteSource struct {
 type QuoteDestination struct {
 	DestinationType string `json:"destinationType"`
 	AccountID       string `json:"accountId"`
-	PaymentRail     string `json:"paymentRail,omitempty"`
-	Currency        string `json:"currency,omitempty"`
+	// UmaAddress is the reference's UMA_ADDRESS destination, read only
+	// to refuse it by name (this service pays external accounts).
+	UmaAddress  string `json:"umaAddress,omitempty"`
+	PaymentRail string `json:"paymentRail,omitempty"`
+	Currency    string `json:"currency,omitempty"`
 }
 
 // RateDetails breaks a quote's rate into its parts (spec "RateDetails").
