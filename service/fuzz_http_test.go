@@ -216,6 +216,9 @@ func FuzzServiceRequest(f *testing.F) {
 		{"POST", "/agents/me/quotes/Quote:0199a3c4-0000-7000-8000-000000000001/execute", nil},
 		{"GET", "/agents/me/actions?status=APPROVED", nil},
 		{"GET", "/agents/me/actions/AgentAction:0199a3c4-0000-7000-8000-000000000001", nil},
+		{"POST", "/agents/me/transfer-in", js(map[string]any{"source": map[string]any{"accountId": ea.ID}, "destination": map[string]any{"accountId": acct}, "amount": 100})},
+		{"POST", "/agents/me/transfer-out", js(map[string]any{"source": map[string]any{"accountId": acct}, "destination": map[string]any{"accountId": ea.ID, "paymentRail": "ACH"}, "amount": 100})},
+		{"POST", "/agents/me/transfer-out", []byte(`{"source":{"accountId":"InternalAccount:x"},"destination":{},"amount":-5}`)},
 	} {
 		f.Add(s.method, s.target, "application/json", access.AccessToken, uint8(2), s.body)
 		f.Add(s.method, s.target, "application/json", "", uint8(0), s.body)
