@@ -995,8 +995,8 @@ func TestAgentTransferOutWalletSigned(t *testing.T) {
 		headers map[string]string
 		code    string
 	}{
-		"no stamp":        {map[string]string{wire.HeaderRequestID: ch.RequestID}, "WALLET_SIGNATURE_MISSING"},
-		"stranger":        {map[string]string{wire.HeaderWalletSignature: mustStamp(t, mustKey(t), ch.PayloadToSign), wire.HeaderRequestID: ch.RequestID}, "WALLET_SIGNATURE_INVALID"},
+		"no stamp": {map[string]string{wire.HeaderRequestID: ch.RequestID}, "WALLET_SIGNATURE_MISSING"},
+		"stranger": {map[string]string{wire.HeaderWalletSignature: mustStamp(t, mustKey(t), ch.PayloadToSign), wire.HeaderRequestID: ch.RequestID}, "WALLET_SIGNATURE_INVALID"},
 	} {
 		if r := e.do("POST", "/agents/me/transfer-out", body, with(c.headers)); r.status != 401 || r.errorBody(t).Code != c.code {
 			t.Fatalf("%s: %d %s, want %s", name, r.status, r.body, c.code)

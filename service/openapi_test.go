@@ -522,13 +522,16 @@ func TestEveryDocumentedOperation(t *testing.T) {
 	ok("GET", "/agents/me/actions/"+action.ID, nil, bearer(token), http.StatusOK)
 	// The agent's transfers: in, and out of the wallet with the owner's
 	// signature.
-	ok("POST", "/agents/me/transfer-in", transferInBody(dest.ID, p.account.ID, 1_500), bearer(token), http.StatusCreated)
+	var agentIn struct{ Transaction struct{ ID string } }
+	ok("POST", "/agents/me/transfer-in", transferInBody(dest.ID, p.account.ID, 1_500), bearer(token), http.StatusCreated).decode(t, &agentIn)
 	agentOut := transferOutBody(p.account.ID, dest.ID, 700)
 	var agentChallenge wire.SignedRequestChallenge
 	ok("POST", "/agents/me/transfer-out", agentOut, bearer(token), http.StatusAccepted).decode(t, &agentChallenge)
 	agentSigned := bearer(token)
 	maps.Copy(agentSigned, signed(mustStamp(t, next, agentChallenge.PayloadToSign), agentChallenge.RequestID))
 	ok("POST", "/agents/me/transfer-out", agentOut, agentSigned, http.StatusCreated)
+	// The platform cancels the agent's transfer-in before it settles.
+	ok("POST", "/transactions/"+agentIn.Transaction.ID+"/cancel", map[string]any{"reason": "REQUESTED_AFTER_HOURS"}, nil, http.StatusOK)
 
 	// Webhooks: the test event, the deliveries, a replay.
 	ok("POST", "/sandbox/webhooks/test", nil, nil, http.StatusOK)
