@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strings"
 
@@ -30,6 +31,8 @@ func (s *Service) agentRoutes() []route {
 		{"POST", "/agents/me/quotes/{quoteId}/execute", s.agentExecuteQuote, authAgent},
 		{"GET", "/agents/me/actions", s.agentActions, authAgent},
 		{"GET", "/agents/me/actions/{actionId}", s.agentGetAction, authAgent},
+		{"POST", "/agents/me/transfer-in", s.agentTransferIn, authAgent},
+		{"POST", "/agents/me/transfer-out", s.agentTransferOut, authAgent},
 	}
 }
 
@@ -176,4 +179,52 @@ func (s *Service) agentDeleteExternalAccount(w http.ResponseWriter, r *http.Requ
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
+}
+
+// agentTransferIn takes an Idempotency-Key, scoped to the agent, and
+// answers the AgentAction.
+func (s *Service) agentTransferIn(w http.ResponseWriter, r *http.Request) error {
+	var req payments.TransferInRequest
+	body, err := decodeBody(r, &req, false)
+	if err != nil {
+		return err
+	}
+	agent := agentOf(r)
+	return s.idempotent(w, r, "agents.transfers.in "+agent.ID, body, http.StatusCreated, func(ctx context.Context) (any, error) {
+		return s.ops.AgentTransferIn(ctx, agent, req)
+	})
+}
+
+// agentTransferOut is transferOut for the agent: from an embedded wallet
+// the first call answers 202 with the challenge (never recorded under the
+// Idempotency-Key) and the signed retry makes the transfer; it answers the
+// AgentAction.
+func (s *Service) agentTransferOut(w http.ResponseWriter, r *http.Request) error {
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	call, err := signedCall(r, body)
+	if err != nil {
+		return err
+	}
+	var req payments.TransferOutRequest
+	if err := decodeJSON(r, body, &req, false); err != nil {
+		return err
+	}
+	agent := agentOf(r)
+	var challenge *wire.SignedRequestChallenge
+	err = s.idempotent(w, r, "agents.transfers.out "+agent.ID, body, http.StatusCreated, func(ctx context.Context) (any, error) {
+		out, err := s.ops.AgentTransferOut(ctx, agent, req, call)
+		if err == nil && out.Challenge != nil {
+			challenge = out.Challenge
+			return nil, errChallenged
+		}
+		return out.Result, err
+	})
+	if errors.Is(err, errChallenged) {
+		writeJSON(w, http.StatusAccepted, challenge)
+		return nil
+	}
+	return err
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -365,6 +366,8 @@ func TestAgentOperationsNeedTheirPermission(t *testing.T) {
 		{"POST", "/agents/me/quotes", quoteBody(w.mine, w.myDest.ID, "SENDING", 1000), []string{"CREATE_QUOTES"}},
 		{"GET", "/agents/me/quotes/" + q.ID, nil, []string{"CREATE_QUOTES", "EXECUTE_QUOTES"}},
 		{"POST", "/agents/me/quotes/" + q.ID + "/execute", nil, []string{"EXECUTE_QUOTES"}},
+		{"POST", "/agents/me/transfer-in", transferInBody(w.myDest.ID, w.mine.account.ID, 1000), []string{"CREATE_TRANSFERS"}},
+		{"POST", "/agents/me/transfer-out", transferOutBody(w.mine.account.ID, w.myDest.ID, 1000), []string{"CREATE_TRANSFERS"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.method+" "+tt.path, func(t *testing.T) {
@@ -800,4 +803,268 @@ func TestAgentOnPostgres(t *testing.T) {
 	if len(l.Data) != 2 {
 		t.Fatalf("actions %s", r.body)
 	}
+}
+
+// agentTransferAction is an AgentAction of a transfer as the tests read it.
+type agentTransferAction struct {
+	ID, AgentID, CustomerID, Status, Type string
+	Quote                                 *wire.Quote
+	TransferDetails                       *struct {
+		Amount                                          int64
+		Currency, SourceAccountID, DestinationAccountID string
+	}
+	Transaction *wire.Transaction
+}
+
+func decodeTransferAction(t *testing.T, r response, typ string, amount int64, source, destination string) agentTransferAction {
+	t.Helper()
+	var a agentTransferAction
+	r.decode(t, &a)
+	d := a.TransferDetails
+	if !strings.HasPrefix(a.ID, "AgentAction:") || a.Status != "APPROVED" || a.Type != typ || a.Quote != nil || d == nil ||
+		d.Amount != amount || d.Currency != "USD" || d.SourceAccountID != source || d.DestinationAccountID != destination ||
+		a.Transaction == nil || a.Transaction.Status != "PENDING" || a.Transaction.Destination.AccountID != destination {
+		t.Fatalf("%s action %s", typ, r.body)
+	}
+	return a
+}
+
+// TestAgentTransferIn: the agent pulls into its customer's account; the
+// answer is the APPROVED TRANSFER_IN action with the PENDING transaction,
+// which settles as the customer's; the amount counts in the usage; the
+// Idempotency-Key replays.
+func TestAgentTransferIn(t *testing.T) {
+	w := newAgentWorld(t)
+	e := w.e
+	a, token := e.connectAgent(w.mine.customer.ID, limits(policy("CREATE_TRANSFERS"), "USD", 100_000, nil))
+	h := bearer(token)
+	h[wire.HeaderIdempotencyKey] = "in-1"
+	before := e.account(w.mine.account.ID)
+	r := e.do("POST", "/agents/me/transfer-in", transferInBody(w.myDest.ID, w.mine.account.ID, 2_500), h)
+	e.mustStatus(r, http.StatusCreated)
+	act := decodeTransferAction(t, r, "TRANSFER_IN", 2_500, w.myDest.ID, w.mine.account.ID)
+	if act.AgentID != a.ID || act.CustomerID != w.mine.customer.ID || act.Transaction.Type != "INCOMING" {
+		t.Fatalf("action %s", r.body)
+	}
+	again := e.do("POST", "/agents/me/transfer-in", transferInBody(w.myDest.ID, w.mine.account.ID, 2_500), h)
+	if again.status != http.StatusCreated || string(again.body) != string(r.body) || again.header.Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("replay %d %s", again.status, again.body)
+	}
+	wantRefusal(t, e.do("POST", "/agents/me/transfer-in", transferInBody(w.myDest.ID, w.mine.account.ID, 2_501), h), 409, "CONFLICT")
+	// The key is the agent's: the platform's transfer-in with it is another request.
+	e.mustStatus(e.do("POST", "/transfer-in", transferInBody(w.myDest.ID, w.mine.account.ID, 100), map[string]string{wire.HeaderIdempotencyKey: "in-1"}), http.StatusCreated)
+
+	e.settle()
+	e.clock.Advance(time.Minute)
+	e.settle()
+	if x := e.transaction(act.Transaction.ID); x.Status != "COMPLETED" {
+		t.Fatalf("settled %+v", x)
+	}
+	if after := e.account(w.mine.account.ID); after.Balance.Amount != before.Balance.Amount+2_600 {
+		t.Fatalf("balance %d, want %d", after.Balance.Amount, before.Balance.Amount+2_600)
+	}
+	var me struct {
+		Usage struct{ DailyTransactionCount, DailySpend int64 }
+	}
+	e.do("GET", "/agents/me", nil, bearer(token)).decode(t, &me)
+	if me.Usage.DailyTransactionCount != 1 || me.Usage.DailySpend != 2_500 {
+		t.Fatalf("usage %+v", me.Usage)
+	}
+	got := idsOf(t, e.do("GET", "/agents/me/actions", nil, bearer(token)), func(x struct{ ID string }) string { return x.ID })
+	if !slices.Equal(got, []string{act.ID}) {
+		t.Fatalf("actions %v", got)
+	}
+	r = e.do("GET", "/agents/me/actions/"+act.ID, nil, bearer(token))
+	decodeTransferAction(t, response{status: r.status, body: []byte(strings.Replace(string(r.body), `"status":"COMPLETED"`, `"status":"PENDING"`, 1))},
+		"TRANSFER_IN", 2_500, w.myDest.ID, w.mine.account.ID)
+}
+
+// TestAgentTransferRefusals: every bad field is named; another customer's
+// accounts and accounts off the allow-list are answered as missing ones;
+// limits and approval refuse; nothing is stored or counted.
+func TestAgentTransferRefusals(t *testing.T) {
+	w := newAgentWorld(t)
+	e := w.e
+	_, token := e.connectAgent(w.mine.customer.ID, limits(policy("CREATE_TRANSFERS", "VIEW_TRANSACTIONS"), "USD", 5_000,
+		map[string]any{"dailyLimit": 8_000}))
+	h := bearer(token)
+	noExt, noInt := "ExternalAccount:01900000-0000-7000-8000-000000000001", "InternalAccount:01900000-0000-7000-8000-000000000001"
+	fields := func(r response) string {
+		t.Helper()
+		return errorFields(wantRefusal(t, r, 400, "INVALID_INPUT"))
+	}
+	transactionsBefore := idsOf(t, e.do("GET", "/agents/me/transactions?limit=100", nil, h), func(x wire.Transaction) string { return x.ID })
+	cases := []struct {
+		name, path string
+		body       any
+		want       string
+	}{
+		{"in: empty", "/agents/me/transfer-in", map[string]any{}, "amount,destination,source"},
+		{"in: bad ids and amount", "/agents/me/transfer-in", map[string]any{"source": map[string]any{"accountId": "x"},
+			"destination": map[string]any{"accountId": "y"}, "amount": 0}, "amount,destination.accountId,source.accountId"},
+		{"in: another customer's", "/agents/me/transfer-in", transferInBody(w.theirDest.ID, w.theirs.account.ID, 100), "destination.accountId,source.accountId"},
+		{"in: missing", "/agents/me/transfer-in", transferInBody(noExt, noInt, 100), "destination.accountId"},
+		{"out: empty", "/agents/me/transfer-out", map[string]any{}, "amount,destination,source"},
+		{"out: another customer's", "/agents/me/transfer-out", transferOutBody(w.theirs.account.ID, w.theirDest.ID, 100), "destination.accountId,source.accountId"},
+		{"out: my wallet, their destination", "/agents/me/transfer-out", transferOutBody(w.mine.account.ID, w.theirDest.ID, 100), "destination.accountId"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := fields(e.do("POST", c.path, c.body, h)); got != c.want {
+				t.Fatalf("fields %q, want %q", got, c.want)
+			}
+		})
+	}
+	// Another customer's ids read exactly as missing ones.
+	theirs := e.do("POST", "/agents/me/transfer-out", transferOutBody(w.mine.account.ID, w.theirDest.ID, 100), h)
+	missing := e.do("POST", "/agents/me/transfer-out", transferOutBody(w.mine.account.ID, noExt, 100), h)
+	if string(theirs.body) != string(missing.body) {
+		t.Fatalf("another customer's account %s, a missing one %s", theirs.body, missing.body)
+	}
+
+	// The allow-list.
+	pol := limits(policy("CREATE_TRANSFERS"), "USD", 5_000, nil)
+	pol["accountRestrictions"] = map[string]any{"allowedAccountIds": []string{w.mine.account.ID, w.myDest2.ID}}
+	_, listed := e.connectAgent(w.mine.customer.ID, pol)
+	if got := fields(e.do("POST", "/agents/me/transfer-in", transferInBody(w.myDest.ID, w.mine.account.ID, 100), bearer(listed))); got != "source.accountId" {
+		t.Fatalf("off the allow-list: %q", got)
+	}
+	e.mustStatus(e.do("POST", "/agents/me/transfer-in", transferInBody(w.myDest2.ID, w.mine.account.ID, 100), bearer(listed)), http.StatusCreated)
+
+	// Limits: per transaction, then the day.
+	over := func(r response, limit string) {
+		t.Helper()
+		er := wantRefusal(t, r, 403, "FORBIDDEN")
+		if er.Details["reason"] != "SPENDING_LIMIT_EXCEEDED" || er.Details["limit"] != limit {
+			t.Fatalf("refusal %s, want %s", r.body, limit)
+		}
+	}
+	over(e.do("POST", "/agents/me/transfer-in", transferInBody(w.myDest.ID, w.mine.account.ID, 5_001), h), "perTransactionLimit")
+	// From the wallet the limit refuses before any challenge is issued.
+	over(e.do("POST", "/agents/me/transfer-out", transferOutBody(w.mine.account.ID, w.myDest.ID, 5_001), h), "perTransactionLimit")
+	e.mustStatus(e.do("POST", "/agents/me/transfer-in", transferInBody(w.myDest.ID, w.mine.account.ID, 5_000), h), http.StatusCreated)
+	over(e.do("POST", "/agents/me/transfer-in", transferInBody(w.myDest.ID, w.mine.account.ID, 3_001), h), "dailyLimit")
+	e.mustStatus(e.do("POST", "/agents/me/transfer-in", transferInBody(w.myDest.ID, w.mine.account.ID, 3_000), h), http.StatusCreated)
+	transactionsAfter := idsOf(t, e.do("GET", "/agents/me/transactions?limit=100", nil, h), func(x wire.Transaction) string { return x.ID })
+	if len(transactionsAfter) != len(transactionsBefore)+3 { // two of this agent's, one of the allow-listed one's
+		t.Fatalf("transactions %d before, %d after: a refusal stored one", len(transactionsBefore), len(transactionsAfter))
+	}
+	var me struct {
+		Usage struct{ DailyTransactionCount, DailySpend int64 }
+	}
+	e.do("GET", "/agents/me", nil, h).decode(t, &me)
+	if me.Usage.DailyTransactionCount != 2 || me.Usage.DailySpend != 8_000 {
+		t.Fatalf("usage %+v", me.Usage)
+	}
+
+	// Approval: refused, there is no approval flow.
+	pol = policy("CREATE_TRANSFERS")
+	pol["defaultExecutionMode"] = "APPROVAL_REQUIRED"
+	_, approval := e.connectAgent(w.mine.customer.ID, pol)
+	er := wantRefusal(t, e.do("POST", "/agents/me/transfer-in", transferInBody(w.myDest.ID, w.mine.account.ID, 100), bearer(approval)), 403, "FORBIDDEN")
+	if er.Details["reason"] != "APPROVAL_REQUIRED" {
+		t.Fatalf("approval %+v", er)
+	}
+}
+
+// TestAgentTransferOutWalletSigned: from the customer's embedded wallet the
+// agent's transfer-out is a signed retry: 202 with the challenge (nothing
+// held, nothing counted), every unsigned or wrongly signed retry refused,
+// the owner's signed retry transfers once and answers the TRANSFER_OUT
+// action; a fiat account pays at once.
+func TestAgentTransferOutWalletSigned(t *testing.T) {
+	w := newAgentWorld(t)
+	e := w.e
+	_, token := e.connectAgent(w.mine.customer.ID, limits(policy("CREATE_TRANSFERS"), "USD", 100_000, nil))
+	body := transferOutBody(w.mine.account.ID, w.myDest.ID, 6_000)
+	before := e.account(w.mine.account.ID)
+	r := e.do("POST", "/agents/me/transfer-out", body, bearer(token))
+	e.mustStatus(r, http.StatusAccepted)
+	var ch wire.SignedRequestChallenge
+	r.decode(t, &ch)
+	if ch.RequestID == "" || !strings.Contains(ch.PayloadToSign, w.myDest.ID) || !strings.Contains(ch.PayloadToSign, `"amount":6000`) {
+		t.Fatalf("challenge %s", r.body)
+	}
+	with := func(extra map[string]string) map[string]string {
+		h := bearer(token)
+		maps.Copy(h, extra)
+		return h
+	}
+	good := mustStamp(t, w.mine.key, ch.PayloadToSign)
+	for name, c := range map[string]struct {
+		headers map[string]string
+		code    string
+	}{
+		"no stamp": {map[string]string{wire.HeaderRequestID: ch.RequestID}, "WALLET_SIGNATURE_MISSING"},
+		"stranger": {map[string]string{wire.HeaderWalletSignature: mustStamp(t, mustKey(t), ch.PayloadToSign), wire.HeaderRequestID: ch.RequestID}, "WALLET_SIGNATURE_INVALID"},
+	} {
+		if r := e.do("POST", "/agents/me/transfer-out", body, with(c.headers)); r.status != 401 || r.errorBody(t).Code != c.code {
+			t.Fatalf("%s: %d %s, want %s", name, r.status, r.body, c.code)
+		}
+	}
+	if a := e.account(w.mine.account.ID); a.Balance.Amount != before.Balance.Amount {
+		t.Fatal("an unsigned transfer-out moved money")
+	}
+	var none wire.List[json.RawMessage]
+	e.do("GET", "/agents/me/actions", nil, bearer(token)).decode(t, &none)
+	if len(none.Data) != 0 {
+		t.Fatalf("a challenge recorded an action: %d", len(none.Data))
+	}
+	signedH := with(map[string]string{wire.HeaderWalletSignature: good, wire.HeaderRequestID: ch.RequestID, wire.HeaderIdempotencyKey: "agent-out-1"})
+	r = e.do("POST", "/agents/me/transfer-out", body, signedH)
+	e.mustStatus(r, http.StatusCreated)
+	act := decodeTransferAction(t, r, "TRANSFER_OUT", 6_000, w.mine.account.ID, w.myDest.ID)
+	if act.Transaction.Type != "OUTGOING" {
+		t.Fatalf("action %s", r.body)
+	}
+	again := e.do("POST", "/agents/me/transfer-out", body, signedH)
+	if again.status != http.StatusCreated || string(again.body) != string(r.body) || again.header.Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("replay %d %s", again.status, again.body)
+	}
+	delete(signedH, wire.HeaderIdempotencyKey)
+	if r := e.do("POST", "/agents/me/transfer-out", body, signedH); r.status != 401 {
+		t.Fatalf("second use of the Request-Id: %d %s", r.status, r.body)
+	}
+	if a := e.account(w.mine.account.ID); a.Balance.Amount != before.Balance.Amount-6_000 {
+		t.Fatalf("available %d, want %d", a.Balance.Amount, before.Balance.Amount-6_000)
+	}
+
+	// A fiat account of the customer needs no signature.
+	fiat := e.fiatAccount(w.mine)
+	e.fund(fiat, 10_000)
+	r = e.do("POST", "/agents/me/transfer-out", transferOutBody(fiat, w.myDest.ID, 4_000), bearer(token))
+	e.mustStatus(r, http.StatusCreated)
+	decodeTransferAction(t, r, "TRANSFER_OUT", 4_000, fiat, w.myDest.ID)
+	balances(t, e.accountByID(fiat), 6_000, 10_000)
+	wantRefusal(t, e.do("POST", "/agents/me/transfer-out", transferOutBody(fiat, w.myDest.ID, 7_000), bearer(token)), 400, "INSUFFICIENT_BALANCE")
+}
+
+// TestAgentTransfersConcurrent: concurrent transfers of one agent cannot
+// overrun its daily limit together, on both databases.
+func TestAgentTransfersConcurrent(t *testing.T) {
+	onBothStores(t, func(t *testing.T, opts ...func(*Config)) {
+		w := newAgentWorld(t, opts...)
+		e := w.e
+		_, token := e.connectAgent(w.mine.customer.ID, limits(policy("CREATE_TRANSFERS"), "USD", 10_000, map[string]any{"dailyLimit": 7_000}))
+		fiat := e.fiatAccount(w.mine)
+		e.fund(fiat, 50_000)
+		var ok atomic.Int32
+		var wg sync.WaitGroup
+		for i := range 4 {
+			wg.Go(func() {
+				body := transferInBody(w.myDest.ID, w.mine.account.ID, 3_000)
+				if i%2 == 1 {
+					body = transferOutBody(fiat, w.myDest.ID, 3_000)
+				}
+				path := map[bool]string{true: "/agents/me/transfer-out", false: "/agents/me/transfer-in"}[i%2 == 1]
+				if e.do("POST", path, body, bearer(token)).status == http.StatusCreated {
+					ok.Add(1)
+				}
+			})
+		}
+		wg.Wait()
+		if ok.Load() != 2 {
+			t.Fatalf("%d transfers of 3000 passed a daily limit of 7000", ok.Load())
+		}
+	})
 }

@@ -72,6 +72,7 @@ var statusOf = map[string]int{
 	payments.CodeEmailAlreadyExists:    http.StatusConflict,
 	"EMAIL_OTP_CREDENTIAL_SET_CHANGED": http.StatusConflict,
 	"INVALID_STATE_TRANSITION":         http.StatusConflict,
+	payments.CodeNotCancellable:        http.StatusConflict,
 
 	payments.CodeCustomerDeleted: http.StatusGone,
 

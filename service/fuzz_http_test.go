@@ -169,6 +169,8 @@ func FuzzServiceRequest(f *testing.F) {
 		{"GET", "/transactions?customerId=" + cust.ID, nil},
 		{"GET", "/transactions/Transaction:0199a3c4-0000-7000-8000-000000000001", nil},
 		{"POST", "/transactions/Transaction:0199a3c4-0000-7000-8000-000000000001/confirm", nil},
+		{"POST", "/transactions/Transaction:0199a3c4-0000-7000-8000-000000000001/cancel", []byte(`{"reason":"REQUESTED_AFTER_HOURS"}`)},
+		{"POST", "/transactions/Transaction:x/cancel", []byte(`{"reason":"\u0000","x":1}`)},
 		{"POST", "/sandbox/internal-accounts/" + acct + "/fund", []byte(`{"amount":100}`)},
 		{"POST", "/transfer-in", js(map[string]any{"source": map[string]any{"accountId": ea.ID}, "destination": map[string]any{"accountId": acct}, "amount": 100})},
 		{"POST", "/transfer-out", js(map[string]any{"source": map[string]any{"accountId": acct}, "destination": map[string]any{"accountId": ea.ID, "paymentRail": "ACH"}, "amount": 100, "remittanceInformation": "r"})},
@@ -216,6 +218,9 @@ func FuzzServiceRequest(f *testing.F) {
 		{"POST", "/agents/me/quotes/Quote:0199a3c4-0000-7000-8000-000000000001/execute", nil},
 		{"GET", "/agents/me/actions?status=APPROVED", nil},
 		{"GET", "/agents/me/actions/AgentAction:0199a3c4-0000-7000-8000-000000000001", nil},
+		{"POST", "/agents/me/transfer-in", js(map[string]any{"source": map[string]any{"accountId": ea.ID}, "destination": map[string]any{"accountId": acct}, "amount": 100})},
+		{"POST", "/agents/me/transfer-out", js(map[string]any{"source": map[string]any{"accountId": acct}, "destination": map[string]any{"accountId": ea.ID, "paymentRail": "ACH"}, "amount": 100})},
+		{"POST", "/agents/me/transfer-out", []byte(`{"source":{"accountId":"InternalAccount:x"},"destination":{},"amount":-5}`)},
 	} {
 		f.Add(s.method, s.target, "application/json", access.AccessToken, uint8(2), s.body)
 		f.Add(s.method, s.target, "application/json", "", uint8(0), s.body)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -491,7 +492,7 @@ func TestEveryDocumentedOperation(t *testing.T) {
 	signedOK("POST", "/transfer-out", transferOutBody(p.account.ID, dest.ID, 1_000), next, http.StatusCreated)
 
 	// An agent of the customer.
-	agent, token := e.connectAgent(p.customer.ID, policy("VIEW_TRANSACTIONS", "CREATE_QUOTES", "EXECUTE_QUOTES", "MANAGE_EXTERNAL_ACCOUNTS"))
+	agent, token := e.connectAgent(p.customer.ID, policy("VIEW_TRANSACTIONS", "CREATE_QUOTES", "EXECUTE_QUOTES", "MANAGE_EXTERNAL_ACCOUNTS", "CREATE_TRANSFERS"))
 	ok("GET", "/agents/"+agent.ID, nil, nil, http.StatusOK)
 	ok("PATCH", "/agents/"+agent.ID, map[string]any{"isPaused": false}, nil, http.StatusOK)
 	var dc struct{ Code string }
@@ -519,6 +520,18 @@ func TestEveryDocumentedOperation(t *testing.T) {
 	ok("POST", "/agents/me/quotes/"+agentQuote.ID+"/execute", nil, executeHeaders, http.StatusOK).decode(t, &action)
 	ok("GET", "/agents/me/actions?status=APPROVED", nil, bearer(token), http.StatusOK)
 	ok("GET", "/agents/me/actions/"+action.ID, nil, bearer(token), http.StatusOK)
+	// The agent's transfers: in, and out of the wallet with the owner's
+	// signature.
+	var agentIn struct{ Transaction struct{ ID string } }
+	ok("POST", "/agents/me/transfer-in", transferInBody(dest.ID, p.account.ID, 1_500), bearer(token), http.StatusCreated).decode(t, &agentIn)
+	agentOut := transferOutBody(p.account.ID, dest.ID, 700)
+	var agentChallenge wire.SignedRequestChallenge
+	ok("POST", "/agents/me/transfer-out", agentOut, bearer(token), http.StatusAccepted).decode(t, &agentChallenge)
+	agentSigned := bearer(token)
+	maps.Copy(agentSigned, signed(mustStamp(t, next, agentChallenge.PayloadToSign), agentChallenge.RequestID))
+	ok("POST", "/agents/me/transfer-out", agentOut, agentSigned, http.StatusCreated)
+	// The platform cancels the agent's transfer-in before it settles.
+	ok("POST", "/transactions/"+agentIn.Transaction.ID+"/cancel", map[string]any{"reason": "REQUESTED_AFTER_HOURS"}, nil, http.StatusOK)
 
 	// Webhooks: the test event, the deliveries, a replay.
 	ok("POST", "/sandbox/webhooks/test", nil, nil, http.StatusOK)

@@ -13,6 +13,7 @@ func (s *Service) transactionRoutes() []route {
 		{"GET", "/transactions", s.listTransactions, authPlatform},
 		{"GET", "/transactions/{transactionId}", s.getTransaction, authPlatform},
 		{"POST", "/transactions/{transactionId}/confirm", s.confirmReceipt, authPlatform},
+		{"POST", "/transactions/{transactionId}/cancel", s.cancelTransaction, authPlatform},
 	}
 }
 
@@ -44,5 +45,15 @@ func (s *Service) confirmReceipt(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	out, err := s.ops.ConfirmReceipt(r.Context(), r.PathValue("transactionId"), req)
+	return reply(w, http.StatusOK, out, err)
+}
+
+// cancelTransaction takes an optional body ({"reason": …}).
+func (s *Service) cancelTransaction(w http.ResponseWriter, r *http.Request) error {
+	var req payments.CancelRequest
+	if _, err := decodeBody(r, &req, true); err != nil {
+		return err
+	}
+	out, err := s.ops.CancelTransaction(r.Context(), r.PathValue("transactionId"), req)
 	return reply(w, http.StatusOK, out, err)
 }

@@ -906,6 +906,7 @@ type AgentAction struct {
 	Status             string            `json:"status"`
 	Type               string            `json:"type"`
 	Quote              *wire.Quote       `json:"quote,omitempty"`
+	TransferDetails    *TransferDetails  `json:"transferDetails,omitempty"`
 	Transaction        *wire.Transaction `json:"transaction,omitempty"`
 	CreatedAt          string            `json:"createdAt"`
 	UpdatedAt          string            `json:"updatedAt"`
@@ -936,6 +937,10 @@ func (s *Service) agentActionJSON(ctx context.Context, tx store.Tx, a *store.Age
 		}
 		t := s.transactionJSON(x)
 		out.Transaction = &t
+		if a.Type == "TRANSFER_IN" || a.Type == "TRANSFER_OUT" {
+			out.TransferDetails = &TransferDetails{Amount: x.SentAmount, Currency: x.SendingCurrency,
+				SourceAccountID: x.SourceAccountID, DestinationAccountID: x.DestinationAccountID}
+		}
 	}
 	return out, nil
 }
@@ -981,7 +986,7 @@ func (s *Service) AgentExecuteQuote(ctx context.Context, agent *store.Agent, id,
 			return AgentAction{}, err
 		}
 	}
-	if err := s.agentApproval(&p, q, spend); err != nil {
+	if err := s.agentApproval(&p, q.SourceAccountID, q.SendingCurrency, q.TotalSendingAmount, spend); err != nil {
 		return AgentAction{}, err
 	}
 	if err := p.checkPerTransaction(q.SourceAccountID, spend); err != nil {
@@ -989,33 +994,7 @@ func (s *Service) AgentExecuteQuote(ctx context.Context, agent *store.Agent, id,
 	}
 	var action AgentAction
 	hooked := composeHook(ctx, func(ctx context.Context, tx store.Tx, result any) (any, error) {
-		if sl != nil {
-			day, month := agentPeriods(s.now())
-			count, daily, err := tx.AgentUsage(ctx, agent.ID, sl.Currency, day)
-			if err != nil {
-				return nil, err
-			}
-			_, monthly, err := tx.AgentUsage(ctx, agent.ID, sl.Currency, month)
-			if err != nil {
-				return nil, err
-			}
-			switch {
-			case sl.DailyTransactionLimit != nil && count+1 > *sl.DailyTransactionLimit:
-				return nil, overLimit("dailyTransactionLimit", *sl.DailyTransactionLimit, count+1, "transactions")
-			case sl.DailyLimit != nil && daily+spend > *sl.DailyLimit:
-				return nil, overLimit("dailyLimit", *sl.DailyLimit, daily+spend, sl.Currency)
-			case sl.MonthlyLimit != nil && monthly+spend > *sl.MonthlyLimit:
-				return nil, overLimit("monthlyLimit", *sl.MonthlyLimit, monthly+spend, sl.Currency)
-			}
-		}
-		now := s.now()
-		a := store.AgentAction{ID: ids.New("AgentAction"), AgentID: agent.ID, CustomerID: agent.CustomerID,
-			Type: "EXECUTE_QUOTE", Status: "APPROVED", QuoteID: q.ID, TransactionID: q.TransactionID,
-			Spend: spend, SpendCurrency: limitCurrency, CreatedAt: now, UpdatedAt: now}
-		if err := tx.CreateAgentAction(ctx, &a); err != nil {
-			return nil, err
-		}
-		out, err := s.agentActionJSON(ctx, tx, &a)
+		out, err := s.recordAgentAction(ctx, tx, agent, &p, "EXECUTE_QUOTE", q.ID, q.TransactionID, spend, limitCurrency)
 		if err != nil {
 			return nil, err
 		}
@@ -1030,12 +1009,12 @@ func (s *Service) AgentExecuteQuote(ctx context.Context, agent *store.Agent, id,
 
 // agentApproval refuses a payment for which the policy requires the
 // platform's approval, which this service does not offer yet.
-func (s *Service) agentApproval(p *agentPolicy, q *store.Quote, spend int64) error {
+func (s *Service) agentApproval(p *agentPolicy, sourceAccountID, currency string, amount, spend int64) error {
 	mode := p.DefaultExecutionMode
 	why := "the policy's defaultExecutionMode is APPROVAL_REQUIRED"
-	if m, _ := p.accountRule(q.SourceAccountID); m != "" {
+	if m, _ := p.accountRule(sourceAccountID); m != "" {
 		mode = m
-		why = "the policy's rule for " + q.SourceAccountID + " is APPROVAL_REQUIRED"
+		why = "the policy's rule for " + sourceAccountID + " is APPROVAL_REQUIRED"
 	}
 	if mode != "APPROVAL_REQUIRED" {
 		if at := p.ApprovalThresholds; at != nil && at.Amount != nil {
@@ -1046,7 +1025,7 @@ func (s *Service) agentApproval(p *agentPolicy, q *store.Quote, spend int64) err
 			v := spend
 			if p.SpendingLimits == nil || cur != p.SpendingLimits.Currency {
 				var err error
-				if v, err = s.spendIn(cur, q.SendingCurrency, q.TotalSendingAmount); err != nil {
+				if v, err = s.spendIn(cur, currency, amount); err != nil {
 					return err
 				}
 			}
@@ -1060,7 +1039,7 @@ func (s *Service) agentApproval(p *agentPolicy, q *store.Quote, spend int64) err
 		return nil
 	}
 	return &Error{Code: CodeForbidden,
-		Message: "this execution needs the platform's approval (" + why + "), and this service does not offer agent approvals: ask the platform to execute the quote, or to change the policy",
+		Message: "this payment needs the platform's approval (" + why + "), and this service does not offer agent approvals: ask the platform to make the payment, or to change the policy",
 		Details: map[string]any{"reason": "APPROVAL_REQUIRED"}}
 }
 
@@ -1133,4 +1112,206 @@ func (s *Service) AgentDeleteExternalAccount(ctx context.Context, agent *store.A
 		return err
 	}
 	return s.DeactivateExternalAccount(ctx, ExternalAccountRef{ID: id})
+}
+
+// # Transfers by an agent (/agents/me/transfer-in, /agents/me/transfer-out)
+
+// TransferDetails is the AgentTransferDetails of a TRANSFER_IN or
+// TRANSFER_OUT action: the transfer's amount (smallest unit of currency)
+// and its two accounts.
+type TransferDetails struct {
+	Amount               int64  `json:"amount"`
+	Currency             string `json:"currency"`
+	SourceAccountID      string `json:"sourceAccountId"`
+	DestinationAccountID string `json:"destinationAccountId"`
+}
+
+// recordAgentAction counts an action of spend (in limitCurrency) against
+// the agent's daily and monthly limits and records it, APPROVED, in tx:
+// the operation's own transaction, so that concurrent actions cannot
+// overrun a limit together.
+func (s *Service) recordAgentAction(ctx context.Context, tx store.Tx, agent *store.Agent, p *agentPolicy, typ, quoteID, transactionID string, spend int64, limitCurrency string) (AgentAction, error) {
+	if sl := p.SpendingLimits; sl != nil {
+		day, month := agentPeriods(s.now())
+		count, daily, err := tx.AgentUsage(ctx, agent.ID, sl.Currency, day)
+		if err != nil {
+			return AgentAction{}, err
+		}
+		_, monthly, err := tx.AgentUsage(ctx, agent.ID, sl.Currency, month)
+		if err != nil {
+			return AgentAction{}, err
+		}
+		switch {
+		case sl.DailyTransactionLimit != nil && count+1 > *sl.DailyTransactionLimit:
+			return AgentAction{}, overLimit("dailyTransactionLimit", *sl.DailyTransactionLimit, count+1, "transactions")
+		case sl.DailyLimit != nil && daily+spend > *sl.DailyLimit:
+			return AgentAction{}, overLimit("dailyLimit", *sl.DailyLimit, daily+spend, sl.Currency)
+		case sl.MonthlyLimit != nil && monthly+spend > *sl.MonthlyLimit:
+			return AgentAction{}, overLimit("monthlyLimit", *sl.MonthlyLimit, monthly+spend, sl.Currency)
+		}
+	}
+	now := s.now()
+	a := store.AgentAction{ID: ids.New("AgentAction"), AgentID: agent.ID, CustomerID: agent.CustomerID,
+		Type: typ, Status: "APPROVED", QuoteID: quoteID, TransactionID: transactionID,
+		Spend: spend, SpendCurrency: limitCurrency, CreatedAt: now, UpdatedAt: now}
+	if err := tx.CreateAgentAction(ctx, &a); err != nil {
+		return AgentAction{}, err
+	}
+	return s.agentActionJSON(ctx, tx, &a)
+}
+
+// agentTransferAccounts names the accounts of a transfer the agent may not
+// use, with the words the customer transfer uses for missing ones: an
+// account of another customer, or one off the allow-list, must look
+// missing. It answers the currency of the internal account ("" when there
+// is none to read; the transfer then refuses the request itself).
+func (s *Service) agentTransferAccounts(ctx context.Context, agent *store.Agent, p *agentPolicy, internalID, internalField, externalID, externalField string, fe *fieldErrors) (string, error) {
+	var currency string
+	err := s.store.Tx(ctx, func(tx store.Tx) error {
+		currency = ""
+		if ids.Valid("InternalAccount", internalID) {
+			a, err := tx.GetInternalAccount(ctx, internalID)
+			switch {
+			case errors.Is(err, store.ErrNotFound):
+			case err != nil:
+				return err
+			case a.CustomerID != agent.CustomerID || !p.allows(a.ID):
+				fe.add(internalField, "no internal account with this id")
+			default:
+				currency = a.Currency
+			}
+		}
+		if ids.Valid("ExternalAccount", externalID) {
+			a, err := tx.GetExternalAccount(ctx, externalID)
+			switch {
+			case errors.Is(err, store.ErrNotFound):
+			case err != nil:
+				return err
+			case a.CustomerID != agent.CustomerID || !p.allows(a.ID):
+				fe.add(externalField, "no external account of the internal account's customer has this id")
+			}
+		}
+		return nil
+	})
+	return currency, err
+}
+
+// agentTransferSpend is what a transfer of amount (in currency) counts
+// against the policy's limits, in the limits' currency (currency itself
+// when the policy has none), after the per-transaction limit and the
+// approval rules have let it through.
+func (s *Service) agentTransferSpend(p *agentPolicy, sourceAccountID, currency string, amount int64) (spend int64, limitCurrency string, err error) {
+	spend, limitCurrency = amount, currency
+	if sl := p.SpendingLimits; sl != nil {
+		limitCurrency = sl.Currency
+		if spend, err = s.spendIn(sl.Currency, currency, amount); err != nil {
+			return 0, "", err
+		}
+	}
+	if err := s.agentApproval(p, sourceAccountID, currency, amount, spend); err != nil {
+		return 0, "", err
+	}
+	if err := p.checkPerTransaction(sourceAccountID, spend); err != nil {
+		return 0, "", err
+	}
+	return spend, limitCurrency, nil
+}
+
+// agentTransferHook records the transfer the operation made (its result, a
+// wire.Transaction) as the agent's action of type typ, in the transfer's
+// own transaction, after counting it against the limits; action receives
+// what the hook answers.
+func (s *Service) agentTransferHook(ctx context.Context, agent *store.Agent, p *agentPolicy, typ string, action *AgentAction) context.Context {
+	return composeHook(ctx, func(ctx context.Context, tx store.Tx, result any) (any, error) {
+		x := result.(wire.Transaction)
+		// The accounts were read before the transfer's transaction; the
+		// limits are checked again with the transfer as it was made.
+		spend, limitCurrency, err := s.agentTransferSpend(p, x.Source.AccountID, x.ReceivedAmount.Currency.Code, x.ReceivedAmount.Amount)
+		if err != nil {
+			return nil, err
+		}
+		out, err := s.recordAgentAction(ctx, tx, agent, p, typ, "", x.ID, spend, limitCurrency)
+		if err != nil {
+			return nil, err
+		}
+		*action = out
+		return out, nil
+	})
+}
+
+// AgentTransferIn pulls money from an external account of the agent's
+// customer into one of its internal accounts (POST
+// /agents/me/transfer-in), with CREATE_TRANSFERS: the customer's
+// TransferIn, both accounts the customer's and on the allow-list (any
+// other is answered as a missing one). The amount counts against the
+// spending limits as an execute does (perTransactionLimit, the source's
+// account rule, approval, then the daily and monthly limits in the
+// transfer's own transaction); the answer is the APPROVED AgentAction of
+// type TRANSFER_IN with its transaction.
+func (s *Service) AgentTransferIn(ctx context.Context, agent *store.Agent, req TransferInRequest) (AgentAction, error) {
+	p, err := agentPolicyFor(agent, "CREATE_TRANSFERS")
+	if err != nil {
+		return AgentAction{}, err
+	}
+	fe := req.check()
+	var currency string
+	if req.Source != nil && req.Destination != nil {
+		if currency, err = s.agentTransferAccounts(ctx, agent, &p, req.Destination.AccountID, "destination.accountId",
+			req.Source.AccountID, "source.accountId", &fe); err != nil {
+			return AgentAction{}, err
+		}
+	}
+	if e := fe.err(); e != nil {
+		return AgentAction{}, e
+	}
+	if currency != "" {
+		if _, _, err := s.agentTransferSpend(&p, req.Source.AccountID, currency, *req.Amount); err != nil {
+			return AgentAction{}, err
+		}
+	}
+	var action AgentAction
+	if _, err := s.TransferIn(s.agentTransferHook(ctx, agent, &p, "TRANSFER_IN", &action), req); err != nil {
+		return AgentAction{}, err
+	}
+	return action, nil
+}
+
+// AgentTransferOut pays an external account of the agent's customer from
+// one of its internal accounts (POST /agents/me/transfer-out), with
+// CREATE_TRANSFERS, under the same checks as AgentTransferIn; the answer
+// is the APPROVED AgentAction of type TRANSFER_OUT. It is the customer's
+// TransferOut: from an EMBEDDED_WALLET the first call answers the
+// challenge (nothing is recorded, nothing counted) and only the retry
+// signed by an active session of the wallet makes the transfer; the agent
+// cannot skip the owner's signature.
+func (s *Service) AgentTransferOut(ctx context.Context, agent *store.Agent, req TransferOutRequest, call SignedCall) (Signed[AgentAction], error) {
+	p, err := agentPolicyFor(agent, "CREATE_TRANSFERS")
+	if err != nil {
+		return Signed[AgentAction]{}, err
+	}
+	fe := req.check()
+	var currency string
+	if req.Source != nil && req.Destination != nil {
+		if currency, err = s.agentTransferAccounts(ctx, agent, &p, req.Source.AccountID, "source.accountId",
+			req.Destination.AccountID, "destination.accountId", &fe); err != nil {
+			return Signed[AgentAction]{}, err
+		}
+	}
+	if e := fe.err(); e != nil {
+		return Signed[AgentAction]{}, e
+	}
+	if currency != "" {
+		if _, _, err := s.agentTransferSpend(&p, req.Source.AccountID, currency, *req.Amount); err != nil {
+			return Signed[AgentAction]{}, err
+		}
+	}
+	var action AgentAction
+	out, err := s.TransferOut(s.agentTransferHook(ctx, agent, &p, "TRANSFER_OUT", &action), req, call)
+	if err != nil {
+		return Signed[AgentAction]{}, err
+	}
+	if out.Challenge != nil {
+		return challenged[AgentAction](out.Challenge), nil
+	}
+	return done(action), nil
 }
