@@ -1,0 +1,5 @@
+package service
+
+func (s *Service) incomingRoutes() []route {
+	return []route{}
+}
