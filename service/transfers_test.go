@@ -592,3 +592,29 @@ func TestProductionWalletFundedAndPays(t *testing.T) {
 		balances(t, e.account(p.account.ID), 20_000, 20_000)
 	}
 }
+
+// TestOneStampCompletesOneChallenge: two first calls with the same body
+// (the clock stopped, so the same millisecond) get different payloads, and
+// the owner's stamp over one of them completes that one only. Before, the
+// payloads were equal and one signature moved the money twice.
+func TestOneStampCompletesOneChallenge(t *testing.T) {
+	e := newEnv(t) // production: real stamps only
+	p := e.newPayer("once@example.com", 0)
+	e.deposit(p.account, 20_000)
+	ext := e.destination(p, "12345")
+	body := transferOutBody(p.account.ID, ext.ID, 6_000)
+	var first, second wire.SignedRequestChallenge
+	e.do("POST", "/transfer-out", body, nil).decode(t, &first)
+	e.do("POST", "/transfer-out", body, nil).decode(t, &second)
+	if first.PayloadToSign == second.PayloadToSign {
+		t.Fatalf("two challenges share the payload %s", first.PayloadToSign)
+	}
+	stamp := mustStamp(t, p.key, first.PayloadToSign)
+	r := e.do("POST", "/transfer-out", body, map[string]string{wire.HeaderWalletSignature: stamp, wire.HeaderRequestID: first.RequestID})
+	e.mustStatus(r, http.StatusCreated)
+	r = e.do("POST", "/transfer-out", body, map[string]string{wire.HeaderWalletSignature: stamp, wire.HeaderRequestID: second.RequestID})
+	if r.status != http.StatusUnauthorized || r.errorBody(t).Code != "WALLET_SIGNATURE_INVALID" {
+		t.Fatalf("the first stamp on the second challenge: %d %s", r.status, r.body)
+	}
+	balances(t, e.account(p.account.ID), 14_000, 20_000)
+}

@@ -2,6 +2,8 @@ package payments
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"strconv"
@@ -124,8 +126,18 @@ func (s *Service) activeKeyExcept(ctx context.Context, tx store.Tx, accountID, e
 // the shape of a Turnkey activity (grid-api-facts §4.5), keys sorted,
 // organizationId the wallet account. Only its bytes matter: the retry must
 // be signed over them exactly, and the challenge binds the request body.
+//
+// A random nonce makes every payload unique. Without it two first calls with
+// the same body in the same millisecond got the same payload, and one stamp
+// of the owner completed both challenges: one signature, two transfers out
+// of the wallet (TestOneStampCompletesOneChallenge).
 func (s *Service) activity(accountID, typ string, params map[string]any) (string, error) {
+	var nonce [16]byte
+	if _, err := rand.Read(nonce[:]); err != nil {
+		return "", err
+	}
 	b, err := json.Marshal(map[string]any{
+		"nonce":          hex.EncodeToString(nonce[:]),
 		"organizationId": accountID,
 		"parameters":     params,
 		"timestampMs":    strconv.FormatInt(s.now().UnixMilli(), 10),
