@@ -618,3 +618,35 @@ func TestOneStampCompletesOneChallenge(t *testing.T) {
 	}
 	balances(t, e.account(p.account.ID), 14_000, 20_000)
 }
+
+// TestDeleteWaitsForAPendingTransferIn: a transfer-in that is still
+// PENDING is money on its way in, so the customer cannot be deleted; before,
+// the delete went through and the worker then credited the CLOSED account.
+// Should an account close under a pull anyway, the pull fails and nothing
+// is credited.
+func TestDeleteWaitsForAPendingTransferIn(t *testing.T) {
+	e := newEnv(t, sandbox)
+	p := e.newPayer("pending-in@example.com", 0)
+	ext := e.destination(p, "12345")
+	var x wire.Transaction
+	r := e.do("POST", "/transfer-in", transferInBody(ext.ID, p.account.ID, 5_000), nil)
+	e.mustStatus(r, http.StatusCreated)
+	r.decode(t, &x)
+	r = e.do("DELETE", "/customers/"+p.customer.ID, nil, nil)
+	if r.status != http.StatusConflict || r.errorBody(t).Details["paymentsInFlight"] != float64(1) {
+		t.Fatalf("delete with a pending transfer-in: %d %s", r.status, r.body)
+	}
+	// Closed under it anyway (as an operator could): the pull fails.
+	if err := e.store.Tx(t.Context(), func(tx store.Tx) error {
+		return tx.SetInternalAccountStatus(t.Context(), p.account.ID, "CLOSED", e.clock.Now())
+	}); err != nil {
+		t.Fatal(err)
+	}
+	e.settle()
+	e.clock.Advance(time.Minute)
+	e.settle()
+	if got := e.transaction(x.ID); got.Status != "FAILED" {
+		t.Fatalf("pull into a closed account: %+v", got)
+	}
+	balances(t, e.account(p.account.ID), 0, 0)
+}

@@ -690,6 +690,18 @@ func (s *Service) transferStep(ctx context.Context, tx store.Tx, x *store.Transa
 		}
 		return nil, nil
 	case "PROCESSING":
+		if x.Outcome == "" && in {
+			// The account may have closed meanwhile (its customer was
+			// deleted): then the pull fails and nothing is credited.
+			dst, err := tx.GetInternalAccount(ctx, x.DestinationAccountID)
+			if err != nil {
+				return nil, err
+			}
+			if dst.Status != "ACTIVE" {
+				next.Status, next.FailureReason = "FAILED", transferFailure(x.Type, transferAccountClosed)
+				return nil, nil
+			}
+		}
 		if x.Outcome == "" {
 			next.Status, next.SettledAt = "COMPLETED", now
 			if in {

@@ -282,8 +282,11 @@ func (t *tx) DeleteCustomer(ctx context.Context, id string, at time.Time) (bool,
 
 func (t *tx) PaymentsInFlight(ctx context.Context, customerID string) (int, error) {
 	var n int
+	// A PENDING transaction with a quote is a quote nobody executed (it
+	// moves no money); a PENDING one without is a transfer about to move.
 	err := t.queryRow(ctx, `SELECT count(*) FROM transactions WHERE customer_id = ?
-		AND (status = 'PROCESSING' OR (next_step_at IS NOT NULL AND status <> 'PENDING'))`, customerID).Scan(&n)
+		AND (status = 'PROCESSING' OR (next_step_at IS NOT NULL AND status <> 'PENDING')
+		     OR (status = 'PENDING' AND quote_id IS NULL))`, customerID).Scan(&n)
 	if err != nil {
 		return 0, t.fail(fmt.Sprintf("payments in flight of %q", customerID), err)
 	}

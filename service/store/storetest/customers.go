@@ -88,9 +88,10 @@ func testDeleteCustomer(f *fixture) {
 	wantErr(f, "DeleteCustomer of an unknown customer", err, store.ErrNotFound)
 }
 
-// testPaymentsInFlight counts PROCESSING transactions and those with a
-// next step in any status but PENDING; SetInternalAccountStatus sets the
-// status.
+// testPaymentsInFlight counts PROCESSING transactions, those with a next
+// step in any status but PENDING, and PENDING transfers (no quote): a
+// quote nobody executed moves no money, a transfer does;
+// SetInternalAccountStatus sets the status.
 func testPaymentsInFlight(f *fixture) {
 	c, a, e := f.payer()
 	count := func(want int) {
@@ -118,6 +119,10 @@ func testPaymentsInFlight(f *fixture) {
 	comingBack.Status = "COMPLETED"
 	f.createTransactions(processing, comingBack)
 	count(2)
+	transfer := newTransaction(c, a.ID, e.ID) // a transfer-in about to be pulled
+	transfer.QuoteID = ""
+	f.createTransactions(transfer)
+	count(3)
 
 	f.tx(func(tx store.Tx) error {
 		if err := tx.SetInternalAccountStatus(f.ctx, a.ID, "CLOSED", at(time.Hour)); err != nil {
