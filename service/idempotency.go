@@ -84,7 +84,7 @@ func (s *Service) idempotent(w http.ResponseWriter, r *http.Request, scope strin
 	}
 	if err != nil {
 		e, known := httpError(err)
-		if key == "" || !known || e.Status >= 500 {
+		if key == "" || !known || !replayable(e) {
 			return err
 		}
 		rec, stored := s.recordRefusal(ctx, scope, key, reqHash, e)
@@ -103,6 +103,17 @@ func (s *Service) idempotent(w http.ResponseWriter, r *http.Request, scope strin
 	}
 	writeRawJSON(w, status, encoded)
 	return nil
+}
+
+// replayable reports whether a refusal is stored under its key. A 5xx is
+// not (the request may be retried and then runs). Neither is a refusal
+// that depends on more than the request's hash (method, path, body): a 401
+// answers the Service-Wallet-Signature and Request-Id headers, which a
+// client fixes and sends again with the same key, and a 429 answers the
+// moment. Stored, either would be replayed for the key's whole life and
+// the request could never succeed under it.
+func replayable(e *Error) bool {
+	return e.Status < 500 && e.Status != http.StatusUnauthorized && e.Status != http.StatusTooManyRequests
 }
 
 // recordRefusal stores a 4xx answer under the key. If a record appeared

@@ -650,3 +650,26 @@ func TestDeleteWaitsForAPendingTransferIn(t *testing.T) {
 	}
 	balances(t, e.account(p.account.ID), 0, 0)
 }
+
+// TestRefusedSignatureDoesNotTrapTheKey: a retry refused for its stamp is
+// not stored under its Idempotency-Key, so the same key with the right
+// stamp succeeds. Before, the 401 was replayed for the key's whole life.
+func TestRefusedSignatureDoesNotTrapTheKey(t *testing.T) {
+	e := newEnv(t) // production: real stamps only
+	p := e.newPayer("trap@example.com", 0)
+	e.deposit(p.account, 20_000)
+	ext := e.destination(p, "12345")
+	body := transferOutBody(p.account.ID, ext.ID, 6_000)
+	var ch wire.SignedRequestChallenge
+	e.do("POST", "/transfer-out", body, map[string]string{wire.HeaderIdempotencyKey: "K"}).decode(t, &ch)
+	r := e.do("POST", "/transfer-out", body, map[string]string{wire.HeaderIdempotencyKey: "K",
+		wire.HeaderWalletSignature: "not-a-stamp", wire.HeaderRequestID: ch.RequestID})
+	if r.status != http.StatusUnauthorized {
+		t.Fatalf("bad stamp: %d %s", r.status, r.body)
+	}
+	r = e.do("POST", "/transfer-out", body, map[string]string{wire.HeaderIdempotencyKey: "K",
+		wire.HeaderWalletSignature: mustStamp(t, p.key, ch.PayloadToSign), wire.HeaderRequestID: ch.RequestID})
+	if r.status != http.StatusCreated || r.header.Get("Idempotent-Replayed") != "" {
+		t.Fatalf("good stamp after a bad one, same key: %d %s", r.status, r.body)
+	}
+}
