@@ -95,7 +95,9 @@ func decodeJSON(r *http.Request, body []byte, v any, optional bool) error {
 		}
 		return jsonDecodeError(err)
 	}
-	if dec.More() {
+	// Anything after the value, even a stray "}" (which dec.More does
+	// not see), makes it not one JSON object.
+	if len(bytes.TrimSpace(body[dec.InputOffset():])) > 0 {
 		return errorf(http.StatusBadRequest, payments.CodeInvalidRequestFormat, "the body must hold exactly one JSON object")
 	}
 	return nil

@@ -69,3 +69,27 @@ func TestDecodeNamesEveryUnknownField(t *testing.T) {
 		})
 	}
 }
+
+// TestDecodeRefusesTextAfterTheObject: a body is exactly one JSON object;
+// text after it (a stray "}" included, which json.Decoder.More does not
+// report) is refused. Before, `{…}}junk` was accepted and applied.
+func TestDecodeRefusesTextAfterTheObject(t *testing.T) {
+	for _, body := range []string{`{"name":"a"}}junk`, `{"name":"a"}]`, `{"name":"a"} {"name":"b"}`, `{"name":"a"}x`} {
+		r := httptest.NewRequest("POST", "/", strings.NewReader(body))
+		var v struct {
+			Name string `json:"name"`
+		}
+		err := decodeJSON(r, []byte(body), &v, false)
+		if e, ok := err.(*Error); !ok || e.Status != 400 || e.Code != "INVALID_REQUEST_FORMAT" {
+			t.Errorf("%s: %v, want 400 INVALID_REQUEST_FORMAT", body, err)
+		}
+	}
+	for _, body := range []string{`{"name":"a"}`, " {\"name\":\"a\"} \n"} {
+		var v struct {
+			Name string `json:"name"`
+		}
+		if err := decodeJSON(httptest.NewRequest("POST", "/", strings.NewReader(body)), []byte(body), &v, false); err != nil || v.Name != "a" {
+			t.Errorf("%q: %v", body, err)
+		}
+	}
+}

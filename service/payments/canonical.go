@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"time"
 )
 
@@ -23,6 +24,9 @@ func CanonicalBodyHash(body []byte) ([]byte, error) {
 	var v any
 	if err := dec.Decode(&v); err != nil {
 		return nil, err
+	}
+	if dec.InputOffset() != int64(len(trimmed)) {
+		return nil, errors.New("payments: text after the JSON value")
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)

@@ -66,3 +66,16 @@ func TestValidEmail(t *testing.T) {
 		}
 	}
 }
+
+// TestCanonicalBodyHashRefusesTrailingText: the hash is of one JSON value;
+// a body with more after it has none (decoding refuses such a body too).
+func TestCanonicalBodyHashRefusesTrailingText(t *testing.T) {
+	for _, body := range []string{`{"a":1}}`, `{"a":1} {"b":2}`, `{"a":1}x`} {
+		if _, err := CanonicalBodyHash([]byte(body)); err == nil {
+			t.Errorf("%s: hashed", body)
+		}
+	}
+	if _, err := CanonicalBodyHash([]byte(" {\"a\":1} \n")); err != nil {
+		t.Error(err)
+	}
+}
