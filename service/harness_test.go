@@ -43,6 +43,8 @@ func (c *clock) Advance(d time.Duration) {
 type env struct {
 	t     *testing.T
 	cfg   Config // as the service runs with it (defaults filled in)
+	// deposits counts e.deposit's credits, each with its own bank reference.
+	deposits int
 	svc   *Service
 	store store.Store
 	box   *mail.Mailbox

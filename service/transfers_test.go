@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -398,8 +399,10 @@ func testTransferOutNoOverdraft(t *testing.T, opts ...func(*Config)) {
 // deposit records a bank credit to the account by its deposit reference.
 func (e *env) deposit(a wire.InternalAccount, amount int64) wire.Transaction {
 	e.t.Helper()
+	e.deposits++
 	x, err := e.svc.RecordDeposit(context.Background(), payments.DepositRequest{
-		Reference: depositReferenceOf(e.t, a), Amount: &amount, Currency: a.Balance.Currency.Code})
+		Reference: depositReferenceOf(e.t, a), Amount: &amount, Currency: a.Balance.Currency.Code,
+		BankReference: fmt.Sprintf("TEST-%d", e.deposits)})
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -524,11 +527,14 @@ func testRecordDeposit(t *testing.T, opts ...func(*Config)) {
 		req  payments.DepositRequest
 		code string
 	}{
-		{"unknown reference", payments.DepositRequest{Reference: unknown, Amount: &one, Currency: "USD"}, "REFERENCE_NOT_FOUND"},
-		{"wrong currency", payments.DepositRequest{Reference: ref, Amount: &one, Currency: "EUR"}, payments.CodeInvalidInput},
-		{"mistyped reference", payments.DepositRequest{Reference: ref[:8] + "?", Amount: &one, Currency: "USD"}, payments.CodeInvalidInput},
-		{"no amount", payments.DepositRequest{Reference: ref, Currency: "USD"}, payments.CodeInvalidInput},
+		{"unknown reference", payments.DepositRequest{Reference: unknown, Amount: &one, Currency: "USD", BankReference: "B-1"}, "REFERENCE_NOT_FOUND"},
+		{"wrong currency", payments.DepositRequest{Reference: ref, Amount: &one, Currency: "EUR", BankReference: "B-2"}, payments.CodeInvalidInput},
+		{"mistyped reference", payments.DepositRequest{Reference: ref[:8] + "?", Amount: &one, Currency: "USD", BankReference: "B-3"}, payments.CodeInvalidInput},
+		{"no amount", payments.DepositRequest{Reference: ref, Currency: "USD", BankReference: "B-4"}, payments.CodeInvalidInput},
+		{"no bank reference", payments.DepositRequest{Reference: ref, Amount: &one, Currency: "USD"}, payments.CodeInvalidInput},
 		{"same bank credit", payments.DepositRequest{Reference: ref, Amount: &one, Currency: "USD", BankReference: "FED-20261122-0001"}, payments.CodeConflict},
+		// The same credit written another way is still the same credit.
+		{"same bank credit, other spelling", payments.DepositRequest{Reference: ref, Amount: &one, Currency: "USD", BankReference: " fed-20261122-0001 "}, payments.CodeConflict},
 	}
 	for _, c := range refusals {
 		if _, err := e.svc.RecordDeposit(ctx, c.req); codeOf(err) != c.code {
@@ -544,7 +550,7 @@ func testRecordDeposit(t *testing.T, opts ...func(*Config)) {
 	for _, f := range pe.Details["errors"].([]wire.FieldError) {
 		fields = append(fields, f.Field)
 	}
-	if !slices.Equal(fields, []string{"amount", "currency", "reference", "senderName"}) {
+	if !slices.Equal(fields, []string{"amount", "bankReference", "currency", "reference", "senderName"}) {
 		t.Fatalf("fields %v", fields)
 	}
 	balances(t, e.account(w.account.ID), 12_550, 12_550)

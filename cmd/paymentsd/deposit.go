@@ -53,7 +53,7 @@ Flags (the service flags can also be set with the environment variable in bracke
 	})
 	fs.StringVar(&req.Currency, "currency", "", "the currency that arrived, e.g. USD; it must be the account's (required)")
 	fs.StringVar(&req.SenderName, "sender-name", "", "who sent the money, as the bank reports it (optional)")
-	fs.StringVar(&req.BankReference, "bank-reference", "", "the bank's own reference of the credit (optional; one credit is recorded once)")
+	fs.StringVar(&req.BankReference, "bank-reference", "", "the bank's own reference of the credit (required; one credit is recorded once, so running the command again is harmless)")
 	logLevel := fs.String("log-level", "warn", "debug, info, warn or error")
 	var opts serviceconfig.Options
 	opts.Register(fs)

@@ -107,10 +107,11 @@ func TestDepositCommand(t *testing.T) {
 		want []string
 	}{
 		{[]string{"-reference", "00000000Z", "-amount", "1", "-currency", "USD"}, []string{"reference"}},
-		{[]string{"-reference", ref, "-amount", "1", "-currency", "EUR"}, []string{"INVALID_INPUT", "currency", "USD"}},
+		{[]string{"-reference", ref, "-amount", "1", "-currency", "EUR", "-bank-reference", "W-2"}, []string{"INVALID_INPUT", "currency", "USD"}},
+		{[]string{"-reference", ref, "-amount", "1", "-currency", "USD"}, []string{"INVALID_INPUT", "bankReference"}},
 		{[]string{"-reference", ref, "-currency", "USD"}, []string{"amount", "required"}},
 		{[]string{"-reference", ref, "-amount", "1", "-currency", "USD", "-bank-reference", "WIRE-1"}, []string{"CONFLICT", "WIRE-1"}},
-		{[]string{"-reference", ref, "-amount", "1.5", "-currency", "USD"}, []string{"integer"}},
+		{[]string{"-reference", ref, "-amount", "1.5", "-currency", "USD", "-bank-reference", "W-3"}, []string{"integer"}},
 	} {
 		out, err := deposit(c.args...)
 		if err == nil || out != "" {
@@ -125,7 +126,7 @@ func TestDepositCommand(t *testing.T) {
 	// A well-formed reference that names no account.
 	unknown := ""
 	for _, c := range "0123456789ABCDEFGHJKMNPQRSTVWXYZ" {
-		if _, err := deposit("-reference", "ZZZZZZZZ"+string(c), "-amount", "1", "-currency", "USD"); err != nil && strings.Contains(err.Error(), "REFERENCE_NOT_FOUND") {
+		if _, err := deposit("-reference", "ZZZZZZZZ"+string(c), "-amount", "1", "-currency", "USD", "-bank-reference", "W-9"); err != nil && strings.Contains(err.Error(), "REFERENCE_NOT_FOUND") {
 			unknown = "ZZZZZZZZ" + string(c)
 			break
 		}

@@ -180,6 +180,11 @@ type issuedCode struct {
 // undoCredential) takes back what the transaction did, after and outside
 // it, and the answer is mailOTP's 503.
 func (s *Service) deliverOTP(ctx context.Context, got issuedCode, undo func(context.Context)) (wire.AuthMethod, error) {
+	// The code is committed: whether it is sent (or taken back) must not
+	// depend on when the client goes away, or a disconnect would undo a
+	// credential whose e-mail was already on its way.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), mailTimeout)
+	defer cancel()
 	if err := s.mailOTP(ctx, got.cred, got.otp.code); err != nil {
 		undo(ctx)
 		return wire.AuthMethod{}, err
@@ -239,6 +244,9 @@ func (s *Service) issueOTP(ctx context.Context, tx store.Tx, cred *store.Credent
 }
 
 func otpKeyLabel(otpID string) string { return otpID + "/otp-target-key" }
+
+// mailTimeout bounds sending a code and taking it back when sending failed.
+const mailTimeout = 30 * time.Second
 
 // mailOTP sends the code. A failure is 503: the code exists but the person
 // never got it, so they should ask again.

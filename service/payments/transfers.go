@@ -168,7 +168,9 @@ func accountTypeOf(currency string) string {
 // reference, and the note says to ask the operator for the account. A
 // platform account (no customer) is not funded this way: none.
 func (s *Service) fundingInstructions(a *store.InternalAccount) []wire.PaymentInstructions {
-	if a.CustomerID == "" || a.DepositReference == "" {
+	// A closed account takes no deposits (RecordDeposit refuses them), so
+	// it tells nobody how to send one.
+	if a.CustomerID == "" || a.DepositReference == "" || a.Status != "ACTIVE" {
 		return []wire.PaymentInstructions{}
 	}
 	bank, ok := s.cfg.DepositAccounts[a.Currency]
@@ -539,9 +541,10 @@ type DepositRequest struct {
 	// Amount is what arrived, in the smallest unit of Currency.
 	Amount   *int64 `json:"amount"`
 	Currency string `json:"currency"`
-	// SenderName and BankReference are optional: who sent it and the
-	// bank's own reference of the credit. A bank reference is unique per
-	// account: recording the same credit twice is refused.
+	// BankReference is the bank's own reference of the credit, required:
+	// it is unique per account (compared without case and spaces), so
+	// recording one credit twice — an operator running the command again
+	// after a timeout — is refused. SenderName is optional.
 	SenderName    string `json:"senderName"`
 	BankReference string `json:"bankReference"`
 }
@@ -572,7 +575,11 @@ func (s *Service) RecordDeposit(ctx context.Context, req DepositRequest) (wire.T
 	if utf8.RuneCountInString(req.SenderName) > 255 || !plainText(req.SenderName) {
 		fe.add("senderName", "must be at most 255 characters of text without control characters")
 	}
-	if len(req.BankReference) > 64 || !plainText(req.BankReference) {
+	req.BankReference = strings.ToUpper(strings.Join(strings.Fields(req.BankReference), ""))
+	switch {
+	case req.BankReference == "":
+		fe.add("bankReference", "required: the bank's own reference of the credit, so that one credit is recorded once")
+	case len(req.BankReference) > 64 || !plainText(req.BankReference):
 		fe.add("bankReference", "must be at most 64 characters of text without control characters")
 	}
 	if e := fe.err(); e != nil {
