@@ -578,6 +578,10 @@ func (s *Service) RecordDeposit(ctx context.Context, req DepositRequest) (wire.T
 	if e := fe.err(); e != nil {
 		return wire.Transaction{}, e
 	}
+	// A just-in-time funded quote's reference executes the quote (realtime.go).
+	if out, found, err := s.recordQuoteDeposit(ctx, ref, req); found {
+		return out, err
+	}
 	// Read the account first to take its turn (the credit updates its row).
 	var accountID string
 	_ = s.store.Tx(ctx, func(tx store.Tx) error {
