@@ -553,6 +553,13 @@ type DepositRequest struct {
 // deposit`) for each credit on the receiving bank account. An unknown
 // reference is 404 REFERENCE_NOT_FOUND; a currency other than the
 // account's, a bad amount or a repeated bank reference are refused.
+//
+// A reference of a just-in-time funded quote (source REALTIME_FUNDING,
+// realtime.go) instead executes that quote and answers its transaction,
+// now PROCESSING: the payment must be exactly the quote's
+// totalSendingAmount in its sending currency and arrive while the quote is
+// PENDING, else it is refused and the operator returns the money to its
+// sender (senderName and bankReference are not recorded for it).
 func (s *Service) RecordDeposit(ctx context.Context, req DepositRequest) (wire.Transaction, error) {
 	var fe fieldErrors
 	ref, refOK := store.ParseDepositReference(req.Reference)
