@@ -376,3 +376,22 @@ func TestRealtimeProductionDeposit(t *testing.T) {
 }
 
 func errorsAs(err error, target **payments.Error) bool { return errors.As(err, target) }
+
+// TestRealtimeRefusedToAgents: an agent pays only from an account of its
+// allow-list, so a REALTIME_FUNDING source is refused by name and nothing
+// is stored.
+func TestRealtimeRefusedToAgents(t *testing.T) {
+	e := newEnv(t, sandbox)
+	p := e.newPayer("rt-agent@example.com", 0)
+	dest := e.destination(p, "12345")
+	_, token := e.connectAgent(p.customer.ID, policy("CREATE_QUOTES", "VIEW_TRANSACTIONS"))
+	r := e.do("POST", "/agents/me/quotes", realtimeBody(p, "USD", dest.ID, "SENDING", 1_000), bearer(token))
+	if got := fieldsOf(t, r); !slices.Equal(got, []string{"source.sourceType"}) {
+		t.Fatalf("fields %v: %s", got, r.body)
+	}
+	var list wire.List[wire.Transaction]
+	e.do("GET", "/transactions?customerId="+p.customer.ID, nil, nil).decode(t, &list)
+	if len(list.Data) != 0 {
+		t.Fatalf("stored %+v", list.Data)
+	}
+}
