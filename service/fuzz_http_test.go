@@ -191,6 +191,11 @@ func FuzzServiceRequest(f *testing.F) {
 		{"DELETE", "/platform/external-accounts/" + pea.ID, nil},
 		{"GET", "/receiver/external-account/" + ea.ID + "?customerId=" + cust.ID, nil},
 		{"POST", "/quotes", js(lookupQuote)},
+		{"POST", "/quotes", js(map[string]any{"source": map[string]any{"sourceType": "REALTIME_FUNDING", "customerId": cust.ID, "currency": "USD"},
+			"destination": map[string]any{"destinationType": "ACCOUNT", "accountId": ea.ID}, "lockedCurrencySide": "RECEIVING", "lockedCurrencyAmount": 500})},
+		{"POST", "/quotes", []byte(`{"source":{"sourceType":"REALTIME_FUNDING","currency":"usd","accountId":"x"},"immediatelyExecute":true}`)},
+		{"POST", "/sandbox/send", []byte(`{"quoteId":"Quote:0199a3c4-0000-7000-8000-000000000001","currencyCode":"USD","currencyAmount":100}`)},
+		{"POST", "/sandbox/send", []byte(`{"quoteId":"","currencyCode":"u","currencyAmount":-1}`)},
 		{"DELETE", "/customers/" + cust.ID, nil}, // last: it closes the wallet the seeds above use
 		{"GET", "/no/such/path", nil},
 		{"PUT", "/customers", []byte(`{}`)},

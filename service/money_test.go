@@ -430,7 +430,7 @@ func TestQuoteValidation(t *testing.T) {
 	e.verify()
 
 	r := e.do("POST", "/quotes", map[string]any{
-		"source":               map[string]any{"sourceType": "REALTIME_FUNDING", "accountId": "x"},
+		"source":               map[string]any{"sourceType": "CARD", "accountId": "x"},
 		"destination":          map[string]any{"destinationType": "ACCOUNT", "accountId": "y", "paymentRail": "TELEGRAPH"},
 		"lockedCurrencySide":   "BOTH",
 		"lockedCurrencyAmount": 0,
@@ -455,11 +455,12 @@ func TestQuoteValidation(t *testing.T) {
 			b["source"].(map[string]any)["accountId"] = "InternalAccount:00000000-0000-7000-8000-000000000000"
 		}, "source.accountId"},
 		{"unknown member", func(b map[string]any) { b["tip"] = 5 }, "tip"},
-		// The reference's other source and destination kinds, as its own
-		// examples send them, are refused by their kind alone.
-		{"realtime funding source", func(b map[string]any) {
-			b["source"] = map[string]any{"sourceType": "REALTIME_FUNDING", "customerId": p.customer.ID, "currency": "USDC"}
-		}, "source.sourceType"},
+		// A realtime funding source is offered (realtime_test.go); an
+		// account on it is refused. The reference's UMA destination, as
+		// its own examples send it, is refused by its kind alone.
+		{"realtime funding source with an account", func(b map[string]any) {
+			b["source"] = map[string]any{"sourceType": "REALTIME_FUNDING", "customerId": p.customer.ID, "currency": "USD", "accountId": p.account.ID}
+		}, "source.accountId"},
 		{"UMA destination", func(b map[string]any) {
 			b["destination"] = map[string]any{"destinationType": "UMA_ADDRESS", "umaAddress": "$user@domain.example"}
 		}, "destination.destinationType"},

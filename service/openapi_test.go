@@ -486,6 +486,10 @@ func TestEveryDocumentedOperation(t *testing.T) {
 	ok("GET", "/transactions/"+q.TransactionID, nil, nil, http.StatusOK)
 	ok("POST", "/transactions/"+q.TransactionID+"/confirm", nil, nil, http.StatusOK)
 
+	// A payment funded just in time: quoted, then its funds arrive.
+	rt := e.quote(realtimeBody(p, "USD", dest.ID, "SENDING", 3_000))
+	ok("POST", "/sandbox/send", map[string]any{"quoteId": rt.ID, "currencyCode": "USD"}, map[string]string{wire.HeaderIdempotencyKey: "every-op-send"}, http.StatusOK)
+
 	// Same-currency transfers: in from the recipient's bank account, out
 	// of the wallet with its signature.
 	ok("POST", "/transfer-in", transferInBody(dest.ID, p.account.ID, 2_000), map[string]string{wire.HeaderIdempotencyKey: "every-op-in"}, http.StatusCreated)

@@ -15,6 +15,7 @@ func (s *Service) quoteRoutes() []route {
 		{"GET", "/quotes/{quoteId}", s.getQuote, authPlatform},
 		{"POST", "/quotes/{quoteId}/execute", s.executeQuote, authPlatform},
 		{"POST", "/sandbox/internal-accounts/{accountId}/fund", s.fundSandbox, authSandbox},
+		{"POST", "/sandbox/send", s.sandboxSend, authSandbox},
 	}
 }
 
@@ -59,5 +60,18 @@ func (s *Service) fundSandbox(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("accountId")
 	return s.idempotent(w, r, "sandbox.fund "+id, body, http.StatusOK, func(ctx context.Context) (any, error) {
 		return s.ops.FundSandbox(ctx, id, req)
+	})
+}
+
+// sandboxSend simulates the payment of a REALTIME_FUNDING quote's
+// paymentInstructions and answers the quote's transaction.
+func (s *Service) sandboxSend(w http.ResponseWriter, r *http.Request) error {
+	var req payments.SandboxSendRequest
+	body, err := decodeBody(r, &req, false)
+	if err != nil {
+		return err
+	}
+	return s.idempotent(w, r, "sandbox.send", body, http.StatusOK, func(ctx context.Context) (any, error) {
+		return s.ops.SandboxSend(ctx, req)
 	})
 }

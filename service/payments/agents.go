@@ -832,6 +832,9 @@ func (s *Service) AgentCreateQuote(ctx context.Context, agent *store.Agent, req 
 	if req.ImmediatelyExecute {
 		fe.add("immediatelyExecute", "is not offered to agents: execute the quote with POST /agents/me/quotes/{quoteId}/execute")
 	}
+	if req.Source != nil && req.Source.SourceType == "REALTIME_FUNDING" {
+		fe.add("source.sourceType", "REALTIME_FUNDING is not offered to agents: an agent pays from an internal account of its allow-list (ACCOUNT)")
+	}
 	if req.Source != nil && req.Source.CustomerID != "" && req.Source.CustomerID != agent.CustomerID {
 		fe.add("source.customerId", "must be omitted or be the agent's customer")
 	}

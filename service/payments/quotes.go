@@ -69,11 +69,9 @@ func (q *QuoteRequest) check() fieldErrors {
 			fe.add("source.sourceType", "required")
 		case "ACCOUNT":
 		case "REALTIME_FUNDING":
-			// Named once: its own members (customerId, currency) are
-			// then not also reported as an ACCOUNT source's mistakes.
-			fe.add("source.sourceType", "REALTIME_FUNDING is not offered by this service; pay from an internal account (ACCOUNT)")
+			q.checkRealtime(&fe)
 		default:
-			fe.addConstraint("source.sourceType", "must be ACCOUNT", wire.FieldConstraint{Enum: []string{"ACCOUNT"}})
+			fe.addConstraint("source.sourceType", "must be ACCOUNT or REALTIME_FUNDING", wire.FieldConstraint{Enum: []string{"ACCOUNT", "REALTIME_FUNDING"}})
 		}
 		if q.Source.SourceType == "ACCOUNT" || q.Source.SourceType == "" {
 			if !ids.Valid("InternalAccount", q.Source.AccountID) {
@@ -176,8 +174,19 @@ func (s *Service) CreateQuote(ctx context.Context, req QuoteRequest) (wire.Quote
 // and its PENDING transaction.
 func (s *Service) priceQuote(ctx context.Context, tx store.Tx, req *QuoteRequest) (*store.Quote, *store.Transaction, error) {
 	var fe fieldErrors
-	src, err := tx.GetInternalAccount(ctx, req.Source.AccountID)
+	realtime := req.Source.SourceType == "REALTIME_FUNDING"
+	var src *store.InternalAccount
+	var err error
+	if realtime {
+		src, err = s.realtimePayer(ctx, tx, req, &fe)
+	} else {
+		src, err = tx.GetInternalAccount(ctx, req.Source.AccountID)
+	}
 	switch {
+	case realtime:
+		if err != nil {
+			return nil, nil, err
+		}
 	case errors.Is(err, store.ErrNotFound):
 		fe.add("source.accountId", "no internal account with this id")
 	case err != nil:
@@ -189,7 +198,7 @@ func (s *Service) priceQuote(ctx context.Context, tx store.Tx, req *QuoteRequest
 	case req.Source.CustomerID != "" && req.Source.CustomerID != src.CustomerID:
 		fe.add("source.customerId", "is not the customer of source.accountId")
 	}
-	if src != nil && src.Type == "EMBEDDED_WALLET" && req.ImmediatelyExecute {
+	if !realtime && src != nil && src.Type == "EMBEDDED_WALLET" && req.ImmediatelyExecute {
 		fe.add("immediatelyExecute", "is not supported when the source is an EMBEDDED_WALLET account: the wallet must sign the quote")
 	}
 	dst, err := quoteDestination(ctx, tx, src, req.Destination.AccountID, &fe)
@@ -220,7 +229,11 @@ func (s *Service) priceQuote(ctx context.Context, tx store.Tx, req *QuoteRequest
 			return nil, nil, err
 		}
 	}
-	priced, err := s.rates.Quote(rates.Request{Sending: src.Currency, Receiving: dst.Currency, Rail: rail,
+	sending := src.Currency
+	if realtime {
+		sending = req.Source.Currency
+	}
+	priced, err := s.rates.Quote(rates.Request{Sending: sending, Receiving: dst.Currency, Rail: rail,
 		Side: rates.Side(req.LockedCurrencySide), Amount: *req.LockedCurrencyAmount})
 	if err != nil {
 		return nil, nil, amountProblem(err, req.LockedCurrencySide)
@@ -247,7 +260,12 @@ func (s *Service) priceQuote(ctx context.Context, tx store.Tx, req *QuoteRequest
 		FeesIncluded: priced.FeesIncluded, ExchangeRate: priced.ExchangeRate, RateDetails: details,
 		Description: req.Description, CreatedAt: now, ExpiresAt: now.Add(ttl),
 	}
-	if src.Type == "EMBEDDED_WALLET" {
+	switch {
+	case realtime:
+		if q.FundingReference, err = newFundingReference(ctx, tx); err != nil {
+			return nil, nil, err
+		}
+	case src.Type == "EMBEDDED_WALLET":
 		if q.Payload, err = s.quotePayload(q); err != nil {
 			return nil, nil, err
 		}
@@ -267,6 +285,11 @@ func (s *Service) priceQuote(ctx context.Context, tx store.Tx, req *QuoteRequest
 		Counterparty: s.counterpartyInfo(info),
 		// The worker expires the quote's transaction once expiresAt passes.
 		NextStepAt: q.ExpiresAt, CreatedAt: now, UpdatedAt: now,
+	}
+	if realtime {
+		// Nothing is taken from an internal account: the money arrives
+		// from outside (fundQuote).
+		x.SourceAccountID = ""
 	}
 	return q, x, nil
 }
@@ -484,6 +507,10 @@ func (s *Service) quoteJSON(q *store.Quote, x *store.Transaction) wire.Quote {
 		TransactionID:        q.TransactionID,
 		Description:          q.Description,
 	}
+	if q.FundingReference != "" {
+		out.Source = wire.QuoteSource{SourceType: "REALTIME_FUNDING", CustomerID: q.CustomerID, Currency: q.SendingCurrency}
+		out.PaymentInstructions = s.realtimeInstructions(q)
+	}
 	if q.Payload != "" {
 		out.PaymentInstructions = []wire.PaymentInstructions{{
 			InstructionsNotes: "Stamp payloadToSign with an active session key of the wallet and send the stamp as " +
@@ -546,6 +573,9 @@ func (s *Service) ExecuteQuote(ctx context.Context, id, signature string) (wire.
 		q, x, err := loadQuote(ctx, tx, id)
 		if err != nil {
 			return wire.Quote{}, err
+		}
+		if q.FundingReference != "" {
+			return wire.Quote{}, invalidField("quoteId", "is funded just in time (source REALTIME_FUNDING): it executes when the payment described by its paymentInstructions arrives, not with /execute")
 		}
 		now := s.now()
 		if st := quoteStatus(q, x, now); st != "PENDING" {

@@ -146,6 +146,12 @@ func (s *Service) settleOne(ctx context.Context, id, wallet string) (bool, error
 		default:
 			// Nothing is due in this state; clear the stray mark.
 		}
+		if x.QuoteID != "" && x.SourceAccountID == "" {
+			// A just-in-time funded quote's payment (realtime.go): the
+			// money came in from outside, no internal balance moves; a
+			// failed or returned payout is returned by the operator.
+			money = nil
+		}
 		won, err := tx.AdvanceTransaction(ctx, &next, x.Status)
 		if err != nil || !won {
 			return err

@@ -57,6 +57,11 @@ func (s *Service) transactionJSON(x *store.Transaction) wire.Transaction {
 		out.Source = &wire.TransactionEndpoint{SourceType: "ACCOUNT", AccountID: x.SourceAccountID, Currency: x.SendingCurrency}
 		out.SentAmount = &wire.CurrencyAmount{Amount: x.SentAmount, Currency: s.currencyJSON(x.SendingCurrency)}
 	}
+	if x.SourceAccountID == "" && x.QuoteID != "" {
+		// A just-in-time funded quote's payment (realtime.go).
+		out.Source = &wire.TransactionEndpoint{SourceType: "REALTIME_FUNDING", Currency: x.SendingCurrency}
+		out.SentAmount = &wire.CurrencyAmount{Amount: x.SentAmount, Currency: s.currencyJSON(x.SendingCurrency)}
+	}
 	if x.Type == "OUTGOING" {
 		out.Fees = new(x.Fees)
 	}

@@ -556,6 +556,13 @@ type DepositRequest struct {
 // deposit`) for each credit on the receiving bank account. An unknown
 // reference is 404 REFERENCE_NOT_FOUND; a currency other than the
 // account's, a bad amount or a repeated bank reference are refused.
+//
+// A reference of a just-in-time funded quote (source REALTIME_FUNDING,
+// realtime.go) instead executes that quote and answers its transaction,
+// now PROCESSING: the payment must be exactly the quote's
+// totalSendingAmount in its sending currency and arrive while the quote is
+// PENDING, else it is refused and the operator returns the money to its
+// sender (senderName and bankReference are not recorded for it).
 func (s *Service) RecordDeposit(ctx context.Context, req DepositRequest) (wire.Transaction, error) {
 	var fe fieldErrors
 	ref, refOK := store.ParseDepositReference(req.Reference)
@@ -584,6 +591,10 @@ func (s *Service) RecordDeposit(ctx context.Context, req DepositRequest) (wire.T
 	}
 	if e := fe.err(); e != nil {
 		return wire.Transaction{}, e
+	}
+	// A just-in-time funded quote's reference executes the quote (realtime.go).
+	if out, found, err := s.recordQuoteDeposit(ctx, ref, req); found {
+		return out, err
 	}
 	// Read the account first to take its turn (the credit updates its row).
 	var accountID string

@@ -60,6 +60,9 @@ type MoneyTx interface {
 	// InternalAccountByDepositReference finds the account whose
 	// DepositReference is reference (exactly; see ParseDepositReference).
 	InternalAccountByDepositReference(ctx context.Context, reference string) (*InternalAccount, error)
+	// QuoteByFundingReference finds the quote whose FundingReference is
+	// reference (exactly).
+	QuoteByFundingReference(ctx context.Context, reference string) (*Quote, error)
 
 	// GetIdempotencyRecord finds the stored answer for (scope, key).
 	GetIdempotencyRecord(ctx context.Context, scope, key string) (*IdempotencyRecord, error)
@@ -95,6 +98,13 @@ type Quote struct {
 	Description string
 	CreatedAt   time.Time
 	ExpiresAt   time.Time
+	// FundingReference is set on a just-in-time funded quote (source
+	// REALTIME_FUNDING): the deposit reference (NewDepositReference) that
+	// the incoming payment funding it quotes. Unique among quotes; empty
+	// for a quote paid from an internal account. Such a quote's
+	// SourceAccountID is an internal account of its customer that the
+	// row needs, from which nothing is taken.
+	FundingReference string
 }
 
 // Transaction is one payment: outgoing (from a quote) or incoming (a

@@ -342,7 +342,7 @@ type QuoteRequest struct {
 // QuoteSource is where a quote's money comes from.
 type QuoteSource struct {
 	SourceType string `json:"sourceType"`
-	AccountID  string `json:"accountId"`
+	AccountID  string `json:"accountId,omitempty"` // empty for REALTIME_FUNDING
 	CustomerID string `json:"customerId,omitempty"`
 	Currency   string `json:"currency,omitempty"`
 }
@@ -394,7 +394,7 @@ type Quote struct {
 type TransactionEndpoint struct {
 	SourceType      string `json:"sourceType,omitempty"`
 	DestinationType string `json:"destinationType,omitempty"`
-	AccountID       string `json:"accountId"`
+	AccountID       string `json:"accountId,omitempty"` // empty for a REALTIME_FUNDING source
 	Currency        string `json:"currency"`
 }
 

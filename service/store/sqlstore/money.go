@@ -65,7 +65,7 @@ func (t *tx) moveHeld(ctx context.Context, verb, accountID string, amount int64,
 
 const quoteCols = `id, transaction_id, customer_id, source_account_id, destination_account_id, payment_rail,
 	locked_side, locked_amount, sending_currency, receiving_currency, total_sending_amount, total_receiving_amount,
-	fees_included, exchange_rate, rate_details, payload, description, created_at, expires_at`
+	fees_included, exchange_rate, rate_details, payload, description, created_at, expires_at, funding_reference`
 
 func scanQuote(s scanner) (store.Quote, error) {
 	var q store.Quote
@@ -73,18 +73,26 @@ func scanQuote(s scanner) (store.Quote, error) {
 	err := s.Scan(&q.ID, &q.TransactionID, &q.CustomerID, &q.SourceAccountID, &q.DestinationAccountID, &q.PaymentRail,
 		&q.LockedSide, &q.LockedAmount, &q.SendingCurrency, &q.ReceivingCurrency, &q.TotalSendingAmount,
 		&q.TotalReceivingAmount, &q.FeesIncluded, &q.ExchangeRate, bytesCol{&q.RateDetails}, bytesCol{&payload},
-		&q.Description, timeCol{&q.CreatedAt}, timeCol{&q.ExpiresAt})
+		&q.Description, timeCol{&q.CreatedAt}, timeCol{&q.ExpiresAt}, optStringCol{&q.FundingReference})
 	q.Payload = string(payload)
 	return q, err
 }
 
 func (t *tx) CreateQuote(ctx context.Context, q *store.Quote) error {
 	return t.insert(ctx, fmt.Sprintf("create quote %q", q.ID),
-		`INSERT INTO quotes (`+quoteCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		`INSERT INTO quotes (`+quoteCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		q.ID, q.TransactionID, q.CustomerID, q.SourceAccountID, q.DestinationAccountID, q.PaymentRail,
 		q.LockedSide, q.LockedAmount, q.SendingCurrency, q.ReceivingCurrency, q.TotalSendingAmount,
 		q.TotalReceivingAmount, q.FeesIncluded, q.ExchangeRate, blob(q.RateDetails), blob([]byte(q.Payload)),
-		q.Description, t.d.timeArg(q.CreatedAt), t.d.timeArg(q.ExpiresAt))
+		q.Description, t.d.timeArg(q.CreatedAt), t.d.timeArg(q.ExpiresAt), optString(q.FundingReference))
+}
+
+func (t *tx) QuoteByFundingReference(ctx context.Context, reference string) (*store.Quote, error) {
+	q, err := scanQuote(t.queryRow(ctx, `SELECT `+quoteCols+` FROM quotes WHERE funding_reference = ?`, reference))
+	if err != nil {
+		return nil, t.fail(fmt.Sprintf("quote with funding reference %q", reference), err)
+	}
+	return &q, nil
 }
 
 func (t *tx) GetQuote(ctx context.Context, id string) (*store.Quote, error) {

@@ -113,6 +113,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"MoneyDuplicateID", testMoneyDuplicateID},
 		{"DepositReferences", testDepositReferences},
 		{"IncomingReferenceUnique", testIncomingReferenceUnique},
+		{"QuoteFundingReference", testQuoteFundingReference},
 		// store.WebhookTx (webhooks.go)
 		{"WebhookEventRoundTrip", testWebhookEventRoundTrip},
 		{"WebhookRollback", testWebhookRollback},
