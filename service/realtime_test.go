@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -282,7 +283,8 @@ func testRealtimeDoubleSend(t *testing.T, opts ...func(*Config)) {
 				return
 			}
 			amount := int64(1_000)
-			_, err := e.svc.RecordDeposit(context.Background(), payments.DepositRequest{Reference: ref, Amount: &amount, Currency: "USD"})
+			_, err := e.svc.RecordDeposit(context.Background(), payments.DepositRequest{Reference: ref, Amount: &amount, Currency: "USD",
+				BankReference: fmt.Sprintf("RT-%d", i)})
 			switch code := codeOf(err); {
 			case err == nil:
 				statuses[i] = http.StatusOK
@@ -335,8 +337,11 @@ func TestRealtimeProductionDeposit(t *testing.T) {
 		t.Fatalf("sandbox send in production: %d", r.status)
 	}
 	ctx := context.Background()
+	credits := 0
 	deposit := func(reference string, amount int64, currency string) (wire.Transaction, error) {
-		return e.svc.RecordDeposit(ctx, payments.DepositRequest{Reference: reference, Amount: &amount, Currency: currency, SenderName: "Ana"})
+		credits++
+		return e.svc.RecordDeposit(ctx, payments.DepositRequest{Reference: reference, Amount: &amount, Currency: currency, SenderName: "Ana",
+			BankReference: fmt.Sprintf("CREDIT-%d", credits)})
 	}
 	for _, c := range []struct {
 		amount   int64
