@@ -533,6 +533,17 @@ func TestEveryDocumentedOperation(t *testing.T) {
 	// The platform cancels the agent's transfer-in before it settles.
 	ok("POST", "/transactions/"+agentIn.Transaction.ID+"/cancel", map[string]any{"reason": "REQUESTED_AFTER_HOURS"}, nil, http.StatusOK)
 
+	// Incoming UMA payments: one approved, one rejected.
+	umaBody := func() map[string]any {
+		return map[string]any{"senderUmaAddress": "$success.usd@sandbox.uma.money", "customerId": p.customer.ID,
+			"receivingCurrencyCode": "USD", "receivingCurrencyAmount": 1_000}
+	}
+	var umaIn, umaOther wire.Transaction
+	ok("POST", "/sandbox/uma/receive", umaBody(), nil, http.StatusOK).decode(t, &umaIn)
+	ok("POST", "/transactions/"+umaIn.ID+"/approve", map[string]any{"receiverCustomerInfo": map[string]any{"NATIONALITY": "US"}}, nil, http.StatusOK)
+	ok("POST", "/sandbox/uma/receive", umaBody(), nil, http.StatusOK).decode(t, &umaOther)
+	ok("POST", "/transactions/"+umaOther.ID+"/reject", map[string]any{"reason": "RESTRICTED_JURISDICTION"}, nil, http.StatusOK)
+
 	// Webhooks: the test event, the deliveries, a replay.
 	ok("POST", "/sandbox/webhooks/test", nil, nil, http.StatusOK)
 	e.deliver()

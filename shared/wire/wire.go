@@ -394,8 +394,9 @@ type Quote struct {
 type TransactionEndpoint struct {
 	SourceType      string `json:"sourceType,omitempty"`
 	DestinationType string `json:"destinationType,omitempty"`
-	AccountID       string `json:"accountId"`
+	AccountID       string `json:"accountId,omitempty"`
 	Currency        string `json:"currency"`
+	UmaAddress      string `json:"umaAddress,omitempty"` // a source of type UMA_ADDRESS
 }
 
 // ReconciliationInstructions let a platform match a transaction with its
