@@ -1,0 +1,174 @@
+package service
+
+import (
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"paywallet/shared/wire"
+)
+
+func umaReceive(customerID, sender string, amount int64) map[string]any {
+	return map[string]any{"senderUmaAddress": sender, "customerId": customerID, "receivingCurrencyCode": "USD", "receivingCurrencyAmount": amount}
+}
+
+func (e *env) umaIn(body map[string]any) wire.Transaction {
+	e.t.Helper()
+	r := e.do("POST", "/sandbox/uma/receive", body, nil)
+	e.mustStatus(r, http.StatusOK)
+	var x wire.Transaction
+	r.decode(e.t, &x)
+	return x
+}
+
+func TestSandboxUmaReceiveRefusals(t *testing.T) {
+	e := newEnv(t, sandbox)
+	p := e.newPayer("uma-bad@example.com", 0)
+	for _, tc := range []struct {
+		name   string
+		body   map[string]any
+		status int
+		code   string
+		fields []string
+	}{
+		{"empty", map[string]any{}, 400, "INVALID_INPUT", []string{"senderUmaAddress", "receiverUmaAddress", "customerId", "receivingCurrencyCode", "receivingCurrencyAmount"}},
+		{"malformed", map[string]any{"senderUmaAddress": "bob", "receiverUmaAddress": "x", "customerId": "Customer:nope",
+			"receivingCurrencyCode": "ZZZ", "receivingCurrencyAmount": 0}, 400, "INVALID_INPUT",
+			[]string{"senderUmaAddress", "receiverUmaAddress", "customerId", "receivingCurrencyCode", "receivingCurrencyAmount"}},
+		{"unknown sender", umaReceive(p.customer.ID, "$alice@example.com", 5), 404, "UMA_NOT_FOUND", nil},
+		{"unknown receiver", map[string]any{"senderUmaAddress": "$success.usd@sandbox.uma.money", "receiverUmaAddress": "$nobody@example.com",
+			"receivingCurrencyCode": "USD", "receivingCurrencyAmount": 5}, 404, "UMA_NOT_FOUND", nil},
+		{"unknown customer", umaReceive("Customer:0190a1b2-c3d4-7e5f-8a6b-7c8d9e0f1a2b", "$success.usd@sandbox.uma.money", 5), 404, "USER_NOT_FOUND", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := e.do("POST", "/sandbox/uma/receive", tc.body, nil)
+			e.mustStatus(r, tc.status)
+			if got := r.errorBody(t).Code; got != tc.code {
+				t.Fatalf("code %s, want %s", got, tc.code)
+			}
+			for _, f := range tc.fields {
+				if !strings.Contains(string(r.body), `"`+f+`"`) {
+					t.Errorf("%s not named: %s", f, r.body)
+				}
+			}
+		})
+	}
+	prod := newEnv(t)
+	r := prod.do("POST", "/sandbox/uma/receive", umaReceive(p.customer.ID, "$success.usd@sandbox.uma.money", 5), nil)
+	prod.mustStatus(r, http.StatusForbidden)
+}
+
+func TestSandboxUmaReceiveOutcomesAndApproval(t *testing.T) {
+	e := newEnv(t, sandbox)
+	p := e.newPayer("uma-in@example.com", 0)
+	before := e.account(p.account.ID).Balance.Amount
+
+	// $success: PENDING, then approved and credited.
+	x := e.umaIn(umaReceive(p.customer.ID, "$success.usd@sandbox.uma.money", 1_500))
+	if x.Status != "PENDING" || x.Type != "INCOMING" || x.Direction != "CREDIT" || x.Source == nil || x.Source.UmaAddress != "$success.usd@sandbox.uma.money" {
+		t.Fatalf("received %+v", x)
+	}
+	if got := e.account(p.account.ID).Balance.Amount; got != before {
+		t.Fatalf("credited before approval: %d", got)
+	}
+	r := e.do("POST", "/transactions/"+x.ID+"/approve", nil, nil)
+	e.mustStatus(r, http.StatusOK)
+	if got := e.transaction(x.ID); got.Status != "COMPLETED" || got.SettledAt == "" {
+		t.Fatalf("approved: %+v", got)
+	}
+	if got := e.account(p.account.ID).Balance.Amount; got != before+1_500 {
+		t.Fatalf("balance %d, want %d", got, before+1_500)
+	}
+	// A second decision is refused.
+	for _, op := range []string{"approve", "reject"} {
+		r := e.do("POST", "/transactions/"+x.ID+"/"+op, nil, nil)
+		e.mustStatus(r, http.StatusConflict)
+		if r.errorBody(t).Code != "TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL" {
+			t.Fatalf("%s twice: %s", op, r.body)
+		}
+	}
+
+	// $fail.compliance: FAILED at once.
+	f := e.umaIn(umaReceive(p.customer.ID, "$fail.compliance.usd@sandbox.uma.money", 700))
+	if f.Status != "FAILED" || f.FailureReason != "COMPLIANCE_REJECTED" {
+		t.Fatalf("compliance: %+v", f)
+	}
+	e.mustStatus(e.do("POST", "/transactions/"+f.ID+"/approve", nil, nil), http.StatusConflict)
+
+	// Rejected: REJECTED, nothing credited; a long reason is refused.
+	rj := e.umaIn(umaReceive(p.customer.ID, "$success.usd@sandbox.uma.money", 900))
+	e.mustStatus(e.do("POST", "/transactions/"+rj.ID+"/reject", map[string]any{"reason": strings.Repeat("x", 256)}, nil), http.StatusBadRequest)
+	e.mustStatus(e.do("POST", "/transactions/"+rj.ID+"/reject", map[string]any{"reason": "NO"}, nil), http.StatusOK)
+	if got := e.transaction(rj.ID); got.Status != "REJECTED" {
+		t.Fatalf("rejected: %+v", got)
+	}
+
+	// $pending.long: approved, PROCESSING, completed by the worker later.
+	l := e.umaIn(umaReceive(p.customer.ID, "$pending.long.usd@sandbox.uma.money", 300))
+	e.mustStatus(e.do("POST", "/transactions/"+l.ID+"/approve", nil, nil), http.StatusOK)
+	if got := e.transaction(l.ID); got.Status != "PROCESSING" {
+		t.Fatalf("long: %+v", got)
+	}
+	e.clock.Advance(e.cfg.LongPaymentDelay)
+	e.settle()
+	if got := e.transaction(l.ID); got.Status != "COMPLETED" {
+		t.Fatalf("long settled: %+v", got)
+	}
+
+	// Undecided: timed out by the worker, then not approvable.
+	u := e.umaIn(umaReceive(p.customer.ID, "$success.usd@sandbox.uma.money", 100))
+	e.clock.Advance(e.cfg.IncomingApprovalWindow)
+	e.mustStatus(e.do("POST", "/transactions/"+u.ID+"/approve", nil, nil), http.StatusConflict)
+	e.settle()
+	if got := e.transaction(u.ID); got.Status != "FAILED" || got.FailureReason != "PAYMENT_APPROVAL_TIMED_OUT" {
+		t.Fatalf("timed out: %+v", got)
+	}
+	if got := e.account(p.account.ID).Balance.Amount; got != before+1_500+300 {
+		t.Fatalf("balance %d, want %d", got, before+1_800)
+	}
+	// Not an UMA payment: 409; unknown: 404.
+	e.mustStatus(e.do("POST", "/transactions/Transaction:0190a1b2-c3d4-7e5f-8a6b-7c8d9e0f1a2b/approve", nil, nil), http.StatusNotFound)
+}
+
+func TestApproveRejectRace(t *testing.T) {
+	e := newEnv(t, sandbox)
+	p := e.newPayer("uma-race@example.com", 0)
+	before := e.account(p.account.ID).Balance.Amount
+	x := e.umaIn(umaReceive(p.customer.ID, "$success.usd@sandbox.uma.money", 1_000))
+	var wg sync.WaitGroup
+	statuses := make([]int, 8)
+	for i := range statuses {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			op := "approve"
+			if i%2 == 1 {
+				op = "reject"
+			}
+			statuses[i] = e.do("POST", "/transactions/"+x.ID+"/"+op, nil, nil).status
+		}()
+	}
+	wg.Wait()
+	won := 0
+	for _, s := range statuses {
+		switch s {
+		case http.StatusOK:
+			won++
+		case http.StatusConflict:
+		default:
+			t.Fatalf("status %d", s)
+		}
+	}
+	if won != 1 {
+		t.Fatalf("%d decisions won, want 1: %v", won, statuses)
+	}
+	got := e.transaction(x.ID)
+	want := before
+	if got.Status == "COMPLETED" {
+		want += 1_000
+	}
+	if b := e.account(p.account.ID).Balance.Amount; b != want {
+		t.Fatalf("balance %d, want %d (%s)", b, want, got.Status)
+	}
+}
