@@ -13,6 +13,7 @@ func (s *Service) incomingRoutes() []route {
 		{"POST", "/sandbox/uma/receive", s.sandboxUmaReceive, authSandbox},
 		{"POST", "/transactions/{transactionId}/approve", s.approvePayment, authPlatform},
 		{"POST", "/transactions/{transactionId}/reject", s.rejectPayment, authPlatform},
+		{"GET", "/receiver/uma/{receiverUmaAddress}", s.lookupUma, authPlatform},
 	}
 }
 
@@ -44,5 +45,13 @@ func (s *Service) rejectPayment(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	out, err := s.ops.RejectPayment(r.Context(), r.PathValue("transactionId"), req)
+	return reply(w, http.StatusOK, out, err)
+}
+
+// lookupUma serves GET /receiver/uma/{receiverUmaAddress}?customerId=…&senderUmaAddress=….
+func (s *Service) lookupUma(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	out, err := s.ops.LookupUma(r.Context(), payments.UmaLookupRequest{ReceiverUmaAddress: r.PathValue("receiverUmaAddress"),
+		CustomerID: q.Get("customerId"), SenderUmaAddress: q.Get("senderUmaAddress")})
 	return reply(w, http.StatusOK, out, err)
 }

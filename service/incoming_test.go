@@ -2,6 +2,7 @@ package service
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -170,5 +171,92 @@ func TestApproveRejectRace(t *testing.T) {
 	}
 	if b := e.account(p.account.ID).Balance.Amount; b != want {
 		t.Fatalf("balance %d, want %d (%s)", b, want, got.Status)
+	}
+}
+
+func TestIncomingUmaEvents(t *testing.T) {
+	rc := newReceiver(t)
+	e := newEnv(t, sandbox, withWebhooks(rc))
+	rc.attach(e)
+	p := e.newPayer("uma-events@example.com", 0)
+	// By the receiver's UMA address this time.
+	x := e.umaIn(map[string]any{"senderUmaAddress": "$success.usd@sandbox.uma.money", "receiverUmaAddress": p.customer.UmaAddress,
+		"receivingCurrencyCode": "USD", "receivingCurrencyAmount": 250})
+	if x.CustomerID != p.customer.ID || x.Destination.AccountID != p.account.ID {
+		t.Fatalf("received %+v", x)
+	}
+	e.mustStatus(e.do("POST", "/transactions/"+x.ID+"/approve", nil, nil), http.StatusOK)
+	rj := e.umaIn(umaReceive(p.customer.ID, "$success.usd@sandbox.uma.money", 50))
+	e.mustStatus(e.do("POST", "/transactions/"+rj.ID+"/reject", nil, nil), http.StatusOK)
+	f := e.umaIn(umaReceive(p.customer.ID, "$fail.compliance.usd@sandbox.uma.money", 50))
+	e.deliver()
+	strip := func(evs []string) []string {
+		for i, ev := range evs {
+			evs[i], _, _ = strings.Cut(ev, "#")
+		}
+		return evs
+	}
+	for id, want := range map[string]string{
+		x.ID:  "INCOMING_PAYMENT.PENDING INCOMING_PAYMENT.COMPLETED",
+		rj.ID: "INCOMING_PAYMENT.PENDING INCOMING_PAYMENT.FAILED",
+		f.ID:  "INCOMING_PAYMENT.FAILED",
+	} {
+		if got := strings.Join(strip(rc.of(id)), " "); got != want {
+			t.Errorf("%s: events %q, want %q", id, got, want)
+		}
+	}
+	balance := false
+	for _, ev := range rc.events() {
+		if ev.Type == "INTERNAL_ACCOUNT.BALANCE_UPDATED" && strings.Contains(string(ev.Data), p.account.ID) {
+			balance = true
+		}
+	}
+	if !balance {
+		t.Error("no balance event for the approved payment")
+	}
+}
+
+func TestLookupUma(t *testing.T) {
+	e := newEnv(t, sandbox)
+	sender := e.newPayer("uma-sender@example.com", 0)
+	recv := e.newPayer("uma-recv@example.com", 0)
+	path := func(addr, query string) string { return "/receiver/uma/" + url.PathEscape(addr) + query }
+
+	r := e.do("GET", path(recv.customer.UmaAddress, "?customerId="+sender.customer.ID), nil, nil)
+	e.mustStatus(r, http.StatusOK)
+	var got struct {
+		ReceiverUmaAddress  string
+		SupportedCurrencies []wire.CurrencyPreference
+		LookupID            string
+	}
+	r.decode(t, &got)
+	if got.ReceiverUmaAddress != recv.customer.UmaAddress || len(got.SupportedCurrencies) == 0 ||
+		got.SupportedCurrencies[0].Currency.Code != "USD" || got.LookupID == "" {
+		t.Fatalf("lookup %s", r.body)
+	}
+	for _, tc := range []struct {
+		name, path string
+		status     int
+		code       string
+		fields     []string
+	}{
+		{"no customer", path("bad", ""), 400, "INVALID_INPUT", []string{"customerId", "receiverUmaAddress"}},
+		{"bad sender", path(recv.customer.UmaAddress, "?customerId="+sender.customer.ID+"&senderUmaAddress=x"), 400, "INVALID_INPUT", []string{"senderUmaAddress"}},
+		{"not the sender's", path(recv.customer.UmaAddress, "?customerId="+sender.customer.ID+"&senderUmaAddress=%24else%40example.com"), 400, "INVALID_INPUT", []string{"senderUmaAddress"}},
+		{"elsewhere", path("$bob@elsewhere.example", "?customerId="+sender.customer.ID), 404, "UMA_NOT_FOUND", nil},
+		{"unknown customer", path(recv.customer.UmaAddress, "?customerId=Customer:0190a1b2-c3d4-7e5f-8a6b-7c8d9e0f1a2b"), 404, "USER_NOT_FOUND", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := e.do("GET", tc.path, nil, nil)
+			e.mustStatus(r, tc.status)
+			if c := r.errorBody(t).Code; c != tc.code {
+				t.Fatalf("code %s, want %s: %s", c, tc.code, r.body)
+			}
+			for _, f := range tc.fields {
+				if !strings.Contains(string(r.body), `"`+f+`"`) {
+					t.Errorf("%s not named: %s", f, r.body)
+				}
+			}
+		})
 	}
 }

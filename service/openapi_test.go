@@ -10,6 +10,7 @@ import (
 	"maps"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"slices"
 	"sort"
@@ -543,6 +544,7 @@ func TestEveryDocumentedOperation(t *testing.T) {
 	ok("POST", "/transactions/"+umaIn.ID+"/approve", map[string]any{"receiverCustomerInfo": map[string]any{"NATIONALITY": "US"}}, nil, http.StatusOK)
 	ok("POST", "/sandbox/uma/receive", umaBody(), nil, http.StatusOK).decode(t, &umaOther)
 	ok("POST", "/transactions/"+umaOther.ID+"/reject", map[string]any{"reason": "RESTRICTED_JURISDICTION"}, nil, http.StatusOK)
+	ok("GET", "/receiver/uma/"+url.PathEscape(p.customer.UmaAddress)+"?customerId="+p.customer.ID, nil, nil, http.StatusOK)
 
 	// Webhooks: the test event, the deliveries, a replay.
 	ok("POST", "/sandbox/webhooks/test", nil, nil, http.StatusOK)

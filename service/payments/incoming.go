@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -337,4 +338,116 @@ func (s *Service) incomingUmaStep(ctx context.Context, tx store.Tx, x, next *sto
 		}
 	}
 	return nil
+}
+
+// ReceiverUmaLookup is the answer of LookupUma (the reference's
+// ReceiverUmaLookupResponse).
+type ReceiverUmaLookup struct {
+	ReceiverUmaAddress      string                             `json:"receiverUmaAddress"`
+	SupportedCurrencies     []wire.CurrencyPreference          `json:"supportedCurrencies"`
+	RequiredPayerDataFields []wire.CounterpartyFieldDefinition `json:"requiredPayerDataFields,omitempty"`
+	LookupID                string                             `json:"lookupId"`
+}
+
+// UmaLookupRequest is the request of LookupUma.
+type UmaLookupRequest struct {
+	ReceiverUmaAddress string // the path's
+	CustomerID         string // the sender; required
+	SenderUmaAddress   string // optional; must be the customer's umaAddress
+}
+
+// LookupUma answers GET /receiver/uma/{receiverUmaAddress}: what one of the
+// platform's own customers can receive over UMA (the currencies of the
+// accounts an incoming UMA payment can go to: its ACTIVE internal accounts
+// and its defaultUmaDepositAccount), priced from the sender's currency. The
+// sender is a customer (customerId, as for the external-account lookup). An
+// address of no customer here is 404 UMA_NOT_FOUND: this service is on no
+// UMA network, so it cannot look up other VASPs' receivers.
+func (s *Service) LookupUma(ctx context.Context, req UmaLookupRequest) (ReceiverUmaLookup, error) {
+	var fe fieldErrors
+	switch {
+	case req.CustomerID == "":
+		fe.add("customerId", "required: this service's senders are its customers, named by customerId")
+	case !ids.Valid("Customer", req.CustomerID):
+		fe.add("customerId", "must be a Customer:<uuid> id")
+	}
+	if req.SenderUmaAddress != "" && !validUMA(req.SenderUmaAddress) {
+		fe.addConstraint("senderUmaAddress", "must be an UMA address such as $alice@example.com", wire.FieldConstraint{Pattern: umaPattern})
+	}
+	if !validUMA(req.ReceiverUmaAddress) {
+		fe.addConstraint("receiverUmaAddress", "must be an UMA address such as $alice@example.com", wire.FieldConstraint{Pattern: umaPattern})
+	}
+	if e := fe.err(); e != nil {
+		return ReceiverUmaLookup{}, e
+	}
+	type found struct {
+		sending    string
+		receiver   string
+		currencies []string
+	}
+	got, err := read(ctx, s, func(tx store.Tx) (found, error) {
+		cust, err := tx.GetCustomer(ctx, req.CustomerID)
+		if errors.Is(err, store.ErrNotFound) || err == nil && !cust.DeletedAt.IsZero() {
+			return found{}, errCustomerNotFound
+		} else if err != nil {
+			return found{}, err
+		}
+		if req.SenderUmaAddress != "" && req.SenderUmaAddress != cust.UmaAddress {
+			return found{}, invalidField("senderUmaAddress", "is not the umaAddress of customerId")
+		}
+		src, err := tx.ListInternalAccounts(ctx, store.InternalAccountFilter{CustomerID: cust.ID, Limit: 1})
+		if err != nil {
+			return found{}, err
+		}
+		if len(src.Items) == 0 {
+			return found{}, invalidField("customerId", "the customer has no internal account to pay from")
+		}
+		recv, err := tx.GetCustomerByUmaAddress(ctx, req.ReceiverUmaAddress)
+		if errors.Is(err, store.ErrNotFound) {
+			return found{}, &Error{Code: CodeUmaNotFound, Message: "no customer of this platform has this UMA address; this service is on no UMA network",
+				Details: map[string]any{"field": "receiverUmaAddress"}}
+		} else if err != nil {
+			return found{}, err
+		}
+		var out []string
+		add := func(c string) {
+			if !slices.Contains(out, c) {
+				out = append(out, c)
+			}
+		}
+		ext, err := tx.ListExternalAccounts(ctx, store.ExternalAccountFilter{CustomerID: recv.ID, Limit: 100})
+		if err != nil {
+			return found{}, err
+		}
+		for _, a := range ext.Items {
+			if a.DefaultUmaDepositAccount && a.Status == "ACTIVE" {
+				add(a.Currency)
+			}
+		}
+		in, err := tx.ListInternalAccounts(ctx, store.InternalAccountFilter{CustomerID: recv.ID, Limit: 100})
+		if err != nil {
+			return found{}, err
+		}
+		for _, a := range in.Items {
+			if a.Status == "ACTIVE" {
+				add(a.Currency)
+			}
+		}
+		return found{sending: src.Items[0].Currency, receiver: recv.UmaAddress, currencies: out}, nil
+	})
+	if err != nil {
+		return ReceiverUmaLookup{}, err
+	}
+	out := ReceiverUmaLookup{ReceiverUmaAddress: got.receiver, SupportedCurrencies: []wire.CurrencyPreference{}}
+	for _, c := range got.currencies {
+		pref, err := s.currencyPreference(got.sending, &store.ExternalAccount{Currency: c})
+		if err != nil {
+			continue // no corridor from the sender's currency: not offered
+		}
+		out.SupportedCurrencies = append(out.SupportedCurrencies, pref)
+	}
+	if out.LookupID, err = s.lookupID(req.CustomerID, "uma:"+got.receiver); err != nil {
+		return ReceiverUmaLookup{}, err
+	}
+	return out, nil
 }
