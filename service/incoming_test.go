@@ -133,7 +133,13 @@ func TestSandboxUmaReceiveOutcomesAndApproval(t *testing.T) {
 }
 
 func TestApproveRejectRace(t *testing.T) {
-	e := newEnv(t, sandbox)
+	t.Run("sqlite", func(t *testing.T) { approveRejectRace(t, newEnv(t, sandbox)) })
+	t.Run("postgres", func(t *testing.T) { approveRejectRace(t, newEnv(t, sandbox, onPostgres(t))) })
+}
+
+// approveRejectRace: of racing approvals and rejections exactly one wins,
+// and the balance agrees with the winner.
+func approveRejectRace(t *testing.T, e *env) {
 	p := e.newPayer("uma-race@example.com", 0)
 	before := e.account(p.account.ID).Balance.Amount
 	x := e.umaIn(umaReceive(p.customer.ID, "$success.usd@sandbox.uma.money", 1_000))
@@ -258,5 +264,39 @@ func TestLookupUma(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// An incoming UMA payment goes to the customer's defaultUmaDepositAccount
+// when it is ACTIVE and in the receiving currency: it completes there and
+// no internal balance moves.
+func TestSandboxUmaReceiveToDefaultDepositAccount(t *testing.T) {
+	e := newEnv(t, sandbox)
+	p := e.newPayer("uma-default@example.com", 0)
+	body := usdBody(p.customer.ID, "000000000001")
+	body["defaultUmaDepositAccount"] = true
+	ea := e.createAccount(body)
+	e.verify()
+	if got := e.getAccount(ea.ID); got.Status != "ACTIVE" {
+		t.Fatalf("external account %s", got.Status)
+	}
+	before := e.account(p.account.ID).Balance.Amount
+	x := e.umaIn(umaReceive(p.customer.ID, "$success.usd@sandbox.uma.money", 400))
+	if x.Destination.AccountID != ea.ID {
+		t.Fatalf("destination %s, want the default UMA deposit account %s", x.Destination.AccountID, ea.ID)
+	}
+	e.mustStatus(e.do("POST", "/transactions/"+x.ID+"/approve", nil, nil), http.StatusOK)
+	if got := e.transaction(x.ID); got.Status != "COMPLETED" {
+		t.Fatalf("approved: %+v", got)
+	}
+	if got := e.account(p.account.ID).Balance.Amount; got != before {
+		t.Fatalf("internal balance moved: %d, want %d", got, before)
+	}
+	// Another currency still goes to an internal account or is refused.
+	r := e.do("POST", "/sandbox/uma/receive", map[string]any{"senderUmaAddress": "$success.usd@sandbox.uma.money",
+		"customerId": p.customer.ID, "receivingCurrencyCode": "EUR", "receivingCurrencyAmount": 5}, nil)
+	e.mustStatus(r, http.StatusBadRequest)
+	if !strings.Contains(string(r.body), `"receivingCurrencyCode"`) {
+		t.Fatalf("not named: %s", r.body)
 	}
 }
