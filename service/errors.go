@@ -65,6 +65,7 @@ var statusOf = map[string]int{
 	"TRANSACTION_NOT_FOUND":   http.StatusNotFound,
 
 	"LOOKUP_REQUEST_NOT_FOUND": http.StatusNotFound,
+	payments.CodeUmaNotFound:   http.StatusNotFound,
 
 	codeMethodNotAllowed: http.StatusMethodNotAllowed,
 
@@ -73,6 +74,7 @@ var statusOf = map[string]int{
 	"EMAIL_OTP_CREDENTIAL_SET_CHANGED": http.StatusConflict,
 	"INVALID_STATE_TRANSITION":         http.StatusConflict,
 	payments.CodeNotCancellable:        http.StatusConflict,
+	payments.CodeNotPendingApproval:    http.StatusConflict,
 
 	payments.CodeCustomerDeleted: http.StatusGone,
 

@@ -129,6 +129,10 @@ func FuzzServiceRequest(f *testing.F) {
 	quote := map[string]any{"source": map[string]any{"sourceType": "ACCOUNT", "accountId": acct, "customerId": cust.ID},
 		"destination": map[string]any{"destinationType": "ACCOUNT", "accountId": ea.ID}, "lockedCurrencySide": "SENDING", "lockedCurrencyAmount": 1000}
 	js := func(v any) []byte { b, _ := json.Marshal(v); return b }
+	umaIn := map[string]any{"senderUmaAddress": "$success.usd@sandbox.uma.money", "customerId": cust.ID,
+		"receivingCurrencyCode": "USD", "receivingCurrencyAmount": 100}
+	var pendingUma struct{ ID string }
+	mustJSON("POST", "/sandbox/uma/receive", umaIn, &pendingUma)
 	lookupQuote := maps.Clone(quote)
 	lookupQuote["lookupId"] = "Lookup:0199a3c4-0000-8000-8000-000000000001"
 	for _, s := range []struct {
@@ -196,6 +200,12 @@ func FuzzServiceRequest(f *testing.F) {
 		{"POST", "/quotes", []byte(`{"source":{"sourceType":"REALTIME_FUNDING","currency":"usd","accountId":"x"},"immediatelyExecute":true}`)},
 		{"POST", "/sandbox/send", []byte(`{"quoteId":"Quote:0199a3c4-0000-7000-8000-000000000001","currencyCode":"USD","currencyAmount":100}`)},
 		{"POST", "/sandbox/send", []byte(`{"quoteId":"","currencyCode":"u","currencyAmount":-1}`)},
+		{"POST", "/sandbox/uma/receive", js(umaIn)},
+		{"POST", "/sandbox/uma/receive", []byte(`{"senderUmaAddress":"$pending.long.usd@sandbox.uma.money","receiverUmaAddress":"$x@example.com","receivingCurrencyCode":"USD","receivingCurrencyAmount":1}`)},
+		{"POST", "/transactions/" + pendingUma.ID + "/approve", []byte(`{"receiverCustomerInfo":{"NATIONALITY":"US"}}`)},
+		{"POST", "/transactions/" + pendingUma.ID + "/reject", []byte(`{"reason":"RESTRICTED_JURISDICTION"}`)},
+		{"GET", "/receiver/uma/" + url.PathEscape(cust.UmaAddress) + "?customerId=" + cust.ID, nil},
+		{"GET", "/receiver/uma/%24bob%40elsewhere.example?customerId=" + cust.ID, nil},
 		{"DELETE", "/customers/" + cust.ID, nil}, // last: it closes the wallet the seeds above use
 		{"GET", "/no/such/path", nil},
 		{"PUT", "/customers", []byte(`{}`)},

@@ -10,6 +10,7 @@ import (
 	"maps"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"slices"
 	"sort"
@@ -536,6 +537,18 @@ func TestEveryDocumentedOperation(t *testing.T) {
 	ok("POST", "/agents/me/transfer-out", agentOut, agentSigned, http.StatusCreated)
 	// The platform cancels the agent's transfer-in before it settles.
 	ok("POST", "/transactions/"+agentIn.Transaction.ID+"/cancel", map[string]any{"reason": "REQUESTED_AFTER_HOURS"}, nil, http.StatusOK)
+
+	// Incoming UMA payments: one approved, one rejected.
+	umaBody := func() map[string]any {
+		return map[string]any{"senderUmaAddress": "$success.usd@sandbox.uma.money", "customerId": p.customer.ID,
+			"receivingCurrencyCode": "USD", "receivingCurrencyAmount": 1_000}
+	}
+	var umaIn, umaOther wire.Transaction
+	ok("POST", "/sandbox/uma/receive", umaBody(), nil, http.StatusOK).decode(t, &umaIn)
+	ok("POST", "/transactions/"+umaIn.ID+"/approve", map[string]any{"receiverCustomerInfo": map[string]any{"NATIONALITY": "US"}}, nil, http.StatusOK)
+	ok("POST", "/sandbox/uma/receive", umaBody(), nil, http.StatusOK).decode(t, &umaOther)
+	ok("POST", "/transactions/"+umaOther.ID+"/reject", map[string]any{"reason": "RESTRICTED_JURISDICTION"}, nil, http.StatusOK)
+	ok("GET", "/receiver/uma/"+url.PathEscape(p.customer.UmaAddress)+"?customerId="+p.customer.ID, nil, nil, http.StatusOK)
 
 	// Webhooks: the test event, the deliveries, a replay.
 	ok("POST", "/sandbox/webhooks/test", nil, nil, http.StatusOK)

@@ -141,6 +141,10 @@ type Config struct {
 	// LongPaymentDelay is how long a sandbox "long payment" (destination
 	// ending in 003) stays PROCESSING; 6 minutes when zero.
 	LongPaymentDelay time.Duration
+	// IncomingApprovalWindow is how long an incoming UMA payment waits
+	// for the platform's approval before it fails with
+	// PAYMENT_APPROVAL_TIMED_OUT; 5 minutes when zero.
+	IncomingApprovalWindow time.Duration
 	// CounterpartyInformation lists the counterpartyInformation keys
 	// (see CounterpartyFields) quotes and transactions carry, read from
 	// the destination's beneficiary. None when empty.
@@ -240,6 +244,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	setDefault(&cfg.OTPResendInterval, 30*time.Second)
 	setDefault(&cfg.PasskeyChallengeInterval, 2*time.Second)
 	setDefault(&cfg.LongPaymentDelay, 6*time.Minute)
+	setDefault(&cfg.IncomingApprovalWindow, 5*time.Minute)
 	setDefault(&cfg.WebhookRetryBase, 5*time.Second)
 	setDefault(&cfg.WebhookRetryMax, time.Hour)
 	setDefault(&cfg.WebhookRetryFor, 72*time.Hour)

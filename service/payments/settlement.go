@@ -110,6 +110,9 @@ func (s *Service) settleOne(ctx context.Context, id, wallet string) (bool, error
 		next.UpdatedAt, next.NextStepAt = now, time.Time{}
 		var money func() error
 		switch {
+		case x.SenderUmaAddress != "":
+			// An incoming UMA payment (incoming.go).
+			money = s.incomingUmaStep(ctx, tx, x, &next, now)
 		case x.QuoteID == "":
 			// A transfer (transfers.go): its own steps.
 			if money, err = s.transferStep(ctx, tx, x, &next, now); err != nil {

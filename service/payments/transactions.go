@@ -62,6 +62,9 @@ func (s *Service) transactionJSON(x *store.Transaction) wire.Transaction {
 		out.Source = &wire.TransactionEndpoint{SourceType: "REALTIME_FUNDING", Currency: x.SendingCurrency}
 		out.SentAmount = &wire.CurrencyAmount{Amount: x.SentAmount, Currency: s.currencyJSON(x.SendingCurrency)}
 	}
+	if x.SenderUmaAddress != "" {
+		out.Source = &wire.TransactionEndpoint{SourceType: "UMA_ADDRESS", UmaAddress: x.SenderUmaAddress, Currency: x.SendingCurrency}
+	}
 	if x.Type == "OUTGOING" {
 		out.Fees = new(x.Fees)
 	}

@@ -140,6 +140,10 @@ type Transaction struct {
 	ReceiptConfirmedAt time.Time
 	CreatedAt          time.Time
 	UpdatedAt          time.Time
+	// SenderUmaAddress and ReceiverUmaAddress are set on an incoming UMA
+	// payment (empty otherwise).
+	SenderUmaAddress   string
+	ReceiverUmaAddress string
 }
 
 // TransactionFilter selects transactions; empty fields do not filter.

@@ -93,6 +93,10 @@ type Tx interface {
 	// CreateCustomer fails with ErrConflict when PlatformCustomerID is taken.
 	CreateCustomer(ctx context.Context, c *Customer) error
 	GetCustomer(ctx context.Context, id string) (*Customer, error)
+	// GetCustomerByUmaAddress is the live (not deleted) customer whose
+	// UmaAddress is addr (the oldest when several share it); ErrNotFound
+	// when none.
+	GetCustomerByUmaAddress(ctx context.Context, addr string) (*Customer, error)
 	// UpdateCustomer writes Email, FullName, UmaAddress and UpdatedAt of c,
 	// and KYCStatus, KYBStatus, Profile and Identifier.
 	UpdateCustomer(ctx context.Context, c *Customer) error

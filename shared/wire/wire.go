@@ -396,6 +396,7 @@ type TransactionEndpoint struct {
 	DestinationType string `json:"destinationType,omitempty"`
 	AccountID       string `json:"accountId,omitempty"` // empty for a REALTIME_FUNDING source
 	Currency        string `json:"currency"`
+	UmaAddress      string `json:"umaAddress,omitempty"` // a source of type UMA_ADDRESS
 }
 
 // ReconciliationInstructions let a platform match a transaction with its

@@ -108,7 +108,7 @@ func (t *tx) GetQuote(ctx context.Context, id string) (*store.Quote, error) {
 const transactionCols = `id, quote_id, type, status, customer_id, platform_customer_id, source_account_id,
 	destination_account_id, sending_currency, receiving_currency, sent_amount, received_amount, fees,
 	exchange_rate, rate_details, payment_rail, description, failure_reason, outcome, reference, counterparty,
-	next_step_at, settled_at, receipt_confirmed_at, created_at, updated_at`
+	next_step_at, settled_at, receipt_confirmed_at, created_at, updated_at, sender_uma_address, receiver_uma_address`
 
 func scanTransaction(s scanner) (store.Transaction, error) {
 	var x store.Transaction
@@ -117,19 +117,20 @@ func scanTransaction(s scanner) (store.Transaction, error) {
 		&x.SentAmount, &x.ReceivedAmount, &x.Fees, &x.ExchangeRate, bytesCol{&x.RateDetails}, &x.PaymentRail,
 		&x.Description, &x.FailureReason, &x.Outcome, &x.Reference, bytesCol{&x.Counterparty},
 		timeCol{&x.NextStepAt}, timeCol{&x.SettledAt}, timeCol{&x.ReceiptConfirmedAt},
-		timeCol{&x.CreatedAt}, timeCol{&x.UpdatedAt})
+		timeCol{&x.CreatedAt}, timeCol{&x.UpdatedAt}, &x.SenderUmaAddress, &x.ReceiverUmaAddress)
 	return x, err
 }
 
 func (t *tx) CreateTransaction(ctx context.Context, x *store.Transaction) error {
 	return t.insert(ctx, fmt.Sprintf("create transaction %q", x.ID),
 		`INSERT INTO transactions (`+transactionCols+`)
-		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		x.ID, optString(x.QuoteID), x.Type, x.Status, x.CustomerID, x.PlatformCustomerID, optString(x.SourceAccountID),
 		x.DestinationAccountID, x.SendingCurrency, x.ReceivingCurrency, x.SentAmount, x.ReceivedAmount, x.Fees,
 		x.ExchangeRate, optBlob(x.RateDetails), x.PaymentRail, x.Description, x.FailureReason, x.Outcome,
 		x.Reference, optBlob(x.Counterparty), t.d.timeArg(x.NextStepAt), t.d.timeArg(x.SettledAt),
-		t.d.timeArg(x.ReceiptConfirmedAt), t.d.timeArg(x.CreatedAt), t.d.timeArg(x.UpdatedAt))
+		t.d.timeArg(x.ReceiptConfirmedAt), t.d.timeArg(x.CreatedAt), t.d.timeArg(x.UpdatedAt),
+		x.SenderUmaAddress, x.ReceiverUmaAddress)
 }
 
 func (t *tx) GetTransaction(ctx context.Context, id string) (*store.Transaction, error) {

@@ -306,6 +306,15 @@ func (t *tx) GetCustomer(ctx context.Context, id string) (*store.Customer, error
 	return &c, nil
 }
 
+func (t *tx) GetCustomerByUmaAddress(ctx context.Context, addr string) (*store.Customer, error) {
+	c, err := scanCustomer(t.queryRow(ctx, `SELECT `+customerCols+` FROM customers
+		WHERE uma_address = ? AND deleted_at IS NULL ORDER BY created_at, id LIMIT 1`, addr))
+	if err != nil {
+		return nil, t.fail(fmt.Sprintf("customer with UMA address %q", addr), err)
+	}
+	return &c, nil
+}
+
 func (t *tx) UpdateCustomer(ctx context.Context, c *store.Customer) error {
 	return t.updateOne(ctx, fmt.Sprintf("update customer %q", c.ID),
 		`UPDATE customers SET email = ?, full_name = ?, uma_address = ?, updated_at = ?,

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"strings"
 	"time"
 
 	"paywallet/service/store"
@@ -141,4 +142,37 @@ func testPaymentsInFlight(f *fixture) {
 		return tx.SetInternalAccountStatus(f.ctx, newID("InternalAccount"), "CLOSED", at(0))
 	})
 	wantErr(f, "SetInternalAccountStatus of an unknown account", err, store.ErrNotFound)
+}
+
+// testCustomerByUmaAddress: GetCustomerByUmaAddress finds the oldest live
+// customer with the address, skips deleted ones, and is ErrNotFound
+// otherwise (exact match: no case folding).
+func testCustomerByUmaAddress(f *fixture) {
+	addr := "$uma-" + strings.ReplaceAll(newID("x")[2:], "-", "") + "@uma.example"
+	gone, older, newer := newCustomer(), newCustomer(), newCustomer()
+	gone.UmaAddress, older.UmaAddress, newer.UmaAddress = addr, addr, addr
+	gone.CreatedAt, older.CreatedAt, newer.CreatedAt = at(time.Second), at(2*time.Second), at(3*time.Second)
+	f.tx(func(tx store.Tx) error {
+		for _, c := range []*store.Customer{newer, gone, older} {
+			if err := tx.CreateCustomer(f.ctx, c); err != nil {
+				return err
+			}
+		}
+		_, err := tx.DeleteCustomer(f.ctx, gone.ID, at(time.Hour))
+		return err
+	})
+	f.tx(func(tx store.Tx) error {
+		got, err := tx.GetCustomerByUmaAddress(f.ctx, addr)
+		if err != nil {
+			return err
+		}
+		if got.ID != older.ID {
+			f.Errorf("GetCustomerByUmaAddress: %s, want the oldest live customer %s", got.ID, older.ID)
+		}
+		_, err = tx.GetCustomerByUmaAddress(f.ctx, "$UMA"+addr[4:])
+		wantErr(f, "another case", err, store.ErrNotFound)
+		_, err = tx.GetCustomerByUmaAddress(f.ctx, "$nobody@uma.example")
+		wantErr(f, "an unknown address", err, store.ErrNotFound)
+		return nil
+	})
 }

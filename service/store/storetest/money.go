@@ -653,6 +653,8 @@ func testTransactionRoundTrip(f *fixture) {
 	c, a, e := f.payer()
 	full := newTransaction(c, a.ID, e.ID)
 	incoming := newIncoming(c, a.ID)
+	umaIncoming := newIncoming(c, a.ID)
+	umaIncoming.SenderUmaAddress, umaIncoming.ReceiverUmaAddress = "$success.usd@sandbox.uma.money", "$zoë@uma.example"
 	// Optional times unset, empty strings.
 	bare := newTransaction(c, a.ID, e.ID)
 	bare.NextStepAt, bare.SettledAt, bare.ReceiptConfirmedAt = time.Time{}, time.Time{}, time.Time{}
@@ -688,6 +690,7 @@ func testTransactionRoundTrip(f *fixture) {
 	}{
 		{"outgoing, all fields", full, full},
 		{"incoming: no quote, no source, no optional times", incoming, incoming},
+		{"incoming UMA payment: sender and receiver addresses", umaIncoming, umaIncoming},
 		{"empty optional fields", bare, bare},
 		{"empty documents come back nil", emptyDocs, &emptyDocsWant},
 		{"documents with NUL and invalid UTF-8", binary, binary},

@@ -49,6 +49,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"CustomerRoundTrip", testCustomerRoundTrip},
 		{"CustomerConflict", testCustomerConflict},
 		{"CustomerList", testCustomerList},
+		{"CustomerByUmaAddress", testCustomerByUmaAddress},
 		{"PageLimits", testPageLimits},
 		{"PaginationStable", testPaginationStable},
 		{"InternalAccountRoundTrip", testAccountRoundTrip},
