@@ -41,15 +41,15 @@ func (c *clock) Advance(d time.Duration) {
 
 // env is one service on a fresh SQLite database with a dev mailbox.
 type env struct {
-	t     *testing.T
-	cfg   Config // as the service runs with it (defaults filled in)
+	t   *testing.T
+	cfg Config // as the service runs with it (defaults filled in)
 	// deposits counts e.deposit's credits, each with its own bank reference.
 	deposits int
-	svc   *Service
-	store store.Store
-	box   *mail.Mailbox
-	clock *clock
-	h     http.Handler
+	svc      *Service
+	store    store.Store
+	box      *mail.Mailbox
+	clock    *clock
+	h        http.Handler
 }
 
 func newEnv(t *testing.T, mutate ...func(*Config)) *env {
