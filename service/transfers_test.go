@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"paywallet/service/ids"
 	"paywallet/service/payments"
 	"paywallet/service/store"
 	"paywallet/shared/wire"
@@ -677,5 +678,50 @@ func TestRefusedSignatureDoesNotTrapTheKey(t *testing.T) {
 		wire.HeaderWalletSignature: mustStamp(t, p.key, ch.PayloadToSign), wire.HeaderRequestID: ch.RequestID})
 	if r.status != http.StatusCreated || r.header.Get("Idempotent-Replayed") != "" {
 		t.Fatalf("good stamp after a bad one, same key: %d %s", r.status, r.body)
+	}
+}
+
+// TestOneStuckTransactionDoesNotStopSettlement: a transaction whose step
+// fails (here its hold is larger than what the account holds) is reported,
+// and the others due with it still settle. Before, the first failure ended
+// the pass, and the same row came first at every pass: nobody settled.
+func TestOneStuckTransactionDoesNotStopSettlement(t *testing.T) {
+	e := newEnv(t, sandbox)
+	p := e.newPayer("stuck@example.com", 0)
+	e.deposit(p.account, 20_000)
+	ext := e.destination(p, "12345")
+	var good wire.Transaction
+	r := e.do("POST", "/transfer-out", transferOutBody(p.account.ID, ext.ID, 6_000), nil)
+	if r.status == http.StatusAccepted { // a wallet: sign the challenge
+		var ch wire.SignedRequestChallenge
+		r.decode(t, &ch)
+		r = e.do("POST", "/transfer-out", transferOutBody(p.account.ID, ext.ID, 6_000), map[string]string{
+			wire.HeaderWalletSignature: wire.SandboxSignature, wire.HeaderRequestID: ch.RequestID})
+	}
+	e.mustStatus(r, http.StatusCreated)
+	r.decode(t, &good)
+	// A second transaction, due first, that can never settle: it claims a
+	// hold the account does not have.
+	err := e.store.Tx(t.Context(), func(tx store.Tx) error {
+		x, err := tx.GetTransaction(t.Context(), good.ID)
+		if err != nil {
+			return err
+		}
+		bad := *x
+		bad.ID, bad.Status, bad.SentAmount = ids.New("Transaction"), "PROCESSING", 1_000_000
+		bad.NextStepAt = e.clock.Now().Add(-time.Hour)
+		return tx.CreateTransaction(t.Context(), &bad)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		e.clock.Advance(time.Minute)
+		if _, err := e.svc.SettleDue(t.Context()); err == nil {
+			t.Fatal("the stuck transaction's failure was not reported")
+		}
+	}
+	if got := e.transaction(good.ID); got.Status != "COMPLETED" {
+		t.Fatalf("the good transfer behind the stuck one: %s", got.Status)
 	}
 }

@@ -59,6 +59,7 @@ func (s *Service) settleAfter(rail, outcome string) time.Duration {
 // transaction, and reports how many it applied.
 func (s *Service) SettleDue(ctx context.Context) (int, error) {
 	done := 0
+	var failed error
 	for {
 		var due []store.Transaction
 		err := s.store.Tx(ctx, func(tx store.Tx) error {
@@ -73,7 +74,15 @@ func (s *Service) SettleDue(ctx context.Context) (int, error) {
 		for i := range due {
 			applied, err := s.settleOne(ctx, due[i].ID, settlementTurn(&due[i]))
 			if err != nil {
-				return done, err
+				if ctx.Err() != nil {
+					return done, err
+				}
+				// One transaction that cannot move must not hold up
+				// everyone else's: it is logged (again at each pass,
+				// for an operator to see) and the others go on.
+				s.log.Error("settlement step failed; the others go on", "transaction", due[i].ID, "err", err)
+				failed = errors.Join(failed, err)
+				continue
 			}
 			if applied {
 				done++
@@ -81,7 +90,7 @@ func (s *Service) SettleDue(ctx context.Context) (int, error) {
 			}
 		}
 		if len(due) < 100 || progressed == 0 {
-			return done, nil
+			return done, failed
 		}
 	}
 }
