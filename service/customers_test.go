@@ -447,6 +447,16 @@ func testDeleteCustomer(t *testing.T, opts ...func(*Config)) {
 	if r := e.do("POST", "/quotes", quoteBody(p, ext.ID, "SENDING", 100), nil); r.status != http.StatusBadRequest {
 		t.Fatalf("quote from a closed account: %d %s", r.status, r.body)
 	}
+	// Nor get new external accounts or agents (before, both were made, and
+	// the verifier then made the account ACTIVE).
+	if r := e.do("POST", "/customers/external-accounts", usdBody(p.customer.ID, "000000777"), nil); r.status != http.StatusGone {
+		t.Fatalf("external account for a deleted customer: %d %s", r.status, r.body)
+	}
+	if r := e.do("POST", "/agents", map[string]any{"customerId": p.customer.ID, "name": "late",
+		"policy": map[string]any{"permissions": []string{"VIEW_TRANSACTIONS"}, "defaultExecutionMode": "AUTO",
+			"spendingLimits": map[string]any{"currency": "USD", "perTransactionLimit": 100}}}, nil); r.status != http.StatusGone {
+		t.Fatalf("agent for a deleted customer: %d %s", r.status, r.body)
+	}
 	if r := e.do("POST", "/quotes/"+q.ID+"/execute", nil, map[string]string{wire.HeaderWalletSignature: wire.SandboxSignature}); r.status < 400 {
 		t.Fatalf("executing a quote made before the delete: %d %s", r.status, r.body)
 	}

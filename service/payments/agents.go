@@ -197,10 +197,14 @@ func (s *Service) CreateAgent(ctx context.Context, req AgentRequest) (Agent, err
 	now := s.now()
 	a := store.Agent{ID: ids.New("Agent"), CustomerID: req.CustomerID, Name: strings.TrimSpace(req.Name), Policy: policy, CreatedAt: now, UpdatedAt: now}
 	return commit(ctx, s, "", func(tx store.Tx) (Agent, error) {
-		if _, err := tx.GetCustomer(ctx, a.CustomerID); errors.Is(err, store.ErrNotFound) {
+		c, err := tx.GetCustomer(ctx, a.CustomerID)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
 			return Agent{}, invalidField("customerId", "no customer with this id")
-		} else if err != nil {
+		case err != nil:
 			return Agent{}, err
+		case !c.DeletedAt.IsZero():
+			return Agent{}, errCustomerDeleted(c.ID)
 		}
 		if err := tx.CreateAgent(ctx, &a); err != nil {
 			return Agent{}, err

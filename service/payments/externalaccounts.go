@@ -167,10 +167,14 @@ func (s *Service) CreateExternalAccount(ctx context.Context, req ExternalAccount
 
 	return commit(ctx, s, "", func(tx store.Tx) (wire.ExternalAccount, error) {
 		if customerID != "" {
-			if _, err := tx.GetCustomer(ctx, customerID); errors.Is(err, store.ErrNotFound) {
+			c, err := tx.GetCustomer(ctx, customerID)
+			switch {
+			case errors.Is(err, store.ErrNotFound):
 				return wire.ExternalAccount{}, invalidField("customerId", "no customer with this id")
-			} else if err != nil {
+			case err != nil:
 				return wire.ExternalAccount{}, err
+			case !c.DeletedAt.IsZero():
+				return wire.ExternalAccount{}, errCustomerDeleted(c.ID)
 			}
 		}
 		err := tx.CreateExternalAccount(ctx, &a)
