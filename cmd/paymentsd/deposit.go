@@ -28,12 +28,15 @@ func runDeposit(ctx context.Context, args []string, out, errOut io.Writer) error
 		fmt.Fprint(fs.Output(), `Usage: paymentsd deposit -reference REF -amount N -currency CUR [flags]
 
 Records money that arrived on the operator's receiving bank account quoting
-an internal account's deposit reference (the reference of its
-fundingPaymentInstructions): the account is credited and a COMPLETED
-INCOMING transaction is recorded and printed as JSON. Use the same
-configuration (database, at-rest key, mode) as the server; a running server
-delivers the webhook events. Recording one bank credit twice is refused
-when -bank-reference is given.
+a deposit reference, and prints the transaction as JSON:
+  - an internal account's (the reference of its fundingPaymentInstructions):
+    the account is credited and a COMPLETED INCOMING transaction recorded;
+  - a REALTIME_FUNDING quote's (its paymentInstructions): the amount must be
+    exactly the quote's totalSendingAmount before it expires, and the quote
+    executes (its payment goes PROCESSING and is paid out by the server).
+Use the same configuration (database, at-rest key, mode) as the server; a
+running server delivers the webhook events. -bank-reference, the bank's own
+reference of the credit, is required: one credit is recorded once.
 
 Flags (the service flags can also be set with the environment variable in brackets):
 `)
