@@ -296,12 +296,21 @@ func TestTransferOutSandbox(t *testing.T) {
 // TestTransferOutWalletSigned: from an embedded wallet a transfer-out
 // needs the owner's signature: 202 with the challenge, every bad retry
 // refused without effect, the good one transfers once.
-func TestTransferOutWalletSigned(t *testing.T) {
-	e := newEnv(t) // production: real stamps only
-	p := e.newPayer("signed@example.com", 0)
+// walletTransferOut is a production service (real stamps only) with a
+// wallet holding 20,000, an ACTIVE destination of its customer, and the
+// body of a 6,000 transfer-out between them: what the signed transfer-out
+// tests start from.
+func walletTransferOut(t *testing.T, email string) (*env, payer, wire.ExternalAccount, map[string]any) {
+	t.Helper()
+	e := newEnv(t)
+	p := e.newPayer(email, 0)
 	e.deposit(p.account, 20_000)
 	ext := e.destination(p, "12345")
-	body := transferOutBody(p.account.ID, ext.ID, 6_000)
+	return e, p, ext, transferOutBody(p.account.ID, ext.ID, 6_000)
+}
+
+func TestTransferOutWalletSigned(t *testing.T) {
+	e, p, ext, body := walletTransferOut(t, "signed@example.com")
 	r := e.do("POST", "/transfer-out", body, nil)
 	e.mustStatus(r, http.StatusAccepted)
 	var ch wire.SignedRequestChallenge
@@ -605,11 +614,7 @@ func TestProductionWalletFundedAndPays(t *testing.T) {
 // the owner's stamp over one of them completes that one only. Before, the
 // payloads were equal and one signature moved the money twice.
 func TestOneStampCompletesOneChallenge(t *testing.T) {
-	e := newEnv(t) // production: real stamps only
-	p := e.newPayer("once@example.com", 0)
-	e.deposit(p.account, 20_000)
-	ext := e.destination(p, "12345")
-	body := transferOutBody(p.account.ID, ext.ID, 6_000)
+	e, p, _, body := walletTransferOut(t, "once@example.com")
 	var first, second wire.SignedRequestChallenge
 	e.do("POST", "/transfer-out", body, nil).decode(t, &first)
 	e.do("POST", "/transfer-out", body, nil).decode(t, &second)
@@ -662,11 +667,7 @@ func TestDeleteWaitsForAPendingTransferIn(t *testing.T) {
 // not stored under its Idempotency-Key, so the same key with the right
 // stamp succeeds. Before, the 401 was replayed for the key's whole life.
 func TestRefusedSignatureDoesNotTrapTheKey(t *testing.T) {
-	e := newEnv(t) // production: real stamps only
-	p := e.newPayer("trap@example.com", 0)
-	e.deposit(p.account, 20_000)
-	ext := e.destination(p, "12345")
-	body := transferOutBody(p.account.ID, ext.ID, 6_000)
+	e, p, _, body := walletTransferOut(t, "trap@example.com")
 	var ch wire.SignedRequestChallenge
 	e.do("POST", "/transfer-out", body, map[string]string{wire.HeaderIdempotencyKey: "K"}).decode(t, &ch)
 	r := e.do("POST", "/transfer-out", body, map[string]string{wire.HeaderIdempotencyKey: "K",
