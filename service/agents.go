@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"strings"
 
@@ -213,18 +212,7 @@ func (s *Service) agentTransferOut(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	agent := agentOf(r)
-	var challenge *wire.SignedRequestChallenge
-	err = s.idempotent(w, r, "agents.transfers.out "+agent.ID, body, http.StatusCreated, func(ctx context.Context) (any, error) {
-		out, err := s.ops.AgentTransferOut(ctx, agent, req, call)
-		if err == nil && out.Challenge != nil {
-			challenge = out.Challenge
-			return nil, errChallenged
-		}
-		return out.Result, err
+	return idempotentSigned(s, w, r, "agents.transfers.out "+agent.ID, body, http.StatusCreated, func(ctx context.Context) (payments.Signed[payments.AgentAction], error) {
+		return s.ops.AgentTransferOut(ctx, agent, req, call)
 	})
-	if errors.Is(err, errChallenged) {
-		writeJSON(w, http.StatusAccepted, challenge)
-		return nil
-	}
-	return err
 }

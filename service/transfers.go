@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"errors"
 	"net/http"
 
 	"paywallet/service/payments"
@@ -32,10 +31,6 @@ func (s *Service) transferIn(w http.ResponseWriter, r *http.Request) error {
 	})
 }
 
-// errChallenged carries a first call's challenge out of s.idempotent, which
-// passes an error it does not know through without recording it.
-var errChallenged = errors.New("service: the operation answered a signed-retry challenge")
-
 func (s *Service) transferOut(w http.ResponseWriter, r *http.Request) error {
 	body, err := readBody(r)
 	if err != nil {
@@ -49,18 +44,7 @@ func (s *Service) transferOut(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(r, body, &req, false); err != nil {
 		return err
 	}
-	var challenge *wire.SignedRequestChallenge
-	err = s.idempotent(w, r, "transfers.out", body, http.StatusCreated, func(ctx context.Context) (any, error) {
-		out, err := s.ops.TransferOut(ctx, req, call)
-		if err == nil && out.Challenge != nil {
-			challenge = out.Challenge
-			return nil, errChallenged
-		}
-		return out.Result, err
+	return idempotentSigned(s, w, r, "transfers.out", body, http.StatusCreated, func(ctx context.Context) (payments.Signed[wire.Transaction], error) {
+		return s.ops.TransferOut(ctx, req, call)
 	})
-	if errors.Is(err, errChallenged) {
-		writeJSON(w, http.StatusAccepted, challenge)
-		return nil
-	}
-	return err
 }
