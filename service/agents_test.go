@@ -133,14 +133,20 @@ func TestAgentCreateRefusals(t *testing.T) {
 		fields string
 	}{
 		{"account restrictions and thresholds", map[string]any{"customerId": w.customer.ID, "name": "n", "policy": restricted},
-			"policy.accountRestrictions.accountRules.0.accountId,policy.accountRestrictions.accountRules.0.executionMode," +
-				"policy.accountRestrictions.accountRules.0.perTransactionLimit,policy.accountRestrictions.allowedAccountIds.0," +
+			"policy.accountRestrictions.accountRules[0].accountId,policy.accountRestrictions.accountRules[0].executionMode," +
+				"policy.accountRestrictions.accountRules[0].perTransactionLimit,policy.accountRestrictions.allowedAccountIds[0]," +
 				"policy.approvalThresholds.amount,policy.approvalThresholds.currency"},
 		{"threshold without an amount", map[string]any{"customerId": w.customer.ID, "name": "n", "policy": noAmount}, "policy.approvalThresholds.amount"},
 		{"everything wrong", map[string]any{"customerId": "x", "name": "", "policy": bad},
-			"customerId,name,policy.defaultExecutionMode,policy.permissions.0,policy.spendingLimits"},
+			"customerId,name,policy.defaultExecutionMode,policy.permissions[0],policy.spendingLimits"},
 		{"unknown customer", map[string]any{"customerId": "Customer:0190a1b2-c3d4-7e5f-8a6b-7c8d9e0f1a2b", "name": "n", "policy": policy("VIEW_TRANSACTIONS")}, "customerId"},
 		{"unknown policy field", map[string]any{"customerId": w.customer.ID, "name": "n", "policy": map[string]any{"permissions": []string{"VIEW_TRANSACTIONS"}, "mood": "happy"}}, "policy.mood"},
+		// Before, only the first problem was named, and a nested member by
+		// its own name alone ("policy.daily").
+		{"nested unknown and mistyped policy members", map[string]any{"customerId": w.customer.ID, "name": "n", "policy": map[string]any{
+			"permissions": []any{"VIEW_TRANSACTIONS", 7}, "mood": "happy",
+			"spendingLimits": map[string]any{"currency": "USD", "daily": 5, "monthlyLimit": "lots"}}},
+			"policy.mood,policy.permissions[1],policy.spendingLimits.daily,policy.spendingLimits.monthlyLimit"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

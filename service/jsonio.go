@@ -7,12 +7,11 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"reflect"
 	"strconv"
 	"strings"
 
 	"paywallet/service/payments"
-	"paywallet/shared/wire"
+	"paywallet/service/strictjson"
 )
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -90,8 +89,10 @@ func decodeJSON(r *http.Request, body []byte, v any, optional bool) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		if e := unknownFields(body, v); e != nil {
-			return e
+		// Every unknown member and every value of the wrong type, by
+		// path, rather than encoding/json's first.
+		if problems := strictjson.Problems(body, v, ""); len(problems) > 0 {
+			return fieldErrors(problems)
 		}
 		return jsonDecodeError(err)
 	}
@@ -101,112 +102,6 @@ func decodeJSON(r *http.Request, body []byte, v any, optional bool) error {
 		return errorf(http.StatusBadRequest, payments.CodeInvalidRequestFormat, "the body must hold exactly one JSON object")
 	}
 	return nil
-}
-
-// unknownFields names every member of body that v's type does not
-// declare, nested ones by their path ("address.line3",
-// "accountInfo.beneficiary.nickname", "items[1].x"), in one 400 answer; nil
-// when there is none (or body is not one JSON value). encoding/json stops at
-// the first, and an integrator fixing a request one field per round trip
-// asked for all of them (facts §9, #764).
-func unknownFields(body []byte, v any) *Error {
-	var doc any
-	if json.Unmarshal(body, &doc) != nil {
-		return nil
-	}
-	var errs []wire.FieldError
-	walkUnknown(reflect.TypeOf(v), doc, "", &errs)
-	if len(errs) == 0 {
-		return nil
-	}
-	return fieldErrors(errs)
-}
-
-var jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
-
-// walkUnknown records in errs the members of doc that t does not declare.
-// Values t leaves open (any, maps, json.RawMessage, types that decode
-// themselves) are not looked into.
-func walkUnknown(t reflect.Type, doc any, path string, errs *[]wire.FieldError) {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if reflect.PointerTo(t).Implements(jsonUnmarshaler) {
-		return
-	}
-	switch t.Kind() {
-	case reflect.Struct:
-		obj, ok := doc.(map[string]any)
-		if !ok {
-			return
-		}
-		fields := jsonFields(t)
-		for name, member := range obj {
-			p := name
-			if path != "" {
-				p = path + "." + name
-			}
-			ft, known := fields[name]
-			if !known {
-				// encoding/json matches names case-insensitively.
-				for k, kt := range fields {
-					if strings.EqualFold(k, name) {
-						ft, known = kt, true
-						break
-					}
-				}
-			}
-			if !known {
-				*errs = append(*errs, wire.FieldError{Field: p, Message: "unknown field"})
-				continue
-			}
-			walkUnknown(ft, member, p, errs)
-		}
-	case reflect.Slice, reflect.Array:
-		items, ok := doc.([]any)
-		if !ok {
-			return
-		}
-		for i, item := range items {
-			walkUnknown(t.Elem(), item, path+"["+strconv.Itoa(i)+"]", errs)
-		}
-	}
-}
-
-// jsonFields maps the JSON member names of struct type t to their types,
-// those of embedded structs included.
-func jsonFields(t reflect.Type) map[string]reflect.Type {
-	out := map[string]reflect.Type{}
-	for i := range t.NumField() {
-		f := t.Field(i)
-		tag := f.Tag.Get("json")
-		if tag == "-" {
-			continue
-		}
-		name, _, _ := strings.Cut(tag, ",")
-		if f.Anonymous && name == "" {
-			et := f.Type
-			if et.Kind() == reflect.Pointer {
-				et = et.Elem()
-			}
-			if et.Kind() == reflect.Struct {
-				for k, v := range jsonFields(et) {
-					if _, dup := out[k]; !dup {
-						out[k] = v
-					}
-				}
-				continue
-			}
-		}
-		if !f.IsExported() {
-			continue
-		}
-		if name == "" {
-			name = f.Name
-		}
-		out[name] = f.Type
-	}
-	return out
 }
 
 func jsonDecodeError(err error) error {

@@ -2,18 +2,19 @@ package service
 
 import (
 	"encoding/json"
+	"maps"
 	"net/http/httptest"
-	"slices"
 	"strings"
 	"testing"
 
 	"paywallet/shared/wire"
 )
 
-// TestDecodeNamesEveryUnknownField: one answer names every member the
-// request type does not declare, nested ones by their path; values the type
-// leaves open are not looked into.
-func TestDecodeNamesEveryUnknownField(t *testing.T) {
+// TestDecodeNamesEveryProblem: one answer names every member the request
+// type does not declare and every value of the wrong JSON type, nested ones
+// by their path; values the type leaves open are not looked into. Before,
+// a body with a wrong type and an unknown member named only the unknown one.
+func TestDecodeNamesEveryProblem(t *testing.T) {
 	type inner struct {
 		Line1 string `json:"line1"`
 	}
@@ -23,6 +24,9 @@ func TestDecodeNamesEveryUnknownField(t *testing.T) {
 	type request struct {
 		embedded
 		Name    string          `json:"name"`
+		Count   int32           `json:"count"`
+		Amount  *int64          `json:"amount"`
+		Paused  *bool           `json:"paused"`
 		Address *inner          `json:"address"`
 		Items   []inner         `json:"items"`
 		Open    map[string]any  `json:"open"`
@@ -30,17 +34,24 @@ func TestDecodeNamesEveryUnknownField(t *testing.T) {
 		Any     any             `json:"any"`
 		skipped string
 	}
+	const unknown = "unknown field"
 	for _, tc := range []struct {
 		name, body string
-		want       []string // nil: decodes
+		want       map[string]string // nil: decodes
 	}{
-		{"known", `{"name":"a","region":"US","address":{"line1":"x"},"items":[{"line1":"y"}],"open":{"z":1},"raw":{"q":1},"any":{"r":2}}`, nil},
+		{"known", `{"name":"a","region":"US","count":3,"amount":null,"paused":true,"address":{"line1":"x"},"items":[{"line1":"y"}],"open":{"z":1},"raw":{"q":1},"any":{"r":2}}`, nil},
 		{"case-insensitive", `{"NAME":"a"}`, nil},
-		{"one", `{"name":"a","colour":"red"}`, []string{"colour"}},
-		{"several", `{"colour":"red","size":1,"name":"a"}`, []string{"colour", "size"}},
-		{"nested", `{"address":{"line1":"x","line3":"y"},"extra":true}`, []string{"address.line3", "extra"}},
-		{"in a list", `{"items":[{"line1":"a"},{"line1":"b","x":1}]}`, []string{"items[1].x"}},
-		{"unexported", `{"skipped":"x"}`, []string{"skipped"}},
+		{"one", `{"name":"a","colour":"red"}`, map[string]string{"colour": unknown}},
+		{"several", `{"colour":"red","size":1,"name":"a"}`, map[string]string{"colour": unknown, "size": unknown}},
+		{"nested", `{"address":{"line1":"x","line3":"y"},"extra":true}`, map[string]string{"address.line3": unknown, "extra": unknown}},
+		{"in a list", `{"items":[{"line1":"a"},{"line1":"b","x":1}]}`, map[string]string{"items[1].x": unknown}},
+		{"unexported", `{"skipped":"x"}`, map[string]string{"skipped": unknown}},
+		{"type beside unknown", `{"name":1,"colour":"red"}`, map[string]string{"name": "must be a string", "colour": unknown}},
+		{"every type", `{"name":true,"count":"3","amount":1.5,"paused":"yes","address":[],"items":{}}`, map[string]string{
+			"name": "must be a string", "count": "must be an integer", "amount": "must be a whole number, written without a fraction or exponent",
+			"paused": "must be true or false", "address": "must be an object", "items": "must be an array"}},
+		{"out of range", `{"count":4294967296,"amount":9223372036854775808}`, map[string]string{"count": "is out of range", "amount": "is out of range"}},
+		{"nested type", `{"address":{"line1":7},"items":[{"line1":"a"},{"line1":false}]}`, map[string]string{"address.line1": "must be a string", "items[1].line1": "must be a string"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := httptest.NewRequest("POST", "/", strings.NewReader(tc.body))
@@ -56,14 +67,11 @@ func TestDecodeNamesEveryUnknownField(t *testing.T) {
 			if !ok || e.Status != 400 || e.Code != "INVALID_INPUT" {
 				t.Fatalf("err = %v, want 400 INVALID_INPUT", err)
 			}
-			var got []string
+			got := map[string]string{}
 			for _, fe := range e.Details["errors"].([]wire.FieldError) {
-				if fe.Message != "unknown field" {
-					t.Errorf("%s: %q", fe.Field, fe.Message)
-				}
-				got = append(got, fe.Field)
+				got[fe.Field] = fe.Message
 			}
-			if !slices.Equal(got, tc.want) {
+			if !maps.Equal(got, tc.want) {
 				t.Fatalf("named %v, want %v", got, tc.want)
 			}
 		})

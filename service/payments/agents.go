@@ -18,6 +18,7 @@ import (
 
 	"paywallet/service/ids"
 	"paywallet/service/store"
+	"paywallet/service/strictjson"
 	"paywallet/shared/accountrules"
 	"paywallet/shared/wire"
 )
@@ -63,7 +64,7 @@ func (p *agentPolicy) validate(fe *fieldErrors) {
 	}
 	for i, perm := range p.Permissions {
 		if !slices.Contains(agentPermissions, perm) {
-			fe.addConstraint("policy.permissions."+strconv.Itoa(i), "unknown permission", wire.FieldConstraint{Enum: agentPermissions})
+			fe.addConstraint("policy.permissions["+strconv.Itoa(i)+"]", "unknown permission", wire.FieldConstraint{Enum: agentPermissions})
 		}
 	}
 	modes := []string{"AUTO", "APPROVAL_REQUIRED"}
@@ -91,20 +92,20 @@ func (p *agentPolicy) validate(fe *fieldErrors) {
 	if ar := p.AccountRestrictions; ar != nil {
 		for i, id := range ar.AllowedAccountIDs {
 			if !ids.Valid("ExternalAccount", id) && !ids.Valid("InternalAccount", id) {
-				fe.add("policy.accountRestrictions.allowedAccountIds."+strconv.Itoa(i), "must be an account id")
+				fe.add("policy.accountRestrictions.allowedAccountIds["+strconv.Itoa(i)+"]", "must be an account id")
 			}
 		}
 		for i, rule := range ar.AccountRules {
 			if rule.AccountID == "" {
-				fe.add("policy.accountRestrictions.accountRules."+strconv.Itoa(i)+".accountId", "required")
+				fe.add("policy.accountRestrictions.accountRules["+strconv.Itoa(i)+"].accountId", "required")
 			} else if !ids.Valid("ExternalAccount", rule.AccountID) && !ids.Valid("InternalAccount", rule.AccountID) {
-				fe.add("policy.accountRestrictions.accountRules."+strconv.Itoa(i)+".accountId", "must be an account id")
+				fe.add("policy.accountRestrictions.accountRules["+strconv.Itoa(i)+"].accountId", "must be an account id")
 			}
 			if v := rule.PerTransactionLimit; v != nil && *v < 0 {
-				fe.add("policy.accountRestrictions.accountRules."+strconv.Itoa(i)+".perTransactionLimit", "must not be negative")
+				fe.add("policy.accountRestrictions.accountRules["+strconv.Itoa(i)+"].perTransactionLimit", "must not be negative")
 			}
 			if rule.ExecutionMode != "" && !slices.Contains(modes, rule.ExecutionMode) {
-				fe.addConstraint("policy.accountRestrictions.accountRules."+strconv.Itoa(i)+".executionMode", "must be AUTO or APPROVAL_REQUIRED", wire.FieldConstraint{Enum: modes})
+				fe.addConstraint("policy.accountRestrictions.accountRules["+strconv.Itoa(i)+"].executionMode", "must be AUTO or APPROVAL_REQUIRED", wire.FieldConstraint{Enum: modes})
 			}
 		}
 	}
@@ -178,9 +179,11 @@ func (s *Service) CreateAgent(ctx context.Context, req AgentRequest) (Agent, err
 		dec := json.NewDecoder(bytes.NewReader(req.Policy))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&pol); err != nil {
-			if field, message, ok := policyDecodeProblem(err); ok {
-				fe.add("policy."+field, message)
-			} else {
+			problems := strictjson.Problems(req.Policy, &pol, "policy")
+			for _, p := range problems {
+				fe.add(p.Field, p.Message)
+			}
+			if len(problems) == 0 {
 				fe.add("policy", "must be an AgentPolicy object")
 			}
 		} else {
@@ -211,24 +214,6 @@ func (s *Service) CreateAgent(ctx context.Context, req AgentRequest) (Agent, err
 		}
 		return renderAgent(&a, false), nil
 	})
-}
-
-// policyDecodeProblem names the member of a policy that failed to decode:
-// one of the wrong type, or one AgentPolicy does not have. ok is false for
-// any other problem (not an object, malformed JSON).
-func policyDecodeProblem(err error) (field, message string, ok bool) {
-	var typeErr *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &typeErr):
-		if typeErr.Field == "" {
-			return "", "", false
-		}
-		return typeErr.Field, "must be of type " + typeErr.Type.String(), true
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		name, _ := strconv.Unquote(strings.TrimPrefix(err.Error(), "json: unknown field "))
-		return name, "unknown field", true
-	}
-	return "", "", false
 }
 
 func loadAgent(ctx context.Context, tx store.Tx, id string) (*store.Agent, error) {
@@ -735,6 +720,21 @@ func (s *Service) spendIn(to, from string, amount int64) (int64, error) {
 	return int64(math.Ceil(v - 1e-9)), nil
 }
 
+// exceeds tells whether used+spend (all non-negative) is above limit,
+// without computing a sum that could wrap: a limit near the int64 maximum
+// must not let a large spend wrap around to a negative total and pass.
+func exceeds(used, spend, limit int64) bool {
+	return used > limit || spend > limit-used
+}
+
+// addCapped is used+spend for a message, at most the int64 maximum.
+func addCapped(used, spend int64) int64 {
+	if spend > math.MaxInt64-used {
+		return math.MaxInt64
+	}
+	return used + spend
+}
+
 // overLimit is the refusal of a payment past one of the policy's limits.
 func overLimit(limit string, max, amount int64, currency string) error {
 	return &Error{Code: CodeForbidden,
@@ -1149,12 +1149,12 @@ func (s *Service) recordAgentAction(ctx context.Context, tx store.Tx, agent *sto
 			return AgentAction{}, err
 		}
 		switch {
-		case sl.DailyTransactionLimit != nil && count+1 > *sl.DailyTransactionLimit:
-			return AgentAction{}, overLimit("dailyTransactionLimit", *sl.DailyTransactionLimit, count+1, "transactions")
-		case sl.DailyLimit != nil && daily+spend > *sl.DailyLimit:
-			return AgentAction{}, overLimit("dailyLimit", *sl.DailyLimit, daily+spend, sl.Currency)
-		case sl.MonthlyLimit != nil && monthly+spend > *sl.MonthlyLimit:
-			return AgentAction{}, overLimit("monthlyLimit", *sl.MonthlyLimit, monthly+spend, sl.Currency)
+		case sl.DailyTransactionLimit != nil && exceeds(count, 1, *sl.DailyTransactionLimit):
+			return AgentAction{}, overLimit("dailyTransactionLimit", *sl.DailyTransactionLimit, addCapped(count, 1), "transactions")
+		case sl.DailyLimit != nil && exceeds(daily, spend, *sl.DailyLimit):
+			return AgentAction{}, overLimit("dailyLimit", *sl.DailyLimit, addCapped(daily, spend), sl.Currency)
+		case sl.MonthlyLimit != nil && exceeds(monthly, spend, *sl.MonthlyLimit):
+			return AgentAction{}, overLimit("monthlyLimit", *sl.MonthlyLimit, addCapped(monthly, spend), sl.Currency)
 		}
 	}
 	now := s.now()
