@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -493,6 +494,23 @@ func TestAgentSeesOnlyItsCustomer(t *testing.T) {
 	e.mustStatus(e.do("DELETE", "/agents/me/external-accounts/"+created.ID, nil, h), 204)
 	if x := e.getAccount(created.ID); x.Status != "INACTIVE" {
 		t.Fatalf("deleted account is %s", x.Status)
+	}
+	// accountInfo.paymentRails, as the customer's create takes it (before,
+	// the agent's create refused it as an unknown field); bad rails are
+	// named with every other problem.
+	railed := usdBody("", "000000000096")
+	railed["accountInfo"].(map[string]any)["paymentRails"] = []string{"RTP"}
+	cr = e.do("POST", "/agents/me/external-accounts", railed, h)
+	e.mustStatus(cr, 201)
+	cr.decode(t, &created)
+	if rails := created.AccountInfo["paymentRails"]; !reflect.DeepEqual(rails, []any{"RTP"}) {
+		t.Fatalf("paymentRails %v", rails)
+	}
+	railed = usdBody(w.theirs.customer.ID, "000000000095")
+	railed["accountInfo"].(map[string]any)["paymentRails"] = []string{"PIX"}
+	r = wantRefusal(t, e.do("POST", "/agents/me/external-accounts", railed, h), 400, "INVALID_INPUT")
+	if f := errorFields(r); f != "accountInfo.paymentRails,customerId" {
+		t.Fatalf("fields %s", f)
 	}
 	// Query filters the agent may not use are named.
 	r = wantRefusal(t, e.do("GET", "/agents/me/transactions?customerId="+w.theirs.customer.ID+"&reference=x&status=NOPE", nil, h), 400, "INVALID_INPUT")
@@ -1041,7 +1059,7 @@ func TestAgentTransferOutWalletSigned(t *testing.T) {
 	r = e.do("POST", "/agents/me/transfer-out", transferOutBody(fiat, w.myDest.ID, 4_000), bearer(token))
 	e.mustStatus(r, http.StatusCreated)
 	decodeTransferAction(t, r, "TRANSFER_OUT", 4_000, fiat, w.myDest.ID)
-	balances(t, e.accountByID(fiat), 6_000, 10_000)
+	balances(t, e.account(fiat), 6_000, 10_000)
 	wantRefusal(t, e.do("POST", "/agents/me/transfer-out", transferOutBody(fiat, w.myDest.ID, 7_000), bearer(token)), 400, "INSUFFICIENT_BALANCE")
 }
 

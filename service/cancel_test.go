@@ -75,7 +75,7 @@ func testCancelTransfer(t *testing.T, opts ...func(*Config)) {
 		if got.ID != x.ID || got.Status != "FAILED" || got.FailureReason != "" || got.SettledAt != "" {
 			t.Fatalf("%s: cancelled %s", c.name, r.body)
 		}
-		balances(t, e.accountByID(fiat), 50_000, 50_000)
+		balances(t, e.account(fiat), 50_000, 50_000)
 		// The worker never settles it: nothing is due, now or later.
 		if n := e.settle(); n != 0 {
 			t.Fatalf("%s: %d steps after the cancel", c.name, n)
@@ -234,7 +234,7 @@ func testCancelRacesSettlement(t *testing.T, opts ...func(*Config)) {
 		default:
 			t.Fatalf("round %d: cancel %d, transaction %s %s", round, status, got.Status, got.FailureReason)
 		}
-		balances(t, e.accountByID(fiat), funded-completed*amount, funded-completed*amount)
+		balances(t, e.account(fiat), funded-completed*amount, funded-completed*amount)
 	}
 	t.Logf("%d cancelled, %d settled", cancelled, completed)
 }

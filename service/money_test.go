@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -96,9 +97,10 @@ func (e *env) execute(q wire.Quote, stamp string, headers ...string) response {
 	return e.do("POST", "/quotes/"+q.ID+"/execute", nil, h)
 }
 
+// account reads an internal account of any type from the list.
 func (e *env) account(id string) wire.InternalAccount {
 	e.t.Helper()
-	r := e.do("GET", "/customers/internal-accounts?type=EMBEDDED_WALLET&limit=100", nil, nil)
+	r := e.do("GET", "/customers/internal-accounts?limit=100", nil, nil)
 	var list wire.List[wire.InternalAccount]
 	r.decode(e.t, &list)
 	for _, a := range list.Data {
@@ -287,6 +289,31 @@ func TestExecuteRefusals(t *testing.T) {
 	if r.status != 404 || r.errorBody(t).Code != "QUOTE_NOT_FOUND" {
 		t.Fatalf("unknown quote: %d %s", r.status, r.body)
 	}
+}
+
+// TestExecuteAfterTheDestinationWentAway: a quote whose destination was
+// deactivated after pricing is not executed (nor funded, for a just-in-time
+// quote): 400 naming quoteId, nothing held, the quote still PENDING. Before,
+// the execute held the money and paid the INACTIVE account.
+func TestExecuteAfterTheDestinationWentAway(t *testing.T) {
+	e := newEnv(t, sandbox)
+	p := e.newPayer("gone@example.com", 5_000)
+	dest := e.destination(p, "12345")
+	q := e.quote(quoteBody(p, dest.ID, "SENDING", 1_000))
+	rt := e.quote(realtimeBody(p, "USD", dest.ID, "SENDING", 1_000))
+	e.mustStatus(e.do("DELETE", "/customers/external-accounts/"+dest.ID, nil, nil), http.StatusNoContent)
+	if got := fieldsOf(t, e.execute(q, wire.SandboxSignature)); !slices.Equal(got, []string{"quoteId"}) {
+		t.Fatalf("execute: fields %v", got)
+	}
+	if got := fieldsOf(t, e.sandboxSend(map[string]any{"quoteId": rt.ID, "currencyCode": "USD"})); !slices.Equal(got, []string{"quoteId"}) {
+		t.Fatalf("funding: fields %v", got)
+	}
+	for _, id := range []string{q.TransactionID, rt.TransactionID} {
+		if x := e.transaction(id); x.Status != "PENDING" {
+			t.Fatalf("%s is %s", id, x.Status)
+		}
+	}
+	balances(t, e.account(p.account.ID), 5_000, 5_000)
 }
 
 // TestQuoteExpiry: an unexecuted quote is EXPIRED at expiresAt, cannot be

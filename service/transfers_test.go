@@ -39,21 +39,6 @@ func (e *env) fiatAccount(p payer) string {
 	return a.ID
 }
 
-// accountByID reads any internal account of the list.
-func (e *env) accountByID(id string) wire.InternalAccount {
-	e.t.Helper()
-	r := e.do("GET", "/customers/internal-accounts?limit=100", nil, nil)
-	var list wire.List[wire.InternalAccount]
-	r.decode(e.t, &list)
-	for _, a := range list.Data {
-		if a.ID == id {
-			return a
-		}
-	}
-	e.t.Fatalf("no account %s", id)
-	return wire.InternalAccount{}
-}
-
 func depositReferenceOf(t *testing.T, a wire.InternalAccount) string {
 	t.Helper()
 	if len(a.FundingPaymentInstructions) != 1 {
@@ -270,7 +255,7 @@ func TestTransferOutSandbox(t *testing.T) {
 			t.Fatalf("%s: created %s", c.suffix, r.body)
 		}
 		available -= 4_000
-		balances(t, e.accountByID(fiat), available, total)
+		balances(t, e.account(fiat), available, total)
 		e.settle()
 		e.clock.Advance(c.wait)
 		if n := e.settle(); n != 1 {
@@ -285,7 +270,7 @@ func TestTransferOutSandbox(t *testing.T) {
 		} else {
 			available += 4_000
 		}
-		balances(t, e.accountByID(fiat), available, total)
+		balances(t, e.account(fiat), available, total)
 		e.deliver()
 		if want := []string{"OUTGOING_PAYMENT.PENDING#1", "OUTGOING_PAYMENT.PROCESSING#2", "OUTGOING_PAYMENT." + c.status + "#3"}; !slices.Equal(rc.of(x.ID), want) {
 			t.Fatalf("%s: events %v, want %v", c.suffix, rc.of(x.ID), want)
@@ -403,7 +388,7 @@ func testTransferOutNoOverdraft(t *testing.T, opts ...func(*Config)) {
 	if ok != 3 || refused != 5 {
 		t.Fatalf("%d transfers, %d refused; want 3 and 5", ok, refused)
 	}
-	balances(t, e.accountByID(fiat), 1_000, 10_000)
+	balances(t, e.account(fiat), 1_000, 10_000)
 }
 
 // deposit records a bank credit to the account by its deposit reference.

@@ -19,7 +19,6 @@ import (
 	"paywallet/service/ids"
 	"paywallet/service/store"
 	"paywallet/service/strictjson"
-	"paywallet/shared/accountrules"
 	"paywallet/shared/wire"
 )
 
@@ -586,7 +585,7 @@ func (s *Service) AgentCreateExternalAccount(ctx context.Context, agent *store.A
 	if body == nil {
 		return wire.ExternalAccount{}, errorf(CodeInvalidRequestFormat, "the body must be a JSON object")
 	}
-	fe := fieldErrors(accountrules.ValidateCreate(body))
+	_, _, fe := checkExternalAccountBody(body)
 	if v, present := body["customerId"]; present {
 		if id, ok := v.(string); ok && id != agent.CustomerID {
 			fe.add("customerId", "must be omitted or be the agent's customer")

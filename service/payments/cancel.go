@@ -55,10 +55,18 @@ func cancellableKind(x *store.Transaction) error {
 		return invalidField("transactionId", "is the payment of a quote, which cannot be cancelled once executed (an unexecuted quote expires by itself); only transfers (transfer-in, transfer-out) can be cancelled")
 	case x.SourceAccountID == "":
 		return invalidField("transactionId", "is a deposit or a funding, recorded when the money arrived; only transfers (transfer-in, transfer-out) can be cancelled")
-	case !slices.Contains(paymentRailNames, x.PaymentRail):
+	case !bankRail(x.PaymentRail):
 		return invalidField("transactionId", "is a transfer on "+x.PaymentRail+", which is not a bank rail; only bank transfers can be cancelled")
 	}
 	return nil
+}
+
+// bankRail tells whether a transfer on rail is a bank's (the reference
+// cancels "bank-rail transfers"): every PaymentRail but mobile-money
+// wallets and the UnionPay card network, which no bank's cancellation
+// facility reaches.
+func bankRail(rail string) bool {
+	return slices.Contains(paymentRailNames, rail) && rail != "MOBILE_MONEY" && rail != "UNIONPAY"
 }
 
 // notCancellable is the 409 of a transfer past the point of cancelling.

@@ -109,15 +109,10 @@ func (s *Service) CreateExternalAccount(ctx context.Context, req ExternalAccount
 	if body == nil {
 		return wire.ExternalAccount{}, errorf(CodeInvalidRequestFormat, "the body must be a JSON object")
 	}
-	body, rails, railsGiven := takePaymentRails(body)
-	fe := fieldErrors(accountrules.ValidateCreate(body))
+	body, chosen, fe := checkExternalAccountBody(body)
 	customerID, _ := body["customerId"].(string)
 	if req.Platform && customerID != "" {
 		fe.add("customerId", "platform accounts have no customer; use POST /customers/external-accounts")
-	}
-	var chosen []string
-	if railsGiven {
-		chosen = checkPaymentRails(body, rails, &fe)
 	}
 	if e := fe.err(); e != nil {
 		return wire.ExternalAccount{}, e
@@ -187,6 +182,22 @@ func (s *Service) CreateExternalAccount(ctx context.Context, req ExternalAccount
 		out := externalAccountJSON(&a)
 		return out, s.emit(ctx, tx, webhooksig.ExternalAccountStatusUpdated, a.ID, out)
 	})
+}
+
+// checkExternalAccountBody checks a create body, naming every bad field:
+// the shared validator's rules (accountrules.ValidateCreate) on the body
+// without accountInfo.paymentRails, and the rails apart (checkPaymentRails).
+// It answers the body without the rails and the rails chosen (nil when none
+// were given). The customer's, the platform's and the agent's creates all
+// check with it.
+func checkExternalAccountBody(body map[string]any) (map[string]any, []string, fieldErrors) {
+	body, rails, given := takePaymentRails(body)
+	fe := fieldErrors(accountrules.ValidateCreate(body))
+	var chosen []string
+	if given {
+		chosen = checkPaymentRails(body, rails, &fe)
+	}
+	return body, chosen, fe
 }
 
 // takePaymentRails takes accountInfo.paymentRails out of a create body:

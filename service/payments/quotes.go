@@ -586,6 +586,9 @@ func (s *Service) ExecuteQuote(ctx context.Context, id, signature string) (wire.
 			return wire.Quote{}, &Error{Code: "INVALID_STATE_TRANSITION", Message: msg,
 				Details: map[string]any{"quoteStatus": st}}
 		}
+		if err := executableAccounts(ctx, tx, q); err != nil {
+			return wire.Quote{}, err
+		}
 		if q.Payload != "" {
 			if err := s.checkQuoteStamp(ctx, tx, q, signature); err != nil {
 				return wire.Quote{}, err
@@ -622,6 +625,33 @@ func (s *Service) ExecuteQuote(ctx context.Context, id, signature string) (wire.
 		}
 		return s.quoteJSON(q, &next), nil
 	})
+}
+
+// executableAccounts refuses the execute of a quote whose accounts changed
+// since it was priced: the paying wallet is no longer ACTIVE (its customer
+// was deleted) or the destination was deactivated (DELETE of the external
+// account, or of its customer). The quote stays PENDING and expires by
+// itself; a new quote to an ACTIVE account is the way on.
+func executableAccounts(ctx context.Context, tx store.Tx, q *store.Quote) error {
+	src, err := tx.GetInternalAccount(ctx, q.SourceAccountID)
+	if err != nil {
+		return err
+	}
+	if src.Status != "ACTIVE" {
+		return &Error{Code: CodeInvalidInput,
+			Message: "the quote pays from " + src.ID + ", which is " + src.Status + " now; only ACTIVE accounts can pay",
+			Details: map[string]any{"errors": []wire.FieldError{{Field: "quoteId", Message: "its source account is " + src.Status}}}}
+	}
+	dst, err := tx.GetExternalAccount(ctx, q.DestinationAccountID)
+	if err != nil {
+		return err
+	}
+	if dst.Status != "ACTIVE" {
+		return &Error{Code: CodeInvalidInput,
+			Message: "the quote pays to " + dst.ID + ", which is " + dst.Status + " now; only ACTIVE accounts can receive payments: ask for a new quote to an ACTIVE account",
+			Details: map[string]any{"errors": []wire.FieldError{{Field: "quoteId", Message: "its destination account is " + dst.Status}}}}
+	}
+	return nil
 }
 
 // checkQuoteStamp checks Service-Wallet-Signature on an execute: a stamp

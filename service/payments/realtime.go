@@ -162,6 +162,9 @@ func (s *Service) fundQuote(ctx context.Context, tx store.Tx, q *store.Quote, x 
 		}
 		return nil, &Error{Code: "INVALID_STATE_TRANSITION", Message: msg, Details: map[string]any{"quoteStatus": st}}
 	}
+	if err := executableAccounts(ctx, tx, q); err != nil {
+		return nil, err
+	}
 	var fe fieldErrors
 	if currency != q.SendingCurrency {
 		fe.addConstraint(currencyField, "the quote is funded in "+q.SendingCurrency+", not "+currency,
