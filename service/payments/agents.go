@@ -776,14 +776,14 @@ func (p *agentPolicy) checkPerTransaction(source string, spend int64) error {
 // own hook (the HTTP layer's Idempotency-Key record) with what mine
 // returns, so the record holds the agent operation's answer.
 func composeHook(ctx context.Context, mine func(ctx context.Context, tx store.Tx, result any) (any, error)) context.Context {
-	outer, _ := ctx.Value(commitHookKey{}).(CommitHook)
+	outer, _ := ctx.Value(commitHookKey{}).(*hookState)
 	return WithCommitHook(ctx, func(ctx context.Context, tx store.Tx, result any) error {
 		out, err := mine(ctx, tx, result)
 		if err != nil {
 			return err
 		}
 		if outer != nil {
-			return outer(ctx, tx, out)
+			return outer.hook(ctx, tx, out)
 		}
 		return nil
 	})

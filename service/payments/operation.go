@@ -2,6 +2,8 @@ package payments
 
 import (
 	"context"
+	"errors"
+	"sync/atomic"
 
 	"paywallet/service/store"
 	"paywallet/shared/wire"
@@ -16,11 +18,26 @@ type CommitHook func(ctx context.Context, tx store.Tx, result any) error
 
 type commitHookKey struct{}
 
-// WithCommitHook returns a context under which the next writing operation
-// runs h before it commits. Operations that never write ignore it.
-func WithCommitHook(ctx context.Context, h CommitHook) context.Context {
-	return context.WithValue(ctx, commitHookKey{}, h)
+// hookState is a CommitHook under a context, with whether a commit has
+// already run it: a hook runs in exactly one commit, so an operation that
+// committed twice under one would record two answers for one request.
+type hookState struct {
+	hook CommitHook
+	ran  atomic.Bool
 }
+
+// WithCommitHook returns a context under which the next writing operation
+// runs h before it commits. Operations that never write ignore it. A second
+// commit under the same context fails (errHookSpent) rather than run h
+// again: an operation that writes more than once must say which of its
+// commits answers the request.
+func WithCommitHook(ctx context.Context, h CommitHook) context.Context {
+	return context.WithValue(ctx, commitHookKey{}, &hookState{hook: h})
+}
+
+// errHookSpent is a programming error: a second commit under a context
+// whose CommitHook already ran in an earlier one.
+var errHookSpent = errors.New("payments: a second commit under a CommitHook that already ran (an operation must record its answer in one commit)")
 
 // read runs fn in a store transaction and returns its value. For
 // operations that only look.
@@ -41,18 +58,24 @@ func read[T any](ctx context.Context, s *Service, fn func(tx store.Tx) (T, error
 // when the store retries a serialization failure; it must not have effects
 // outside tx.
 func commit[T any](ctx context.Context, s *Service, turn string, fn func(tx store.Tx) (T, error)) (T, error) {
-	hook, _ := ctx.Value(commitHookKey{}).(CommitHook)
+	state, _ := ctx.Value(commitHookKey{}).(*hookState)
 	var out T
+	if state != nil && state.ran.Load() {
+		return out, errHookSpent
+	}
 	err := s.tx(ctx, turn, func(tx store.Tx) error {
 		var err error
 		if out, err = fn(tx); err != nil {
 			return err
 		}
-		if hook != nil {
-			return hook(ctx, tx, out)
+		if state != nil {
+			return state.hook(ctx, tx, out)
 		}
 		return nil
 	})
+	if err == nil && state != nil {
+		state.ran.Store(true)
+	}
 	return out, err
 }
 
