@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -520,4 +521,64 @@ func TestUpdateWithoutCustomerType(t *testing.T) {
 	}
 	r = e.do("PATCH", "/customers/Customer:019aa5d2-7c10-7000-8000-00000000dead", map[string]any{"fullName": "X"}, nil)
 	e.mustStatus(r, http.StatusNotFound)
+}
+
+// TestUmaAddressIsOneCustomers: incoming UMA payments find their customer
+// by umaAddress, so no two live customers share one: a create or an update
+// to another live customer's address is 409 CONFLICT naming it, and nothing
+// is stored; a deleted customer's address is free again. Before, both were
+// accepted and the newer customer could never be paid.
+func TestUmaAddressIsOneCustomers(t *testing.T) { onBothStores(t, testUmaAddressIsOneCustomers) }
+
+func testUmaAddressIsOneCustomers(t *testing.T, opts ...func(*Config)) {
+	e := newEnv(t, opts...)
+	var first, second wire.Customer
+	var r response
+	body := individualBody("uma-1", "uma-1@example.com")
+	body["umaAddress"] = "$jane@uma.example"
+	r = e.do("POST", "/customers", body, nil)
+	e.mustStatus(r, http.StatusCreated)
+	r.decode(t, &first)
+	dup := individualBody("uma-2", "uma-2@example.com")
+	dup["umaAddress"] = "$jane@uma.example"
+	r = e.do("POST", "/customers", dup, nil)
+	if r.status != http.StatusConflict || r.errorBody(t).Details["umaAddress"] != "$jane@uma.example" {
+		t.Fatalf("second customer with the address: %d %s", r.status, r.body)
+	}
+	if r := e.do("GET", "/customers?platformCustomerId=uma-2", nil, nil); strings.Contains(string(r.body), "uma-2") {
+		t.Fatalf("the refused customer was stored: %s", r.body)
+	}
+	dup["umaAddress"] = "$june@uma.example"
+	r = e.do("POST", "/customers", dup, nil)
+	e.mustStatus(r, http.StatusCreated)
+	r.decode(t, &second)
+	r = e.do("PATCH", "/customers/"+second.ID, map[string]any{"umaAddress": "$jane@uma.example", "fullName": "June Smith"}, nil)
+	if r.status != http.StatusConflict || r.errorBody(t).Details["umaAddress"] != "$jane@uma.example" {
+		t.Fatalf("update to another's address: %d %s", r.status, r.body)
+	}
+	var got wire.Customer
+	r = e.do("GET", "/customers/"+second.ID, nil, nil)
+	e.mustStatus(r, http.StatusOK)
+	r.decode(t, &got)
+	if got.UmaAddress != "$june@uma.example" || got.FullName == "June Smith" {
+		t.Fatalf("the refused update was stored: %+v", got)
+	}
+	// Its own address again is no conflict.
+	e.mustStatus(e.do("PATCH", "/customers/"+second.ID, map[string]any{"umaAddress": "$june@uma.example"}, nil), http.StatusOK)
+	e.mustStatus(e.do("DELETE", "/customers/"+first.ID, nil, nil), http.StatusOK)
+	e.mustStatus(e.do("PATCH", "/customers/"+second.ID, map[string]any{"umaAddress": "$jane@uma.example"}, nil), http.StatusOK)
+
+	// Addresses the service makes up differ even for customers created in
+	// one millisecond (the clock does not move here).
+	seen := map[string]bool{}
+	for i := range 20 {
+		var c wire.Customer
+		r = e.do("POST", "/customers", map[string]any{"customerType": "INDIVIDUAL", "platformCustomerId": "gen-"+strconv.Itoa(i)}, nil)
+		e.mustStatus(r, http.StatusCreated)
+		r.decode(t, &c)
+		if seen[c.UmaAddress] {
+			t.Fatalf("made-up address %s twice", c.UmaAddress)
+		}
+		seen[c.UmaAddress] = true
+	}
 }

@@ -75,7 +75,10 @@ func (s *Service) CreateCustomer(ctx context.Context, req wire.CustomerCreateReq
 	hexID := strings.ReplaceAll(strings.TrimPrefix(id, "Customer:"), "-", "")
 	uma := req.UmaAddress
 	if uma == "" {
-		uma = "$" + hexID[:16] + "@" + s.cfg.UMADomain
+		// The whole id: its first half is a UUIDv7's timestamp and 12
+		// random bits, which customers created in one millisecond share
+		// one time in 4096.
+		uma = "$" + hexID + "@" + s.cfg.UMADomain
 	}
 	pcid := req.PlatformCustomerID
 	if pcid == "" {
@@ -109,6 +112,9 @@ func (s *Service) CreateCustomer(ctx context.Context, req wire.CustomerCreateReq
 				c.KYBStatus = sandboxKYB(req.BusinessInfo.RegistrationNumber)
 			}
 		}
+		if err := umaTaken(ctx, tx, c.UmaAddress, c.ID); err != nil {
+			return wire.Customer{}, err
+		}
 		if err := tx.CreateCustomer(ctx, &c); err != nil {
 			if errors.Is(err, store.ErrConflict) {
 				return wire.Customer{}, &Error{Code: CodeConflict, Message: "a customer with this platformCustomerId already exists",
@@ -129,6 +135,24 @@ func (s *Service) CreateCustomer(ctx context.Context, req wire.CustomerCreateReq
 		}
 		return out, nil
 	})
+}
+
+// umaTaken refuses an umaAddress that another live customer has (409
+// CONFLICT naming it): incoming UMA payments find their customer by the
+// address, so a second customer with it could never be paid. self is the
+// customer being written.
+func umaTaken(ctx context.Context, tx store.Tx, addr, self string) error {
+	other, err := tx.GetCustomerByUmaAddress(ctx, addr)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return nil
+	case err != nil:
+		return err
+	case other.ID == self:
+		return nil
+	}
+	return &Error{Code: CodeConflict, Message: "another customer has this umaAddress; choose another",
+		Details: map[string]any{"umaAddress": addr}}
 }
 
 // identifierLabel binds a sealed identification number to its customer.

@@ -212,6 +212,11 @@ func (s *Service) UpdateCustomer(ctx context.Context, id string, req wire.Custom
 		if err != nil {
 			return Signed[wire.Customer]{}, err
 		}
+		if req.UmaAddress != nil && *req.UmaAddress != c.UmaAddress {
+			if err := umaTaken(ctx, tx, *req.UmaAddress, c.ID); err != nil {
+				return Signed[wire.Customer]{}, err
+			}
+		}
 		if req.Email != nil && !strings.EqualFold(*req.Email, c.Email) {
 			challenge, err := s.changeTiedEmail(ctx, tx, c.ID, *req.Email, call)
 			if err != nil {
