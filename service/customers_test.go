@@ -573,7 +573,7 @@ func testUmaAddressIsOneCustomers(t *testing.T, opts ...func(*Config)) {
 	seen := map[string]bool{}
 	for i := range 20 {
 		var c wire.Customer
-		r = e.do("POST", "/customers", map[string]any{"customerType": "INDIVIDUAL", "platformCustomerId": "gen-"+strconv.Itoa(i)}, nil)
+		r = e.do("POST", "/customers", map[string]any{"customerType": "INDIVIDUAL", "platformCustomerId": "gen-" + strconv.Itoa(i)}, nil)
 		e.mustStatus(r, http.StatusCreated)
 		r.decode(t, &c)
 		if seen[c.UmaAddress] {
