@@ -574,14 +574,27 @@ func TestReceiverExternalAccountLookup(t *testing.T) {
 		}
 	}
 
+	// Without customerId the sender is the account's own customer (the
+	// reference makes customerId optional; before, it was required): the
+	// same answer and lookupId, with or without the customer's UMA address.
+	for _, query := range []string{"", "senderUmaAddress=" + strings.ReplaceAll(p.customer.UmaAddress, "$", "%24")} {
+		r := lookup(usd.ID, query)
+		e.mustStatus(r, http.StatusOK)
+		var l wire.ReceiverExternalAccountLookup
+		r.decode(t, &l)
+		if l.LookupID != lookups[0].LookupID || l.AccountID != usd.ID {
+			t.Fatalf("lookup without customerId (%q): %s", query, r.body)
+		}
+	}
+
 	for _, tc := range []struct {
 		name, account, query string
 		status               int
 		code                 string
 		fields               []string
 	}{
-		{"no sender", usd.ID, "", 400, "INVALID_INPUT", []string{"customerId"}},
-		{"an UMA address alone", usd.ID, "senderUmaAddress=%24ana%40example.com", 400, "INVALID_INPUT", []string{"customerId"}},
+		{"another's UMA address alone", usd.ID, "senderUmaAddress=%24ana%40example.com", 400, "INVALID_INPUT", []string{"senderUmaAddress"}},
+		{"the platform's account, no sender", plat.ID, "", 404, "NOT_FOUND", nil},
 		{"malformed sender", usd.ID, "customerId=nope&senderUmaAddress=nope", 400, "INVALID_INPUT", []string{"customerId", "senderUmaAddress"}},
 		{"another's UMA address", usd.ID, "customerId=" + p.customer.ID + "&senderUmaAddress=%24someone%40else.example", 400, "INVALID_INPUT", []string{"senderUmaAddress"}},
 		{"unknown sender", usd.ID, "customerId=Customer:0199a3c4-0000-7000-8000-000000000001", 404, "USER_NOT_FOUND", nil},

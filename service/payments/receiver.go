@@ -19,15 +19,16 @@ import (
 // /receiver/external-account/{accountId}): before a quote, what a sender
 // can pay the account in, at what estimated rate, between what amounts.
 //
-// What applies here: the sender is one of the platform's customers
-// (customerId), the account must be an external account of that customer
-// (a quote pays only the source customer's own accounts), and it is paid in
-// its one currency, on its first payment rail. What does not: a sender
-// named only by senderUmaAddress (there is no UMA network behind this
-// service: a sender is a customer, and its umaAddress is checked against
-// customerId when both are given), requiredPayerDataFields (quotes here
-// take no payer data; the service already holds its customers'), and the
-// 412/424 answers about a counterparty VASP.
+// What applies here: the sender is one of the platform's customers, and a
+// quote pays only the source customer's own accounts, so the sender is the
+// account's customer: customerId may name it (it must, then, be the
+// account's), and without it the account's own customer is the sender. The
+// account is paid in its one currency, on its first payment rail. What does
+// not: a sender other than a customer (there is no UMA network behind this
+// service; senderUmaAddress, when given, must be the sender's umaAddress),
+// requiredPayerDataFields (quotes here take no payer data; the service
+// already holds its customers'), and the 412/424 answers about a
+// counterparty VASP.
 //
 // The lookupId binds the customer and the account: it is an HMAC of both
 // under a key derived from the at-rest key, so it needs no storage, is the
@@ -38,8 +39,8 @@ import (
 // ReceiverLookupRequest is the request of LookupExternalAccount.
 type ReceiverLookupRequest struct {
 	AccountID        string // the path's accountId
-	CustomerID       string // the sender; required
-	SenderUmaAddress string // optional; must be the customer's umaAddress
+	CustomerID       string // the sender; optional: the account's customer
+	SenderUmaAddress string // optional; must be the sender's umaAddress
 }
 
 // errLookupNotFound is a lookupId no lookup of the quote's customer and
@@ -78,19 +79,14 @@ func (s *Service) checkLookupID(lookupID, customerID, accountID string) error {
 }
 
 // LookupExternalAccount answers GET /receiver/external-account/{accountId}
-// (see the comment above): 400 for a missing or malformed customerId or a
-// senderUmaAddress that is not the customer's, 404 USER_NOT_FOUND for an
+// (see the comment above): 400 for a malformed customerId or a
+// senderUmaAddress that is not the sender's, 404 USER_NOT_FOUND for an
 // unknown customer, 404 NOT_FOUND for an id that is not an external account
-// of that customer (unknown, malformed, another customer's or the
-// platform's alike), 400 for an account that is not ACTIVE.
+// of the sender (unknown, malformed, another customer's or the platform's
+// alike), 400 for an account that is not ACTIVE.
 func (s *Service) LookupExternalAccount(ctx context.Context, req ReceiverLookupRequest) (wire.ReceiverExternalAccountLookup, error) {
 	var fe fieldErrors
-	switch {
-	case req.CustomerID == "" && req.SenderUmaAddress != "":
-		fe.add("customerId", "required: this service's senders are its customers, named by customerId; a senderUmaAddress alone names no customer here")
-	case req.CustomerID == "":
-		fe.add("customerId", "required")
-	case !ids.Valid("Customer", req.CustomerID):
+	if req.CustomerID != "" && !ids.Valid("Customer", req.CustomerID) {
 		fe.add("customerId", "must be a Customer:<uuid> id")
 	}
 	if req.SenderUmaAddress != "" && !validUMA(req.SenderUmaAddress) {
@@ -100,28 +96,38 @@ func (s *Service) LookupExternalAccount(ctx context.Context, req ReceiverLookupR
 		return wire.ReceiverExternalAccountLookup{}, e
 	}
 	type found struct {
+		sender   string
 		dst      *store.ExternalAccount
 		currency string // the sender's
 	}
 	got, err := read(ctx, s, func(tx store.Tx) (found, error) {
-		cust, err := tx.GetCustomer(ctx, req.CustomerID)
-		if errors.Is(err, store.ErrNotFound) {
-			return found{}, errCustomerNotFound
-		} else if err != nil {
-			return found{}, err
-		}
-		if req.SenderUmaAddress != "" && req.SenderUmaAddress != cust.UmaAddress {
-			return found{}, invalidField("senderUmaAddress", "is not the umaAddress of customerId")
+		var cust *store.Customer
+		if req.CustomerID != "" {
+			c, err := tx.GetCustomer(ctx, req.CustomerID)
+			if errors.Is(err, store.ErrNotFound) {
+				return found{}, errCustomerNotFound
+			} else if err != nil {
+				return found{}, err
+			}
+			cust = c
 		}
 		notFound := errorf(CodeNotFound, "no external account of this customer has this id")
 		if !ids.Valid("ExternalAccount", req.AccountID) {
 			return found{}, notFound
 		}
 		dst, err := tx.GetExternalAccount(ctx, req.AccountID)
-		if errors.Is(err, store.ErrNotFound) || err == nil && dst.CustomerID != cust.ID {
+		if errors.Is(err, store.ErrNotFound) || err == nil && (dst.CustomerID == "" || cust != nil && dst.CustomerID != cust.ID) {
 			return found{}, notFound
 		} else if err != nil {
 			return found{}, err
+		}
+		if cust == nil {
+			if cust, err = tx.GetCustomer(ctx, dst.CustomerID); err != nil {
+				return found{}, err
+			}
+		}
+		if req.SenderUmaAddress != "" && req.SenderUmaAddress != cust.UmaAddress {
+			return found{}, invalidField("senderUmaAddress", "is not the umaAddress of the sender (customerId, or else the account's customer)")
 		}
 		if dst.Status != "ACTIVE" {
 			return found{}, invalidField("accountId", "the account is "+dst.Status+"; only ACTIVE accounts can receive payments")
@@ -133,7 +139,7 @@ func (s *Service) LookupExternalAccount(ctx context.Context, req ReceiverLookupR
 		if len(src.Items) == 0 {
 			return found{}, invalidField("customerId", "the customer has no internal account to pay from")
 		}
-		return found{dst: dst, currency: src.Items[0].Currency}, nil
+		return found{sender: cust.ID, dst: dst, currency: src.Items[0].Currency}, nil
 	})
 	if err != nil {
 		return wire.ReceiverExternalAccountLookup{}, err
@@ -142,7 +148,7 @@ func (s *Service) LookupExternalAccount(ctx context.Context, req ReceiverLookupR
 	if err != nil {
 		return wire.ReceiverExternalAccountLookup{}, err
 	}
-	id, err := s.lookupID(req.CustomerID, got.dst.ID)
+	id, err := s.lookupID(got.sender, got.dst.ID)
 	if err != nil {
 		return wire.ReceiverExternalAccountLookup{}, err
 	}
