@@ -652,6 +652,53 @@ func TestVaultTwoTabsRefreshOnce(t *testing.T) {
 	checkVault(t, dumpVault(t, b), want, fresh.ID)
 }
 
+// noWebLocks removes navigator.locks before any page script runs, as in a
+// browser without the Web Locks API.
+const noWebLocks = `delete Navigator.prototype.locks;`
+
+// TestVaultRefreshWithoutWebLocks: where the browser has no Web Locks, a
+// tab still refreshes its session before the end on its own (the page's
+// fallback path): one new session (the refresh is a signed request, so the
+// page signed it with the old key), the old one revoked, the new key shown
+// and stored.
+func TestVaultRefreshWithoutWebLocks(t *testing.T) {
+	var counter *sessionCounter
+	s := startStack(t, service.ModeProduction, func(c *service.Config) { c.SessionTTL = 100 * time.Second }, countSessions(&counter))
+	ctx := newBrowser(t)
+	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: noWebLocks}); err != nil {
+		t.Fatal(err)
+	}
+	const email = "no-locks@example.com"
+	s.signIn(ctx, email)
+	if v, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`navigator.locks === undefined`)); err != nil || !v {
+		t.Fatalf("navigator.locks is still there (%v)", err)
+	}
+	account := s.accountOf(email)
+	waitSignedInWithKey(t, ctx)
+	first := s.activeSessions(account)
+	if len(first) != 1 {
+		t.Fatalf("%d sessions after the sign-in", len(first))
+	}
+	var fresh store.Session
+	waitUntil(t, 30*time.Second, "the refresh", func() bool {
+		active := s.activeSessions(account)
+		if len(active) == 1 && active[0].ID != first[0].ID {
+			fresh = active[0]
+			return true
+		}
+		return false
+	})
+	want := sessionKeyHex(t, fresh)
+	waitJS(t, ctx, "the tab to take the new key", `document.getElementById("session-public-key").dataset.value === `+jsString(want))
+	if created := counter.sessionsOf(s, account); len(created) != 2 {
+		t.Errorf("%d sessions created (%v), want 2: the sign-in's and one refresh", len(created), created)
+	}
+	if old := s.session(first[0].ID); old.RevokedAt.IsZero() {
+		t.Error("the refreshed session is still usable")
+	}
+	checkVault(t, dumpVault(t, ctx), want, fresh.ID)
+}
+
 // TestVaultBrowserRestart: the wallet's cookie expires with the wallet
 // session (bff.setCookie), and the key is in IndexedDB, so the sign-in
 // outlives the tab and the browser:
