@@ -16,6 +16,7 @@ import (
 	"encoding"
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -44,6 +45,7 @@ func Problems(body []byte, v any, prefix string) []wire.FieldError {
 var (
 	jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
 	textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
+	numberType      = reflect.TypeFor[json.Number]()
 )
 
 func join(path, name string) string {
@@ -78,6 +80,15 @@ func walk(t reflect.Type, doc any, path string, out *[]wire.FieldError) {
 		return
 	}
 	bad := func(message string) { *out = append(*out, wire.FieldError{Field: root(path), Message: message}) }
+	if t == numberType {
+		// json.Number takes a number, or a string holding one.
+		switch doc.(type) {
+		case json.Number, string:
+		default:
+			bad("must be a number")
+		}
+		return
+	}
 	switch t.Kind() {
 	case reflect.Interface:
 	case reflect.String:
@@ -117,21 +128,19 @@ func walk(t reflect.Type, doc any, path string, out *[]wire.FieldError) {
 		}
 		fields := fieldsOf(t)
 		for name, member := range obj {
-			ft, known := fields[name]
-			if !known {
-				// encoding/json matches names case-insensitively.
-				for k, kt := range fields {
-					if strings.EqualFold(k, name) {
-						ft, known = kt, true
-						break
-					}
-				}
-			}
+			f, known := fields.lookup(name)
 			if !known {
 				*out = append(*out, wire.FieldError{Field: join(path, name), Message: "unknown field"})
 				continue
 			}
-			walk(ft, member, join(path, name), out)
+			if f.quoted {
+				// `json:",string"`: the value is a JSON string holding it.
+				if _, ok := member.(string); !ok && member != nil {
+					*out = append(*out, wire.FieldError{Field: join(path, name), Message: "must be a string holding the value"})
+				}
+				continue
+			}
+			walk(f.typ, member, join(path, name), out)
 		}
 	case reflect.Map:
 		obj, ok := doc.(map[string]any)
@@ -143,14 +152,15 @@ func walk(t reflect.Type, doc any, path string, out *[]wire.FieldError) {
 			walk(t.Elem(), member, join(path, name), out)
 		}
 	case reflect.Slice, reflect.Array:
-		if t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8 {
-			if _, ok := doc.(string); !ok {
-				bad("must be a base64 string")
-			}
-			return
-		}
 		items, ok := doc.([]any)
-		if !ok {
+		if t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8 {
+			// Bytes: base64 text, or (as encoding/json also takes) an
+			// array of numbers.
+			if _, text := doc.(string); !text && !ok {
+				bad("must be a base64 string")
+				return
+			}
+		} else if !ok {
 			bad("must be an array")
 			return
 		}
@@ -170,39 +180,122 @@ func integerMessage(n json.Number) string {
 	return "is out of range"
 }
 
-// fieldsOf maps the JSON member names of struct type t to their types,
-// those of embedded structs included (the outer name wins, as in
-// encoding/json).
-func fieldsOf(t reflect.Type) map[string]reflect.Type {
-	out := map[string]reflect.Type{}
-	for i := range t.NumField() {
-		f := t.Field(i)
-		tag := f.Tag.Get("json")
-		if tag == "-" {
-			continue
+// field is a JSON member of a struct type.
+type field struct {
+	name   string
+	typ    reflect.Type
+	index  []int // the path of field indexes, through embedded structs
+	tagged bool  // named by a json tag
+	quoted bool  // `json:",string"` on a kind the option applies to
+}
+
+// fields are a struct type's members in encoding/json's order (by index
+// path).
+type fields []field
+
+// lookup finds the member a JSON name decodes into as encoding/json does:
+// the exact name, else the first member (in field order) whose name matches
+// without regard to case.
+func (fs fields) lookup(name string) (field, bool) {
+	for _, f := range fs {
+		if f.name == name {
+			return f, true
 		}
-		name, _, _ := strings.Cut(tag, ",")
-		if f.Anonymous && name == "" {
-			et := f.Type
-			if et.Kind() == reflect.Pointer {
-				et = et.Elem()
-			}
-			if et.Kind() == reflect.Struct {
-				for k, v := range fieldsOf(et) {
-					if _, dup := out[k]; !dup {
-						out[k] = v
-					}
-				}
+	}
+	for _, f := range fs {
+		if strings.EqualFold(f.name, name) {
+			return f, true
+		}
+	}
+	return field{}, false
+}
+
+// fieldsOf is the JSON members of struct type t by encoding/json's rules:
+// untagged embedded structs are flattened, breadth first; of several
+// members with one name, the shallowest wins, and at equal depth the one
+// with a json tag, if it is the only one (otherwise none does, and the name
+// is unknown).
+func fieldsOf(t reflect.Type) fields {
+	type level struct {
+		typ   reflect.Type
+		index []int
+	}
+	var all []field
+	visited := map[reflect.Type]bool{}
+	for next := []level{{typ: t}}; len(next) > 0; {
+		current := next
+		next = nil
+		for _, l := range current {
+			if visited[l.typ] {
 				continue
 			}
+			visited[l.typ] = true
+			for i := range l.typ.NumField() {
+				sf := l.typ.Field(i)
+				ft := sf.Type
+				if ft.Name() == "" && ft.Kind() == reflect.Pointer {
+					ft = ft.Elem()
+				}
+				if sf.Anonymous {
+					if !sf.IsExported() && ft.Kind() != reflect.Struct {
+						continue
+					}
+				} else if !sf.IsExported() {
+					continue
+				}
+				tag := sf.Tag.Get("json")
+				if tag == "-" {
+					continue
+				}
+				name, opts, _ := strings.Cut(tag, ",")
+				index := append(slices.Clone(l.index), i)
+				if name == "" && sf.Anonymous && ft.Kind() == reflect.Struct {
+					next = append(next, level{typ: ft, index: index})
+					continue
+				}
+				f := field{name: name, typ: sf.Type, index: index, tagged: name != ""}
+				if name == "" {
+					f.name = sf.Name
+				}
+				if slices.Contains(strings.Split(opts, ","), "string") {
+					switch ft.Kind() {
+					case reflect.Bool, reflect.String, reflect.Float32, reflect.Float64,
+						reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+						reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+						f.quoted = true
+					}
+				}
+				all = append(all, f)
+			}
 		}
-		if !f.IsExported() {
-			continue
-		}
-		if name == "" {
-			name = f.Name
-		}
-		out[name] = f.Type
 	}
+	// Dominance: per name, the shallowest; at equal depth, the only tagged.
+	byName := map[string][]field{}
+	for _, f := range all {
+		byName[f.name] = append(byName[f.name], f)
+	}
+	var out fields
+	for _, group := range byName {
+		depth := len(group[0].index)
+		for _, f := range group {
+			depth = min(depth, len(f.index))
+		}
+		var shallow, tagged []field
+		for _, f := range group {
+			if len(f.index) == depth {
+				shallow = append(shallow, f)
+				if f.tagged {
+					tagged = append(tagged, f)
+				}
+			}
+		}
+		switch {
+		case len(shallow) == 1:
+			out = append(out, shallow[0])
+		case len(tagged) == 1:
+			out = append(out, tagged[0])
+		}
+	}
+	slices.SortFunc(out, func(a, b field) int { return slices.Compare(a.index, b.index) })
 	return out
 }

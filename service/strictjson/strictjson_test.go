@@ -16,7 +16,27 @@ type limits struct {
 	Daily    *int64 `json:"dailyLimit"`
 }
 
+type deep struct {
+	X string `json:"x"`
+}
+
+type middle struct {
+	deep
+	X int `json:"x"`
+}
+
+// twin and twin2 both declare y at one depth, untagged: encoding/json
+// drops the name.
+type twin struct{ Y int }
+type twin2 struct{ Y string }
+
 type policy struct {
+	middle
+	twin
+	twin2
+	Count       json.Number       `json:"count"`
+	Quoted      int64             `json:"quoted,string"`
+	Total       *float64          `json:"total,omitempty,string"`
 	Permissions []string          `json:"permissions"`
 	Limits      *limits           `json:"spendingLimits"`
 	Rules       []limits          `json:"rules"`
@@ -40,8 +60,16 @@ func TestProblems(t *testing.T) {
 			"policy.spendingLimits.daily": "unknown field", "policy.spendingLimits.dailyLimit": "must be an integer", "policy.colour": "unknown field"}},
 		{"lists and maps", `{"permissions":["A",2],"rules":[{"currency":"USD"},{"x":1}],"tags":{"a":-1,"b":70000}}`, "", map[string]string{
 			"permissions[1]": "must be a string", "rules[1].x": "unknown field", "tags.a": "is out of range", "tags.b": "is out of range"}},
-		{"bytes, floats, structs", `{"key":[1,2],"rate":"fast","home":"here"}`, "", map[string]string{
+		{"bytes, floats, structs", `{"key":true,"rate":"fast","home":"here"}`, "", map[string]string{
 			"key": "must be a base64 string", "rate": "must be a number", "home": "must be an object"}},
+		{"bytes as numbers", `{"key":[1,2]}`, "", nil},
+		{"bytes out of range", `{"key":[1,256]}`, "", map[string]string{"key[1]": "is out of range"}},
+		{"json.Number and ,string", `{"count":12,"quoted":"12","total":"7"}`, "", nil},
+		{"json.Number as a string", `{"count":"12"}`, "", nil},
+		{",string given a number", `{"quoted":12,"count":true}`, "", map[string]string{"quoted": "must be a string holding the value", "count": "must be a number"}},
+		{"the shallowest field wins", `{"x":5}`, "", nil},
+		{"the shallowest field's type", `{"x":"five"}`, "", map[string]string{"x": "must be an integer"}},
+		{"ambiguous at one depth", `{"y":1}`, "", map[string]string{"y": "unknown field"}},
 		{"not an object", `[1,2]`, "", map[string]string{"body": "must be an object"}},
 		{"not an object, prefixed", `"x"`, "policy", map[string]string{"policy": "must be an object"}},
 	} {
@@ -68,6 +96,7 @@ func FuzzProblems(f *testing.F) {
 		`{}`, `{"permissions":["A"],"spendingLimits":{"currency":"USD","dailyLimit":5}}`,
 		`{"tags":{"a":1},"key":"AQID","rate":1e3,"home":{"line1":"x"}}`, `{"rules":[{"x":1}]}`,
 		`{"PERMISSIONS":["a"]}`, `{"permissions":null}`, `[]`, `1`, `{"rate":1e400}`, `{"tags":{"a":1.0}}`,
+		`{"key":[1,2]}`, `{"x":5}`, `{"x":"five"}`, `{"y":1}`, `{"count":"12","quoted":"3"}`, `{"Y":1,"y":2}`,
 	} {
 		f.Add([]byte(seed))
 	}
