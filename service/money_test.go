@@ -2,6 +2,7 @@ package service
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"paywallet/service/payments"
 	"paywallet/shared/walletcrypto"
 	"paywallet/shared/wire"
 )
@@ -291,29 +293,65 @@ func TestExecuteRefusals(t *testing.T) {
 	}
 }
 
-// TestExecuteAfterTheDestinationWentAway: a quote whose destination was
-// deactivated after pricing is not executed (nor funded, for a just-in-time
-// quote): 400 naming quoteId, nothing held, the quote still PENDING. Before,
-// the execute held the money and paid the INACTIVE account.
-func TestExecuteAfterTheDestinationWentAway(t *testing.T) {
-	e := newEnv(t, sandbox)
+// TestExecuteAfterTheAccountsWentAway: a quote whose destination was
+// deactivated after pricing is not executed (by the customer or an agent)
+// nor funded (a just-in-time quote's payment, simulated or recorded by the
+// operator): 400 naming the request member that named the quote, nothing
+// held, the quote still PENDING. A quote of a customer deleted since is
+// refused the same way (its wallet is CLOSED). Before, the execute held the
+// money and paid the INACTIVE account.
+func TestExecuteAfterTheAccountsWentAway(t *testing.T) {
+	onBothStores(t, testExecuteAfterTheAccountsWentAway)
+}
+
+func testExecuteAfterTheAccountsWentAway(t *testing.T, opts ...func(*Config)) {
+	e := newEnv(t, append(opts, sandbox)...)
 	p := e.newPayer("gone@example.com", 5_000)
 	dest := e.destination(p, "12345")
 	q := e.quote(quoteBody(p, dest.ID, "SENDING", 1_000))
 	rt := e.quote(realtimeBody(p, "USD", dest.ID, "SENDING", 1_000))
+	_, token := e.connectAgent(p.customer.ID, policy(allPermissions...))
+	r := e.do("POST", "/agents/me/quotes", quoteBody(p, dest.ID, "SENDING", 1_000), bearer(token))
+	e.mustStatus(r, http.StatusCreated)
+	var aq wire.Quote
+	r.decode(t, &aq)
 	e.mustStatus(e.do("DELETE", "/customers/external-accounts/"+dest.ID, nil, nil), http.StatusNoContent)
+
 	if got := fieldsOf(t, e.execute(q, wire.SandboxSignature)); !slices.Equal(got, []string{"quoteId"}) {
 		t.Fatalf("execute: fields %v", got)
 	}
-	if got := fieldsOf(t, e.sandboxSend(map[string]any{"quoteId": rt.ID, "currencyCode": "USD"})); !slices.Equal(got, []string{"quoteId"}) {
-		t.Fatalf("funding: fields %v", got)
+	h := bearer(token)
+	h[wire.HeaderWalletSignature] = mustStamp(t, p.key, payloadOf(t, aq))
+	if got := fieldsOf(t, e.do("POST", "/agents/me/quotes/"+aq.ID+"/execute", nil, h)); !slices.Equal(got, []string{"quoteId"}) {
+		t.Fatalf("agent execute: fields %v", got)
 	}
-	for _, id := range []string{q.TransactionID, rt.TransactionID} {
+	r = e.sandboxSend(map[string]any{"quoteId": rt.ID, "currencyCode": "USD"})
+	if got := fieldsOf(t, r); !slices.Equal(got, []string{"quoteId"}) || !strings.Contains(r.errorBody(t).Message, "goes back to its sender") {
+		t.Fatalf("funding: fields %v: %s", got, r.body)
+	}
+	amount := int64(1_000)
+	_, err := e.svc.RecordDeposit(t.Context(), payments.DepositRequest{Reference: fundingReferenceOf(t, rt), Amount: &amount,
+		Currency: "USD", BankReference: "GONE-1"})
+	var pe *payments.Error
+	if !errors.As(err, &pe) || pe.Code != "INVALID_INPUT" || !strings.Contains(fmt.Sprint(pe.Details), "reference") {
+		t.Fatalf("operator deposit: %v", err)
+	}
+	for _, id := range []string{q.TransactionID, aq.TransactionID, rt.TransactionID} {
 		if x := e.transaction(id); x.Status != "PENDING" {
 			t.Fatalf("%s is %s", id, x.Status)
 		}
 	}
 	balances(t, e.account(p.account.ID), 5_000, 5_000)
+
+	// A deleted customer's quote: its wallet is CLOSED.
+	gone := e.newPayer("deleted@example.com", 0)
+	gd := e.destination(gone, "23456")
+	gq := e.quote(quoteBody(gone, gd.ID, "SENDING", 1_000))
+	e.mustStatus(e.do("DELETE", "/customers/"+gone.customer.ID, nil, nil), http.StatusOK)
+	r = e.execute(gq, wire.SandboxSignature)
+	if got := fieldsOf(t, r); !slices.Equal(got, []string{"quoteId"}) || !strings.Contains(r.errorBody(t).Message, "CLOSED") {
+		t.Fatalf("execute after the deletion: %s", r.body)
+	}
 }
 
 // TestQuoteExpiry: an unexecuted quote is EXPIRED at expiresAt, cannot be

@@ -364,7 +364,7 @@ func TestPasskeyRegistrationRefusals(t *testing.T) {
 			t.Fatalf("%d %s", r.status, r.body)
 		}
 		fields := fieldNames(t, r)
-		for _, f := range []string{"accountId", "nickname", "challenge", "attestation.credentialId", "attestation.clientDataJson", "attestation.transports.1"} {
+		for _, f := range []string{"accountId", "nickname", "challenge", "attestation.credentialId", "attestation.clientDataJson", "attestation.transports[1]"} {
 			if !fields[f] {
 				t.Errorf("no error for %s in %s", f, r.body)
 			}

@@ -777,7 +777,7 @@ func (p *agentPolicy) checkPerTransaction(source string, spend int64) error {
 // returns, so the record holds the agent operation's answer.
 func composeHook(ctx context.Context, mine func(ctx context.Context, tx store.Tx, result any) (any, error)) context.Context {
 	outer, _ := ctx.Value(commitHookKey{}).(*hookState)
-	return WithCommitHook(ctx, func(ctx context.Context, tx store.Tx, result any) error {
+	composed := &hookState{outer: outer, hook: func(ctx context.Context, tx store.Tx, result any) error {
 		out, err := mine(ctx, tx, result)
 		if err != nil {
 			return err
@@ -786,7 +786,8 @@ func composeHook(ctx context.Context, mine func(ctx context.Context, tx store.Tx
 			return outer.hook(ctx, tx, out)
 		}
 		return nil
-	})
+	}}
+	return context.WithValue(ctx, commitHookKey{}, composed)
 }
 
 // agentAccountProblems names the accounts of a quote request that the agent

@@ -24,6 +24,26 @@ type commitHookKey struct{}
 type hookState struct {
 	hook CommitHook
 	ran  atomic.Bool
+	// outer is the hook this one runs inside of (composeHook): it is spent
+	// with it.
+	outer *hookState
+}
+
+// spent tells whether the hook, or one it runs inside of, already ran.
+func (h *hookState) spent() bool {
+	for ; h != nil; h = h.outer {
+		if h.ran.Load() {
+			return true
+		}
+	}
+	return false
+}
+
+// markRan records that the hook, and those it runs inside of, ran.
+func (h *hookState) markRan() {
+	for ; h != nil; h = h.outer {
+		h.ran.Store(true)
+	}
 }
 
 // WithCommitHook returns a context under which the next writing operation
@@ -60,7 +80,7 @@ func read[T any](ctx context.Context, s *Service, fn func(tx store.Tx) (T, error
 func commit[T any](ctx context.Context, s *Service, turn string, fn func(tx store.Tx) (T, error)) (T, error) {
 	state, _ := ctx.Value(commitHookKey{}).(*hookState)
 	var out T
-	if state != nil && state.ran.Load() {
+	if state.spent() {
 		return out, errHookSpent
 	}
 	err := s.tx(ctx, turn, func(tx store.Tx) error {
@@ -73,8 +93,8 @@ func commit[T any](ctx context.Context, s *Service, turn string, fn func(tx stor
 		}
 		return nil
 	})
-	if err == nil && state != nil {
-		state.ran.Store(true)
+	if err == nil {
+		state.markRan()
 	}
 	return out, err
 }

@@ -42,3 +42,27 @@ func TestCommitHookRunsInOneCommit(t *testing.T) {
 		}
 	}
 }
+
+// TestComposedHookSpendsTheOuter: a hook composed inside another (an agent
+// operation's record inside the Idempotency-Key record) is spent with it:
+// after a commit under the composed hook, neither it nor the outer one runs
+// in another commit. Before, the composed hook read the outer one's
+// function directly, so a second commit under the outer context ran it
+// again.
+func TestComposedHookSpendsTheOuter(t *testing.T) {
+	svc := newTestService(t)
+	var outerSeen, innerSeen int
+	outer := WithCommitHook(context.Background(), func(context.Context, store.Tx, any) error { outerSeen++; return nil })
+	inner := composeHook(outer, func(_ context.Context, _ store.Tx, result any) (any, error) { innerSeen++; return result, nil })
+	if _, err := commit(inner, svc, "", func(store.Tx) (int, error) { return 1, nil }); err != nil {
+		t.Fatal(err)
+	}
+	for name, ctx := range map[string]context.Context{"outer": outer, "composed": inner} {
+		if _, err := commit(ctx, svc, "", func(store.Tx) (int, error) { return 2, nil }); !errors.Is(err, errHookSpent) {
+			t.Errorf("a second commit under the %s hook: %v, want errHookSpent", name, err)
+		}
+	}
+	if outerSeen != 1 || innerSeen != 1 {
+		t.Fatalf("hooks ran %d (outer) and %d (composed) times, want once each", outerSeen, innerSeen)
+	}
+}

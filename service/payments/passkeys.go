@@ -110,7 +110,7 @@ func checkAttestationFields(req *wire.CredentialCreateRequest, fe *fieldErrors) 
 		switch t {
 		case "usb", "nfc", "ble", "internal", "hybrid":
 		default:
-			fe.addConstraint("attestation.transports."+strconv.Itoa(i), "must be usb, nfc, ble, internal or hybrid",
+			fe.addConstraint("attestation.transports["+strconv.Itoa(i)+"]", "must be usb, nfc, ble, internal or hybrid",
 				wire.FieldConstraint{Enum: []string{"usb", "nfc", "ble", "internal", "hybrid"}})
 		}
 	}

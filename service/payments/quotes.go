@@ -586,7 +586,7 @@ func (s *Service) ExecuteQuote(ctx context.Context, id, signature string) (wire.
 			return wire.Quote{}, &Error{Code: "INVALID_STATE_TRANSITION", Message: msg,
 				Details: map[string]any{"quoteStatus": st}}
 		}
-		if err := executableAccounts(ctx, tx, q); err != nil {
+		if err := executableAccounts(ctx, tx, q, "quoteId", false); err != nil {
 			return wire.Quote{}, err
 		}
 		if q.Payload != "" {
@@ -631,25 +631,37 @@ func (s *Service) ExecuteQuote(ctx context.Context, id, signature string) (wire.
 // since it was priced: the paying wallet is no longer ACTIVE (its customer
 // was deleted) or the destination was deactivated (DELETE of the external
 // account, or of its customer). The quote stays PENDING and expires by
-// itself; a new quote to an ACTIVE account is the way on.
-func executableAccounts(ctx context.Context, tx store.Tx, q *store.Quote) error {
+// itself; a new quote to an ACTIVE account is the way on. field names the
+// request member that named the quote. funding is set for a payment that
+// arrived for a just-in-time quote (fundQuote): it is not applied, and the
+// money goes back to its sender.
+//
+// A deactivation that commits after the execute leaves the payment in
+// flight alone: it settles to the account as it was when executed.
+func executableAccounts(ctx context.Context, tx store.Tx, q *store.Quote, field string, funding bool) error {
+	refuse := func(why, what string) error {
+		msg := "the quote " + why + " now"
+		if funding {
+			msg += ": the payment is not applied to it and goes back to its sender"
+		} else {
+			msg += "; only ACTIVE accounts " + what + ": ask for a new quote"
+		}
+		return &Error{Code: CodeInvalidInput, Message: msg,
+			Details: map[string]any{"errors": []wire.FieldError{{Field: field, Message: "the quote " + why + " now"}}}}
+	}
 	src, err := tx.GetInternalAccount(ctx, q.SourceAccountID)
 	if err != nil {
 		return err
 	}
-	if src.Status != "ACTIVE" {
-		return &Error{Code: CodeInvalidInput,
-			Message: "the quote pays from " + src.ID + ", which is " + src.Status + " now; only ACTIVE accounts can pay",
-			Details: map[string]any{"errors": []wire.FieldError{{Field: "quoteId", Message: "its source account is " + src.Status}}}}
+	if src.Status != "ACTIVE" && !funding {
+		return refuse("pays from "+src.ID+", which is "+src.Status, "can pay")
 	}
 	dst, err := tx.GetExternalAccount(ctx, q.DestinationAccountID)
 	if err != nil {
 		return err
 	}
 	if dst.Status != "ACTIVE" {
-		return &Error{Code: CodeInvalidInput,
-			Message: "the quote pays to " + dst.ID + ", which is " + dst.Status + " now; only ACTIVE accounts can receive payments: ask for a new quote to an ACTIVE account",
-			Details: map[string]any{"errors": []wire.FieldError{{Field: "quoteId", Message: "its destination account is " + dst.Status}}}}
+		return refuse("pays to "+dst.ID+", which is "+dst.Status, "can receive payments")
 	}
 	return nil
 }

@@ -150,10 +150,10 @@ func (s *Service) realtimeInstructions(q *store.Quote) []wire.PaymentInstruction
 }
 
 // fundQuote executes a PENDING funded quote for a payment of amount in
-// currency that arrived for it; amountField and currencyField name the
-// request members a mismatch is reported on. The transaction goes
+// currency that arrived for it; quoteField, currencyField and amountField
+// name the request members a problem is reported on. The transaction goes
 // PROCESSING in a compare-and-set on PENDING, with its event.
-func (s *Service) fundQuote(ctx context.Context, tx store.Tx, q *store.Quote, x *store.Transaction, currency string, amount int64, currencyField, amountField string) (*store.Transaction, error) {
+func (s *Service) fundQuote(ctx context.Context, tx store.Tx, q *store.Quote, x *store.Transaction, currency string, amount int64, quoteField, currencyField, amountField string) (*store.Transaction, error) {
 	now := s.now()
 	if st := quoteStatus(q, x, now); st != "PENDING" {
 		msg := "the quote is " + st + ": it has already been funded and the payment is not applied to it"
@@ -162,7 +162,7 @@ func (s *Service) fundQuote(ctx context.Context, tx store.Tx, q *store.Quote, x 
 		}
 		return nil, &Error{Code: "INVALID_STATE_TRANSITION", Message: msg, Details: map[string]any{"quoteStatus": st}}
 	}
-	if err := executableAccounts(ctx, tx, q); err != nil {
+	if err := executableAccounts(ctx, tx, q, quoteField, true); err != nil {
 		return nil, err
 	}
 	var fe fieldErrors
@@ -237,7 +237,7 @@ func (s *Service) SandboxSend(ctx context.Context, req SandboxSendRequest) (wire
 		if req.CurrencyAmount != nil {
 			amount = *req.CurrencyAmount
 		}
-		next, err := s.fundQuote(ctx, tx, q, x, req.CurrencyCode, amount, "currencyCode", "currencyAmount")
+		next, err := s.fundQuote(ctx, tx, q, x, req.CurrencyCode, amount, "quoteId", "currencyCode", "currencyAmount")
 		if err != nil {
 			return wire.Transaction{}, err
 		}
@@ -266,7 +266,7 @@ func (s *Service) recordQuoteDeposit(ctx context.Context, ref string, req Deposi
 		if err != nil {
 			return wire.Transaction{}, err
 		}
-		next, err := s.fundQuote(ctx, tx, q, x, req.Currency, *req.Amount, "currency", "amount")
+		next, err := s.fundQuote(ctx, tx, q, x, req.Currency, *req.Amount, "reference", "currency", "amount")
 		if err != nil {
 			return wire.Transaction{}, err
 		}

@@ -112,6 +112,9 @@ func (s *Service) LookupExternalAccount(ctx context.Context, req ReceiverLookupR
 			cust = c
 		}
 		notFound := errorf(CodeNotFound, "no external account of this customer has this id")
+		if cust == nil {
+			notFound = errorf(CodeNotFound, "no customer's external account has this id")
+		}
 		if !ids.Valid("ExternalAccount", req.AccountID) {
 			return found{}, notFound
 		}

@@ -25,7 +25,8 @@ type AgentTx interface {
 	// ListAgentActions pages an agent's actions by id, newest first.
 	ListAgentActions(ctx context.Context, f AgentActionFilter) (Page[AgentAction], error)
 	// AgentUsage counts the agent's APPROVED actions created at or after
-	// since whose Spend is in currency, and sums that Spend.
+	// since whose Spend is in currency, and sums that Spend (at most the
+	// int64 maximum, however many actions add up past it).
 	AgentUsage(ctx context.Context, agentID, currency string, since time.Time) (count, spend int64, err error)
 }
 

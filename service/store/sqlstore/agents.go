@@ -98,7 +98,7 @@ func (t *tx) ListAgentActions(ctx context.Context, f store.AgentActionFilter) (s
 }
 
 func (t *tx) AgentUsage(ctx context.Context, agentID, currency string, since time.Time) (count, spend int64, err error) {
-	err = t.queryRow(ctx, `SELECT count(*), COALESCE(SUM(spend), 0) FROM agent_actions
+	err = t.queryRow(ctx, `SELECT count(*), `+t.d.cappedSum("spend")+` FROM agent_actions
 		WHERE agent_id = ? AND status = 'APPROVED' AND spend_currency = ? AND created_at >= ?`,
 		agentID, currency, t.d.timeArg(since)).Scan(&count, &spend)
 	if err != nil {

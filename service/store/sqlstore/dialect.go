@@ -64,6 +64,11 @@ type dialect struct {
 	// type ("text", "integer" or "time") pairs. See jsonRowsSQLite.
 	jsonRows func(columns ...string) string
 
+	// cappedSum is the SUM of an integer column, 0 over no rows and at most
+	// the int64 maximum: SQLite's SUM fails on overflow and PostgreSQL's
+	// numeric sum would not scan into an int64.
+	cappedSum func(column string) string
+
 	// classify tells unique and foreign-key violations and serialisation
 	// failures apart from other errors.
 	classify func(error) errKind
@@ -110,6 +115,8 @@ var sqliteDialect = &dialect{
 		return t.UnixMicro()
 	},
 	jsonRows: jsonRowsSQLite,
+	// TOTAL is a float sum, exact below 2^53; the cast saturates.
+	cappedSum: func(c string) string { return "CAST(MIN(TOTAL(" + c + "), 9223372036854775807.0) AS INTEGER)" },
 	classify: func(err error) errKind {
 		var e *sqlite.Error
 		if !errors.As(err, &e) {
@@ -154,6 +161,9 @@ var postgresDialect = &dialect{
 		return t.UTC().Truncate(time.Microsecond)
 	},
 	jsonRows: jsonRowsPostgres,
+	cappedSum: func(c string) string {
+		return "LEAST(COALESCE(SUM(" + c + "), 0), 9223372036854775807)::bigint"
+	},
 	classify: func(err error) errKind {
 		var e *pgconn.PgError
 		if !errors.As(err, &e) {
