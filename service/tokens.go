@@ -85,6 +85,9 @@ func (s *Service) vasps(w http.ResponseWriter, r *http.Request) error {
 	return reply(w, http.StatusOK, out, err)
 }
 
+// EndUserTerms is a version of the End User Terms (Config.EndUserTerms).
+type EndUserTerms = payments.EndUserTerms
+
 type principalKey struct{}
 
 // principalOf is the credential an authPlatform or authSandbox route was
