@@ -82,6 +82,10 @@ var statusOf = map[string]int{
 
 	payments.CodeInternal:           http.StatusInternalServerError,
 	payments.CodeServiceUnavailable: http.StatusServiceUnavailable,
+
+	// API tokens and the End User Terms (tokens.go)
+	payments.CodeTokenNotFound:               http.StatusNotFound,
+	payments.CodeEndUserTermsVersionNotFound: http.StatusBadRequest,
 }
 
 // httpError maps any error to the answer the caller gets. known is false

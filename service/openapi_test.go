@@ -286,6 +286,10 @@ func TestDocumentCoversRouteTable(t *testing.T) {
 		if rt.auth == authSandbox && op.Responses.Status(http.StatusForbidden) == nil {
 			t.Errorf("%s: sandbox-only, but no 403 answer documented", key)
 		}
+		// An API token without the route's permission is refused 403.
+		if rt.auth == authPlatform && op.Responses.Status(http.StatusForbidden) == nil {
+			t.Errorf("%s: a token may lack its permission, but no 403 answer documented", key)
+		}
 	}
 	for key := range documented {
 		if !served[key] {
@@ -424,7 +428,7 @@ func TestEveryDocumentedOperation(t *testing.T) {
 		"phoneNumber": "+14155551234", "birthDate": "1990-04-01", "nationality": "US", "idType": "SSN", "identifier": "123-45-6789",
 		"address":          map[string]any{"line1": "1 Market St", "city": "San Francisco", "postalCode": "94105", "country": "US"},
 		"purposeOfAccount": "OTHER", "purposeOfAccountOtherDescription": "Family remittances",
-		"endUserTermsConsent": map[string]any{"acceptedAt": "2026-11-22T11:00:00Z", "ipAddress": "203.0.113.7", "termsVersion": "v1", "acceptanceMethod": "CHECKBOX"},
+		"endUserTermsConsent": map[string]any{"acceptedAt": "2026-11-22T11:00:00Z", "ipAddress": "203.0.113.7", "termsVersion": "V1", "acceptanceMethod": "CHECKBOX"},
 	}, nil, http.StatusOK)
 
 	// A business customer with no money, deleted, then listed with the
@@ -559,6 +563,16 @@ func TestEveryDocumentedOperation(t *testing.T) {
 		t.Fatal("no webhook deliveries")
 	}
 	ok("POST", "/webhooks/deliveries/"+deliveries.Data[0].ID+"/replay", nil, nil, http.StatusOK)
+
+	// API tokens, the End User Terms, the directory of the service itself.
+	var tok payments.APIToken
+	ok("POST", "/tokens", map[string]any{"name": "every-op reader", "permissions": []string{"VIEW"}}, nil, http.StatusCreated).decode(t, &tok)
+	ok("GET", "/tokens?name=every-op+reader&limit=5", nil, nil, http.StatusOK)
+	ok("GET", "/tokens/"+tok.ID, nil, basicAuth(tok.ClientID, tok.ClientSecret), http.StatusOK)
+	ok("GET", "/customers/end-user-terms", nil, nil, http.StatusOK)
+	ok("GET", "/uma-providers?currencyCode=USD&countryCode=US&hasBlockedProviders=true&sortOrder=asc&limit=10", nil, nil, http.StatusOK)
+	ok("GET", "/vasps?limit=10", nil, nil, http.StatusOK)
+	ok("DELETE", "/tokens/"+tok.ID, nil, nil, http.StatusNoContent)
 
 	// The session signs out, the recipient is removed.
 	signedOK("DELETE", "/auth/sessions/"+fresh.ID, nil, next, http.StatusNoContent)

@@ -16,6 +16,7 @@ func (s *Service) routes() []route {
 		s.transactionRoutes(), s.incomingRoutes(), s.webhookRoutes(), s.documentRoutes()} {
 		rts = append(rts, area...)
 	}
+	rts = append(rts, s.tokenRoutes()...)
 	return rts
 }
 

@@ -17,7 +17,6 @@ package service
 
 import (
 	"context"
-	"crypto/subtle"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -163,8 +162,11 @@ func (s *Service) serve(w http.ResponseWriter, r *http.Request, rt route) {
 	}()
 	switch rt.auth {
 	case authPlatform, authSandbox:
-		if err := s.checkPlatform(r); err != nil {
-			w.Header().Set("WWW-Authenticate", `Basic realm="payments"`)
+		p, err := s.platformPrincipal(r)
+		if err != nil {
+			if e, _ := httpError(err); e.Status == http.StatusUnauthorized {
+				w.Header().Set("WWW-Authenticate", `Basic realm="payments"`)
+			}
 			s.writeError(w, r, err)
 			return
 		}
@@ -172,6 +174,11 @@ func (s *Service) serve(w http.ResponseWriter, r *http.Request, rt route) {
 			s.writeError(w, r, payments.ErrSandboxOnly)
 			return
 		}
+		if err := permit(rt, p); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		r = withPrincipal(r, p)
 	case authAgent:
 		agent, err := s.ops.AuthenticateAgent(r.Context(), bearerToken(r))
 		if err != nil {
@@ -188,18 +195,6 @@ func (s *Service) serve(w http.ResponseWriter, r *http.Request, rt route) {
 }
 
 const maxBody = 1 << 20
-
-// checkPlatform compares the Basic credential in constant time. Both halves
-// are always compared so the time does not tell which one was wrong.
-func (s *Service) checkPlatform(r *http.Request) *Error {
-	id, secret, ok := r.BasicAuth()
-	idOK := subtle.ConstantTimeCompare([]byte(id), []byte(s.tokenID))
-	secretOK := subtle.ConstantTimeCompare([]byte(secret), []byte(s.secret))
-	if !ok || idOK&secretOK != 1 {
-		return errorf(http.StatusUnauthorized, payments.CodeUnauthorized, "a valid platform credential (HTTP Basic <token id>:<secret>) is required")
-	}
-	return nil
-}
 
 // bearerToken is the token of an "Authorization: Bearer …" header, or "".
 func bearerToken(r *http.Request) string {

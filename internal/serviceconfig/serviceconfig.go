@@ -51,6 +51,8 @@ type Options struct {
 	// DepositAccountsFile is a JSON file of the operator's receiving bank
 	// accounts by currency (service.Config.DepositAccounts).
 	DepositAccountsFile string
+	// EndUserTerms is the --end-user-terms list (service.Config.EndUserTerms).
+	EndUserTerms string
 
 	// NoMail is set by commands that send no e-mail (paymentsd deposit):
 	// Build then needs neither SMTP nor the dev mailbox, and the service's
@@ -152,6 +154,9 @@ func (o *Options) Register(fs *flag.FlagSet) {
 		"comma-separated counterpartyInformation keys quotes and transactions carry, from "+strings.Join(service.CounterpartyFields, ", "))
 	str(fs, &o.WebhookURL, "webhook-url", "WALLET_WEBHOOK_URL", "",
 		"the platform's webhook endpoint (absolute http or https URL), set at start as PATCH /config would; empty keeps the stored one")
+	str(fs, &o.EndUserTerms, "end-user-terms", "WALLET_END_USER_TERMS", "",
+		"comma-separated version=URL pairs of the End User Terms a customer's endUserTermsConsent.termsVersion may name, the current one last, "+
+			"e.g. V1=https://example.com/terms/v1,V2=https://example.com/terms/v2 (default: V1=https://<UMA domain>/end-user-terms)")
 	str(fs, &o.DepositAccountsFile, "deposit-accounts", "WALLET_DEPOSIT_ACCOUNTS", "",
 		`JSON file of the operator's receiving bank accounts by currency, shown with each account's deposit reference in its fundingPaymentInstructions, e.g. {"USD": {"accountType": "USD_ACCOUNT", "accountNumber": "…", "routingNumber": "…", "bankName": "…"}}; without one for a currency the instructions give only the reference`)
 }
@@ -321,6 +326,10 @@ func (o *Options) Build(ctx context.Context, log *slog.Logger, mailboxURL string
 	if err != nil {
 		return nil, err
 	}
+	terms, err := o.endUserTerms()
+	if err != nil {
+		return nil, err
+	}
 	st, err := sqlstore.Open(ctx, o.Database)
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
@@ -342,6 +351,7 @@ func (o *Options) Build(ctx context.Context, log *slog.Logger, mailboxURL string
 		CounterpartyInformation: o.counterpartyKeys(),
 		WebhookURL:              o.WebhookURL,
 		DepositAccounts:         deposits,
+		EndUserTerms:            terms,
 	})
 	if err != nil {
 		st.Close()
@@ -362,6 +372,23 @@ func (o *Options) depositAccounts() (map[string]map[string]any, error) {
 	var out map[string]map[string]any
 	if err := json.Unmarshal(b, &out); err != nil {
 		return nil, fmt.Errorf("--deposit-accounts %s: want a JSON object of bank accounts by currency: %w", o.DepositAccountsFile, err)
+	}
+	return out, nil
+}
+
+// endUserTerms parses --end-user-terms (nil when it is empty: the
+// service's default).
+func (o *Options) endUserTerms() ([]service.EndUserTerms, error) {
+	var out []service.EndUserTerms
+	for _, pair := range strings.Split(o.EndUserTerms, ",") {
+		if pair = strings.TrimSpace(pair); pair == "" {
+			continue
+		}
+		v, u, ok := strings.Cut(pair, "=")
+		if !ok || strings.TrimSpace(v) == "" || strings.TrimSpace(u) == "" {
+			return nil, fmt.Errorf("--end-user-terms: %q is not version=URL", pair)
+		}
+		out = append(out, service.EndUserTerms{Version: strings.TrimSpace(v), URL: strings.TrimSpace(u)})
 	}
 	return out, nil
 }

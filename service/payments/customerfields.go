@@ -189,6 +189,9 @@ func (c fieldChecker) common(p *wire.CustomerCommon, creating bool) {
 			c.fe.addConstraint("endUserTermsConsent.ipAddress", "must be an IPv4 or IPv6 address", wire.FieldConstraint{MaxLength: new(45)})
 		}
 		c.required("endUserTermsConsent.termsVersion", t.TermsVersion, maxIdentifierLikeLength)
+		if strings.TrimSpace(t.TermsVersion) != "" && utf8.RuneCountInString(t.TermsVersion) <= maxIdentifierLikeLength && !c.s.knownTermsVersion(t.TermsVersion) {
+			c.fe.add("endUserTermsConsent.termsVersion", msgUnknownTermsVersion)
+		}
 		if t.AcceptanceMethod == "" {
 			c.fe.add("endUserTermsConsent.acceptanceMethod", "required")
 		}

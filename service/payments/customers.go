@@ -67,7 +67,7 @@ func (s *Service) CreateCustomer(ctx context.Context, req wire.CustomerCreateReq
 			check.businessCross(req.BusinessInfo)
 		}
 	}
-	if e := fe.err(); e != nil {
+	if e := fe.termsErr(); e != nil {
 		return wire.Customer{}, e
 	}
 

@@ -94,6 +94,11 @@ type Config struct {
 	MailFrom string
 	// UMADomain is the domain of generated UMA addresses.
 	UMADomain string
+	// EndUserTerms are the versions of the End User Terms a customer's
+	// endUserTermsConsent.termsVersion may name, the current one last
+	// (GET /customers/end-user-terms). V1 at
+	// https://<UMADomain>/end-user-terms when empty.
+	EndUserTerms []EndUserTerms
 	// WalletCurrency is the currency of new embedded wallets (ISO 4217).
 	WalletCurrency string
 
@@ -233,6 +238,12 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	}
 	if cfg.UMADomain == "" {
 		cfg.UMADomain = "uma.localhost"
+	}
+	if len(cfg.EndUserTerms) == 0 {
+		cfg.EndUserTerms = defaultEndUserTerms(cfg.UMADomain)
+	}
+	if err := checkEndUserTerms(cfg.EndUserTerms); err != nil {
+		return nil, err
 	}
 	if cfg.WalletCurrency == "" {
 		cfg.WalletCurrency = "USD"

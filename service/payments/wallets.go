@@ -195,7 +195,7 @@ func (s *Service) UpdateCustomer(ctx context.Context, id string, req wire.Custom
 			slices.Contains(customerTypes, req.CustomerType) && req.CustomerType != stored.CustomerType {
 			fe.add("customerType", "must be "+stored.CustomerType+", the customer's type (it cannot change)")
 		}
-		return Signed[wire.Customer]{}, fe.err()
+		return Signed[wire.Customer]{}, fe.termsErr()
 	}
 	return commit(ctx, s, "", func(tx store.Tx) (Signed[wire.Customer], error) {
 		c, err := loadCustomer(ctx, tx, id)

@@ -77,6 +77,7 @@ type Tx interface {
 	AgentTx
 	MoneyTx
 	WebhookTx
+	APITokenTx
 
 	// Settings hold service-wide values such as the target-bundle signer key.
 	// PutSettingIfAbsent stores value under key unless the key exists, and

@@ -131,6 +131,9 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"AgentQuote", testAgentQuote},
 		{"AgentActions", testAgentActions},
 		{"ListByIDs", testListByIDs},
+		// store.APITokenTx (apitokens.go)
+		{"APIToken", testAPIToken},
+		{"APITokenList", testAPITokenList},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
