@@ -463,6 +463,11 @@ func errNotPending(status string) error {
 		Details: map[string]any{"status": status}}
 }
 
+// errAgentPaused refuses the approval of a paused agent's action.
+var errAgentPaused = &Error{Code: CodeConflict,
+	Message: "the agent is paused: its actions wait until it is resumed (PATCH /agents/{agentId} {\"isPaused\": false}), or can be rejected",
+	Details: map[string]any{"reason": "AGENT_PAUSED"}}
+
 // errDecided ends an approval whose action another request decided first;
 // it rolls the operation back and is answered as errNotPending.
 type errDecided struct{ status string }
@@ -483,9 +488,7 @@ func (s *Service) ApproveAgentAction(ctx context.Context, agentID, actionID stri
 		return AgentAction{}, err
 	}
 	if agent.IsPaused {
-		return AgentAction{}, &Error{Code: CodeConflict,
-			Message: "the agent is paused: its actions wait until it is resumed (PATCH /agents/{agentId} {\"isPaused\": false}), or can be rejected",
-			Details: map[string]any{"reason": "AGENT_PAUSED"}}
+		return AgentAction{}, errAgentPaused
 	}
 	req, err := pendingOf(a)
 	if err != nil {
@@ -522,6 +525,8 @@ func (s *Service) ApproveAgentAction(ctx context.Context, agentID, actionID stri
 	switch {
 	case err == nil:
 		return out, nil
+	case errors.As(err, &decided) && decided.status == "paused":
+		return AgentAction{}, errAgentPaused
 	case errors.As(err, &decided):
 		return AgentAction{}, errNotPending(decided.status)
 	case errors.As(err, &refused):
@@ -544,10 +549,14 @@ func (s *Service) approveIn(ctx context.Context, tx store.Tx, actionID string, r
 	}
 	agent, err := tx.GetAgent(ctx, a.AgentID)
 	if errors.Is(err, store.ErrNotFound) {
-		return AgentAction{}, errDecided{"deleted"}
+		return AgentAction{}, errDecided{"REJECTED"} // deleting an agent rejects its waiting actions
 	}
 	if err != nil {
 		return AgentAction{}, err
+	}
+	if agent.IsPaused {
+		// Paused since the approval began: the action waits.
+		return AgentAction{}, errDecided{"paused"}
 	}
 	p, err := policyOf(agent)
 	if err != nil {
