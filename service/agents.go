@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"strings"
 
@@ -12,6 +13,12 @@ import (
 func (s *Service) agentRoutes() []route {
 	return []route{
 		{"POST", "/agents", s.createAgent, authPlatform},
+		{"GET", "/agents", s.listAgents, authPlatform},
+		{"DELETE", "/agents/{agentId}", s.deleteAgent, authPlatform},
+		{"PATCH", "/agents/{agentId}/policy", s.updateAgentPolicy, authPlatform},
+		{"GET", "/agents/approvals", s.agentApprovals, authPlatform},
+		{"POST", "/agents/{agentId}/actions/{actionId}/approve", s.approveAgentAction, authPlatform},
+		{"POST", "/agents/{agentId}/actions/{actionId}/reject", s.rejectAgentAction, authPlatform},
 		{"GET", "/agents/{agentId}", s.getAgent, authPlatform},
 		{"PATCH", "/agents/{agentId}", s.updateAgent, authPlatform},
 		{"POST", "/agents/{agentId}/device-codes", s.createDeviceCode, authPlatform},
@@ -215,4 +222,67 @@ func (s *Service) agentTransferOut(w http.ResponseWriter, r *http.Request) error
 	return idempotentSigned(s, w, r, "agents.transfers.out "+agent.ID, body, http.StatusCreated, func(ctx context.Context) (payments.Signed[payments.AgentAction], error) {
 		return s.ops.AgentTransferOut(ctx, agent, req, call)
 	})
+}
+
+func (s *Service) listAgents(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	out, err := s.ops.ListAgents(r.Context(), payments.AgentListFilter{CustomerID: q.Get("customerId"),
+		IsPaused: q.Get("isPaused"), IsConnected: q.Get("isConnected"),
+		CreatedAfter: q.Get("createdAfter"), CreatedBefore: q.Get("createdBefore"),
+		UpdatedAfter: q.Get("updatedAfter"), UpdatedBefore: q.Get("updatedBefore"), Page: page(r)})
+	return reply(w, http.StatusOK, out, err)
+}
+
+// deleteAgent does not read the body, and answers 204.
+func (s *Service) deleteAgent(w http.ResponseWriter, r *http.Request) error {
+	if err := s.ops.DeleteAgent(r.Context(), r.PathValue("agentId")); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// updateAgentPolicy takes a JSON object; the operation decodes it itself
+// (to tell a member set to null from one left out) and names every
+// unknown member, wrong type and bad value.
+func (s *Service) updateAgentPolicy(w http.ResponseWriter, r *http.Request) error {
+	var members map[string]json.RawMessage
+	body, err := decodeBody(r, &members, false)
+	if err != nil {
+		return err
+	}
+	a, err := s.ops.UpdateAgentPolicy(r.Context(), r.PathValue("agentId"), body)
+	return reply(w, http.StatusOK, a, err)
+}
+
+func (s *Service) agentApprovals(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	out, err := s.ops.AgentApprovals(r.Context(), payments.AgentApprovalFilter{AgentID: q.Get("agentId"),
+		CustomerID: q.Get("customerId"), StartDate: q.Get("startDate"), EndDate: q.Get("endDate"),
+		SortOrder: q.Get("sortOrder"), Page: page(r)})
+	return reply(w, http.StatusOK, out, err)
+}
+
+// approveAgentAction takes an optional empty body and an Idempotency-Key
+// (the approval moves money), scoped to the action.
+func (s *Service) approveAgentAction(w http.ResponseWriter, r *http.Request) error {
+	var none struct{}
+	body, err := decodeBody(r, &none, true)
+	if err != nil {
+		return err
+	}
+	agentID, actionID := r.PathValue("agentId"), r.PathValue("actionId")
+	return s.idempotent(w, r, "agents.actions.approve "+agentID+" "+actionID, body, http.StatusOK, func(ctx context.Context) (any, error) {
+		return s.ops.ApproveAgentAction(ctx, agentID, actionID)
+	})
+}
+
+// rejectAgentAction takes an optional body ({"reason": …}).
+func (s *Service) rejectAgentAction(w http.ResponseWriter, r *http.Request) error {
+	var req payments.AgentActionRejection
+	if _, err := decodeBody(r, &req, true); err != nil {
+		return err
+	}
+	a, err := s.ops.RejectAgentAction(r.Context(), r.PathValue("agentId"), r.PathValue("actionId"), req)
+	return reply(w, http.StatusOK, a, err)
 }

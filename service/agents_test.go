@@ -765,17 +765,16 @@ func TestAgentSpendingLimits(t *testing.T) {
 }
 
 // TestAgentApprovalRequired: when the policy requires the platform's
-// approval, the execute is refused (this service has no approval flow) and
-// nothing moves; an account rule can make the source AUTO.
+// approval, the execute waits for it (PENDING_APPROVAL) and nothing moves;
+// an account rule can make the source AUTO; above approvalThresholds an
+// AUTO policy waits too.
 func TestAgentApprovalRequired(t *testing.T) {
 	w := newAgentWorld(t)
 	e := w.e
 	needsApproval := func(r response) {
 		t.Helper()
-		er := wantRefusal(t, r, 403, "FORBIDDEN")
-		if er.Details["reason"] != "APPROVAL_REQUIRED" {
-			t.Fatalf("%s", r.body)
-		}
+		e.mustStatus(r, http.StatusOK)
+		decodeAction(t, r, "PENDING_APPROVAL")
 	}
 	pol := policy(allPermissions...)
 	pol["defaultExecutionMode"] = "APPROVAL_REQUIRED"
@@ -981,14 +980,17 @@ func TestAgentTransferRefusals(t *testing.T) {
 		t.Fatalf("usage %+v", me.Usage)
 	}
 
-	// Approval: refused, there is no approval flow.
+	// Approval: the transfer waits for the platform (TestAgentTransferApproval),
+	// after the checks the transfer makes: bad accounts are still named.
 	pol = policy("CREATE_TRANSFERS")
 	pol["defaultExecutionMode"] = "APPROVAL_REQUIRED"
 	_, approval := e.connectAgent(w.mine.customer.ID, pol)
-	er := wantRefusal(t, e.do("POST", "/agents/me/transfer-in", transferInBody(w.myDest.ID, w.mine.account.ID, 100), bearer(approval)), 403, "FORBIDDEN")
-	if er.Details["reason"] != "APPROVAL_REQUIRED" {
-		t.Fatalf("approval %+v", er)
+	if got := fields(e.do("POST", "/agents/me/transfer-in", transferInBody(noExt, w.mine.account.ID, 100), bearer(approval))); got != "source.accountId" {
+		t.Fatalf("pending transfer of a missing account: %q", got)
 	}
+	r := e.do("POST", "/agents/me/transfer-in", transferInBody(w.myDest.ID, w.mine.account.ID, 100), bearer(approval))
+	e.mustStatus(r, http.StatusCreated)
+	decodeAction(t, r, "PENDING_APPROVAL")
 }
 
 // TestAgentTransferOutWalletSigned: from the customer's embedded wallet the

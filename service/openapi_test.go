@@ -541,6 +541,23 @@ func TestEveryDocumentedOperation(t *testing.T) {
 	ok("POST", "/agents/me/transfer-out", agentOut, agentSigned, http.StatusCreated)
 	// The platform cancels the agent's transfer-in before it settles.
 	ok("POST", "/transactions/"+agentIn.Transaction.ID+"/cancel", map[string]any{"reason": "REQUESTED_AFTER_HOURS"}, nil, http.StatusOK)
+	// The platform manages its agents: the list, a stricter policy under
+	// which executes wait for its approval, one approved and one rejected,
+	// and the agent deleted.
+	ok("GET", "/agents?customerId="+p.customer.ID+"&isConnected=true", nil, nil, http.StatusOK)
+	ok("PATCH", "/agents/"+agent.ID+"/policy", map[string]any{"defaultExecutionMode": "APPROVAL_REQUIRED"}, nil, http.StatusOK)
+	var waiting [2]struct{ ID string }
+	for i := range waiting {
+		var wq wire.Quote
+		ok("POST", "/agents/me/quotes", quoteBody(p, dest.ID, "SENDING", 1_000), bearer(token), http.StatusCreated).decode(t, &wq)
+		h := bearer(token)
+		h[wire.HeaderWalletSignature] = mustStamp(t, next, payloadOf(t, wq))
+		ok("POST", "/agents/me/quotes/"+wq.ID+"/execute", nil, h, http.StatusOK).decode(t, &waiting[i])
+	}
+	ok("GET", "/agents/approvals?agentId="+agent.ID+"&sortOrder=asc", nil, nil, http.StatusOK)
+	ok("POST", "/agents/"+agent.ID+"/actions/"+waiting[0].ID+"/approve", nil, map[string]string{wire.HeaderIdempotencyKey: "every-op-approve"}, http.StatusOK)
+	ok("POST", "/agents/"+agent.ID+"/actions/"+waiting[1].ID+"/reject", map[string]any{"reason": "not today"}, nil, http.StatusOK)
+	ok("DELETE", "/agents/"+agent.ID, nil, nil, http.StatusNoContent)
 
 	// Incoming UMA payments: one approved, one rejected.
 	umaBody := func() map[string]any {

@@ -57,65 +57,67 @@ type agentPolicy struct {
 
 var agentPermissions = []string{"VIEW_TRANSACTIONS", "CREATE_TRANSFERS", "CREATE_QUOTES", "EXECUTE_QUOTES", "MANAGE_EXTERNAL_ACCOUNTS"}
 
-func (p *agentPolicy) validate(fe *fieldErrors) {
+// validate names every bad member of the policy, each path after prefix
+// ("policy." in a CreateAgent body, "" in a policy update).
+func (p *agentPolicy) validate(fe *fieldErrors, prefix string) {
 	if len(p.Permissions) == 0 {
-		fe.add("policy.permissions", "required: at least one permission")
+		fe.add(prefix+"permissions", "required: at least one permission")
 	}
 	for i, perm := range p.Permissions {
 		if !slices.Contains(agentPermissions, perm) {
-			fe.addConstraint("policy.permissions["+strconv.Itoa(i)+"]", "unknown permission", wire.FieldConstraint{Enum: agentPermissions})
+			fe.addConstraint(prefix+"permissions["+strconv.Itoa(i)+"]", "unknown permission", wire.FieldConstraint{Enum: agentPermissions})
 		}
 	}
 	modes := []string{"AUTO", "APPROVAL_REQUIRED"}
 	if p.DefaultExecutionMode == "" {
-		fe.add("policy.defaultExecutionMode", "required")
+		fe.add(prefix+"defaultExecutionMode", "required")
 	} else if !slices.Contains(modes, p.DefaultExecutionMode) {
-		fe.addConstraint("policy.defaultExecutionMode", "must be AUTO or APPROVAL_REQUIRED", wire.FieldConstraint{Enum: modes})
+		fe.addConstraint(prefix+"defaultExecutionMode", "must be AUTO or APPROVAL_REQUIRED", wire.FieldConstraint{Enum: modes})
 	}
 	sl := p.SpendingLimits
 	if sl == nil {
-		fe.add("policy.spendingLimits", "required")
+		fe.add(prefix+"spendingLimits", "required")
 	} else {
 		if !currencyCode(sl.Currency) {
-			fe.add("policy.spendingLimits.currency", "required: a currency code")
+			fe.add(prefix+"spendingLimits.currency", "required: a currency code")
 		}
 		if sl.PerTransactionLimit == nil {
-			fe.add("policy.spendingLimits.perTransactionLimit", "required")
+			fe.add(prefix+"spendingLimits.perTransactionLimit", "required")
 		}
 		for name, v := range map[string]*int64{"perTransactionLimit": sl.PerTransactionLimit, "dailyLimit": sl.DailyLimit, "dailyTransactionLimit": sl.DailyTransactionLimit, "monthlyLimit": sl.MonthlyLimit} {
 			if v != nil && *v < 0 {
-				fe.add("policy.spendingLimits."+name, "must not be negative")
+				fe.add(prefix+"spendingLimits."+name, "must not be negative")
 			}
 		}
 	}
 	if ar := p.AccountRestrictions; ar != nil {
 		for i, id := range ar.AllowedAccountIDs {
 			if !ids.Valid("ExternalAccount", id) && !ids.Valid("InternalAccount", id) {
-				fe.add("policy.accountRestrictions.allowedAccountIds["+strconv.Itoa(i)+"]", "must be an account id")
+				fe.add(prefix+"accountRestrictions.allowedAccountIds["+strconv.Itoa(i)+"]", "must be an account id")
 			}
 		}
 		for i, rule := range ar.AccountRules {
 			if rule.AccountID == "" {
-				fe.add("policy.accountRestrictions.accountRules["+strconv.Itoa(i)+"].accountId", "required")
+				fe.add(prefix+"accountRestrictions.accountRules["+strconv.Itoa(i)+"].accountId", "required")
 			} else if !ids.Valid("ExternalAccount", rule.AccountID) && !ids.Valid("InternalAccount", rule.AccountID) {
-				fe.add("policy.accountRestrictions.accountRules["+strconv.Itoa(i)+"].accountId", "must be an account id")
+				fe.add(prefix+"accountRestrictions.accountRules["+strconv.Itoa(i)+"].accountId", "must be an account id")
 			}
 			if v := rule.PerTransactionLimit; v != nil && *v < 0 {
-				fe.add("policy.accountRestrictions.accountRules["+strconv.Itoa(i)+"].perTransactionLimit", "must not be negative")
+				fe.add(prefix+"accountRestrictions.accountRules["+strconv.Itoa(i)+"].perTransactionLimit", "must not be negative")
 			}
 			if rule.ExecutionMode != "" && !slices.Contains(modes, rule.ExecutionMode) {
-				fe.addConstraint("policy.accountRestrictions.accountRules["+strconv.Itoa(i)+"].executionMode", "must be AUTO or APPROVAL_REQUIRED", wire.FieldConstraint{Enum: modes})
+				fe.addConstraint(prefix+"accountRestrictions.accountRules["+strconv.Itoa(i)+"].executionMode", "must be AUTO or APPROVAL_REQUIRED", wire.FieldConstraint{Enum: modes})
 			}
 		}
 	}
 	if at := p.ApprovalThresholds; at != nil {
 		if at.Currency != "" && !currencyCode(at.Currency) {
-			fe.add("policy.approvalThresholds.currency", "must be a currency code")
+			fe.add(prefix+"approvalThresholds.currency", "must be a currency code")
 		}
 		if at.Amount == nil {
-			fe.add("policy.approvalThresholds.amount", "required")
+			fe.add(prefix+"approvalThresholds.amount", "required")
 		} else if *at.Amount < 0 {
-			fe.add("policy.approvalThresholds.amount", "must not be negative")
+			fe.add(prefix+"approvalThresholds.amount", "must not be negative")
 		}
 	}
 }
@@ -186,7 +188,7 @@ func (s *Service) CreateAgent(ctx context.Context, req AgentRequest) (Agent, err
 				fe.add("policy", "must be an AgentPolicy object")
 			}
 		} else {
-			pol.validate(&fe)
+			pol.validate(&fe, "policy.")
 		}
 	}
 	if e := fe.err(); e != nil {
@@ -915,6 +917,8 @@ type AgentAction struct {
 	Quote              *wire.Quote       `json:"quote,omitempty"`
 	TransferDetails    *TransferDetails  `json:"transferDetails,omitempty"`
 	Transaction        *wire.Transaction `json:"transaction,omitempty"`
+	RejectionReason    string            `json:"rejectionReason,omitempty"`
+	FailureReason      string            `json:"failureReason,omitempty"`
 	CreatedAt          string            `json:"createdAt"`
 	UpdatedAt          string            `json:"updatedAt"`
 }
@@ -923,6 +927,7 @@ type AgentAction struct {
 // are in tx.
 func (s *Service) agentActionJSON(ctx context.Context, tx store.Tx, a *store.AgentAction) (AgentAction, error) {
 	out := AgentAction{ID: a.ID, AgentID: a.AgentID, CustomerID: a.CustomerID, Status: a.Status, Type: a.Type,
+		RejectionReason: a.RejectionReason, FailureReason: a.FailureReason,
 		CreatedAt: timestamp(a.CreatedAt), UpdatedAt: timestamp(a.UpdatedAt)}
 	c, err := tx.GetCustomer(ctx, a.CustomerID)
 	if err != nil {
@@ -949,6 +954,14 @@ func (s *Service) agentActionJSON(ctx context.Context, tx store.Tx, a *store.Age
 				SourceAccountID: x.SourceAccountID, DestinationAccountID: x.DestinationAccountID}
 		}
 	}
+	if out.TransferDetails == nil && len(a.Request) > 0 {
+		// A transfer that has no transaction (yet): as it was asked for.
+		req, err := pendingOf(a)
+		if err != nil {
+			return AgentAction{}, err
+		}
+		out.TransferDetails = req.Details
+	}
 	return out, nil
 }
 
@@ -956,12 +969,13 @@ func (s *Service) agentActionJSON(ctx context.Context, tx store.Tx, a *store.Age
 // /agents/me/quotes/{quoteId}/execute), with EXECUTE_QUOTES, and answers
 // the AgentAction of the execution, APPROVED with its transaction.
 //
-//   - Approval: this service has no approval flow yet. When the policy
-//     requires one for this payment (defaultExecutionMode
-//     APPROVAL_REQUIRED unless the source's account rule says AUTO, the
-//     source's rule says APPROVAL_REQUIRED, or the amount is above
-//     approvalThresholds), the execute is refused with 403 FORBIDDEN,
-//     reason APPROVAL_REQUIRED, and nothing moves.
+//   - Approval: when the policy requires the platform's approval for this
+//     payment (defaultExecutionMode APPROVAL_REQUIRED unless the source's
+//     account rule says AUTO, the source's rule says APPROVAL_REQUIRED, or
+//     the amount is above approvalThresholds), nothing moves: the answer
+//     is a PENDING_APPROVAL action without transaction, after the checks
+//     the execute would make (see submitAgentQuote), and the platform
+//     approves it (ApproveAgentAction runs the execute then) or rejects it.
 //   - Limits: the amount (totalSendingAmount, valued in the limits'
 //     currency) must be within perTransactionLimit (or the source's rule),
 //     and with the agent's other executions of the UTC day and month
@@ -984,20 +998,19 @@ func (s *Service) AgentExecuteQuote(ctx context.Context, agent *store.Agent, id,
 	if err != nil {
 		return AgentAction{}, err
 	}
-	sl := p.SpendingLimits
-	limitCurrency := q.SendingCurrency
-	spend := q.TotalSendingAmount
-	if sl != nil {
-		limitCurrency = sl.Currency
-		if spend, err = s.spendIn(sl.Currency, q.SendingCurrency, q.TotalSendingAmount); err != nil {
-			return AgentAction{}, err
-		}
+	spend, limitCurrency, err := s.agentSpend(&p, q.SendingCurrency, q.TotalSendingAmount)
+	if err != nil {
+		return AgentAction{}, err
 	}
-	if err := s.agentApproval(&p, q.SourceAccountID, q.SendingCurrency, q.TotalSendingAmount, spend); err != nil {
+	approval, err := s.agentApproval(&p, q.SourceAccountID, q.SendingCurrency, q.TotalSendingAmount, spend)
+	if err != nil {
 		return AgentAction{}, err
 	}
 	if err := p.checkPerTransaction(q.SourceAccountID, spend); err != nil {
 		return AgentAction{}, err
+	}
+	if approval != "" {
+		return s.submitAgentQuote(ctx, agent, &p, id, signature, spend, limitCurrency)
 	}
 	var action AgentAction
 	hooked := composeHook(ctx, func(ctx context.Context, tx store.Tx, result any) (any, error) {
@@ -1014,9 +1027,11 @@ func (s *Service) AgentExecuteQuote(ctx context.Context, agent *store.Agent, id,
 	return action, nil
 }
 
-// agentApproval refuses a payment for which the policy requires the
-// platform's approval, which this service does not offer yet.
-func (s *Service) agentApproval(p *agentPolicy, sourceAccountID, currency string, amount, spend int64) error {
+// agentApproval tells why the policy requires the platform's approval for
+// a payment ("" when it does not): defaultExecutionMode APPROVAL_REQUIRED
+// unless the source's account rule says AUTO, the source's rule says
+// APPROVAL_REQUIRED, or the amount is above approvalThresholds.
+func (s *Service) agentApproval(p *agentPolicy, sourceAccountID, currency string, amount, spend int64) (string, error) {
 	mode := p.DefaultExecutionMode
 	why := "the policy's defaultExecutionMode is APPROVAL_REQUIRED"
 	if m, _ := p.accountRule(sourceAccountID); m != "" {
@@ -1033,7 +1048,7 @@ func (s *Service) agentApproval(p *agentPolicy, sourceAccountID, currency string
 			if p.SpendingLimits == nil || cur != p.SpendingLimits.Currency {
 				var err error
 				if v, err = s.spendIn(cur, currency, amount); err != nil {
-					return err
+					return "", err
 				}
 			}
 			if v > *at.Amount {
@@ -1043,10 +1058,16 @@ func (s *Service) agentApproval(p *agentPolicy, sourceAccountID, currency string
 		}
 	}
 	if mode != "APPROVAL_REQUIRED" {
-		return nil
+		return "", nil
 	}
+	return why, nil
+}
+
+// errApprovalRequired refuses a payment that needs the platform's approval
+// where it cannot wait for one.
+func errApprovalRequired(why, cannot string) error {
 	return &Error{Code: CodeForbidden,
-		Message: "this payment needs the platform's approval (" + why + "), and this service does not offer agent approvals: ask the platform to make the payment, or to change the policy",
+		Message: "this payment needs the platform's approval (" + why + "), and " + cannot,
 		Details: map[string]any{"reason": "APPROVAL_REQUIRED"}}
 }
 
@@ -1138,33 +1159,43 @@ type TransferDetails struct {
 // the operation's own transaction, so that concurrent actions cannot
 // overrun a limit together.
 func (s *Service) recordAgentAction(ctx context.Context, tx store.Tx, agent *store.Agent, p *agentPolicy, typ, quoteID, transactionID string, spend int64, limitCurrency string) (AgentAction, error) {
-	if sl := p.SpendingLimits; sl != nil {
-		day, month := agentPeriods(s.now())
-		count, daily, err := tx.AgentUsage(ctx, agent.ID, sl.Currency, day)
-		if err != nil {
-			return AgentAction{}, err
-		}
-		_, monthly, err := tx.AgentUsage(ctx, agent.ID, sl.Currency, month)
-		if err != nil {
-			return AgentAction{}, err
-		}
-		switch {
-		case sl.DailyTransactionLimit != nil && exceeds(count, 1, *sl.DailyTransactionLimit):
-			return AgentAction{}, overLimit("dailyTransactionLimit", *sl.DailyTransactionLimit, addCapped(count, 1), "transactions")
-		case sl.DailyLimit != nil && exceeds(daily, spend, *sl.DailyLimit):
-			return AgentAction{}, overLimit("dailyLimit", *sl.DailyLimit, addCapped(daily, spend), sl.Currency)
-		case sl.MonthlyLimit != nil && exceeds(monthly, spend, *sl.MonthlyLimit):
-			return AgentAction{}, overLimit("monthlyLimit", *sl.MonthlyLimit, addCapped(monthly, spend), sl.Currency)
-		}
+	if err := s.checkUsage(ctx, tx, agent.ID, p, spend); err != nil {
+		return AgentAction{}, err
 	}
 	now := s.now()
 	a := store.AgentAction{ID: ids.New("AgentAction"), AgentID: agent.ID, CustomerID: agent.CustomerID,
 		Type: typ, Status: "APPROVED", QuoteID: quoteID, TransactionID: transactionID,
-		Spend: spend, SpendCurrency: limitCurrency, CreatedAt: now, UpdatedAt: now}
+		Spend: spend, SpendCurrency: limitCurrency, CreatedAt: now, UpdatedAt: now, ExecutedAt: now}
 	if err := tx.CreateAgentAction(ctx, &a); err != nil {
 		return AgentAction{}, err
 	}
 	return s.agentActionJSON(ctx, tx, &a)
+}
+
+// checkUsage refuses a payment of spend (in the policy's limit currency)
+// that, with the agent's other payments of the UTC day and month (counted
+// in tx), would pass dailyTransactionLimit, dailyLimit or monthlyLimit.
+func (s *Service) checkUsage(ctx context.Context, tx store.Tx, agentID string, p *agentPolicy, spend int64) error {
+	if sl := p.SpendingLimits; sl != nil {
+		day, month := agentPeriods(s.now())
+		count, daily, err := tx.AgentUsage(ctx, agentID, sl.Currency, day)
+		if err != nil {
+			return err
+		}
+		_, monthly, err := tx.AgentUsage(ctx, agentID, sl.Currency, month)
+		if err != nil {
+			return err
+		}
+		switch {
+		case sl.DailyTransactionLimit != nil && exceeds(count, 1, *sl.DailyTransactionLimit):
+			return overLimit("dailyTransactionLimit", *sl.DailyTransactionLimit, addCapped(count, 1), "transactions")
+		case sl.DailyLimit != nil && exceeds(daily, spend, *sl.DailyLimit):
+			return overLimit("dailyLimit", *sl.DailyLimit, addCapped(daily, spend), sl.Currency)
+		case sl.MonthlyLimit != nil && exceeds(monthly, spend, *sl.MonthlyLimit):
+			return overLimit("monthlyLimit", *sl.MonthlyLimit, addCapped(monthly, spend), sl.Currency)
+		}
+	}
+	return nil
 }
 
 // agentTransferAccounts names the accounts of a transfer the agent may not
@@ -1207,19 +1238,29 @@ func (s *Service) agentTransferAccounts(ctx context.Context, agent *store.Agent,
 // against the policy's limits, in the limits' currency (currency itself
 // when the policy has none), after the per-transaction limit and the
 // approval rules have let it through.
-func (s *Service) agentTransferSpend(p *agentPolicy, sourceAccountID, currency string, amount int64) (spend int64, limitCurrency string, err error) {
+func (s *Service) agentTransferSpend(p *agentPolicy, sourceAccountID, currency string, amount int64) (spend int64, limitCurrency, approval string, err error) {
+	if spend, limitCurrency, err = s.agentSpend(p, currency, amount); err != nil {
+		return 0, "", "", err
+	}
+	if approval, err = s.agentApproval(p, sourceAccountID, currency, amount, spend); err != nil {
+		return 0, "", "", err
+	}
+	if err := p.checkPerTransaction(sourceAccountID, spend); err != nil {
+		return 0, "", "", err
+	}
+	return spend, limitCurrency, approval, nil
+}
+
+// agentSpend is what a payment of amount (in currency) counts against the
+// policy's limits, in the limits' currency (currency itself when the policy
+// has none).
+func (s *Service) agentSpend(p *agentPolicy, currency string, amount int64) (spend int64, limitCurrency string, err error) {
 	spend, limitCurrency = amount, currency
 	if sl := p.SpendingLimits; sl != nil {
 		limitCurrency = sl.Currency
 		if spend, err = s.spendIn(sl.Currency, currency, amount); err != nil {
 			return 0, "", err
 		}
-	}
-	if err := s.agentApproval(p, sourceAccountID, currency, amount, spend); err != nil {
-		return 0, "", err
-	}
-	if err := p.checkPerTransaction(sourceAccountID, spend); err != nil {
-		return 0, "", err
 	}
 	return spend, limitCurrency, nil
 }
@@ -1233,9 +1274,14 @@ func (s *Service) agentTransferHook(ctx context.Context, agent *store.Agent, p *
 		x := result.(wire.Transaction)
 		// The accounts were read before the transfer's transaction; the
 		// limits are checked again with the transfer as it was made.
-		spend, limitCurrency, err := s.agentTransferSpend(p, x.Source.AccountID, x.ReceivedAmount.Currency.Code, x.ReceivedAmount.Amount)
+		spend, limitCurrency, approval, err := s.agentTransferSpend(p, x.Source.AccountID, x.ReceivedAmount.Currency.Code, x.ReceivedAmount.Amount)
 		if err != nil {
 			return nil, err
+		}
+		if approval != "" {
+			// The policy changed since the request was read: do not move
+			// money it now wants approved.
+			return nil, errApprovalRequired(approval, "the policy changed while the transfer was made: send it again")
 		}
 		out, err := s.recordAgentAction(ctx, tx, agent, p, typ, "", x.ID, spend, limitCurrency)
 		if err != nil {
@@ -1272,8 +1318,13 @@ func (s *Service) AgentTransferIn(ctx context.Context, agent *store.Agent, req T
 		return AgentAction{}, e
 	}
 	if currency != "" {
-		if _, _, err := s.agentTransferSpend(&p, req.Source.AccountID, currency, *req.Amount); err != nil {
+		spend, limitCurrency, approval, err := s.agentTransferSpend(&p, req.Source.AccountID, currency, *req.Amount)
+		if err != nil {
 			return AgentAction{}, err
+		}
+		if approval != "" {
+			return s.submitAgentTransfer(ctx, agent, &p, "TRANSFER_IN", approval, spend, limitCurrency, pendingRequest{TransferIn: &req,
+				Details: &TransferDetails{Amount: *req.Amount, Currency: currency, SourceAccountID: req.Source.AccountID, DestinationAccountID: req.Destination.AccountID}})
 		}
 	}
 	var action AgentAction
@@ -1308,8 +1359,17 @@ func (s *Service) AgentTransferOut(ctx context.Context, agent *store.Agent, req 
 		return Signed[AgentAction]{}, e
 	}
 	if currency != "" {
-		if _, _, err := s.agentTransferSpend(&p, req.Source.AccountID, currency, *req.Amount); err != nil {
+		spend, limitCurrency, approval, err := s.agentTransferSpend(&p, req.Source.AccountID, currency, *req.Amount)
+		if err != nil {
 			return Signed[AgentAction]{}, err
+		}
+		if approval != "" {
+			out, err := s.submitAgentTransfer(ctx, agent, &p, "TRANSFER_OUT", approval, spend, limitCurrency, pendingRequest{TransferOut: &req,
+				Details: &TransferDetails{Amount: *req.Amount, Currency: currency, SourceAccountID: req.Source.AccountID, DestinationAccountID: req.Destination.AccountID}})
+			if err != nil {
+				return Signed[AgentAction]{}, err
+			}
+			return done(out), nil
 		}
 	}
 	var action AgentAction

@@ -192,9 +192,10 @@ func (t *tx) CreateAgent(ctx context.Context, a *store.Agent) error {
 		a.ID, a.CustomerID, a.Name, exactBlob(a.Policy), a.IsPaused, t.d.timeArg(a.CreatedAt), t.d.timeArg(a.UpdatedAt))
 }
 
-// GetAgent reads one agent by id; ErrNotFound if there is none.
+// GetAgent reads one agent by id; ErrNotFound if there is none or it was
+// deleted.
 func (t *tx) GetAgent(ctx context.Context, id string) (*store.Agent, error) {
-	a, err := scanAgent(t.queryRow(ctx, `SELECT `+agentCols+` FROM agents WHERE id = ?`, id))
+	a, err := scanAgent(t.queryRow(ctx, `SELECT `+agentCols+` FROM agents WHERE id = ? AND deleted_at IS NULL`, id))
 	if err != nil {
 		return nil, t.fail(fmt.Sprintf("agent %q", id), err)
 	}

@@ -130,6 +130,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		// store.AgentTx (agents.go)
 		{"AgentQuote", testAgentQuote},
 		{"AgentActions", testAgentActions},
+		{"AgentManagement", testAgentManagement},
+		{"AgentApprovals", testAgentApprovals},
 		{"ListByIDs", testListByIDs},
 		// store.APITokenTx (apitokens.go)
 		{"APIToken", testAPIToken},
