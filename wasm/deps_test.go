@@ -55,6 +55,32 @@ func TestWasmDependencies(t *testing.T) {
 	}
 }
 
+// heavyCode are symbol prefixes whose code the module must not link even
+// though their packages are imported somewhere below it: fmt's printer and
+// math/big's arithmetic (about 150 KB and 140 KB of wasm) come in through
+// one call of, say, hex.InvalidByteError.Error or big.Int.SetString, and
+// reflection-based code through fmt. Their small init functions may stay.
+var heavyCode = []string{"fmt.(*pp).", "fmt.Sprint", "fmt.Errorf", "fmt.Fprint", "math/big.nat.", "math/big.(*Int).", "reflect.Value.", "encoding/json."}
+
+func TestWasmLinkedCode(t *testing.T) {
+	syms := deptest.WasmLinked(t, "./")
+	if !syms["main.main"] {
+		t.Fatal("the dependency dump has no main.main; is it the module's?")
+	}
+	for sym := range syms {
+		// Argument-liveness data symbols are shared by identical
+		// signatures across packages; they are not code.
+		if strings.Contains(sym, ".arginfo") || strings.Contains(sym, ".argliveinfo") {
+			continue
+		}
+		for _, p := range heavyCode {
+			if strings.HasPrefix(sym, p) {
+				t.Errorf("the module links %s", sym)
+			}
+		}
+	}
+}
+
 func TestWasmDirectImports(t *testing.T) {
 	imports := deptest.WasmImports(t, wasmPackage)
 	for _, pkg := range imports {

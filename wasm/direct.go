@@ -5,8 +5,11 @@ package main
 import (
 	"errors"
 	"strconv"
+	"sync"
 	"syscall/js"
 	"unsafe"
+
+	"paywallet/shared/walletcrypto"
 )
 
 // Direct calls: the page enters the module through functions it exports
@@ -212,6 +215,161 @@ const maxSignature = 132
 // directReject puts the Error "<name>: <reason>" in io[1].
 func directReject(name string, err error) int32 {
 	return handOut(outcome{kind: rejected, value: newError(name, err.Error())})
+}
+
+// directKeep ends generateKey when the glue has made the key itself: it
+// asked WebCrypto for the pair and the raw public key, the same two calls
+// as the generateKey flow (fast.go), without entering Go between them. The
+// private CryptoKey is in io[0], the public key's rawLen bytes are the
+// start of scratch, purposeCode is 0 for "signing" and 1 for "recipient"
+// (the glue took the argument apart only when it is one of those). The
+// key's description comes back as JSON in scratch.
+//
+// One entry instead of three (the call and two steps): each step made a
+// round of Promise.all, several js.Values with finalizers and string
+// crossings, which cost as much as WebCrypto's own key generation.
+//
+//go:wasmexport paywallet_keep
+func directKeep(purposeCode, rawLen int32) int32 {
+	return handOut(settle("generateKey", func() (any, error) {
+		const fail = "key generation failed: "
+		var p purpose
+		switch purposeCode {
+		case 0:
+			p = purposeSigning
+		case 1:
+			p = purposeRecipient
+		default:
+			return nil, errors.New("internal error: no purpose number " + strconv.Itoa(int(purposeCode)))
+		}
+		if rawLen < 0 || rawLen > scratchSize {
+			rawLen = 0 // refused below
+		}
+		pub, err := walletcrypto.ParsePublicKey(scratch[:rawLen])
+		if err != nil {
+			return nil, errors.New(fail + "the browser made a key that is not a P-256 point")
+		}
+		private := io.Index(0)
+		if private.Type() != js.TypeObject {
+			return nil, errors.New(fail + "the browser made no private key")
+		}
+		return directWallet.keep(&key{private: private, public: pub, purpose: p})
+	}))
+}
+
+// directKeygenFailed ends generateKey whose key generation or export the
+// browser refused with the reason in io[0]: the rejection says what the
+// flow's would.
+//
+//go:wasmexport paywallet_keygen_failed
+func directKeygenFailed() int32 {
+	return directReject("generateKey", errors.New("key generation failed: "+jsError(io.Index(0)).Error()))
+}
+
+// hpkeSeal through the glue: paywallet_seal_begin checks the arguments
+// (io[0], as for paywallet_call) and puts the recipient's uncompressed key
+// in scratch; the glue then does the seal's two rounds of WebCrypto work
+// (an ephemeral ECDH pair and the recipient's CryptoKey; the pair's raw
+// public key and the Diffie-Hellman bits), the same calls as sealRound
+// (fast.go), and paywallet_seal_finish does the HPKE itself with the
+// public key and the shared secret from scratch. Go is entered twice
+// instead of three times, and neither entry makes a Promise, a CryptoKey
+// reference or an ArrayBuffer copy through syscall/js.
+
+// directSeals are the seals begun and not yet finished, by number.
+var directSeals = struct {
+	sync.Mutex
+	next int32
+	m    map[int32]pendingSeal
+}{m: map[int32]pendingSeal{}}
+
+type pendingSeal struct {
+	recipient *walletcrypto.PublicKey
+	plaintext []byte
+}
+
+// directSealBegin returns the number of a new seal, with the recipient's
+// 65-byte key at the start of scratch, or directRejected.
+//
+//go:wasmexport paywallet_seal_begin
+func directSealBegin() (code int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			code = directReject("hpkeSeal", errors.New("internal error: "+panicReason(r)))
+		}
+	}()
+	a := io.Index(0)
+	args := make([]js.Value, a.Length())
+	for i := range args {
+		args[i] = a.Index(i)
+	}
+	recipient, plaintext, err := sealArgs(args)
+	if err != nil {
+		return directReject("hpkeSeal", err)
+	}
+	directSeals.Lock()
+	for {
+		directSeals.next++
+		if directSeals.next <= 0 {
+			directSeals.next = 1
+		}
+		if _, busy := directSeals.m[directSeals.next]; !busy {
+			break
+		}
+	}
+	id := directSeals.next
+	directSeals.m[id] = pendingSeal{recipient: recipient, plaintext: plaintext}
+	directSeals.Unlock()
+	copy(scratch[:65], recipient.Uncompressed())
+	return id
+}
+
+// takeSeal removes seal id from directSeals and returns it.
+func takeSeal(id int32) (pendingSeal, bool) {
+	directSeals.Lock()
+	defer directSeals.Unlock()
+	s, ok := directSeals.m[id]
+	delete(directSeals.m, id)
+	return s, ok
+}
+
+// directSealFinish ends seal id: the ephemeral public key is the first
+// pubLen bytes of scratch, the Diffie-Hellman output the dhLen after them
+// (wiped once read). The result comes back as JSON in scratch, or in io[1].
+//
+//go:wasmexport paywallet_seal_finish
+func directSealFinish(id, pubLen, dhLen int32) int32 {
+	const fail = "sealing failed: "
+	if pubLen < 0 || dhLen < 0 || int(pubLen)+int(dhLen) > scratchSize {
+		pubLen, dhLen = 0, 0 // refused below
+	}
+	dh := append([]byte(nil), scratch[pubLen:pubLen+dhLen]...)
+	clear(scratch[pubLen : pubLen+dhLen])
+	defer clear(dh)
+	ps, ok := takeSeal(id)
+	if !ok {
+		return directReject("hpkeSeal", errors.New("internal error: no seal number "+strconv.Itoa(int(id))))
+	}
+	return handOut(settle("hpkeSeal", func() (any, error) {
+		pub, err := walletcrypto.ParsePublicKey(scratch[:pubLen])
+		if err != nil {
+			return nil, errors.New(fail + "the browser made a key that is not a P-256 point")
+		}
+		enc, ct, err := walletcrypto.SealWith(precomputed{pub: pub, dh: dh, peer: ps.recipient}, ps.recipient, ps.plaintext)
+		if err != nil {
+			return nil, errors.New(fail + cryptoReason(err))
+		}
+		return sealResult(enc, ct), nil
+	}))
+}
+
+// directSealFailed ends seal id, whose WebCrypto work the browser refused
+// with the reason in io[0].
+//
+//go:wasmexport paywallet_seal_failed
+func directSealFailed(id int32) int32 {
+	takeSeal(id)
+	return directReject("hpkeSeal", errors.New("sealing failed: "+jsError(io.Index(0)).Error()))
 }
 
 // directStampFailed ends a stamp of key number id whose signing the

@@ -300,27 +300,42 @@ var bound = func() (b struct{ sign, then, encode js.Value }) {
 // itself seals only through sealOtp; hpkeSeal exists so that the browser
 // benchmark can time a bare seal beside JavaScript HPKE.
 func hpkeSeal(args []js.Value) (any, error) {
-	if err := checkCount(args, "recipientPublicKeyHex", "plaintext"); err != nil {
-		return nil, err
-	}
-	hexKey, err := stringArg(args[0], "recipientPublicKeyHex", maxKeyHex, true)
-	if err != nil {
-		return nil, err
-	}
-	recipient, err := walletcrypto.ParsePublicKeyHex(hexKey)
-	if err != nil {
-		return nil, errors.New("recipientPublicKeyHex is not a P-256 public key in hex")
-	}
-	plaintext, err := stringArg(args[1], "plaintext", maxBundle, false)
+	recipient, plaintext, err := sealArgs(args)
 	if err != nil {
 		return nil, err
 	}
 	return sealRound(recipient, nil, func(enc, ct []byte, _ []js.Value) (any, error) {
-		return map[string]any{
-			"encappedPublic": hex.EncodeToString(enc),
-			"ciphertext":     hex.EncodeToString(ct),
-		}, nil
-	}, []byte(plaintext))
+		return sealResult(enc, ct), nil
+	}, plaintext)
+}
+
+// sealArgs reads hpkeSeal's arguments: the recipient's public key (hex) and
+// the plaintext (a string, sealed as its UTF-8 bytes).
+func sealArgs(args []js.Value) (*walletcrypto.PublicKey, []byte, error) {
+	if err := checkCount(args, "recipientPublicKeyHex", "plaintext"); err != nil {
+		return nil, nil, err
+	}
+	hexKey, err := stringArg(args[0], "recipientPublicKeyHex", maxKeyHex, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	recipient, err := walletcrypto.ParsePublicKeyHex(hexKey)
+	if err != nil {
+		return nil, nil, errors.New("recipientPublicKeyHex is not a P-256 public key in hex")
+	}
+	plaintext, err := stringArg(args[1], "plaintext", maxBundle, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	return recipient, []byte(plaintext), nil
+}
+
+// sealResult is what hpkeSeal resolves with.
+func sealResult(enc, ct []byte) map[string]any {
+	return map[string]any{
+		"encappedPublic": hex.EncodeToString(enc),
+		"ciphertext":     hex.EncodeToString(ct),
+	}
 }
 
 // sealOtp(handle, code, bundle, pinnedSignerHex) -> JSON HPKE form string

@@ -250,3 +250,82 @@ func awaitImport(s js.Value, pub *walletcrypto.PublicKey) (js.Value, error) {
 	}
 	return awaitPromise(p)
 }
+
+// TestGenerateKeyRefused checks what generateKey says when WebCrypto
+// refuses to make or export the key, or exports something that is not a
+// P-256 point. `make wasm-test` runs it through the js.Func flow and
+// through the loader's direct path (direct.js chains the two WebCrypto
+// calls itself and enters Go once), which must answer alike.
+func TestGenerateKeyRefused(t *testing.T) {
+	s := subtleOrFatal(t)
+	for _, tt := range []struct {
+		method string
+		result func() js.Value
+		want   string
+	}{
+		{"generateKey", func() js.Value {
+			return promiseConstructor.Call("reject", errorConstructor.New("refused by the test"))
+		}, "generateKey: key generation failed: refused by the test"},
+		{"exportKey", func() js.Value {
+			return promiseConstructor.Call("reject", errorConstructor.New("refused by the test"))
+		}, "generateKey: key generation failed: refused by the test"},
+		{"exportKey", func() js.Value {
+			return promiseConstructor.Call("resolve", uint8Array.New(65).Get("buffer")) // 65 zero bytes: no point
+		}, "generateKey: key generation failed: the browser made a key that is not a P-256 point"},
+	} {
+		stub := js.FuncOf(func(js.Value, []js.Value) any { return tt.result() })
+		s.Set(tt.method, stub)         // shadows SubtleCrypto.prototype's method
+		delete(subtleFuncs, tt.method) // the flows bind it anew
+		for _, purpose := range []string{"signing", "recipient"} {
+			wantReject(t, tt.want, "generateKey", purpose)
+		}
+		s.Delete(tt.method)
+		delete(subtleFuncs, tt.method)
+		stub.Release()
+	}
+	// The real methods are back.
+	checkKeyResult(t, mustCall(t, "generateKey", "signing"), "signing")
+}
+
+// TestHpkeSealRefused checks what hpkeSeal says when WebCrypto refuses one
+// of the seal's four calls or exports an ephemeral key that is not a
+// point, through the js.Func flow and through the glue's direct path
+// (`make wasm-test` runs both), and that a refused seal leaves nothing
+// behind.
+func TestHpkeSealRefused(t *testing.T) {
+	s := subtleOrFatal(t)
+	recipient := newStdECDH(t).PublicKey().UncompressedHex()
+	refuse := func() js.Value {
+		return promiseConstructor.Call("reject", errorConstructor.New("refused by the test"))
+	}
+	for _, tt := range []struct {
+		method string
+		result func() js.Value
+		want   string
+	}{
+		{"generateKey", refuse, "hpkeSeal: sealing failed: refused by the test"},
+		{"importKey", refuse, "hpkeSeal: sealing failed: refused by the test"},
+		{"exportKey", refuse, "hpkeSeal: sealing failed: refused by the test"},
+		{"deriveBits", refuse, "hpkeSeal: sealing failed: refused by the test"},
+		{"exportKey", func() js.Value {
+			return promiseConstructor.Call("resolve", uint8Array.New(65).Get("buffer"))
+		}, "hpkeSeal: sealing failed: the browser made a key that is not a P-256 point"},
+	} {
+		stub := js.FuncOf(func(js.Value, []js.Value) any { return tt.result() })
+		s.Set(tt.method, stub)
+		delete(subtleFuncs, tt.method)
+		wantReject(t, tt.want, "hpkeSeal", recipient, "secret")
+		s.Delete(tt.method)
+		delete(subtleFuncs, tt.method)
+		stub.Release()
+	}
+	directSeals.Lock()
+	left := len(directSeals.m)
+	directSeals.Unlock()
+	if left != 0 {
+		t.Errorf("%d refused seals are still pending", left)
+	}
+	if v := mustCall(t, "hpkeSeal", recipient, "secret"); v.Get("ciphertext").Type() != js.TypeString {
+		t.Errorf("hpkeSeal after the refusals: %s", jsString(v))
+	}
+}

@@ -45,3 +45,38 @@ func WasmDeps(t testing.TB, pkg string) []string { return WasmList(t, "-deps", p
 func WasmImports(t testing.TB, pkg string) []string {
 	return WasmList(t, "-f", `{{join .Imports " "}}`, pkg)
 }
+
+// WasmLinked builds pkg for js/wasm with the linker's -dumpdep and returns
+// the symbols the linker keeps (reached from the entry point). go list only
+// says which packages are imported; the linker drops what nothing calls, so
+// whether a heavy package's code is really in the module (fmt's printer,
+// math/big's arithmetic) is a question for it. Like WasmList, it skips in
+// -short mode and where there is no go command.
+func WasmLinked(t testing.TB, pkg string) map[string]bool {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the wasm module")
+	}
+	gocmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go command not found:", err)
+	}
+	out := t.TempDir() + "/module.wasm"
+	cmd := exec.Command(gocmd, "build", "-trimpath", "-ldflags=-dumpdep", "-o", out, pkg)
+	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm", "CGO_ENABLED=0")
+	// -dumpdep writes "from -> to" lines on the linker's standard error.
+	dump, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build %s: %v\n%s", pkg, err, dump)
+	}
+	syms := map[string]bool{}
+	for _, line := range strings.Split(string(dump), "\n") {
+		if _, to, ok := strings.Cut(line, " -> "); ok {
+			syms[to] = true
+		}
+	}
+	if len(syms) == 0 {
+		t.Fatalf("go build -ldflags=-dumpdep %s printed no dependencies", pkg)
+	}
+	return syms
+}

@@ -25,8 +25,8 @@ func Base58CheckDecode(s string) ([]byte, error) {
 	if s == "" {
 		return nil, malformed("base58check: empty")
 	}
-	b, err := base58.Decode(s)
-	if err != nil {
+	b, ok := base58Decode(s)
+	if !ok {
 		return nil, malformed("base58check: character outside the base58 alphabet")
 	}
 	if len(b) < 4 {

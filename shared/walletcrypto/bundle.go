@@ -39,7 +39,7 @@ func ParseBundle(s string) (Bundle, error) {
 	if err != nil {
 		return Bundle{}, err
 	}
-	ct, err := hex.DecodeString(ctHex)
+	ct, err := decodeHex(ctHex)
 	if err != nil {
 		return Bundle{}, malformed("bundle: ciphertext is not hex")
 	}

@@ -17,48 +17,67 @@ import (
 // only before a byte ≥ 0x80), nothing trailing, and 0 < r, s < n. Anything it
 // accepts re-encodes to the same bytes with [EncodeDERSignature]. High S is accepted.
 func ParseDERSignature(der []byte) (r, s *big.Int, err error) {
-	if len(der) < 8 || der[0] != 0x30 {
-		return nil, nil, malformed("der: not a SEQUENCE")
-	}
-	if der[1] >= 0x80 || int(der[1]) != len(der)-2 {
-		return nil, nil, malformed("der: bad SEQUENCE length")
-	}
-	rest := der[2:]
-	r, rest, err = derInteger(rest)
+	rs, err := parseDER(der)
 	if err != nil {
 		return nil, nil, err
 	}
-	s, rest, err = derInteger(rest)
-	if err != nil {
-		return nil, nil, err
-	}
-	if len(rest) != 0 {
-		return nil, nil, malformed("der: data after the integers")
-	}
-	return r, s, nil
+	return new(big.Int).SetBytes(rs[:32]), new(big.Int).SetBytes(rs[32:]), nil
 }
 
-// derInteger reads one INTEGER in [1, n-1] from the front of b.
-func derInteger(b []byte) (*big.Int, []byte, error) {
+// parseDER is [ParseDERSignature] on bytes: it returns r || s, 32 bytes
+// each. The package's own parsers call it rather than ParseDERSignature so
+// that the wasm module, which only checks and converts signatures, does not
+// link math/big.
+func parseDER(der []byte) ([64]byte, error) {
+	var rs [64]byte
+	if len(der) < 8 || der[0] != 0x30 {
+		return rs, malformed("der: not a SEQUENCE")
+	}
+	if der[1] >= 0x80 || int(der[1]) != len(der)-2 {
+		return rs, malformed("der: bad SEQUENCE length")
+	}
+	rest, err := derInteger(der[2:], rs[:32])
+	if err != nil {
+		return rs, err
+	}
+	rest, err = derInteger(rest, rs[32:])
+	if err != nil {
+		return rs, err
+	}
+	if len(rest) != 0 {
+		return rs, malformed("der: data after the integers")
+	}
+	return rs, nil
+}
+
+// derInteger reads one INTEGER in [1, n-1] from the front of b into out (32
+// bytes, big-endian) and returns what follows it.
+func derInteger(b, out []byte) ([]byte, error) {
 	if len(b) < 3 || b[0] != 0x02 {
-		return nil, nil, malformed("der: expected an INTEGER")
+		return nil, malformed("der: expected an INTEGER")
 	}
 	n := int(b[1])
 	if n == 0 || n > 33 || n > len(b)-2 {
-		return nil, nil, malformed("der: bad INTEGER length")
+		return nil, malformed("der: bad INTEGER length")
 	}
 	v := b[2 : 2+n]
 	if v[0]&0x80 != 0 {
-		return nil, nil, malformed("der: negative INTEGER")
+		return nil, malformed("der: negative INTEGER")
 	}
 	if n > 1 && v[0] == 0 && v[1]&0x80 == 0 {
-		return nil, nil, malformed("der: INTEGER not minimally encoded")
+		return nil, malformed("der: INTEGER not minimally encoded")
 	}
-	x := new(big.Int).SetBytes(v)
-	if x.Sign() == 0 || x.Cmp(curveN) >= 0 {
-		return nil, nil, malformed("der: INTEGER out of range")
+	if n == 33 {
+		if v[0] != 0 {
+			return nil, malformed("der: INTEGER out of range") // at least 2^256
+		}
+		v = v[1:] // the zero before a high bit
 	}
-	return x, b[2+n:], nil
+	copy(out[32-len(v):], v)
+	if !scalarBytesInRange(out) {
+		return nil, malformed("der: INTEGER out of range")
+	}
+	return b[2+n:], nil
 }
 
 // EncodeDERSignature encodes r and s, each in [1, n-1], as a minimal DER signature.
@@ -76,7 +95,7 @@ func EncodeDERSignature(r, s *big.Int) ([]byte, error) {
 }
 
 func inScalarRange(x *big.Int) bool {
-	return x != nil && x.Sign() > 0 && x.Cmp(curveN) < 0
+	return x != nil && x.Sign() > 0 && x.BitLen() <= 256 && scalarBytesInRange(x.FillBytes(make([]byte, 32)))
 }
 
 // derIntegerBytes returns the content octets of a positive INTEGER.
@@ -112,18 +131,12 @@ func DERFromP1363(rs []byte) ([]byte, error) {
 // P1363FromDER turns a strict DER signature (see [ParseDERSignature]) into
 // r || s, 32 bytes each, the form WebCrypto verifies.
 func P1363FromDER(der []byte) ([]byte, error) {
-	r, s, err := ParseDERSignature(der)
+	rs, err := parseDER(der)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]byte, 64)
-	r.FillBytes(out[:32])
-	s.FillBytes(out[32:])
-	return out, nil
+	return rs[:], nil
 }
-
-// curveNBytes is the group order n, big-endian.
-var curveNBytes = curveN.FillBytes(make([]byte, 32))
 
 // scalarBytesInRange reports whether the 32-byte big-endian b is in [1, n-1].
 func scalarBytesInRange(b []byte) bool {
@@ -131,7 +144,7 @@ func scalarBytesInRange(b []byte) bool {
 	for _, c := range b {
 		zero = zero && c == 0
 	}
-	return !zero && bytes.Compare(b, curveNBytes) < 0
+	return !zero && bytes.Compare(b, curveNBytes[:]) < 0
 }
 
 // derContent returns the content octets of the positive INTEGER whose

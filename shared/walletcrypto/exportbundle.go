@@ -1,7 +1,5 @@
 package walletcrypto
 
-import "encoding/hex"
-
 // The export bundle is the encryptedWalletCredentials of a wallet export: the
 // signed enclave envelope of the target bundle,
 //
@@ -69,16 +67,16 @@ func parseEnvelope(s, what string) (*TargetBundle, error) {
 		return nil, malformed(what + ": unsupported version " + quote(version))
 	}
 	dataHex, _ := o.get("data")
-	data, err := hex.DecodeString(dataHex)
+	data, err := decodeHex(dataHex)
 	if err != nil {
 		return nil, malformed(what + ": data is not hex")
 	}
 	sigHex, _ := o.get("dataSignature")
-	sig, err := hex.DecodeString(sigHex)
+	sig, err := decodeHex(sigHex)
 	if err != nil {
 		return nil, malformed(what + ": dataSignature is not hex")
 	}
-	if _, _, err := ParseDERSignature(sig); err != nil {
+	if _, err := parseDER(sig); err != nil {
 		return nil, err
 	}
 	signerHex, _ := o.get("enclaveQuorumPublic")
@@ -104,7 +102,7 @@ func parseExportData(data []byte) (organizationID string, b Bundle, err error) {
 		return "", Bundle{}, err
 	}
 	ctHex, _ := o.get("ciphertext")
-	ct, err := hex.DecodeString(ctHex)
+	ct, err := decodeHex(ctHex)
 	if err != nil {
 		return "", Bundle{}, malformed("export bundle: ciphertext is not hex")
 	}

@@ -54,7 +54,7 @@ func ParsePublicKeyHex(s string) (*PublicKey, error) {
 	if len(s) != 66 && len(s) != 130 {
 		return nil, wrap(ErrInvalidPublicKey, "hex must be 66 or 130 characters")
 	}
-	b, err := hex.DecodeString(s)
+	b, err := decodeHex(s)
 	if err != nil {
 		return nil, wrap(ErrInvalidPublicKey, "bad hex")
 	}

@@ -185,7 +185,7 @@ func (s *Stamp) Verify(payload []byte) error {
 
 // verifyDigest verifies a strict DER signature over digest.
 func verifyDigest(pub *PublicKey, digest [32]byte, der []byte) bool {
-	if _, _, err := ParseDERSignature(der); err != nil {
+	if _, err := parseDER(der); err != nil {
 		return false
 	}
 	return ecdsa.VerifyASN1(pub.ecdsa, digest[:], der)

@@ -2,6 +2,7 @@
 
 package walletcrypto
 
-// decompress is [decompressBig] in the wasm build: only public points are
-// decompressed, and math/big keeps crypto/elliptic out of the module.
-func decompress(c []byte) ([]byte, error) { return decompressBig(c) }
+// decompress is [decompressPoint] in the wasm build: only public points are
+// decompressed, and point.go's limb arithmetic keeps crypto/elliptic and
+// math/big out of the module.
+func decompress(c []byte) ([]byte, error) { return decompressPoint(c) }

@@ -10,7 +10,7 @@ import "crypto/elliptic"
 //
 // crypto/elliptic does the square root in constant time with the standard
 // library's P-256 field code, about 2.5 times faster than math/big's Exp;
-// the wasm build uses [decompressBig], and the tests check the two agree.
+// the wasm build uses [decompressPoint], and the tests check the two agree.
 func decompress(c []byte) ([]byte, error) {
 	x, y := elliptic.UnmarshalCompressed(elliptic.P256(), c)
 	if x == nil {

@@ -110,11 +110,11 @@ func ParseStamp(header string) (*Stamp, error) {
 		return nil, &StampError{Reason: StampBadPublicKey, Err: err}
 	}
 	sigHex, _ := o.get("signature")
-	sig, err := hex.DecodeString(sigHex)
+	sig, err := decodeHex(sigHex)
 	if err != nil {
 		return nil, &StampError{Reason: StampBadSignatureEncoding, Err: malformed("stamp: signature is not hex")}
 	}
-	if _, _, err := ParseDERSignature(sig); err != nil {
+	if _, err := parseDER(sig); err != nil {
 		return nil, &StampError{Reason: StampBadSignatureEncoding, Err: err}
 	}
 	return &Stamp{PublicKey: pub, Scheme: scheme, Signature: sig}, nil

@@ -51,7 +51,7 @@ func ParseTargetBundle(s string) (*TargetBundle, error) {
 		return nil, malformed("target bundle: unsupported version " + quote(version))
 	}
 	dataHex, _ := o.get("data")
-	data, err := hex.DecodeString(dataHex)
+	data, err := decodeHex(dataHex)
 	if err != nil {
 		return nil, malformed("target bundle: data is not hex")
 	}
@@ -60,11 +60,11 @@ func ParseTargetBundle(s string) (*TargetBundle, error) {
 		return nil, err
 	}
 	sigHex, _ := o.get("dataSignature")
-	sig, err := hex.DecodeString(sigHex)
+	sig, err := decodeHex(sigHex)
 	if err != nil {
 		return nil, malformed("target bundle: dataSignature is not hex")
 	}
-	if _, _, err := ParseDERSignature(sig); err != nil {
+	if _, err := parseDER(sig); err != nil {
 		return nil, err
 	}
 	signerHex, _ := o.get("enclaveQuorumPublic")

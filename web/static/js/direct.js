@@ -16,7 +16,11 @@
 // ASCII JSON in scratch) or the number of the next step (io[1] is the
 // Promise of its round). stamp, the hottest call, also passes its
 // strings through scratch bytes in wasm memory (paywallet_stamp,
-// paywallet_stamp_finish, paywallet_stamp_failed).
+// paywallet_stamp_finish, paywallet_stamp_failed), and generateKey chains
+// its two WebCrypto calls here and enters Go once (paywallet_keep,
+// paywallet_keygen_failed), hpkeSeal its two rounds, entering Go before and
+// after them (paywallet_seal_begin, paywallet_seal_finish,
+// paywallet_seal_failed).
 //
 // Anything unusual (a wrong argument count or type) goes to the module's
 // own js.Func method, so every error message comes from Go.
@@ -154,6 +158,84 @@ export function installDirect(exports, wallet, calls) {
             ex.paywallet_stamp_failed(key);
             throw take();
           },
+        );
+      } catch (err) {
+        return Promise.reject(err);
+      }
+    };
+  }
+  // generateKey: the two WebCrypto calls are chained here and Go is entered
+  // once, with the private CryptoKey in io[0] and the raw public key in
+  // scratch (paywallet_keep), rather than once per round. Only the plain
+  // forms take this path; anything else gets the module's own checks.
+  const subtle = globalThis.crypto && globalThis.crypto.subtle;
+  if (typeof ex.paywallet_keep === "function" && typeof ex.paywallet_keygen_failed === "function" && typeof viaJSFunc.generateKey === "function" && subtle) {
+    const slow = viaJSFunc.generateKey;
+    const kinds = {
+      signing: { alg: { name: "ECDSA", namedCurve: "P-256" }, usages: ["sign"], code: 0 },
+      recipient: { alg: { name: "ECDH", namedCurve: "P-256" }, usages: ["deriveBits"], code: 1 },
+    };
+    const failed = (reason) => {
+      io[0] = reason;
+      ex.paywallet_keygen_failed();
+      throw take();
+    };
+    wallet.generateKey = function (purpose) {
+      const kind = purpose === undefined ? kinds.signing : Object.hasOwn(kinds, purpose) ? kinds[purpose] : null;
+      if (arguments.length > 1 || kind === null) return slow.apply(this, arguments);
+      try {
+        return subtle.generateKey(kind.alg, false, kind.usages).then((pair) =>
+          subtle.exportKey("raw", pair.publicKey).then((raw) => {
+            const b = new Uint8Array(raw);
+            const n = b.length <= scratchSize ? b.length : 0;
+            scratch().set(b.subarray(0, n));
+            io[0] = pair.privateKey;
+            return outcome(ex.paywallet_keep(kind.code, n));
+          }, failed),
+        failed);
+      } catch (err) {
+        return Promise.reject(err);
+      }
+    };
+  }
+  // hpkeSeal: Go checks the arguments and hands back the recipient's key
+  // (paywallet_seal_begin), the two rounds of WebCrypto work are chained
+  // here, and Go does the HPKE with the ephemeral key and the shared secret
+  // put in scratch (paywallet_seal_finish, or paywallet_seal_failed).
+  if (typeof ex.paywallet_seal_begin === "function" && typeof ex.paywallet_seal_finish === "function" && typeof ex.paywallet_seal_failed === "function" && typeof viaJSFunc.hpkeSeal === "function" && subtle) {
+    const ecdh = { name: "ECDH", namedCurve: "P-256" };
+    const deriveUsages = ["deriveBits"];
+    const noUsages = [];
+    wallet.hpkeSeal = function (...args) {
+      try {
+        io[0] = args;
+        const id = ex.paywallet_seal_begin();
+        if (id < 0) return Promise.resolve(outcome(id));
+        io[0] = undefined;
+        const failed = (reason) => {
+          io[0] = reason;
+          ex.paywallet_seal_failed(id);
+          throw take();
+        };
+        const recipient = scratch().slice(0, 65);
+        return Promise.all([subtle.generateKey(ecdh, false, deriveUsages), subtle.importKey("raw", recipient, ecdh, true, noUsages)]).then(
+          ([pair, peer]) =>
+            Promise.all([subtle.exportKey("raw", pair.publicKey), subtle.deriveBits({ name: "ECDH", public: peer }, pair.privateKey, 256)]).then(
+              ([pub, bits]) => {
+                const p = new Uint8Array(pub);
+                const d = new Uint8Array(bits);
+                const fits = p.length + d.length <= scratchSize;
+                const s = scratch();
+                if (fits) {
+                  s.set(p, 0);
+                  s.set(d, p.length);
+                }
+                d.fill(0); // the shared secret stays only in Go, which wipes scratch too
+                return outcome(ex.paywallet_seal_finish(id, fits ? p.length : 0, fits ? d.length : 0));
+              },
+              failed,
+            ),
+          failed,
         );
       } catch (err) {
         return Promise.reject(err);
