@@ -250,8 +250,8 @@ func (t *tx) ClaimWebhookFollowers(ctx context.Context, heads []store.WebhookEve
 	if err != nil {
 		return nil, err
 	}
-	// The heads themselves are leased (next_attempt_at is the lease's end),
-	// so "due by now" leaves them out. The partial index of pending events
+	// The heads themselves are leased (lease_until is after now), so the
+	// unleased condition leaves them out. The partial index of pending events
 	// per resource serves both the filter and the order. The limit keeps
 	// a prefix of each resource's run, in sequence order.
 	rows, err := t.query(ctx, `UPDATE webhook_events SET lease = ?, lease_until = ?, updated_at = ?
