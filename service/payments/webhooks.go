@@ -431,16 +431,16 @@ func (s *Service) emit(ctx context.Context, tx store.Tx, typ, resourceID string,
 	if err != nil {
 		return err
 	}
-	err = tx.CreateWebhookEvent(ctx, &store.WebhookEvent{ID: id, Type: typ, ResourceID: resourceID,
+	e := &store.WebhookEvent{ID: id, Type: typ, ResourceID: resourceID,
 		Body: body, Status: store.WebhookPending, NextAttemptAt: now, GiveUpAt: now.Add(s.cfg.WebhookRetryFor),
-		CreatedAt: now, UpdatedAt: now})
-	if err != nil {
-		return err
-	}
+		CreatedAt: now, UpdatedAt: now}
 	if o, ok := tx.(*outboxTx); ok {
-		o.emitted = true
+		// Written when the operation's work is done, with the other
+		// events it records, in one statement (outboxStore.run).
+		o.events = append(o.events, e)
+		return nil
 	}
-	return nil
+	return tx.CreateWebhookEvent(ctx, e)
 }
 
 // transactionEventType is the reference's webhook type for a transaction
@@ -481,10 +481,13 @@ type outboxStore struct {
 	wake func()
 }
 
-// outboxTx is the store.Tx outboxStore hands to fn; emit marks it.
+// outboxTx is the store.Tx outboxStore hands to fn. emit queues its events
+// here; outboxStore writes them in the same transaction once fn returned
+// without an error, all in one store call (an execute records two, and
+// each statement is a round trip inside the API's transaction).
 type outboxTx struct {
 	store.Tx
-	emitted bool
+	events []*store.WebhookEvent
 }
 
 func (o *outboxStore) Tx(ctx context.Context, fn func(store.Tx) error) error {
@@ -499,7 +502,16 @@ func (o *outboxStore) run(ctx context.Context, key string, fn func(store.Tx) err
 	var last *outboxTx
 	wrapped := func(tx store.Tx) error {
 		last = &outboxTx{Tx: tx}
-		return fn(last)
+		if err := fn(last); err != nil {
+			return err
+		}
+		switch len(last.events) {
+		case 0:
+			return nil
+		case 1:
+			return tx.CreateWebhookEvent(ctx, last.events[0])
+		}
+		return tx.CreateWebhookEvents(ctx, last.events)
 	}
 	var err error
 	if key == "" {
@@ -507,7 +519,7 @@ func (o *outboxStore) run(ctx context.Context, key string, fn func(store.Tx) err
 	} else {
 		err = o.Store.TxFor(ctx, key, wrapped)
 	}
-	if err == nil && last != nil && last.emitted {
+	if err == nil && last != nil && len(last.events) > 0 {
 		o.wake()
 	}
 	return err

@@ -65,6 +65,13 @@ type Store interface {
 // delivery outcomes (a lost outcome means the event is sent once more,
 // which at-least-once delivery allows). On SQLite an fsync per worker
 // round otherwise holds the one writer connection the API waits for.
+//
+// On PostgreSQL a lazy transaction also runs READ COMMITTED rather than
+// SERIALIZABLE: its statements must guard themselves (compare-and-set on a
+// lease, FOR UPDATE SKIP LOCKED), as the worker's do. Serializable, the
+// worker's reads of pending events and the API's inserts of new ones were
+// a read-write cycle that made PostgreSQL abort and rerun transactions on
+// both sides, the API's included.
 type LazyStore interface {
 	Store
 	// TxLazy is Tx with a commit that does not wait for durability.

@@ -26,6 +26,12 @@ type WebhookTx interface {
 	// the transaction again (as on a serialization failure), where the
 	// next sequence then counts that event.
 	CreateWebhookEvent(ctx context.Context, e *WebhookEvent) error
+	// CreateWebhookEvents stores the events one transaction recorded, as
+	// CreateWebhookEvent would one after the other (in that order, so a
+	// resource's later event gets the later sequence), in one statement
+	// where the store can: an execute records two events, and each
+	// statement is a round trip and a parse inside the API's transaction.
+	CreateWebhookEvents(ctx context.Context, es []*WebhookEvent) error
 	GetWebhookEvent(ctx context.Context, id string) (*WebhookEvent, error)
 	// ListWebhookEvents pages by id, newest first.
 	ListWebhookEvents(ctx context.Context, f WebhookEventFilter) (Page[WebhookEvent], error)
@@ -33,7 +39,8 @@ type WebhookTx interface {
 	// NextAttemptAt is not after now and that are the lowest PENDING
 	// sequence of their resource (so a resource's events go out in
 	// order), oldest due first. Each claimed event gets Lease = lease and
-	// NextAttemptAt = until, so no other claim takes it before until; the
+	// LeaseUntil = until, so no other claim takes it before until
+	// (NextAttemptAt stays as it was); the
 	// events are returned as updated, in the order they were recorded (by
 	// id). On PostgreSQL rows another transaction is claiming are passed
 	// over (SKIP LOCKED).
@@ -94,11 +101,14 @@ type WebhookEvent struct {
 	NextAttemptAt time.Time
 	GiveUpAt      time.Time // after a failed attempt past this, FAILED
 	Lease         string    // the claiming worker's token; "" when none
-	LastStatus    int       // HTTP status of the last attempt; 0 for none
-	LastError     string
-	DeliveredAt   time.Time
-	CreatedAt     time.Time
-	UpdatedAt     time.Time
+	// LeaseUntil is when Lease ends, as the claim that took it returns
+	// it; other reads leave it zero.
+	LeaseUntil  time.Time
+	LastStatus  int // HTTP status of the last attempt; 0 for none
+	LastError   string
+	DeliveredAt time.Time
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
 }
 
 // WebhookEventFilter selects events; empty fields do not filter.

@@ -57,6 +57,19 @@ func (s *countingStore) TxFor(ctx context.Context, key string, fn func(store.Tx)
 	return s.count(fn, func(fn func(store.Tx) error) error { return s.Store.TxFor(ctx, key, fn) })
 }
 
+// TxLazy passes the store's lazy commit through (store.LazyStore), so the
+// service's webhook worker runs its rounds as it does on the bare store in
+// a real deployment (cmd/paymentsd and cmd/wallet hand the service the
+// *sqlstore.DB itself); without it the wrapper hid the capability and
+// every worker round waited for a durable commit.
+func (s *countingStore) TxLazy(ctx context.Context, fn func(store.Tx) error) error {
+	l, ok := s.Store.(store.LazyStore)
+	if !ok {
+		return s.Tx(ctx, fn)
+	}
+	return s.count(fn, func(fn func(store.Tx) error) error { return l.TxLazy(ctx, fn) })
+}
+
 // count runs fn through run, counting the transaction and its reruns.
 func (s *countingStore) count(fn func(store.Tx) error, run func(func(store.Tx) error) error) error {
 	runs := 0

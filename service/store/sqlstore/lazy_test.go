@@ -103,3 +103,33 @@ func TestTxLazy(t *testing.T) {
 		})
 	}
 }
+
+// TestTxLazyIsolationPostgres: on PostgreSQL a lazy transaction runs READ
+// COMMITTED with synchronous_commit off, and an ordinary one SERIALIZABLE
+// (the test cluster itself runs with synchronous_commit off, so an
+// ordinary transaction's setting proves nothing here).
+func TestTxLazyIsolationPostgres(t *testing.T) {
+	db, err := OpenPostgres(t.Context(), pgtest.Start(t).NewDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := t.Context()
+	show := func(st store.Tx) (iso, sync string, err error) {
+		err = st.(*tx).queryRow(ctx, `SELECT current_setting('transaction_isolation'), current_setting('synchronous_commit')`).Scan(&iso, &sync)
+		return iso, sync, err
+	}
+	var iso, sc string
+	if err := db.TxLazy(ctx, func(tx store.Tx) (err error) { iso, sc, err = show(tx); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if iso != "read committed" || sc != "off" {
+		t.Errorf("lazy transaction: isolation %q, synchronous_commit %q; want read committed, off", iso, sc)
+	}
+	if err := db.Tx(ctx, func(tx store.Tx) (err error) { iso, sc, err = show(tx); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if iso != "serializable" {
+		t.Errorf("ordinary transaction: isolation %q, want serializable", iso)
+	}
+}

@@ -352,10 +352,15 @@ func (db *DB) Tx(ctx context.Context, fn func(store.Tx) error) error {
 // see [store.LazyStore]. On SQLite (WAL) the transaction runs with
 // synchronous=NORMAL: its commit is not synced, and the next ordinary
 // commit syncs the log with it. On PostgreSQL it sets synchronous_commit
-// off for the transaction.
+// off for the transaction and runs it READ COMMITTED, not SERIALIZABLE
+// like every other transaction (see store.LazyStore for why and what fn's
+// statements must then guarantee themselves).
 func (db *DB) TxLazy(ctx context.Context, fn func(store.Tx) error) error {
 	if db.d != sqliteDialect {
-		return db.run(ctx, db.db.BeginTx, func(t store.Tx) error {
+		readCommitted := func(ctx context.Context, _ *sql.TxOptions) (*sql.Tx, error) {
+			return db.db.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted})
+		}
+		return db.run(ctx, readCommitted, func(t store.Tx) error {
 			if _, err := t.(*tx).exec(ctx, `SET LOCAL synchronous_commit = off`); err != nil {
 				return t.(*tx).fail("lazy commit", err)
 			}

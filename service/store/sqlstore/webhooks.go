@@ -27,6 +27,27 @@ func scanWebhookEvent(s scanner) (store.WebhookEvent, error) {
 	return e, err
 }
 
+// scanLeasedWebhookEvent scans webhookCols followed by lease_until, as a
+// claim returns them.
+func scanLeasedWebhookEvent(s scanner) (store.WebhookEvent, error) {
+	var e store.WebhookEvent
+	err := s.Scan(&e.ID, &e.Type, &e.ResourceID, &e.Sequence, exactBytesCol{&e.Body}, &e.Status, &e.Attempts,
+		timeCol{&e.NextAttemptAt}, timeCol{&e.GiveUpAt}, &e.Lease, &e.LastStatus, &e.LastError,
+		timeCol{&e.DeliveredAt}, timeCol{&e.CreatedAt}, timeCol{&e.UpdatedAt}, timeCol{&e.LeaseUntil})
+	return e, err
+}
+
+// unleased is the condition, on the events table aliased as alias, that
+// no lease holds the event at the time of the statement's next parameter.
+// A claim records its lease's end in lease_until and leaves
+// next_attempt_at alone: an update of unindexed columns only (see
+// migration 0012). A lease taken before lease_until existed left it NULL
+// and moved next_attempt_at to the lease's end instead, which the due
+// condition already checks.
+func unleased(alias string) string {
+	return "(" + alias + ".lease = '' OR " + alias + ".lease_until IS NULL OR " + alias + ".lease_until <= ?)"
+}
+
 func (t *tx) NextWebhookSequence(ctx context.Context, resourceID string) (int64, error) {
 	// One seek on the (resource_id, sequence) index; MAX wrapped in
 	// COALESCE would read every event of the resource on SQLite.
@@ -84,6 +105,84 @@ func (t *tx) CreateWebhookEvent(ctx context.Context, e *store.WebhookEvent) erro
 	return fmt.Errorf("store: %s: a sequence of %q was taken by a concurrent transaction", what, e.ResourceID)
 }
 
+func (t *tx) CreateWebhookEvents(ctx context.Context, es []*store.WebhookEvent) error {
+	// One INSERT of several rows when every event asks for its resource's
+	// next sequence and no two share a resource: each row's sequence
+	// subquery then reads only rows recorded before the statement,
+	// whatever order the database inserts the rows in. Otherwise (rare:
+	// a transaction that records two events of one resource) one by one.
+	seen := make(map[string]bool, len(es))
+	batch := len(es) > 1
+	for _, e := range es {
+		if e.Sequence != 0 || seen[e.ResourceID] {
+			batch = false
+			break
+		}
+		seen[e.ResourceID] = true
+	}
+	if !batch {
+		for _, e := range es {
+			if err := t.CreateWebhookEvent(ctx, e); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	const row = `(?, ?, ?, COALESCE((SELECT p.sequence FROM webhook_events p WHERE p.resource_id = ?
+		ORDER BY p.sequence DESC LIMIT 1), 0) + 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	var q strings.Builder
+	q.WriteString(`INSERT INTO webhook_events (` + webhookCols + `) VALUES `)
+	args := make([]any, 0, 16*len(es))
+	for i, e := range es {
+		if i > 0 {
+			q.WriteString(", ")
+		}
+		q.WriteString(row)
+		args = append(args, e.ID, e.Type, e.ResourceID, e.ResourceID, blob(e.Body), e.Status, e.Attempts,
+			t.d.timeArg(e.NextAttemptAt), t.d.timeArg(e.GiveUpAt), e.Lease, e.LastStatus, e.LastError,
+			t.d.timeArg(e.DeliveredAt), t.d.timeArg(e.CreatedAt), t.d.timeArg(e.UpdatedAt))
+	}
+	q.WriteString(` ON CONFLICT DO NOTHING RETURNING id, sequence`)
+	what := fmt.Sprintf("create %d webhook events", len(es))
+	rows, err := t.query(ctx, q.String(), args...)
+	if err != nil {
+		return t.fail(what, err)
+	}
+	type created struct {
+		id  string
+		seq int64
+	}
+	got, err := collect(rows, func(s scanner) (created, error) {
+		var c created
+		return c, s.Scan(&c.id, &c.seq)
+	})
+	if err != nil {
+		return t.fail(what, err)
+	}
+	seqs := make(map[string]int64, len(got))
+	for _, c := range got {
+		seqs[c.id] = c.seq
+	}
+	for _, e := range es {
+		if seq, ok := seqs[e.ID]; ok {
+			e.Sequence = seq
+			continue
+		}
+		// Not inserted: a taken id, or a sequence a concurrent
+		// transaction took (as in CreateWebhookEvent).
+		var one int
+		switch err := t.queryRow(ctx, `SELECT 1 FROM webhook_events WHERE id = ?`, e.ID).Scan(&one); {
+		case err == nil:
+			return fmt.Errorf("%w: %s: the id %q is taken", store.ErrConflict, what, e.ID)
+		case !errors.Is(err, sql.ErrNoRows):
+			return t.fail(what, err)
+		}
+		t.lostRace = true
+		return fmt.Errorf("store: %s: a sequence of %q was taken by a concurrent transaction", what, e.ResourceID)
+	}
+	return nil
+}
+
 func (t *tx) GetWebhookEvent(ctx context.Context, id string) (*store.WebhookEvent, error) {
 	e, err := scanWebhookEvent(t.queryRow(ctx, `SELECT `+webhookCols+` FROM webhook_events WHERE id = ?`, id))
 	if err != nil {
@@ -112,17 +211,17 @@ func (t *tx) ClaimWebhookEvents(ctx context.Context, now, until time.Time, lease
 	}
 	// One statement: the subquery picks (and on PostgreSQL locks, passing
 	// over rows another claim holds) and the update leases.
-	rows, err := t.query(ctx, `UPDATE webhook_events SET lease = ?, next_attempt_at = ?, updated_at = ?
+	rows, err := t.query(ctx, `UPDATE webhook_events SET lease = ?, lease_until = ?, updated_at = ?
 		WHERE id IN (SELECT e.id FROM webhook_events e
-			WHERE e.status = 'PENDING' AND e.next_attempt_at <= ?
+			WHERE e.status = 'PENDING' AND e.next_attempt_at <= ? AND `+unleased("e")+`
 			AND NOT EXISTS (SELECT 1 FROM webhook_events p
 				WHERE p.resource_id = e.resource_id AND p.status = 'PENDING' AND p.sequence < e.sequence)
 			ORDER BY e.next_attempt_at, e.id LIMIT ?`+t.d.skipLocked+`)
-		RETURNING `+webhookCols, lease, t.d.timeArg(until), t.d.timeArg(now), t.d.timeArg(now), limit)
+		RETURNING `+webhookCols+`, lease_until`, lease, t.d.timeArg(until), t.d.timeArg(now), t.d.timeArg(now), t.d.timeArg(now), limit)
 	if err != nil {
 		return nil, t.fail(what, err)
 	}
-	items, err := collect(rows, scanWebhookEvent)
+	items, err := collect(rows, scanLeasedWebhookEvent)
 	if err != nil {
 		return nil, t.fail(what, err)
 	}
@@ -151,20 +250,20 @@ func (t *tx) ClaimWebhookFollowers(ctx context.Context, heads []store.WebhookEve
 	if err != nil {
 		return nil, err
 	}
-	// The heads themselves are leased (next_attempt_at is the lease's end),
-	// so "due by now" leaves them out. The partial index of pending events
+	// The heads themselves are leased (lease_until is after now), so the
+	// unleased condition leaves them out. The partial index of pending events
 	// per resource serves both the filter and the order. The limit keeps
 	// a prefix of each resource's run, in sequence order.
-	rows, err := t.query(ctx, `UPDATE webhook_events SET lease = ?, next_attempt_at = ?, updated_at = ?
+	rows, err := t.query(ctx, `UPDATE webhook_events SET lease = ?, lease_until = ?, updated_at = ?
 		WHERE id IN (SELECT e.id FROM webhook_events e
-			WHERE e.status = 'PENDING' AND e.next_attempt_at <= ?
+			WHERE e.status = 'PENDING' AND e.next_attempt_at <= ? AND `+unleased("e")+`
 			AND e.resource_id IN (SELECT v.id FROM `+t.d.jsonRows("id", "text")+`)
 			ORDER BY e.resource_id, e.sequence LIMIT ?)
-		RETURNING `+webhookCols, lease, t.d.timeArg(until), t.d.timeArg(now), t.d.timeArg(now), string(list), limit)
+		RETURNING `+webhookCols+`, lease_until`, lease, t.d.timeArg(until), t.d.timeArg(now), t.d.timeArg(now), t.d.timeArg(now), string(list), limit)
 	if err != nil {
 		return nil, t.fail(what, err)
 	}
-	items, err := collect(rows, scanWebhookEvent)
+	items, err := collect(rows, scanLeasedWebhookEvent)
 	if err != nil {
 		return nil, t.fail(what, err)
 	}
@@ -198,7 +297,7 @@ func (t *tx) ReleaseWebhookEvents(ctx context.Context, ids []string, lease strin
 	if err != nil {
 		return err
 	}
-	_, err = t.exec(ctx, `UPDATE webhook_events SET lease = '', next_attempt_at = ?, updated_at = ?
+	_, err = t.exec(ctx, `UPDATE webhook_events SET lease = '', lease_until = NULL, next_attempt_at = ?, updated_at = ?
 		WHERE lease = ? AND status = 'PENDING' AND id IN (SELECT v.id FROM `+t.d.jsonRows("id", "text")+`)`,
 		t.d.timeArg(at), t.d.timeArg(at), lease, string(list))
 	if err != nil {
@@ -214,7 +313,7 @@ func (t *tx) FinishWebhookAttempt(ctx context.Context, e *store.WebhookEvent, a 
 	}
 	won, err := t.compareAndSet(ctx, what, "webhook_events", e.ID, e.UpdatedAt,
 		`UPDATE webhook_events SET status = ?, attempts = ?, next_attempt_at = ?, last_status = ?, last_error = ?,
-		 delivered_at = ?, updated_at = ?, lease = '' WHERE id = ? AND lease = ? AND lease <> '' AND attempts = ?`,
+		 delivered_at = ?, updated_at = ?, lease = '', lease_until = NULL WHERE id = ? AND lease = ? AND lease <> '' AND attempts = ?`,
 		e.Status, a.Attempt, t.d.timeArg(e.NextAttemptAt), e.LastStatus, e.LastError, t.d.timeArg(e.DeliveredAt),
 		t.d.timeArg(e.UpdatedAt), e.ID, lease, a.Attempt-1)
 	if err != nil || !won {
@@ -273,7 +372,7 @@ func (t *tx) FinishWebhookAttempts(ctx context.Context, outcomes []store.Webhook
 	// (and, unprepared, a parse), and a round finishes dozens.
 	rows, err := t.query(ctx, `UPDATE webhook_events SET status = v.status, attempts = v.attempt,
 		next_attempt_at = v.next_attempt_at, last_status = v.last_status, last_error = v.last_error,
-		delivered_at = v.delivered_at, updated_at = v.updated_at, lease = ''
+		delivered_at = v.delivered_at, updated_at = v.updated_at, lease = '', lease_until = NULL
 		FROM `+t.d.jsonRows("id", "text", "status", "text", "attempt", "integer", "next_attempt_at", "time",
 		"last_status", "integer", "last_error", "text", "delivered_at", "time", "updated_at", "time")+`
 		WHERE webhook_events.id = v.id AND webhook_events.lease = ? AND webhook_events.lease <> ''
@@ -349,6 +448,6 @@ func (t *tx) ListWebhookAttempts(ctx context.Context, eventID string) ([]store.W
 
 func (t *tx) ReplayWebhookEvent(ctx context.Context, id string, at, giveUpAt time.Time) error {
 	return t.updateOne(ctx, fmt.Sprintf("replay webhook event %q", id),
-		`UPDATE webhook_events SET status = 'PENDING', next_attempt_at = ?, give_up_at = ?, lease = '', updated_at = ?
+		`UPDATE webhook_events SET status = 'PENDING', next_attempt_at = ?, give_up_at = ?, lease = '', lease_until = NULL, updated_at = ?
 		 WHERE id = ?`, t.d.timeArg(at), t.d.timeArg(giveUpAt), t.d.timeArg(at), id)
 }

@@ -117,6 +117,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"QuoteFundingReference", testQuoteFundingReference},
 		// store.WebhookTx (webhooks.go)
 		{"WebhookEventRoundTrip", testWebhookEventRoundTrip},
+		{"WebhookEventsBatch", testWebhookEventsBatch},
 		{"WebhookRollback", testWebhookRollback},
 		{"WebhookSequenceRace", testWebhookSequenceRace},
 		{"WebhookClaim", testWebhookClaim},

@@ -112,6 +112,47 @@ func testWebhookEventRoundTrip(f *fixture) {
 	wantErr(f, "replay of a missing event", err, store.ErrNotFound)
 }
 
+// testWebhookEventsBatch: CreateWebhookEvents gives each event its
+// resource's next sequence as CreateWebhookEvent one after the other would,
+// whether the events share a resource or not, stores them as given, and
+// refuses a taken id with ErrConflict, writing none of the batch.
+func testWebhookEventsBatch(f *fixture) {
+	r, a, b := newID("Transaction"), newID("InternalAccount"), newID("Transaction")
+	f.appendEvent(r, at(0)) // r is at 1, a and b have none
+	create := func(es ...*store.WebhookEvent) error {
+		return f.s.Tx(f.ctx, func(tx store.Tx) error { return tx.CreateWebhookEvents(f.ctx, es) })
+	}
+	distinct := []*store.WebhookEvent{newWebhookEvent(r, 0, at(time.Second)), newWebhookEvent(a, 0, at(time.Second)), newWebhookEvent(b, 0, at(time.Second))}
+	if err := create(distinct...); err != nil {
+		f.Fatal(err)
+	}
+	for i, want := range []int64{2, 1, 1} {
+		e := distinct[i]
+		if got := f.webhookEvent(e.ID); e.Sequence != want || got.Sequence != want {
+			f.Fatalf("event %d: sequence %d (stored %d), want %d", i, e.Sequence, got.Sequence, want)
+		}
+		same(f, "batch event", f.webhookEvent(e.ID), *e)
+	}
+	shared := []*store.WebhookEvent{newWebhookEvent(a, 0, at(time.Minute)), newWebhookEvent(r, 0, at(time.Minute)), newWebhookEvent(a, 0, at(time.Minute))}
+	if err := create(shared...); err != nil {
+		f.Fatal(err)
+	}
+	for i, want := range []int64{2, 3, 3} {
+		if e := shared[i]; e.Sequence != want || f.webhookEvent(e.ID).Sequence != want {
+			f.Fatalf("shared-resource event %d: sequence %d, want %d", i, e.Sequence, want)
+		}
+	}
+	fresh := newWebhookEvent(newID("Transaction"), 0, at(time.Hour))
+	dup := newWebhookEvent(newID("Transaction"), 0, at(time.Hour))
+	dup.ID = distinct[0].ID
+	wantErr(f, "a batch with a taken id", create(fresh, dup), store.ErrConflict)
+	err := f.s.Tx(f.ctx, func(tx store.Tx) error {
+		_, err := tx.GetWebhookEvent(f.ctx, fresh.ID)
+		return err
+	})
+	wantErr(f, "the rest of a refused batch", err, store.ErrNotFound)
+}
+
 // testWebhookRollback: an event written in a transaction that rolls back
 // is not there, and does not use up its sequence.
 func testWebhookRollback(f *fixture) {
@@ -201,8 +242,8 @@ func testWebhookClaim(f *fixture) {
 		f.Fatalf("claimed %v, want %v (a2 waits for a1, c1 is not due)", eventIDs(got), want)
 	}
 	for _, e := range got {
-		if e.Lease != "lease-1" || !e.NextAttemptAt.Equal(now.Add(time.Minute)) {
-			f.Fatalf("claimed event %+v", e)
+		if e.Lease != "lease-1" || !e.LeaseUntil.Equal(now.Add(time.Minute)) || e.NextAttemptAt.After(now) {
+			f.Fatalf("claimed event %+v (want lease-1 until %v, due as it was)", e, now.Add(time.Minute))
 		}
 	}
 	if again := f.claim(now, now.Add(time.Minute), "lease-2", 10); len(again) != 0 {
@@ -436,7 +477,7 @@ func testWebhookRuns(f *fixture) {
 		f.Fatalf("followers %v, want %v (by resource, then sequence)", eventIDs(got), want)
 	}
 	for _, e := range got {
-		if e.Lease != "lease-1" || !e.NextAttemptAt.Equal(until) {
+		if e.Lease != "lease-1" || !e.LeaseUntil.Equal(until) || e.NextAttemptAt.After(now) {
 			f.Fatalf("follower %+v", e)
 		}
 	}
