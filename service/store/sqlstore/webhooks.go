@@ -41,7 +41,7 @@ func scanLeasedWebhookEvent(s scanner) (store.WebhookEvent, error) {
 // no lease holds the event at the time of the statement's next parameter.
 // A claim records its lease's end in lease_until and leaves
 // next_attempt_at alone: an update of unindexed columns only (see
-// migration 0012). A lease taken before lease_until existed left it NULL
+// migration 0014). A lease taken before lease_until existed left it NULL
 // and moved next_attempt_at to the lease's end instead, which the due
 // condition already checks.
 func unleased(alias string) string {
