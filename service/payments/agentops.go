@@ -209,6 +209,19 @@ func boolParam(fe *fieldErrors, name, v string) *bool {
 	return nil
 }
 
+// descending reads a sortOrder query parameter ("asc" or "desc"; empty
+// means byDefault), naming a bad one in fe.
+func descending(fe *fieldErrors, sortOrder string, byDefault bool) bool {
+	switch sortOrder {
+	case "":
+		return byDefault
+	case "asc", "desc":
+		return sortOrder == "desc"
+	}
+	fe.addConstraint("sortOrder", "must be asc or desc", wire.FieldConstraint{Enum: []string{"asc", "desc"}})
+	return byDefault
+}
+
 // ListAgents is a page of the platform's agents by id, deleted ones left
 // out (GET /agents); every time bound is inclusive.
 func (s *Service) ListAgents(ctx context.Context, req AgentListFilter) (wire.List[Agent], error) {
@@ -414,13 +427,7 @@ func (s *Service) AgentApprovals(ctx context.Context, req AgentApprovalFilter) (
 	}
 	f.CreatedAfter = dateTime(&fe, "startDate", req.StartDate)
 	f.CreatedBefore = dateTime(&fe, "endDate", req.EndDate)
-	switch req.SortOrder {
-	case "", "desc":
-	case "asc":
-		f.Descending = false
-	default:
-		fe.addConstraint("sortOrder", "must be asc or desc", wire.FieldConstraint{Enum: []string{"asc", "desc"}})
-	}
+	f.Descending = descending(&fe, req.SortOrder, true)
 	if e := fe.err(); e != nil {
 		return wire.List[AgentAction]{}, e
 	}

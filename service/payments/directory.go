@@ -141,16 +141,10 @@ func (s *Service) UmaProviders(_ context.Context, req UmaProviderFilter) (wire.L
 	if req.CurrencyCode != "" && !currencyCodeRE.MatchString(req.CurrencyCode) {
 		fe.addConstraint("currencyCode", "must be an ISO 4217 currency code such as USD", wire.FieldConstraint{Pattern: currencyCodePattern})
 	}
-	switch req.HasBlockedProviders {
-	case "", "true", "false":
-	default:
-		fe.addConstraint("hasBlockedProviders", "must be true or false", wire.FieldConstraint{Enum: []string{"true", "false"}})
-	}
-	switch req.SortOrder {
-	case "", "asc", "desc":
-	default:
-		fe.addConstraint("sortOrder", "must be asc or desc", wire.FieldConstraint{Enum: []string{"asc", "desc"}})
-	}
+	// Checked, and otherwise without effect: no provider is blocked, and
+	// one entry has no order.
+	boolParam(&fe, "hasBlockedProviders", req.HasBlockedProviders)
+	descending(&fe, req.SortOrder, false)
 	if e := fe.err(); e != nil {
 		return wire.List[UmaProvider]{}, e
 	}

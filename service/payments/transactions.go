@@ -161,13 +161,7 @@ func transactionFilter(req TransactionFilter, accountField string, fe *fieldErro
 	}
 	f.CreatedAfter = dateTime(fe, "startDate", req.StartDate)
 	f.CreatedBefore = dateTime(fe, "endDate", req.EndDate)
-	switch req.SortOrder {
-	case "", "desc":
-	case "asc":
-		f.Descending = false
-	default:
-		fe.addConstraint("sortOrder", "must be asc or desc", wire.FieldConstraint{Enum: []string{"asc", "desc"}})
-	}
+	f.Descending = descending(fe, req.SortOrder, true)
 	return f
 }
 
