@@ -101,6 +101,15 @@ type Result struct {
 	ColdFetchInstantiate, ColdRunToReady Stat
 	ColdLoadEncoding                     string
 
+	// The references of ColdLoad, loaded in turn with it in the same
+	// browser: FloorColdLoad is a module of the same toolchain and flags
+	// that only starts the Go runtime and says it is ready (package floor;
+	// FloorRaw and FloorBrotli bytes, served brotli as ours is), the least
+	// any Go module takes; EmptyColdLoad is an empty module (8 bytes), what
+	// the browser and the harness take for any module at all.
+	FloorColdLoad, EmptyColdLoad Stat
+	FloorRaw, FloorBrotli        int64
+
 	WasmRaw, WasmGzip, WasmBrotli, BundleBytes int64
 	Packages                                   map[string]string // npm name -> version installed (node_modules/<pkg>/package.json)
 
@@ -169,7 +178,22 @@ func run(ctx context.Context, opt Options) (*Result, *evidence, error) {
 		Packages:    installedPackages(filepath.Dir(filepath.Dir(files.bundle.path))),
 	}
 
-	srv, err := serve(files)
+	root, err := moduleRoot()
+	if err != nil {
+		return nil, nil, err
+	}
+	tmp, err := os.MkdirTemp("", "paywallet-browser-floor-")
+	if err != nil {
+		return nil, nil, err
+	}
+	defer os.RemoveAll(tmp)
+	floor, err := buildFloor(ctx, root, tmp)
+	if err != nil {
+		return nil, nil, err
+	}
+	res.FloorRaw, res.FloorBrotli = int64(len(floor.raw)), int64(len(floor.brotli))
+
+	srv, err := serve(files, floor)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -243,17 +267,27 @@ func run(ctx context.Context, opt Options) (*Result, *evidence, error) {
 	}
 
 	loads := cmp0(opt.ColdLoads, defaultColdLoads)
-	logf("%d cold loads", loads)
-	var total, phase1, phase2 []float64
+	logf("%d cold loads of the wallet module, each followed by one of the Go floor and one of the empty module", loads)
+	var total, phase1, phase2, floorTotal, emptyTotal []float64
 	for i := range loads {
-		t, err := coldLoad(tab, srv.url, i)
+		t, err := coldLoad(tab, srv.url, "wallet", i)
 		if err != nil {
 			return nil, nil, fmt.Errorf("cold load %d: %w", i+1, err)
 		}
 		total = append(total, t.TotalMs)
 		phase1 = append(phase1, t.FetchInstantiateMs)
 		phase2 = append(phase2, t.RunMs)
+		if t, err = coldLoad(tab, srv.url, "floor", i); err != nil {
+			return nil, nil, fmt.Errorf("cold load %d of the floor module: %w", i+1, err)
+		}
+		floorTotal = append(floorTotal, t.TotalMs)
+		if t, err = coldLoad(tab, srv.url, "empty", i); err != nil {
+			return nil, nil, fmt.Errorf("cold load %d of the empty module: %w", i+1, err)
+		}
+		emptyTotal = append(emptyTotal, t.TotalMs)
 	}
+	res.FloorColdLoad = summarize(floorTotal, 1)
+	res.EmptyColdLoad = summarize(emptyTotal, 1)
 	res.ColdLoad = summarize(total, 1)
 	res.ColdFetchInstantiate = summarize(phase1, 1)
 	res.ColdRunToReady = summarize(phase2, 1)
@@ -288,7 +322,9 @@ type coldTimes struct {
 	TotalMs            float64 `json:"totalMs"`
 }
 
-// coldLoad loads the module once in a new tab of the browser of tab.
+// coldLoad loads a module once in a new tab of the browser of tab: kind
+// "wallet" is ours, "floor" the Go runtime's reference, "empty" a module
+// with nothing in it (see Result).
 //
 // chromedp turns on the DevTools Network domain in every tab it drives, and
 // with it Chromium keeps a copy of each response body for the inspector: for
@@ -296,7 +332,7 @@ type coldTimes struct {
 // per load (ResponseBodyLoader::DidFinishLoadingBody in a trace) and a later
 // first byte, which a visitor without DevTools open never pays. The cold tab
 // turns the domain off before it loads the module.
-func coldLoad(tab context.Context, base string, i int) (coldTimes, error) {
+func coldLoad(tab context.Context, base, kind string, i int) (coldTimes, error) {
 	ctx, cancel := chromedp.NewContext(tab)
 	defer cancel()
 	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/cold.html")); err != nil {
@@ -306,8 +342,8 @@ func coldLoad(tab context.Context, base string, i int) (coldTimes, error) {
 		return coldTimes{}, fmt.Errorf("turn off the DevTools network domain: %w", err)
 	}
 	// A query string no earlier request had: nothing cached can match it.
-	url := fmt.Sprintf("/wallet.wasm?cold=%d-%d", i, time.Now().UnixNano())
-	return evaluate[coldTimes](ctx, fmt.Sprintf("bench.loadWasm(%q)", url))
+	url := fmt.Sprintf("/%s.wasm?cold=%d-%d", kind, i, time.Now().UnixNano())
+	return evaluate[coldTimes](ctx, fmt.Sprintf("bench.loadWasm(%q, %q)", url, kind))
 }
 
 // evaluate runs expr in the page, awaits the Promise it returns and decodes

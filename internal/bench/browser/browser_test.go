@@ -60,6 +60,12 @@ func TestSmoke(t *testing.T) {
 	if res.ColdLoad.MedianMs <= 0 || res.ColdLoad.Runs != 1 {
 		t.Errorf("cold load %+v, want one positive load", res.ColdLoad)
 	}
+	if res.FloorColdLoad.MedianMs <= 0 || res.FloorColdLoad.Runs != 1 || res.EmptyColdLoad.MedianMs <= 0 || res.EmptyColdLoad.Runs != 1 {
+		t.Errorf("cold loads of the references: floor %+v, empty %+v, want one positive load each", res.FloorColdLoad, res.EmptyColdLoad)
+	}
+	if res.FloorBrotli <= 0 || res.FloorBrotli >= res.WasmBrotli {
+		t.Errorf("floor module %d B brotli, want positive and less than the wallet module's %d B", res.FloorBrotli, res.WasmBrotli)
+	}
 	for name, n := range map[string]int64{"raw": res.WasmRaw, "gzip": res.WasmGzip, "brotli": res.WasmBrotli, "bundle": res.BundleBytes} {
 		if n <= 0 {
 			t.Errorf("%s size %d", name, n)

@@ -29,6 +29,8 @@ func (r *Result) WriteText(w io.Writer) error {
 	fmt.Fprintf(tw, "cold load\t%.1f ms median (%.1f-%.1f) over %d loads, module %s\n", r.ColdLoad.MedianMs, r.ColdLoad.MinMs, r.ColdLoad.MaxMs, r.ColdLoad.Runs, r.ColdLoadEncoding)
 	fmt.Fprintf(tw, "  fetch + instantiateStreaming\t%.1f ms median (%.1f-%.1f)\n", r.ColdFetchInstantiate.MedianMs, r.ColdFetchInstantiate.MinMs, r.ColdFetchInstantiate.MaxMs)
 	fmt.Fprintf(tw, "  go.run until ready\t%.1f ms median (%.1f-%.1f)\n", r.ColdRunToReady.MedianMs, r.ColdRunToReady.MinMs, r.ColdRunToReady.MaxMs)
+	fmt.Fprintf(tw, "cold load, Go runtime only\t%.1f ms median (%.1f-%.1f), module raw %d B, brotli %d B\n", r.FloorColdLoad.MedianMs, r.FloorColdLoad.MinMs, r.FloorColdLoad.MaxMs, r.FloorRaw, r.FloorBrotli)
+	fmt.Fprintf(tw, "cold load, empty module\t%.1f ms median (%.1f-%.1f)\n", r.EmptyColdLoad.MedianMs, r.EmptyColdLoad.MinMs, r.EmptyColdLoad.MaxMs)
 	for _, v := range r.Verified {
 		fmt.Fprintf(tw, "checked\t%s\n", v)
 	}

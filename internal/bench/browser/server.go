@@ -37,7 +37,7 @@ type asset struct {
 
 // serve starts the server. The files are read once, up front, so that disk
 // reads never land inside a timed load.
-func serve(f *benchFiles) (*server, error) {
+func serve(f *benchFiles, floor *floorModule) (*server, error) {
 	assets := map[string]asset{}
 	for path, src := range map[string]struct{ file, ctype string }{
 		"/wasm_exec.js": {f.wasmExec.path, "text/javascript; charset=utf-8"},
@@ -99,6 +99,23 @@ func serve(f *benchFiles) (*server, error) {
 			h.Set("Content-Encoding", enc)
 		}
 		write(w, body)
+	})
+	// The references of the cold load come as ours does: brotli where the
+	// browser takes it (the empty module has nothing to compress).
+	mux.HandleFunc("/floor.wasm", func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Type", "application/wasm")
+		h.Set("Vary", "Accept-Encoding")
+		if negotiate(r.Header.Get("Accept-Encoding")) == "br" {
+			h.Set("Content-Encoding", "br")
+			write(w, floor.brotli)
+			return
+		}
+		write(w, floor.raw)
+	})
+	mux.HandleFunc("/empty.wasm", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/wasm")
+		write(w, emptyModule)
 	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		a, ok := assets[r.URL.Path]
