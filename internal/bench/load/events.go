@@ -1,9 +1,7 @@
 package load
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -72,13 +70,14 @@ const eventPace = 20 * time.Millisecond
 // behind.
 //
 // Latency: a production-mode service on SQLite delivers its webhooks to a
-// BFF (POST /webhooks/service, as cmd/wallet wires them), and a Go client
-// holds the BFF's GET /api/events stream open with the cookie of the
-// customer's browser session, as the wallet page's EventSource does. The
-// customer makes a payment every eventPace; for each event the stream
-// carries, the latency is the time it was read minus the event's
+// BFF (POST /webhooks/service, as cmd/wallet wires them), and a headless
+// Chromium page holds the BFF's GET /api/events stream open with an
+// EventSource, signed in with the cookie of the customer's browser
+// session, as the wallet page does. The customer makes a payment every
+// eventPace; for each event the page's EventSource delivers, the latency
+// is the time it was delivered (taken in the page) minus the event's
 // timestamp, which the service takes in the transaction that makes the
-// change, just before it commits (same clock: one process). Every
+// change, just before it commits (same clock: one machine). Every
 // execute's event, its settlement's and the balance events are counted.
 func RunEvents(ctx context.Context, o Options) (*EventsResult, error) {
 	p, err := o.plan()
@@ -298,10 +297,11 @@ func runEventLatency(ctx context.Context, p plan) (*EventLatency, error) {
 
 	sctx, stop := context.WithCancel(ctx)
 	defer stop()
-	arrivals, err := openEvents(sctx, s.api.hc, base, cookie)
+	arrivals, closeBrowser, err := openBrowserEvents(sctx, base, cookie)
 	if err != nil {
 		return nil, err
 	}
+	defer closeBrowser()
 
 	executes := 200
 	if p.smoke {
@@ -379,7 +379,7 @@ wait:
 	slices.Sort(lat)
 	r := &EventLatency{Store: "sqlite", Executes: executes, Events: len(lat), Missing: missing,
 		P50Ms: ms(percentile(lat, 50)), P90Ms: ms(percentile(lat, 90)), P99Ms: ms(percentile(lat, 99)), MaxMs: ms(lat[len(lat)-1])}
-	p.log("events   state change → SSE: %d payments, %d events, %d missing, p50=%.2fms p90=%.2fms p99=%.2fms max=%.2fms",
+	p.log("events   state change → browser EventSource: %d payments, %d events, %d missing, p50=%.2fms p90=%.2fms p99=%.2fms max=%.2fms",
 		r.Executes, r.Events, r.Missing, r.P50Ms, r.P90Ms, r.P99Ms, r.MaxMs)
 	if missing > 0 {
 		return r, fmt.Errorf("%d of %d payments were never heard on the stream", missing, executes)
@@ -389,62 +389,8 @@ wait:
 
 // arrival is one event read from the SSE stream.
 type arrival struct {
-	at        time.Time // when its data line was read
+	at        time.Time // when the page's EventSource delivered it
 	timestamp time.Time // the event's own timestamp (the state change)
 	typ       string
 	resource  string // data.id
-}
-
-// openEvents opens GET /api/events as the wallet page's EventSource does
-// (the session cookie, Accept: text/event-stream, a same-origin fetch) and
-// passes each event on as it is read. The channel closes with the stream.
-func openEvents(ctx context.Context, hc *http.Client, base, cookie string) (<-chan arrival, error) {
-	req, err := http.NewRequestWithContext(ctx, "GET", base+"/api/events", nil)
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Accept", "text/event-stream")
-	req.Header.Set("Sec-Fetch-Site", "same-origin")
-	req.Header.Set("Cookie", cookie)
-	// The stream stays open: no client timeout.
-	resp, err := (&http.Client{Transport: hc.Transport}).Do(req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode != http.StatusOK {
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<10))
-		resp.Body.Close()
-		return nil, fmt.Errorf("GET /api/events: %d %s", resp.StatusCode, b)
-	}
-	out := make(chan arrival, 1024)
-	go func() {
-		defer close(out)
-		defer resp.Body.Close()
-		sc := bufio.NewScanner(resp.Body)
-		sc.Buffer(make([]byte, 64<<10), 1<<20)
-		for sc.Scan() {
-			data, ok := strings.CutPrefix(sc.Text(), "data:")
-			if !ok {
-				continue
-			}
-			at := time.Now()
-			var ev struct {
-				Type, Timestamp string
-				Data            struct{ ID string }
-			}
-			if json.Unmarshal([]byte(strings.TrimSpace(data)), &ev) != nil {
-				continue
-			}
-			ts, err := time.Parse(time.RFC3339Nano, ev.Timestamp)
-			if err != nil {
-				continue
-			}
-			select {
-			case out <- arrival{at: at, timestamp: ts, typ: ev.Type, resource: ev.Data.ID}:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	return out, nil
 }

@@ -60,8 +60,8 @@ func (r *Report) eventsSection(b *strings.Builder) {
 			"After each on run the outbox is let empty and that time counts as on's, so on is what the service sustains with every event delivered.",
 		[]string{"store", "clients", "off pairs/s", "on pairs/s", "on / off", "p50 ms off / on", "webhooks delivered", "errors"}, rows)
 	if l := r.Events.Latency; l != nil {
-		fmt.Fprintf(b, "**State change → browser** (%s, the service delivering to the BFF's POST /webhooks/service, a Go client holding the BFF's "+
-			"GET /api/events open with a signed-in session's cookie, as the page's EventSource does; latency = read time − the event's timestamp, "+
+		fmt.Fprintf(b, "**State change → browser** (%s, the service delivering to the BFF's POST /webhooks/service, a headless Chromium page holding the BFF's "+
+			"GET /api/events open with an EventSource, signed in with the session's cookie, as the wallet page does; latency = the time the page's EventSource delivered the event − the event's timestamp, "+
 			"taken in the transaction just before it commits): %d payments %s apart, %d events, %d payments not heard; "+
 			"p50 %s ms, p90 %s ms, p99 %s ms, max %s ms.\n\n",
 			l.Store, l.Executes, "20 ms", l.Events, l.Missing, num(l.P50Ms), num(l.P90Ms), num(l.P99Ms), num(l.MaxMs))
