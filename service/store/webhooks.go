@@ -61,10 +61,10 @@ type WebhookTx interface {
 	ReleaseWebhookEvents(ctx context.Context, ids []string, lease string, at time.Time) error
 	// FinishWebhookAttempt records attempt a (a.Attempt must be the event's
 	// Attempts + 1) and writes Status, Attempts (= a.Attempt),
-	// NextAttemptAt, LastStatus, LastError, DeliveredAt and UpdatedAt of e,
-	// clearing its lease, if the event still holds lease. It reports
-	// whether it did (false: the lease ended and another worker claimed
-	// the event; nothing changed).
+	// NextAttemptAt, DeliveredAt and UpdatedAt of e, and LastStatus and
+	// LastError (a's ResponseStatus and Error), clearing its lease, if the
+	// event still holds lease. It reports whether it did (false: the lease
+	// ended and another worker claimed the event; nothing changed).
 	FinishWebhookAttempt(ctx context.Context, e *WebhookEvent, a *WebhookAttempt, lease string) (bool, error)
 	// FinishWebhookAttempts is FinishWebhookAttempt for several events at
 	// once (a worker's round), in one statement for the events and one

@@ -311,22 +311,25 @@ func (t *tx) FinishWebhookAttempt(ctx context.Context, e *store.WebhookEvent, a 
 	if a.EventID != e.ID || a.Attempt < 1 {
 		return false, fmt.Errorf("store: %s: the attempt does not belong to the event", what)
 	}
+	if a.Attempt > 1 {
+		if _, err := t.exec(ctx, `INSERT INTO webhook_attempts (event_id, attempt, attempted_at, url, response_status, error, duration_us)
+			SELECT id, attempts, last_attempt_at, last_url, last_status, last_error, last_duration_us FROM webhook_events
+			WHERE id = ? AND lease = ? AND lease <> '' AND attempts = ? AND last_attempt_at IS NOT NULL
+			ON CONFLICT DO NOTHING`, e.ID, lease, a.Attempt-1); err != nil {
+			return false, t.fail(what, err)
+		}
+	}
 	won, err := t.compareAndSet(ctx, what, "webhook_events", e.ID, e.UpdatedAt,
 		`UPDATE webhook_events SET status = ?, attempts = ?, next_attempt_at = ?, last_status = ?, last_error = ?,
-		 delivered_at = ?, updated_at = ?, lease = '', lease_until = NULL WHERE id = ? AND lease = ? AND lease <> '' AND attempts = ?`,
-		e.Status, a.Attempt, t.d.timeArg(e.NextAttemptAt), e.LastStatus, e.LastError, t.d.timeArg(e.DeliveredAt),
-		t.d.timeArg(e.UpdatedAt), e.ID, lease, a.Attempt-1)
+		 delivered_at = ?, updated_at = ?, lease = '', lease_until = NULL,
+		 last_attempt_at = ?, last_url = ?, last_duration_us = ?
+		 WHERE id = ? AND lease = ? AND lease <> '' AND attempts = ?`,
+		e.Status, a.Attempt, t.d.timeArg(e.NextAttemptAt), a.ResponseStatus, a.Error, t.d.timeArg(e.DeliveredAt),
+		t.d.timeArg(e.UpdatedAt), t.d.timeArg(a.AttemptedAt), a.URL, a.Duration.Microseconds(), e.ID, lease, a.Attempt-1)
 	if err != nil || !won {
 		return false, err
 	}
-	err = t.insert(ctx, what,
-		`INSERT INTO webhook_attempts (event_id, attempt, attempted_at, url, response_status, error, duration_us)
-		 VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		a.EventID, a.Attempt, t.d.timeArg(a.AttemptedAt), a.URL, a.ResponseStatus, a.Error, a.Duration.Microseconds())
-	if err != nil {
-		return false, err
-	}
-	e.Attempts, e.Lease = a.Attempt, ""
+	e.Attempts, e.Lease, e.LastStatus, e.LastError = a.Attempt, "", a.ResponseStatus, a.Error
 	return true, nil
 }
 
@@ -343,8 +346,6 @@ func (t *tx) FinishWebhookAttempts(ctx context.Context, outcomes []store.Webhook
 		Status         string `json:"status"`
 		Attempt        int    `json:"attempt"`
 		NextAttemptAt  any    `json:"next_attempt_at"`
-		LastStatus     int    `json:"last_status"`
-		LastError      string `json:"last_error"`
 		DeliveredAt    any    `json:"delivered_at"`
 		UpdatedAt      any    `json:"updated_at"`
 		AttemptedAt    any    `json:"attempted_at"`
@@ -354,82 +355,86 @@ func (t *tx) FinishWebhookAttempts(ctx context.Context, outcomes []store.Webhook
 		DurationUs     int64  `json:"duration_us"`
 	}
 	finish := make([]finishRow, 0, len(outcomes))
+	retried := false
 	for i := range outcomes {
 		e, a := &outcomes[i].Event, &outcomes[i].Attempt
 		if a.EventID != e.ID || a.Attempt < 1 {
 			return nil, fmt.Errorf("store: %s: attempt %d of %q does not belong to its event", what, a.Attempt, e.ID)
 		}
+		retried = retried || a.Attempt > 1
 		finish = append(finish, finishRow{ID: e.ID, Status: e.Status, Attempt: a.Attempt,
-			NextAttemptAt: t.d.timeArg(e.NextAttemptAt), LastStatus: e.LastStatus, LastError: e.LastError,
-			DeliveredAt: t.d.timeArg(e.DeliveredAt), UpdatedAt: t.d.timeArg(e.UpdatedAt)})
+			NextAttemptAt: t.d.timeArg(e.NextAttemptAt), DeliveredAt: t.d.timeArg(e.DeliveredAt), UpdatedAt: t.d.timeArg(e.UpdatedAt),
+			AttemptedAt: t.d.timeArg(a.AttemptedAt), URL: a.URL, ResponseStatus: a.ResponseStatus, Error: a.Error,
+			DurationUs: a.Duration.Microseconds()})
 	}
 	list, err := json.Marshal(finish)
 	if err != nil {
 		return nil, err
 	}
-	// One statement for every event of the round and one for their
-	// attempts, whatever their number: each statement costs a round trip
-	// (and, unprepared, a parse), and a round finishes dozens.
-	rows, err := t.query(ctx, `UPDATE webhook_events SET status = v.status, attempts = v.attempt,
-		next_attempt_at = v.next_attempt_at, last_status = v.last_status, last_error = v.last_error,
-		delivered_at = v.delivered_at, updated_at = v.updated_at, lease = '', lease_until = NULL
-		FROM `+t.d.jsonRows("id", "text", "status", "text", "attempt", "integer", "next_attempt_at", "time",
-		"last_status", "integer", "last_error", "text", "delivered_at", "time", "updated_at", "time")+`
+	rows := t.d.jsonRows("id", "text", "status", "text", "attempt", "integer", "next_attempt_at", "time",
+		"delivered_at", "time", "updated_at", "time", "attempted_at", "time", "url", "text",
+		"response_status", "integer", "error", "text", "duration_us", "bigint")
+	// The event's row holds its last attempt; a retry's finish first
+	// moves the attempt before it into webhook_attempts (migration 0015).
+	// A first attempt, nearly every one, writes nothing but its event.
+	if retried {
+		if _, err := t.exec(ctx, `INSERT INTO webhook_attempts (event_id, attempt, attempted_at, url, response_status, error, duration_us)
+			SELECT e.id, e.attempts, e.last_attempt_at, e.last_url, e.last_status, e.last_error, e.last_duration_us
+			FROM webhook_events e JOIN `+rows+` ON e.id = v.id
+			WHERE e.lease = ? AND e.lease <> '' AND e.attempts = v.attempt - 1 AND e.last_attempt_at IS NOT NULL
+			ON CONFLICT DO NOTHING`, string(list), lease); err != nil {
+			return nil, t.fail(what, err)
+		}
+	}
+	// One statement for every event of the round whatever their number:
+	// each statement costs a round trip (and, unprepared, a parse), and a
+	// round finishes dozens.
+	changed, err := t.query(ctx, `UPDATE webhook_events SET status = v.status, attempts = v.attempt,
+		next_attempt_at = v.next_attempt_at, last_status = v.response_status, last_error = v.error,
+		delivered_at = v.delivered_at, updated_at = v.updated_at, lease = '', lease_until = NULL,
+		last_attempt_at = v.attempted_at, last_url = v.url, last_duration_us = v.duration_us
+		FROM `+rows+`
 		WHERE webhook_events.id = v.id AND webhook_events.lease = ? AND webhook_events.lease <> ''
 		AND webhook_events.attempts = v.attempt - 1
 		RETURNING webhook_events.id`, string(list), lease)
 	if err != nil {
 		return nil, t.fail(what, err)
 	}
-	changed, err := collect(rows, func(s scanner) (string, error) {
+	ids, err := collect(changed, func(s scanner) (string, error) {
 		var id string
 		return id, s.Scan(&id)
 	})
 	if err != nil {
 		return nil, t.fail(what, err)
 	}
-	won := make(map[string]bool, len(changed))
-	for _, id := range changed {
+	won := make(map[string]bool, len(ids))
+	for _, id := range ids {
 		won[id] = true
 	}
 	var lost []string
-	attempts := finish[:0]
 	for i := range outcomes {
-		a := &outcomes[i].Attempt
+		e, a := &outcomes[i].Event, &outcomes[i].Attempt
 		if !won[a.EventID] {
 			lost = append(lost, a.EventID)
 			continue
 		}
-		attempts = append(attempts, finishRow{ID: a.EventID, Attempt: a.Attempt, AttemptedAt: t.d.timeArg(a.AttemptedAt),
-			URL: a.URL, ResponseStatus: a.ResponseStatus, Error: a.Error, DurationUs: a.Duration.Microseconds()})
-		outcomes[i].Event.Attempts, outcomes[i].Event.Lease = a.Attempt, ""
-	}
-	if len(attempts) == 0 {
-		return lost, nil
-	}
-	if list, err = json.Marshal(attempts); err != nil {
-		return nil, err
-	}
-	res, err := t.exec(ctx, `INSERT INTO webhook_attempts (event_id, attempt, attempted_at, url, response_status, error, duration_us)
-		SELECT v.id, v.attempt, v.attempted_at, v.url, v.response_status, v.error, v.duration_us
-		FROM `+t.d.jsonRows("id", "text", "attempt", "integer", "attempted_at", "time", "url", "text",
-		"response_status", "integer", "error", "text", "duration_us", "bigint")+`
-		WHERE true ON CONFLICT DO NOTHING`, string(list))
-	if err != nil {
-		return nil, t.fail(what, err)
-	}
-	if n, err := res.RowsAffected(); err != nil {
-		return nil, t.fail(what, err)
-	} else if int(n) != len(attempts) {
-		return nil, fmt.Errorf("%w: %s: %d of %d attempts were recorded already", store.ErrConflict, what, len(attempts)-int(n), len(attempts))
+		e.Attempts, e.Lease, e.LastStatus, e.LastError = a.Attempt, "", a.ResponseStatus, a.Error
 	}
 	return lost, nil
 }
 
 func (t *tx) ListWebhookAttempts(ctx context.Context, eventID string) ([]store.WebhookAttempt, error) {
 	what := fmt.Sprintf("webhook attempts of %q", eventID)
+	// The attempts before the last, then the last from the event's row
+	// (unless a finish that lost its lease moved it already: the winner's
+	// finish then records the same attempt, once).
 	rows, err := t.query(ctx, `SELECT event_id, attempt, attempted_at, url, response_status, error, duration_us
-		FROM webhook_attempts WHERE event_id = ? ORDER BY attempt`, eventID)
+		FROM webhook_attempts WHERE event_id = ?
+		UNION ALL
+		SELECT e.id, e.attempts, e.last_attempt_at, e.last_url, e.last_status, e.last_error, e.last_duration_us
+		FROM webhook_events e WHERE e.id = ? AND e.last_attempt_at IS NOT NULL
+		AND NOT EXISTS (SELECT 1 FROM webhook_attempts a WHERE a.event_id = e.id AND a.attempt = e.attempts)
+		ORDER BY 2`, eventID, eventID)
 	if err != nil {
 		return nil, t.fail(what, err)
 	}

@@ -124,6 +124,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"WebhookClaimRace", testWebhookClaimRace},
 		{"WebhookList", testWebhookList},
 		{"WebhookRuns", testWebhookRuns},
+		{"WebhookRetriedAttempts", testWebhookRetriedAttempts},
 		// customers' reference fields and deletion (customers.go)
 		{"CustomerFields", testCustomerFields},
 		{"DeleteCustomer", testDeleteCustomer},

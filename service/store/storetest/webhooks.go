@@ -544,3 +544,75 @@ func testWebhookRuns(f *fixture) {
 		f.Fatalf("after the round: %v, want %v", eventIDs(got), []string{as[2].ID})
 	}
 }
+
+// testWebhookRetriedAttempts: an event retried through rounds
+// (FinishWebhookAttempts) lists every attempt once, in order, each with
+// its own answer, address and duration, whether it was the last one (kept
+// with the event) or an earlier one; a round whose lease ended records
+// nothing, and neither does a second finish of the same attempt.
+func testWebhookRetriedAttempts(f *fixture) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	ev := f.appendEvent("Transaction:retried", now)
+	type try struct {
+		status int
+		err    string
+		url    string
+		took   time.Duration
+		final  string
+	}
+	tries := []try{
+		{503, "HTTP 503", "https://one.example.com/hook", 2 * time.Millisecond, store.WebhookPending},
+		{0, "dial tcp: connection refused", "https://two.example.com/hook", 3 * time.Millisecond, store.WebhookPending},
+		{204, "", "https://two.example.com/hook", 4 * time.Millisecond, store.WebhookDelivered},
+	}
+	list := func() []store.WebhookAttempt {
+		f.Helper()
+		var got []store.WebhookAttempt
+		f.tx(func(tx store.Tx) error {
+			var err error
+			got, err = tx.ListWebhookAttempts(f.ctx, ev.ID)
+			return err
+		})
+		return got
+	}
+	for i, tr := range tries {
+		at := now.Add(time.Duration(i) * time.Hour)
+		lease := fmt.Sprintf("lease-%d", i)
+		got := f.claim(at, at.Add(time.Minute), lease, 10)
+		if len(got) != 1 || got[0].ID != ev.ID || got[0].Attempts != i {
+			f.Fatalf("round %d claimed %+v", i+1, got)
+		}
+		e := got[0]
+		e.Status, e.UpdatedAt, e.NextAttemptAt, e.LastStatus, e.LastError = tr.final, at, at.Add(time.Hour), tr.status, tr.err
+		if tr.final == store.WebhookDelivered {
+			e.DeliveredAt = at
+		}
+		o := store.WebhookOutcome{Event: e, Attempt: store.WebhookAttempt{EventID: e.ID, Attempt: i + 1,
+			AttemptedAt: at, URL: tr.url, ResponseStatus: tr.status, Error: tr.err, Duration: tr.took}}
+		for k, l := range []string{lease, "lease-other", lease} { // the holder, a stranger, the holder again
+			var lost []string
+			f.tx(func(tx store.Tx) error {
+				var err error
+				lost, err = tx.FinishWebhookAttempts(f.ctx, []store.WebhookOutcome{o}, l)
+				return err
+			})
+			if want := min(k, 1); len(lost) != want {
+				f.Fatalf("round %d, finish %d under %s: lost %v, want %d lost", i+1, k+1, l, lost, want)
+			}
+		}
+		attempts := list()
+		if len(attempts) != i+1 {
+			f.Fatalf("after round %d: %d attempts %+v", i+1, len(attempts), attempts)
+		}
+		for j, a := range attempts {
+			w := tries[j]
+			if a.EventID != ev.ID || a.Attempt != j+1 || a.ResponseStatus != w.status || a.Error != w.err || a.URL != w.url ||
+				a.Duration != w.took || !a.AttemptedAt.Equal(now.Add(time.Duration(j)*time.Hour)) {
+				f.Fatalf("after round %d, attempt %d is %+v, want %+v", i+1, j+1, a, w)
+			}
+		}
+		if got := f.webhookEvent(ev.ID); got.Status != tr.final || got.Attempts != i+1 || got.LastStatus != tr.status || got.LastError != tr.err || got.Lease != "" {
+			f.Fatalf("after round %d the event is %+v", i+1, got)
+		}
+	}
+}
