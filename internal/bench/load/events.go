@@ -29,6 +29,8 @@ type EventsResult struct {
 type WebhookThroughput struct {
 	Store   string
 	Clients int
+	// Measure is MeasureDelivered or MeasureOutbox.
+	Measure string
 	Off, On Stats
 	// Ratio is On.RPS / Off.RPS (the budget: ≥ 0.9).
 	Ratio float64
@@ -36,6 +38,20 @@ type WebhookThroughput struct {
 	// "on" runs: proof that the work measured includes delivery.
 	Delivered int64
 }
+
+// What a WebhookThroughput cell compares.
+const (
+	// MeasureDelivered: the services' workers run, and "on" delivers
+	// every event, signed, over HTTP, its outbox emptied after each run
+	// (that time counted as the run's).
+	MeasureDelivered = "delivered"
+	// MeasureOutbox: both services' workers are stopped, so "on" only
+	// records its events in the outbox, in create-quote's and execute's
+	// own transactions, and delivers none: what the outbox itself costs
+	// the API, apart from the delivery work (signing, HTTP, the worker's
+	// transactions) that a deployment may run elsewhere.
+	MeasureOutbox = "outbox"
+)
 
 // EventLatency is the time from a state change in the service to its event
 // on the BFF's GET /api/events stream, over every event the stream carried.
@@ -67,7 +83,10 @@ const eventPace = 20 * time.Millisecond
 // falls on both. After each "on" run the outbox is let empty and that
 // time counts as the run's: the figure is what the service sustains with
 // every event delivered, not what it takes in while the worker falls
-// behind.
+// behind (MeasureDelivered). Then both services' workers are stopped and
+// the same comparison runs again with "on" only recording its events
+// (MeasureOutbox): the outbox's own cost to create-quote and execute,
+// apart from the delivery work the same two cores also do in the first.
 //
 // Latency: a production-mode service on SQLite delivers its webhooks to a
 // BFF (POST /webhooks/service, as cmd/wallet wires them), and a headless
@@ -173,12 +192,7 @@ func (s *stack) payers(ctx context.Context, n int, prefix string) ([]*payer, err
 func (s *stack) drainOutbox(ctx context.Context) (time.Duration, error) {
 	start := time.Now()
 	for {
-		var pending int
-		err := s.store.Tx(ctx, func(tx store.Tx) error {
-			page, err := tx.ListWebhookEvents(ctx, store.WebhookEventFilter{Status: store.WebhookPending, Limit: 1})
-			pending = page.TotalCount
-			return err
-		})
+		pending, err := s.pendingEvents(ctx)
 		if err != nil || pending == 0 {
 			return time.Since(start), err
 		}
@@ -187,6 +201,17 @@ func (s *stack) drainOutbox(ctx context.Context) (time.Duration, error) {
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
+}
+
+// pendingEvents counts the stack's webhook events not yet delivered.
+func (s *stack) pendingEvents(ctx context.Context) (int, error) {
+	var pending int
+	err := s.store.Tx(ctx, func(tx store.Tx) error {
+		page, err := tx.ListWebhookEvents(ctx, store.WebhookEventFilter{Status: store.WebhookPending, Limit: 1})
+		pending = page.TotalCount
+		return err
+	})
+	return pending, err
 }
 
 // throughputRounds is how many times runWebhookThroughput alternates
@@ -222,43 +247,73 @@ func runWebhookThroughput(ctx context.Context, p plan, kind string, clients []in
 		return nil, err
 	}
 	var cells []WebhookThroughput
-	for _, c := range clients {
-		var o, w sample
-		var delivered int64
-		for range throughputRounds {
-			o.add(run(ctx, c, p.dur/throughputRounds, p.cap/throughputRounds, func(ctx context.Context, client, _ int) error {
-				return off.quoteAndExecute(ctx, offPayers[client])
-			}))
-			d0 := rcv.delivered.Load()
-			sm := run(ctx, c, p.dur/throughputRounds, p.cap/throughputRounds, func(ctx context.Context, client, _ int) error {
-				return on.quoteAndExecute(ctx, onPayers[client])
-			})
-			// Work the worker put off is work: the time the outbox takes
-			// to empty counts as the calls' time, and the next "off" run
-			// does not share the machine with the backlog.
-			drained, err := on.drainOutbox(ctx)
+	for _, measure := range []string{MeasureDelivered, MeasureOutbox} {
+		if measure == MeasureOutbox {
+			off.haltWorkers()
+			on.haltWorkers()
+		}
+		for _, c := range clients {
+			cell, err := compareWebhooks(ctx, p, kind, measure, c, off, on, offPayers, onPayers, rcv)
+			cells = append(cells, cell)
 			if err != nil {
 				return cells, err
 			}
-			sm.elapsed += drained
-			w.add(sm)
-			delivered += rcv.delivered.Load() - d0
-		}
-		cell := WebhookThroughput{Store: kind, Clients: c, Off: o.stats(), On: w.stats(), Delivered: delivered}
-		if cell.Off.RPS > 0 {
-			cell.Ratio = cell.On.RPS / cell.Off.RPS
-		}
-		logCell(p, kind, "quote+execute hooks off", cell.Off, "")
-		logCell(p, kind, "quote+execute hooks on", cell.On, fmt.Sprintf(" delivered=%d on/off=%.3f", delivered, cell.Ratio))
-		cells = append(cells, cell)
-		if err := ctx.Err(); err != nil {
-			return cells, err
+			if err := ctx.Err(); err != nil {
+				return cells, err
+			}
 		}
 	}
 	if cells[0].Delivered == 0 {
 		return cells, fmt.Errorf("the receiver got no webhook while webhooks were on")
 	}
 	return cells, nil
+}
+
+// compareWebhooks runs the off and on services in alternation at c
+// clients and returns the cell. With MeasureDelivered the on service's
+// outbox is let empty after each of its runs, that time counted as the
+// run's.
+func compareWebhooks(ctx context.Context, p plan, kind, measure string, c int, off, on *stack, offPayers, onPayers []*payer, rcv *receiver) (WebhookThroughput, error) {
+	var o, w sample
+	var delivered int64
+	for range throughputRounds {
+		o.add(run(ctx, c, p.dur/throughputRounds, p.cap/throughputRounds, func(ctx context.Context, client, _ int) error {
+			return off.quoteAndExecute(ctx, offPayers[client])
+		}))
+		d0 := rcv.delivered.Load()
+		sm := run(ctx, c, p.dur/throughputRounds, p.cap/throughputRounds, func(ctx context.Context, client, _ int) error {
+			return on.quoteAndExecute(ctx, onPayers[client])
+		})
+		if measure == MeasureDelivered {
+			// Work the worker put off is work: the time the outbox
+			// takes to empty counts as the calls' time, and the next
+			// "off" run does not share the machine with the backlog.
+			drained, err := on.drainOutbox(ctx)
+			if err != nil {
+				return WebhookThroughput{}, err
+			}
+			sm.elapsed += drained
+		}
+		w.add(sm)
+		delivered += rcv.delivered.Load() - d0
+	}
+	cell := WebhookThroughput{Store: kind, Clients: c, Measure: measure, Off: o.stats(), On: w.stats(), Delivered: delivered}
+	if cell.Off.RPS > 0 {
+		cell.Ratio = cell.On.RPS / cell.Off.RPS
+	}
+	logCell(p, kind, "quote+execute hooks off ("+measure+")", cell.Off, "")
+	logCell(p, kind, "quote+execute hooks on ("+measure+")", cell.On, fmt.Sprintf(" delivered=%d on/off=%.3f", delivered, cell.Ratio))
+	if measure == MeasureOutbox {
+		if delivered > 0 {
+			return cell, fmt.Errorf("%d webhooks were delivered with the workers stopped", delivered)
+		}
+		// The outbox was empty when the workers stopped: what it holds
+		// now, the on runs recorded.
+		if n, err := on.pendingEvents(ctx); err != nil || n == 0 {
+			return cell, fmt.Errorf("the on service recorded no event with the workers stopped (%d pending, %v)", n, err)
+		}
+	}
+	return cell, nil
 }
 
 func runEventLatency(ctx context.Context, p plan) (*EventLatency, error) {

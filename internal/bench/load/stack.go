@@ -103,6 +103,9 @@ type stack struct {
 	tr      *http.Transport
 	log     func(format string, args ...any)
 	closers []func()
+	// haltWorkers stops the service's background work (settlement,
+	// verification, webhook delivery) and waits for it to end; once.
+	haltWorkers func()
 	// pgExec runs a statement on PostgreSQL with {schema} replaced by the
 	// stack's schema; nil on SQLite.
 	pgExec func(ctx context.Context, q string) error
@@ -158,7 +161,8 @@ func startStack(ctx context.Context, p plan, kind, name string) (_ *stack, err e
 		defer close(stopped)
 		s.svc.RunWorkers(workers)
 	}()
-	s.closers = append(s.closers, func() { stopWorkers(); <-stopped })
+	s.haltWorkers = sync.OnceFunc(func() { stopWorkers(); <-stopped })
+	s.closers = append(s.closers, s.haltWorkers)
 
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
