@@ -28,7 +28,8 @@ import (
 // events queued behind each head (ClaimWebhookFollowers), POSTs each
 // resource's events one after the other while the resources go
 // concurrently, and records the outcomes in the next round's transaction
-// (FinishWebhookAttempts: two statements for the whole round). A 2xx is a delivery; anything else (another status, a timeout, a
+// (FinishWebhookAttempts: one statement for the whole round, two when it
+// holds retries). A 2xx is a delivery; anything else (another status, a timeout, a
 // refused connection, a redirect) is retried after WebhookRetryBase
 // doubled per failure up to WebhookRetryMax, each wait drawn from its upper
 // half (jitter), until WebhookRetryFor after the event was recorded (or

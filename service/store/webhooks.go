@@ -67,9 +67,10 @@ type WebhookTx interface {
 	// ended and another worker claimed the event; nothing changed).
 	FinishWebhookAttempt(ctx context.Context, e *WebhookEvent, a *WebhookAttempt, lease string) (bool, error)
 	// FinishWebhookAttempts is FinishWebhookAttempt for several events at
-	// once (a worker's round), in one statement for the events and one
-	// for the attempts whatever their number. It returns the ids of the
-	// events whose lease had ended (nothing changed for them).
+	// once (a worker's round), in one statement for the events whatever
+	// their number (and, when some were retries, one more that keeps their
+	// earlier attempts). It returns the ids of the events whose lease had
+	// ended (nothing changed for them).
 	FinishWebhookAttempts(ctx context.Context, outcomes []WebhookOutcome, lease string) (lost []string, err error)
 	// ListWebhookAttempts returns the event's attempts, first first.
 	ListWebhookAttempts(ctx context.Context, eventID string) ([]WebhookAttempt, error)

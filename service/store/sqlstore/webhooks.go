@@ -308,13 +308,13 @@ func (t *tx) ReleaseWebhookEvents(ctx context.Context, ids []string, lease strin
 
 func (t *tx) FinishWebhookAttempt(ctx context.Context, e *store.WebhookEvent, a *store.WebhookAttempt, lease string) (bool, error) {
 	what := fmt.Sprintf("finish webhook attempt %d of %q", a.Attempt, e.ID)
-	if a.EventID != e.ID || a.Attempt < 1 {
-		return false, fmt.Errorf("store: %s: the attempt does not belong to the event", what)
+	if a.EventID != e.ID || a.Attempt < 1 || a.AttemptedAt.IsZero() {
+		return false, fmt.Errorf("store: %s: the attempt does not belong to the event or has no time", what)
 	}
 	if a.Attempt > 1 {
 		if _, err := t.exec(ctx, `INSERT INTO webhook_attempts (event_id, attempt, attempted_at, url, response_status, error, duration_us)
-			SELECT id, attempts, last_attempt_at, last_url, last_status, last_error, last_duration_us FROM webhook_events
-			WHERE id = ? AND lease = ? AND lease <> '' AND attempts = ? AND last_attempt_at IS NOT NULL
+			SELECT id, last_attempt, last_attempt_at, last_url, last_response_status, last_attempt_error, last_duration_us FROM webhook_events
+			WHERE id = ? AND lease = ? AND lease <> '' AND attempts = ? AND last_attempt > 0
 			ON CONFLICT DO NOTHING`, e.ID, lease, a.Attempt-1); err != nil {
 			return false, t.fail(what, err)
 		}
@@ -322,10 +322,11 @@ func (t *tx) FinishWebhookAttempt(ctx context.Context, e *store.WebhookEvent, a 
 	won, err := t.compareAndSet(ctx, what, "webhook_events", e.ID, e.UpdatedAt,
 		`UPDATE webhook_events SET status = ?, attempts = ?, next_attempt_at = ?, last_status = ?, last_error = ?,
 		 delivered_at = ?, updated_at = ?, lease = '', lease_until = NULL,
-		 last_attempt_at = ?, last_url = ?, last_duration_us = ?
+		 last_attempt = ?, last_attempt_at = ?, last_url = ?, last_response_status = ?, last_attempt_error = ?, last_duration_us = ?
 		 WHERE id = ? AND lease = ? AND lease <> '' AND attempts = ?`,
 		e.Status, a.Attempt, t.d.timeArg(e.NextAttemptAt), a.ResponseStatus, a.Error, t.d.timeArg(e.DeliveredAt),
-		t.d.timeArg(e.UpdatedAt), t.d.timeArg(a.AttemptedAt), a.URL, a.Duration.Microseconds(), e.ID, lease, a.Attempt-1)
+		t.d.timeArg(e.UpdatedAt), a.Attempt, t.d.timeArg(a.AttemptedAt), a.URL, a.ResponseStatus, a.Error, a.Duration.Microseconds(),
+		e.ID, lease, a.Attempt-1)
 	if err != nil || !won {
 		return false, err
 	}
@@ -358,8 +359,8 @@ func (t *tx) FinishWebhookAttempts(ctx context.Context, outcomes []store.Webhook
 	retried := false
 	for i := range outcomes {
 		e, a := &outcomes[i].Event, &outcomes[i].Attempt
-		if a.EventID != e.ID || a.Attempt < 1 {
-			return nil, fmt.Errorf("store: %s: attempt %d of %q does not belong to its event", what, a.Attempt, e.ID)
+		if a.EventID != e.ID || a.Attempt < 1 || a.AttemptedAt.IsZero() {
+			return nil, fmt.Errorf("store: %s: attempt %d of %q does not belong to its event or has no time", what, a.Attempt, e.ID)
 		}
 		retried = retried || a.Attempt > 1
 		finish = append(finish, finishRow{ID: e.ID, Status: e.Status, Attempt: a.Attempt,
@@ -379,9 +380,9 @@ func (t *tx) FinishWebhookAttempts(ctx context.Context, outcomes []store.Webhook
 	// A first attempt, nearly every one, writes nothing but its event.
 	if retried {
 		if _, err := t.exec(ctx, `INSERT INTO webhook_attempts (event_id, attempt, attempted_at, url, response_status, error, duration_us)
-			SELECT e.id, e.attempts, e.last_attempt_at, e.last_url, e.last_status, e.last_error, e.last_duration_us
+			SELECT e.id, e.last_attempt, e.last_attempt_at, e.last_url, e.last_response_status, e.last_attempt_error, e.last_duration_us
 			FROM webhook_events e JOIN `+rows+` ON e.id = v.id
-			WHERE e.lease = ? AND e.lease <> '' AND e.attempts = v.attempt - 1 AND e.last_attempt_at IS NOT NULL
+			WHERE e.lease = ? AND e.lease <> '' AND e.attempts = v.attempt - 1 AND e.last_attempt > 0
 			ON CONFLICT DO NOTHING`, string(list), lease); err != nil {
 			return nil, t.fail(what, err)
 		}
@@ -392,7 +393,8 @@ func (t *tx) FinishWebhookAttempts(ctx context.Context, outcomes []store.Webhook
 	changed, err := t.query(ctx, `UPDATE webhook_events SET status = v.status, attempts = v.attempt,
 		next_attempt_at = v.next_attempt_at, last_status = v.response_status, last_error = v.error,
 		delivered_at = v.delivered_at, updated_at = v.updated_at, lease = '', lease_until = NULL,
-		last_attempt_at = v.attempted_at, last_url = v.url, last_duration_us = v.duration_us
+		last_attempt = v.attempt, last_attempt_at = v.attempted_at, last_url = v.url,
+		last_response_status = v.response_status, last_attempt_error = v.error, last_duration_us = v.duration_us
 		FROM `+rows+`
 		WHERE webhook_events.id = v.id AND webhook_events.lease = ? AND webhook_events.lease <> ''
 		AND webhook_events.attempts = v.attempt - 1
@@ -425,15 +427,15 @@ func (t *tx) FinishWebhookAttempts(ctx context.Context, outcomes []store.Webhook
 
 func (t *tx) ListWebhookAttempts(ctx context.Context, eventID string) ([]store.WebhookAttempt, error) {
 	what := fmt.Sprintf("webhook attempts of %q", eventID)
-	// The attempts before the last, then the last from the event's row
-	// (unless a finish that lost its lease moved it already: the winner's
-	// finish then records the same attempt, once).
+	// The attempts in webhook_attempts, and the one the event's row keeps
+	// (unless it is in the table already: a finish that lost its lease
+	// moved it, and the winner's finish records the same attempt, once).
 	rows, err := t.query(ctx, `SELECT event_id, attempt, attempted_at, url, response_status, error, duration_us
 		FROM webhook_attempts WHERE event_id = ?
 		UNION ALL
-		SELECT e.id, e.attempts, e.last_attempt_at, e.last_url, e.last_status, e.last_error, e.last_duration_us
-		FROM webhook_events e WHERE e.id = ? AND e.last_attempt_at IS NOT NULL
-		AND NOT EXISTS (SELECT 1 FROM webhook_attempts a WHERE a.event_id = e.id AND a.attempt = e.attempts)
+		SELECT e.id, e.last_attempt, e.last_attempt_at, e.last_url, e.last_response_status, e.last_attempt_error, e.last_duration_us
+		FROM webhook_events e WHERE e.id = ? AND e.last_attempt > 0
+		AND NOT EXISTS (SELECT 1 FROM webhook_attempts a WHERE a.event_id = e.id AND a.attempt = e.last_attempt)
 		ORDER BY 2`, eventID, eventID)
 	if err != nil {
 		return nil, t.fail(what, err)

@@ -4,18 +4,20 @@
 -- one insert (and its foreign-key check) less per event on the worker's
 -- transaction, which holds the one connection the API waits for. An
 -- attempt moves to webhook_attempts when the next one is recorded.
--- last_status and last_error (0005) are the last attempt's answer;
--- attempts is its number. NULL last_attempt_at: no attempt yet, or the
--- event's attempts were all recorded in webhook_attempts before this
--- migration.
+--
+-- The row's attempt has columns of its own, as a webhook_attempts row does
+-- (last_status and last_error of 0005 stay the event's): last_attempt is
+-- its number, which is not always attempts. A binary of before this
+-- migration, still running during a rolling upgrade, records its attempts
+-- in webhook_attempts only and counts attempts up, leaving the row's
+-- attempt as it was, to be moved with its own number and answer by the
+-- next finish of this binary. 0 (last_attempt_at NULL): no attempt kept in
+-- the row (none yet, or all of them recorded in webhook_attempts). An
+-- older binary lists webhook_attempts only: until it is gone it does not
+-- show the attempts newer ones keep in the rows.
+ALTER TABLE webhook_events ADD COLUMN last_attempt INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE webhook_events ADD COLUMN last_attempt_at INTEGER;
 ALTER TABLE webhook_events ADD COLUMN last_url TEXT NOT NULL DEFAULT '';
+ALTER TABLE webhook_events ADD COLUMN last_response_status INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE webhook_events ADD COLUMN last_attempt_error TEXT NOT NULL DEFAULT '';
 ALTER TABLE webhook_events ADD COLUMN last_duration_us INTEGER NOT NULL DEFAULT 0;
-
--- The list of deliveries by status needed an index on (status, id), one
--- more entry written by every event and rewritten when it is delivered.
--- Pending events are few and have their own partial indexes, delivered
--- ones are nearly all of the table (newest first is the primary key read
--- backwards), and only failed ones are few among many: they keep an index.
-DROP INDEX webhook_events_status;
-CREATE INDEX webhook_events_failed ON webhook_events (id) WHERE status = 'FAILED';
