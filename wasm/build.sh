@@ -8,12 +8,19 @@
 #   web/static/wasm/wallet.wasm.br  brotli -q 11
 # and prints the three sizes in bytes. Run from anywhere; GO overrides the
 # go command.
+#
+#   sh wasm/build.sh [package [output.wasm]]
+#
+# builds another main package the same way (the browser benchmark's
+# reference module): output.wasm, its .gz and .br, and wasm_exec.js beside
+# it. The package is relative to the repository root.
 set -eu
 
 GO=${GO:-go}
 root=$(CDPATH= cd -- "$(dirname -- "$0")/.." && pwd)
-out="$root/web/static/wasm"
-wasm="$out/wallet.wasm"
+pkg=${1:-./wasm}
+wasm=${2:-$root/web/static/wasm/wallet.wasm}
+out=$(dirname -- "$wasm")
 
 if ! command -v brotli >/dev/null 2>&1; then
 	if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
@@ -60,7 +67,7 @@ if ! GOEXPERIMENT=$experiment "$GO" env GOEXPERIMENT >/dev/null 2>&1; then
 fi
 GOOS=js GOARCH=wasm CGO_ENABLED=0 GOEXPERIMENT=$experiment "$GO" build -trimpath -ldflags='-s -w' \
 	-gcflags='all=-l' -gcflags='crypto/...=' -gcflags='math/bits=' -gcflags='internal/...=' -gcflags='runtime=' -gcflags='syscall/js=' -gcflags='paywallet/wasm=' -gcflags='paywallet/shared/walletcrypto=' -gcflags='encoding/hex=' -gcflags='encoding/base64=' \
-	-o "$wasm.tmp" ./wasm
+	-o "$wasm.tmp" "$pkg"
 "$GO" run ./wasm/datapack "$wasm.tmp" "$wasm"
 rm -f "$wasm.tmp"
 cp "$(GOOS=js GOARCH=wasm "$GO" env GOROOT)/lib/wasm/wasm_exec.js" "$out/wasm_exec.js"
@@ -70,6 +77,7 @@ brotli -q 11 -f -o "$wasm.br.tmp" "$wasm"
 mv "$wasm.br.tmp" "$wasm.br"
 
 size() { wc -c <"$1" | tr -d ' '; }
-echo "wallet.wasm raw $(size "$wasm")"
-echo "wallet.wasm gzip $(size "$wasm.gz")"
-echo "wallet.wasm brotli $(size "$wasm.br")"
+name=$(basename -- "$wasm")
+echo "$name raw $(size "$wasm")"
+echo "$name gzip $(size "$wasm.gz")"
+echo "$name brotli $(size "$wasm.br")"

@@ -139,12 +139,21 @@ func FixLocale(tab context.Context) error {
 // removeProfile deletes a closed browser's profile, trying again for a few
 // seconds while its last writes land.
 func removeProfile(t testing.TB, dir string) {
+	if err := RemoveProfile(dir); err != nil {
+		t.Logf("browser profile %s left behind: %v", dir, err)
+	}
+}
+
+// RemoveProfile removes a browser's profile directory once the browser is
+// closed, trying again for up to five seconds: Chromium's helper processes
+// may still write to it for a moment after the browser is told to close.
+func RemoveProfile(dir string) error {
 	var err error
 	for range 50 {
 		if err = os.RemoveAll(dir); err == nil {
-			return
+			return nil
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	t.Logf("browser profile %s left behind: %v", dir, err)
+	return err
 }

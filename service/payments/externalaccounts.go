@@ -595,10 +595,18 @@ func (s *Service) emitExternalAccount(ctx context.Context, tx store.Tx, id strin
 
 // RunWorkers runs the service's background work until ctx ends: the
 // external-account verifier every second, the settlement worker every
-// quarter second, and a daily sweep of idempotency records. The binaries
-// start it next to the HTTP server; several instances may run it at once.
+// quarter second, a daily sweep of idempotency records, and the webhook
+// delivery worker (webhookworker.go); it returns once all of them have
+// stopped. The binaries start it next to the HTTP server; several
+// instances may run it at once.
 func (s *Service) RunWorkers(ctx context.Context) {
-	go s.runWebhookWorker(ctx)
+	// The webhook worker has its own loop (it wakes on commits).
+	hooks := make(chan struct{})
+	go func() {
+		defer close(hooks)
+		s.runWebhookWorker(ctx)
+	}()
+	defer func() { <-hooks }()
 	settle := time.NewTicker(250 * time.Millisecond)
 	defer settle.Stop()
 	verify := time.NewTicker(time.Second)

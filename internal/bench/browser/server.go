@@ -26,7 +26,7 @@ type server struct {
 	srv *http.Server
 
 	mu       sync.Mutex
-	coldEncs []string // Content-Encoding of each cold load's module
+	coldEncs map[string][]string // Content-Encoding of each cold load, by module ("wallet", "floor")
 }
 
 // asset is a file held in memory with its Content-Type.
@@ -76,7 +76,7 @@ func serve(f *benchFiles, floor *floorModule) (*server, error) {
 		wasm[i] = b
 	}
 
-	s := &server{}
+	s := &server{coldEncs: map[string][]string{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/wallet.wasm", func(w http.ResponseWriter, r *http.Request) {
 		enc := negotiate(r.Header.Get("Accept-Encoding"))
@@ -88,9 +88,7 @@ func serve(f *benchFiles, floor *floorModule) (*server, error) {
 			body = wasm[2]
 		}
 		if r.URL.Query().Has("cold") {
-			s.mu.Lock()
-			s.coldEncs = append(s.coldEncs, enc)
-			s.mu.Unlock()
+			s.coldLoaded("wallet", enc)
 		}
 		h := w.Header()
 		h.Set("Content-Type", "application/wasm") // instantiateStreaming insists
@@ -103,15 +101,22 @@ func serve(f *benchFiles, floor *floorModule) (*server, error) {
 	// The references of the cold load come as ours does: brotli where the
 	// browser takes it (the empty module has nothing to compress).
 	mux.HandleFunc("/floor.wasm", func(w http.ResponseWriter, r *http.Request) {
+		enc := negotiate(r.Header.Get("Accept-Encoding"))
+		body := floor.raw
+		switch enc {
+		case "gzip":
+			body = floor.gzip
+		case "br":
+			body = floor.brotli
+		}
+		s.coldLoaded("floor", enc)
 		h := w.Header()
 		h.Set("Content-Type", "application/wasm")
 		h.Set("Vary", "Accept-Encoding")
-		if negotiate(r.Header.Get("Accept-Encoding")) == "br" {
-			h.Set("Content-Encoding", "br")
-			write(w, floor.brotli)
-			return
+		if enc != "identity" {
+			h.Set("Content-Encoding", enc)
 		}
-		write(w, floor.raw)
+		write(w, body)
 	})
 	mux.HandleFunc("/empty.wasm", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/wasm")
@@ -177,12 +182,19 @@ func negotiate(acceptEncoding string) string {
 	return "identity"
 }
 
-// coldEncoding returns the Content-Encoding the cold loads got, or the list
-// of them if it varied.
-func (s *server) coldEncoding() string {
+// coldLoaded records the Content-Encoding a cold load of module got.
+func (s *server) coldLoaded(module, enc string) {
+	s.mu.Lock()
+	s.coldEncs[module] = append(s.coldEncs[module], enc)
+	s.mu.Unlock()
+}
+
+// coldEncoding returns the Content-Encoding the cold loads of module got,
+// or the list of them if it varied.
+func (s *server) coldEncoding(module string) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	encs := slices.Clone(s.coldEncs)
+	encs := slices.Clone(s.coldEncs[module])
 	slices.Sort(encs)
 	return strings.Join(slices.Compact(encs), ",")
 }
