@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"paywallet/service/ids"
 	"paywallet/service/store"
 	"paywallet/service/store/pgtest"
 )
@@ -23,6 +24,31 @@ var bothStores = []struct {
 	}},
 }
 
+// eventTime is when the fixtures' events are recorded.
+var eventTime = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+// eventFixture opens a database with open (closed at the test's end) and
+// returns a pending event of resource, not yet stored, and run, which runs
+// fn in a transaction and fails the test on an error.
+func eventFixture(t *testing.T, open func(*testing.T) (*DB, error), resource string) (*store.WebhookEvent, func(fn func(x *tx) error)) {
+	t.Helper()
+	db, err := open(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	e := &store.WebhookEvent{ID: ids.New("Webhook"), Type: "OUTGOING_PAYMENT.PENDING",
+		ResourceID: resource, Body: []byte(`{}`), Status: store.WebhookPending,
+		NextAttemptAt: eventTime, GiveUpAt: eventTime.Add(72 * time.Hour), CreatedAt: eventTime, UpdatedAt: eventTime}
+	run := func(fn func(x *tx) error) {
+		t.Helper()
+		if err := db.Tx(t.Context(), func(s store.Tx) error { return fn(s.(*tx)) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return e, run
+}
+
 // TestAttemptsRecordedBeforeMigration0015: an event whose attempts were
 // all written to webhook_attempts before its row kept its last attempt
 // (last_attempt_at NULL) lists them once, and its next attempt adds one
@@ -30,22 +56,8 @@ var bothStores = []struct {
 func TestAttemptsRecordedBeforeMigration0015(t *testing.T) {
 	for _, tc := range bothStores {
 		t.Run(tc.name, func(t *testing.T) {
-			db, err := tc.open(t)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
-			ctx := t.Context()
-			now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-			e := &store.WebhookEvent{ID: "Webhook:0194f3e2-0000-7000-8000-000000000001", Type: "OUTGOING_PAYMENT.PENDING",
-				ResourceID: "Transaction:old", Body: []byte(`{}`), Status: store.WebhookPending,
-				NextAttemptAt: now, GiveUpAt: now.Add(72 * time.Hour), CreatedAt: now, UpdatedAt: now}
-			run := func(fn func(t *tx) error) {
-				t.Helper()
-				if err := db.Tx(ctx, func(s store.Tx) error { return fn(s.(*tx)) }); err != nil {
-					t.Fatal(err)
-				}
-			}
+			ctx, now := t.Context(), eventTime
+			e, run := eventFixture(t, tc.open, "Transaction:old")
 			list := func() []store.WebhookAttempt {
 				t.Helper()
 				var got []store.WebhookAttempt
@@ -103,22 +115,8 @@ func TestAttemptsRecordedBeforeMigration0015(t *testing.T) {
 func TestAttemptsDuringRollingUpgrade(t *testing.T) {
 	for _, tc := range bothStores {
 		t.Run(tc.name, func(t *testing.T) {
-			db, err := tc.open(t)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
-			ctx := t.Context()
-			now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-			e := &store.WebhookEvent{ID: "Webhook:0194f3e2-0000-7000-8000-000000000002", Type: "OUTGOING_PAYMENT.PENDING",
-				ResourceID: "Transaction:upgrade", Body: []byte(`{}`), Status: store.WebhookPending,
-				NextAttemptAt: now, GiveUpAt: now.Add(72 * time.Hour), CreatedAt: now, UpdatedAt: now}
-			run := func(fn func(x *tx) error) {
-				t.Helper()
-				if err := db.Tx(ctx, func(s store.Tx) error { return fn(s.(*tx)) }); err != nil {
-					t.Fatal(err)
-				}
-			}
+			ctx, now := t.Context(), eventTime
+			e, run := eventFixture(t, tc.open, "Transaction:upgrade")
 			run(func(x *tx) error { return x.CreateWebhookEvent(ctx, e) })
 			// finish claims the event at hour n and records attempt n+1
 			// this binary's way, failed (503) or, last, delivered.
