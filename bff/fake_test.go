@@ -492,7 +492,7 @@ const testModule = "\x00asm\x01\x00\x00\x00raw-module"
 // precompressed copies.
 func testSite() fstest.MapFS {
 	return fstest.MapFS{
-		"index.html":          {Data: []byte(`<!doctype html><html><head><title>t</title><script src="/wasm/wasm_exec.js"></script></head><body></body></html>`)},
+		"index.html":          {Data: []byte("<!doctype html><title>t</title>")},
 		"js/app.js":           {Data: []byte("export {};\n")},
 		"wasm/wallet.wasm":    {Data: []byte(testModule)},
 		"wasm/wallet.wasm.br": {Data: brotliOf(testModule)},

@@ -100,6 +100,9 @@ func loadAssets(fsys fs.FS, log *slog.Logger) (*assets, error) {
 		f.br = precompressed(log, raw, p, ".br", f)
 		a.files["/"+p] = f
 	}
+	if idx, ok := a.files["/index.html"]; ok {
+		a.files["/"] = idx
+	}
 	if w, ok := a.files["/"+wasmFile]; ok {
 		sum := sha256.Sum256(w.body)
 		hashed := *w
@@ -108,36 +111,7 @@ func loadAssets(fsys fs.FS, log *slog.Logger) (*assets, error) {
 		a.files[a.wasmURL] = &hashed
 		a.hasWasm = true
 	}
-	if idx, ok := a.files["/index.html"]; ok {
-		if a.hasWasm {
-			idx = newAsset(withPreload(idx.body, a.wasmURL), idx.ctype)
-			a.files["/index.html"] = idx
-		}
-		a.files["/"] = idx
-	}
 	return a, nil
-}
-
-// withPreload adds to the page's head a preload of the wallet module at
-// url, so the browser fetches it while it parses the page and its
-// scripts, instead of after app.js has loaded and asked GET /api/config
-// where the module is (the module is the largest file of the page and
-// the sign-in waits for it). as="fetch" with crossorigin="anonymous" is
-// the request wallet.js's fetch() makes (cors mode, same-origin
-// credentials): the browser then uses the preloaded response and fetches
-// nothing twice. The link goes before the first script, or before
-// </head>; a page with neither is returned as it is.
-func withPreload(page []byte, url string) []byte {
-	link := `<link rel="preload" href="` + url + `" as="fetch" type="application/wasm" crossorigin="anonymous">` + "\n  "
-	for _, mark := range []string{"<script", "</head>"} {
-		if i := bytes.Index(page, []byte(mark)); i >= 0 {
-			out := make([]byte, 0, len(page)+len(link))
-			out = append(out, page[:i]...)
-			out = append(out, link...)
-			return append(out, page[i:]...)
-		}
-	}
-	return page
 }
 
 // precompressed returns the asset of the sibling p+ext of the raw file f,

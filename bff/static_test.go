@@ -25,16 +25,6 @@ func TestWasmServing(t *testing.T) {
 	if cfg.WasmURL != hashed || cfg.WasmExecURL != "/wasm/wasm_exec.js" {
 		t.Errorf("config wasm URLs %q %q, want %q", cfg.WasmURL, cfg.WasmExecURL, hashed)
 	}
-	// The page preloads the module at the address the config gives, as the
-	// fetch wallet.js makes (cors, same-origin credentials), before its
-	// first script.
-	preload := `<link rel="preload" href="` + hashed + `" as="fetch" type="application/wasm" crossorigin="anonymous">`
-	for _, page := range []string{"/", "/index.html", "/send"} {
-		body := string(h.do("GET", page, "", nil).body)
-		if i := strings.Index(body, preload); i < 0 || i > strings.Index(body, "<script") || strings.Count(body, `rel="preload"`) != 1 {
-			t.Errorf("GET %s: want one %s before the first script:\n%s", page, preload, body)
-		}
-	}
 
 	br, gz, raw := string(site["wasm/wallet.wasm.br"].Data), string(site["wasm/wallet.wasm.gz"].Data), testModule
 	cases := []struct {
@@ -147,13 +137,9 @@ func TestStalePrecompressedCopies(t *testing.T) {
 				if orig == "wasm/wallet.wasm" {
 					urls = append(urls, cfg.WasmURL)
 				}
-				want := site[orig].Data
-				if orig == "index.html" {
-					want = withPreload(want, cfg.WasmURL)
-				}
 				for _, u := range urls {
 					r := h.do("GET", u, "", map[string]string{"Accept-Encoding": accept})
-					if r.status != 200 || !bytes.Equal(r.body, want) || r.header.Get("Content-Encoding") != "" {
+					if r.status != 200 || !bytes.Equal(r.body, site[orig].Data) || r.header.Get("Content-Encoding") != "" {
 						t.Errorf("GET %s: %d Content-Encoding %q body %q, want the raw file", u, r.status, r.header.Get("Content-Encoding"), r.body)
 					}
 				}
@@ -167,23 +153,6 @@ func TestStalePrecompressedCopies(t *testing.T) {
 	h := newHarness(t)
 	if strings.Contains(h.logs.String(), "level=ERROR") {
 		t.Errorf("errors logged for a good site:\n%s", h.logs)
-	}
-}
-
-// TestPreloadedPageIsNotServedPrecompressed: the page the BFF serves is
-// index.html with the module's preload added, so a precompressed copy of
-// index.html, even one that matches the file, is never sent for it.
-func TestPreloadedPageIsNotServedPrecompressed(t *testing.T) {
-	t.Parallel()
-	site := testSite()
-	site["index.html.gz"] = &fstest.MapFile{Data: gzipOf(string(site["index.html"].Data))}
-	site["index.html.br"] = &fstest.MapFile{Data: brotliOf(string(site["index.html"].Data))}
-	h := newHarness(t, func(c *Config) { c.static = site })
-	for _, accept := range []string{"br", "gzip", ""} {
-		r := h.do("GET", "/", "", map[string]string{"Accept-Encoding": accept})
-		if r.status != 200 || r.header.Get("Content-Encoding") != "" || !strings.Contains(string(r.body), `rel="preload"`) {
-			t.Errorf("Accept-Encoding %q: %d Content-Encoding %q body %q", accept, r.status, r.header.Get("Content-Encoding"), r.body)
-		}
 	}
 }
 
@@ -204,9 +173,6 @@ func TestWasmAbsent(t *testing.T) {
 	}
 	if r := h.do("GET", cfg.WasmURL, "", nil); r.status != 404 {
 		t.Errorf("absent module: %d", r.status)
-	}
-	if body := string(h.do("GET", "/", "", nil).body); strings.Contains(body, `rel="preload"`) {
-		t.Errorf("the page preloads a module there is not:\n%s", body)
 	}
 	if !strings.Contains(h.logs.String(), "wallet module is not embedded") {
 		t.Errorf("no start-up warning; log:\n%s", h.logs)
