@@ -251,7 +251,7 @@ func (r *Report) browserSection(b *strings.Builder) {
 		num(br.ColdLoad.MedianMs), num(br.ColdLoad.MinMs), num(br.ColdLoad.MaxMs), br.ColdLoad.Runs,
 		num(br.ColdFetchInstantiate.MedianMs), num(br.ColdRunToReady.MedianMs))
 	if br.FloorColdLoad.Runs > 0 {
-		fmt.Fprintf(b, "Beside it, each load followed by one of each in the same browser: a Go module that only starts the runtime and calls paywalletReady (same toolchain and flags, %s bytes raw, %s brotli), median %s ms (min %s, max %s); an empty module (8 bytes), median %s ms. The first is the least any module of the standard Go toolchain takes here; the second, what the browser and the harness take for any module.\n",
+		fmt.Fprintf(b, "Beside it, loaded in turn with it (the order rotating each round) in the same browser: a Go module that only starts the runtime and calls paywalletReady (same toolchain and flags, %s bytes raw, %s brotli), median %s ms (min %s, max %s); an empty module (8 bytes), median %s ms. The first is the least any module of the standard Go toolchain takes here; the second, what the browser and the harness take for any module.\n",
 			grouped(br.FloorRaw), grouped(br.FloorBrotli), num(br.FloorColdLoad.MedianMs), num(br.FloorColdLoad.MinMs), num(br.FloorColdLoad.MaxMs), num(br.EmptyColdLoad.MedianMs))
 	}
 	fmt.Fprintf(b, "Sizes: wasm %s bytes raw, %s gzip -9, %s brotli -q 11; the reference JS bundle (esbuild, minified) %s bytes.\n",
