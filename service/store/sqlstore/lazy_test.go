@@ -3,8 +3,10 @@ package sqlstore
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -132,4 +134,56 @@ func TestTxLazyIsolationPostgres(t *testing.T) {
 	if iso != "serializable" {
 		t.Errorf("ordinary transaction: isolation %q, want serializable", iso)
 	}
+}
+
+// TestTxLazyCanceledKeepsSyncing: a lazy transaction whose context ends
+// while it sets its pragma never leaves the SQLite connection skipping
+// syncs. The driver reports the context's end for a statement that saw
+// it end while running, even when the statement took effect: the
+// connection went back to the pool with synchronous=NORMAL and served
+// every later ordinary commit without an fsync. endsAfter makes the
+// context end at its k-th look, for every k up to the transaction's end.
+func TestTxLazyCanceledKeepsSyncing(t *testing.T) {
+	db, err := OpenSQLite(t.Context(), filepath.Join(t.TempDir(), "cancel.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for k := int32(1); k <= 40; k++ {
+		ctx := &endsAfter{Context: t.Context(), looks: k, open: make(chan struct{}), closed: make(chan struct{})}
+		close(ctx.closed)
+		_ = db.TxLazy(ctx, func(tx store.Tx) error {
+			_, err := tx.PutSettingIfAbsent(ctx, fmt.Sprintf("k%d", k), []byte("v"))
+			return err
+		})
+		var mode int
+		if err := db.db.QueryRowContext(t.Context(), `PRAGMA synchronous`).Scan(&mode); err != nil {
+			t.Fatal(err)
+		}
+		if mode != 2 {
+			t.Fatalf("after a lazy transaction whose context ended at its look %d: synchronous is %d, want 2 (FULL)", k, mode)
+		}
+	}
+}
+
+// endsAfter is a context that ends at the looks-th call of Done.
+type endsAfter struct {
+	context.Context
+	looks        int32
+	seen         atomic.Int32
+	open, closed chan struct{}
+}
+
+func (c *endsAfter) Done() <-chan struct{} {
+	if c.seen.Add(1) >= c.looks {
+		return c.closed
+	}
+	return c.open
+}
+
+func (c *endsAfter) Err() error {
+	if c.seen.Load() >= c.looks {
+		return context.Canceled
+	}
+	return nil
 }

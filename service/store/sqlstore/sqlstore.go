@@ -368,18 +368,26 @@ func (db *DB) TxLazy(ctx context.Context, fn func(store.Tx) error) error {
 		})
 	}
 	// The pragma belongs to the connection: hold the (only) one for the
-	// transaction and set it back after.
+	// transaction and set it back after. Both pragmas run under a context
+	// that does not end with ctx: the driver reports the end of a
+	// statement's context as its error even when the statement took
+	// effect, and a connection left skipping syncs would serve every
+	// later ordinary commit without one (TestTxLazyCanceledKeepsSyncing).
 	conn, err := db.db.Conn(ctx)
 	if err != nil {
 		return fmt.Errorf("store: connection: %w", err)
 	}
-	if _, err := conn.ExecContext(ctx, `PRAGMA synchronous = NORMAL`); err != nil {
+	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if _, err := conn.ExecContext(pctx, `PRAGMA synchronous = NORMAL`); err != nil {
+		// Whether it took effect is unknown: the connection goes.
+		_ = conn.Raw(func(any) error { return driver.ErrBadConn })
 		conn.Close()
 		return fmt.Errorf("store: lazy commit: %w", err)
 	}
 	err = db.run(ctx, conn.BeginTx, fn)
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer cancel()
+	rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer rcancel()
 	if _, rerr := conn.ExecContext(rctx, `PRAGMA synchronous = FULL`); rerr != nil {
 		// A connection that may still skip syncs must not serve the
 		// ordinary transactions: closing it discards the setting.
@@ -412,6 +420,10 @@ func (db *DB) TxFor(ctx context.Context, key string, fn func(store.Tx) error) er
 	}
 	defer conn.Close()
 	if _, err := conn.ExecContext(ctx, db.d.keyLock, key); err != nil {
+		// A wait that ended with ctx may still have taken the lock (a
+		// driver reports the context's end for a statement that
+		// completed): the session goes, and the lock with it.
+		_ = conn.Raw(func(any) error { return driver.ErrBadConn })
 		return fmt.Errorf("store: wait for %q: %w", key, err)
 	}
 	defer func() {
