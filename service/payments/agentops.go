@@ -240,13 +240,8 @@ func (s *Service) ListAgents(ctx context.Context, req AgentListFilter) (wire.Lis
 	if e := fe.err(); e != nil {
 		return wire.List[Agent]{}, e
 	}
-	return read(ctx, s, func(tx store.Tx) (wire.List[Agent], error) {
-		page, err := tx.ListAgents(ctx, f)
-		if err != nil {
-			return wire.List[Agent]{}, err
-		}
-		return listOf(page, func(a *store.Agent) (Agent, error) { return s.agentNow(ctx, tx, a) })
-	})
+	return listPageTx(ctx, s, func(tx store.Tx) (store.Page[store.Agent], error) { return tx.ListAgents(ctx, f) },
+		func(tx store.Tx, a *store.Agent) (Agent, error) { return s.agentNow(ctx, tx, a) })
 }
 
 // DeleteAgent deletes an agent (DELETE /agents/{agentId}): its token stops
@@ -431,13 +426,8 @@ func (s *Service) AgentApprovals(ctx context.Context, req AgentApprovalFilter) (
 	if e := fe.err(); e != nil {
 		return wire.List[AgentAction]{}, e
 	}
-	return read(ctx, s, func(tx store.Tx) (wire.List[AgentAction], error) {
-		page, err := tx.ListAgentApprovals(ctx, f)
-		if err != nil {
-			return wire.List[AgentAction]{}, err
-		}
-		return listOf(page, func(a *store.AgentAction) (AgentAction, error) { return s.agentActionJSON(ctx, tx, a) })
-	})
+	return listPageTx(ctx, s, func(tx store.Tx) (store.Page[store.AgentAction], error) { return tx.ListAgentApprovals(ctx, f) },
+		func(tx store.Tx, a *store.AgentAction) (AgentAction, error) { return s.agentActionJSON(ctx, tx, a) })
 }
 
 // loadDecidable is an action of the agent that the platform can decide:

@@ -1103,13 +1103,8 @@ func (s *Service) AgentActions(ctx context.Context, agent *store.Agent, req Agen
 	if e := fe.err(); e != nil {
 		return wire.List[AgentAction]{}, e
 	}
-	return read(ctx, s, func(tx store.Tx) (wire.List[AgentAction], error) {
-		page, err := tx.ListAgentActions(ctx, f)
-		if err != nil {
-			return wire.List[AgentAction]{}, err
-		}
-		return listOf(page, func(a *store.AgentAction) (AgentAction, error) { return s.agentActionJSON(ctx, tx, a) })
-	})
+	return listPageTx(ctx, s, func(tx store.Tx) (store.Page[store.AgentAction], error) { return tx.ListAgentActions(ctx, f) },
+		func(tx store.Tx, a *store.AgentAction) (AgentAction, error) { return s.agentActionJSON(ctx, tx, a) })
 }
 
 // AgentGetAction is one of the agent's own actions (GET

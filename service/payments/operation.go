@@ -112,12 +112,18 @@ func (s *Service) tx(ctx context.Context, turn string, fn func(store.Tx) error) 
 // render, the store's paging (hasMore, nextCursor, totalCount) carried
 // over.
 func listPage[S, T any](ctx context.Context, s *Service, list func(store.Tx) (store.Page[S], error), render func(*S) T) (wire.List[T], error) {
+	return listPageTx(ctx, s, list, func(_ store.Tx, v *S) (T, error) { return render(v), nil })
+}
+
+// listPageTx is listPage for items whose rendering reads more of the store
+// (an agent's usage, an event's attempts) in the page's transaction.
+func listPageTx[S, T any](ctx context.Context, s *Service, list func(store.Tx) (store.Page[S], error), render func(store.Tx, *S) (T, error)) (wire.List[T], error) {
 	return read(ctx, s, func(tx store.Tx) (wire.List[T], error) {
 		page, err := list(tx)
 		if err != nil {
 			return wire.List[T]{}, err
 		}
-		return listOf(page, func(v *S) (T, error) { return render(v), nil })
+		return listOf(page, func(v *S) (T, error) { return render(tx, v) })
 	})
 }
 

@@ -444,19 +444,14 @@ func (s *Service) ListWebhookDeliveries(ctx context.Context, req WebhookDelivery
 	if e := fe.err(); e != nil {
 		return wire.List[WebhookDelivery]{}, e
 	}
-	return read(ctx, s, func(tx store.Tx) (wire.List[WebhookDelivery], error) {
-		page, err := tx.ListWebhookEvents(ctx, f)
-		if err != nil {
-			return wire.List[WebhookDelivery]{}, err
-		}
-		return listOf(page, func(e *store.WebhookEvent) (WebhookDelivery, error) {
+	return listPageTx(ctx, s, func(tx store.Tx) (store.Page[store.WebhookEvent], error) { return tx.ListWebhookEvents(ctx, f) },
+		func(tx store.Tx, e *store.WebhookEvent) (WebhookDelivery, error) {
 			attempts, err := tx.ListWebhookAttempts(ctx, e.ID)
 			if err != nil {
 				return WebhookDelivery{}, err
 			}
 			return deliveryJSON(e, attempts), nil
 		})
-	})
 }
 
 // ReplayWebhookDelivery sends an event of the outbox again (POST

@@ -30,14 +30,7 @@ func testAgentManagement(f *fixture) {
 			if err != nil {
 				return err
 			}
-			var got, wantIDs []string
-			for _, a := range p.Items {
-				got = append(got, a.ID)
-			}
-			for _, a := range want {
-				wantIDs = append(wantIDs, a.ID)
-			}
-			same(f, what, got, wantIDs)
+			same(f, what, ids(p.Items, agentID), ptrIDs(want, agentID))
 			if flt.Cursor == "" && p.TotalCount != len(want) {
 				f.Errorf("%s: total %d, want %d", what, p.TotalCount, len(want))
 			}
@@ -154,14 +147,7 @@ func testAgentApprovals(f *fixture) {
 			if err != nil {
 				return err
 			}
-			var got, wantIDs []string
-			for _, a := range p.Items {
-				got = append(got, a.ID)
-			}
-			for _, a := range want {
-				wantIDs = append(wantIDs, a.ID)
-			}
-			same(f, what, got, wantIDs)
+			same(f, what, ids(p.Items, actionID), ptrIDs(want, actionID))
 			return nil
 		})
 	}
@@ -221,4 +207,16 @@ func testAgentApprovals(f *fixture) {
 		_, err := tx.DecideAgentAction(f.ctx, &a, "PENDING_APPROVAL")
 		return err
 	}), store.ErrNotFound)
+}
+
+func agentID(a *store.Agent) string        { return a.ID }
+func actionID(a *store.AgentAction) string { return a.ID }
+
+// ptrIDs is ids for a list of pointers.
+func ptrIDs[T any](items []*T, id func(*T) string) []string {
+	out := make([]string, len(items))
+	for i, v := range items {
+		out[i] = id(v)
+	}
+	return out
 }
