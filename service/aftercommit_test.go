@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
-	"time"
 
+	"paywallet/service/ledger"
 	"paywallet/service/store"
 	"paywallet/service/store/sqlstore"
 	"paywallet/shared/wire"
@@ -81,14 +81,9 @@ type writeSpy struct {
 	wrote *bool
 }
 
-func (w *writeSpy) Credit(ctx context.Context, id string, amount int64, at time.Time) error {
+func (w *writeSpy) PostLedger(ctx context.Context, lt *ledger.Transaction) (bool, error) {
 	*w.wrote = true
-	return w.Tx.Credit(ctx, id, amount, at)
-}
-
-func (w *writeSpy) Hold(ctx context.Context, id string, amount int64, at time.Time) (bool, error) {
-	*w.wrote = true
-	return w.Tx.Hold(ctx, id, amount, at)
+	return w.Tx.PostLedger(ctx, lt)
 }
 
 func (w *writeSpy) CreateQuote(ctx context.Context, q *store.Quote) error {

@@ -115,7 +115,7 @@ func (s *Service) CancelTransaction(ctx context.Context, id string, req CancelRe
 			return wire.Transaction{}, notCancellable(cur)
 		}
 		if x.Type == "OUTGOING" {
-			if err := tx.ReleaseHold(ctx, x.SourceAccountID, x.SentAmount, now); err != nil {
+			if err := s.voidPayment(ctx, tx, x, x.SourceAccountID, "Transfer cancelled, money back", now); err != nil {
 				return wire.Transaction{}, err
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"paywallet/service/ids"
+	"paywallet/service/ledger"
 	"paywallet/service/store"
 	"paywallet/shared/wire"
 )
@@ -306,7 +307,7 @@ func (s *Service) decide(ctx context.Context, id string, apply func(x, next *sto
 		}
 		credited := next.Status == "COMPLETED" && isInternal(x.DestinationAccountID)
 		if credited {
-			if err := tx.Credit(ctx, x.DestinationAccountID, x.ReceivedAmount, now); err != nil {
+			if err := s.creditIncoming(ctx, tx, x, now); err != nil {
 				return wire.Transaction{}, err
 			}
 		}
@@ -334,7 +335,7 @@ func (s *Service) incomingUmaStep(ctx context.Context, tx store.Tx, x, next *sto
 	case "PROCESSING":
 		next.Status, next.SettledAt = "COMPLETED", now
 		if isInternal(x.DestinationAccountID) {
-			return func() error { return tx.Credit(ctx, x.DestinationAccountID, x.ReceivedAmount, now) }
+			return func() error { return s.creditIncoming(ctx, tx, x, now) }
 		}
 	}
 	return nil
@@ -450,4 +451,13 @@ func (s *Service) LookupUma(ctx context.Context, req UmaLookupRequest) (Receiver
 		return ReceiverUmaLookup{}, err
 	}
 	return out, nil
+}
+
+// creditIncoming credits an incoming UMA payment to its internal
+// destination: the money arrived through the payment's rail (Lightning
+// without one) in the sender's currency and is exchanged into the
+// wallet's.
+func (s *Service) creditIncoming(ctx context.Context, tx store.Tx, x *store.Transaction, now time.Time) error {
+	return s.credit(ctx, tx, ledger.KindIncoming, "Payment received", x,
+		ledger.Clearing(x.PaymentRail, x.SendingCurrency), x.DestinationAccountID, now)
 }

@@ -594,7 +594,7 @@ func (s *Service) ExecuteQuote(ctx context.Context, id, signature string) (wire.
 				return wire.Quote{}, err
 			}
 		}
-		ok, err := tx.Hold(ctx, q.SourceAccountID, q.TotalSendingAmount, now)
+		ok, err := s.holdPayment(ctx, tx, x, q.SourceAccountID, q.TotalSendingAmount, now)
 		if err != nil {
 			return wire.Quote{}, err
 		}

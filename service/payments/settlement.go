@@ -133,20 +133,22 @@ func (s *Service) settleOne(ctx context.Context, id, wallet string) (bool, error
 			switch x.Outcome {
 			case "", "003":
 				next.Status, next.SettledAt = "COMPLETED", now
-				money = func() error { return tx.SettleHold(ctx, x.SourceAccountID, x.SentAmount, now) }
+				money = func() error { return s.payOut(ctx, tx, x, x.SourceAccountID, now) }
 			case "005":
 				next.Status, next.SettledAt = "COMPLETED", now
 				next.NextStepAt = now.Add(s.settleAfter(x.PaymentRail, ""))
-				money = func() error { return tx.SettleHold(ctx, x.SourceAccountID, x.SentAmount, now) }
+				money = func() error { return s.payOut(ctx, tx, x, x.SourceAccountID, now) }
 			case "002":
 				next.Status, next.FailureReason = "FAILED", "QUOTE_EXECUTION_FAILED"
-				money = func() error { return tx.ReleaseHold(ctx, x.SourceAccountID, x.SentAmount, now) }
+				money = func() error { return s.voidPayment(ctx, tx, x, x.SourceAccountID, "Payment failed, money back", now) }
 			case "004":
 				next.Status, next.FailureReason = "FAILED", "OFFRAMP_FAILED"
-				money = func() error { return tx.ReleaseHold(ctx, x.SourceAccountID, x.SentAmount, now) }
+				money = func() error { return s.voidPayment(ctx, tx, x, x.SourceAccountID, "Payment failed, money back", now) }
 			case "006":
 				next.Status = "REJECTED"
-				money = func() error { return tx.ReleaseHold(ctx, x.SourceAccountID, x.SentAmount, now) }
+				money = func() error {
+					return s.voidPayment(ctx, tx, x, x.SourceAccountID, "Payment rejected by the recipient, money back", now)
+				}
 			case "007":
 				next.Status, next.FailureReason = "FAILED", "OFFRAMP_FAILED"
 			default:
@@ -154,15 +156,19 @@ func (s *Service) settleOne(ctx context.Context, id, wallet string) (bool, error
 			}
 		case x.Status == "COMPLETED" && x.Outcome == "005":
 			next.Status, next.FailureReason = "REFUNDED", "OFFRAMP_FAILED"
-			money = func() error { return tx.Credit(ctx, x.SourceAccountID, x.SentAmount, now) }
+			money = func() error { return s.returnPayment(ctx, tx, x, x.SourceAccountID, now) }
 		default:
 			// Nothing is due in this state; clear the stray mark.
 		}
 		if x.QuoteID != "" && x.SourceAccountID == "" {
 			// A just-in-time funded quote's payment (realtime.go): the
-			// money came in from outside, no internal balance moves; a
-			// failed or returned payout is returned by the operator.
+			// money came in from outside and no wallet's balance moves.
+			// A payout that leaves passes through the books (TRANSIT); a
+			// failed or returned one is returned by the operator.
 			money = nil
+			if x.Status == "PROCESSING" && next.Status == "COMPLETED" {
+				money = func() error { return s.passThrough(ctx, tx, x, now) }
+			}
 		}
 		won, err := tx.AdvanceTransaction(ctx, &next, x.Status)
 		if err != nil || !won {

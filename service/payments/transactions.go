@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"paywallet/service/ids"
+	"paywallet/service/ledger"
 	"paywallet/service/store"
 	"paywallet/shared/webhooksig"
 	"paywallet/shared/wire"
@@ -263,9 +264,6 @@ func (s *Service) FundSandbox(ctx context.Context, accountID string, req FundReq
 			return wire.InternalAccount{}, err
 		}
 		now := s.now()
-		if err := tx.Credit(ctx, a.ID, *req.Amount, now); err != nil {
-			return wire.InternalAccount{}, err
-		}
 		id := ids.New("Transaction")
 		x := &store.Transaction{
 			ID: id, Type: "INCOMING", Status: "COMPLETED", CustomerID: cust.ID, PlatformCustomerID: cust.PlatformCustomerID,
@@ -274,6 +272,9 @@ func (s *Service) FundSandbox(ctx context.Context, accountID string, req FundReq
 			Description: "Sandbox funding", Reference: reference(id), SettledAt: now, CreatedAt: now, UpdatedAt: now,
 		}
 		if err := tx.CreateTransaction(ctx, x); err != nil {
+			return wire.InternalAccount{}, err
+		}
+		if err := s.credit(ctx, tx, ledger.KindFunding, "Sandbox funding", x, ledger.Sandbox(a.Currency), a.ID, now); err != nil {
 			return wire.InternalAccount{}, err
 		}
 		// Read back in the same transaction: the answer is what commits.

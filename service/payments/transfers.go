@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"paywallet/service/ids"
+	"paywallet/service/ledger"
 	"paywallet/service/store"
 	"paywallet/shared/accountrules"
 	"paywallet/shared/wire"
@@ -490,14 +491,6 @@ func (s *Service) TransferOut(ctx context.Context, req TransferOutRequest, call 
 				return wire.Transaction{}, err
 			}
 		}
-		now := s.now()
-		ok, err := tx.Hold(ctx, src.ID, amount, now)
-		if err != nil {
-			return wire.Transaction{}, err
-		}
-		if !ok {
-			return wire.Transaction{}, insufficient(src, amount)
-		}
 		description := "Transfer out"
 		if req.RemittanceInformation != "" {
 			description = req.RemittanceInformation
@@ -505,6 +498,13 @@ func (s *Service) TransferOut(ctx context.Context, req TransferOutRequest, call 
 		x, err := s.newTransfer(ctx, tx, "OUTGOING", src, dst, rail, amount, description)
 		if err != nil {
 			return wire.Transaction{}, err
+		}
+		ok, err := s.holdPayment(ctx, tx, x, src.ID, amount, x.CreatedAt)
+		if err != nil {
+			return wire.Transaction{}, err
+		}
+		if !ok {
+			return wire.Transaction{}, insufficient(src, amount)
 		}
 		if err := tx.CreateTransaction(ctx, x); err != nil {
 			return wire.Transaction{}, err
@@ -655,7 +655,7 @@ func (s *Service) RecordDeposit(ctx context.Context, req DepositRequest) (wire.T
 			}
 			return wire.Transaction{}, err
 		}
-		if err := tx.Credit(ctx, a.ID, *req.Amount, now); err != nil {
+		if err := s.credit(ctx, tx, ledger.KindDeposit, "Deposit received", x, ledger.Unmatched(a.Currency), a.ID, now); err != nil {
 			return wire.Transaction{}, err
 		}
 		if err := s.emitTransaction(ctx, tx, x); err != nil {
@@ -723,15 +723,18 @@ func (s *Service) transferStep(ctx context.Context, tx store.Tx, x *store.Transa
 		if x.Outcome == "" {
 			next.Status, next.SettledAt = "COMPLETED", now
 			if in {
-				return func() error { return tx.Credit(ctx, x.DestinationAccountID, x.ReceivedAmount, now) }, nil
+				return func() error {
+					return s.credit(ctx, tx, ledger.KindIncoming, "Transfer in", x,
+						ledger.Clearing(x.PaymentRail, x.SendingCurrency), x.DestinationAccountID, now)
+				}, nil
 			}
-			return func() error { return tx.SettleHold(ctx, x.SourceAccountID, x.SentAmount, now) }, nil
+			return func() error { return s.payOut(ctx, tx, x, x.SourceAccountID, now) }, nil
 		}
 		next.Status, next.FailureReason = "FAILED", transferFailure(x.Type, x.Outcome)
 		if in {
 			return nil, nil
 		}
-		return func() error { return tx.ReleaseHold(ctx, x.SourceAccountID, x.SentAmount, now) }, nil
+		return func() error { return s.voidPayment(ctx, tx, x, x.SourceAccountID, "Transfer failed, money back", now) }, nil
 	}
 	return nil, nil // nothing is due in this state; the stray mark is cleared
 }

@@ -11,22 +11,8 @@ import (
 // accounts, quotes, the transactions made from them, and the stored answers
 // of requests made with an Idempotency-Key. It is part of [Tx].
 //
-// Balances move only through the methods below, each one UPDATE whose WHERE
-// clause checks that the move is possible, so that two transactions racing
-// for the same money cannot both take it (the schema's CHECK constraints
-// refuse a negative balance as a last resort).
+// Balances move only through LedgerTx.PostLedger (the books).
 type MoneyTx interface {
-	// Credit adds amount to the account's available balance.
-	Credit(ctx context.Context, accountID string, amount int64, at time.Time) error
-	// Hold moves amount from available to held if available covers it,
-	// and reports whether it did (false: insufficient funds, nothing changed).
-	Hold(ctx context.Context, accountID string, amount int64, at time.Time) (bool, error)
-	// ReleaseHold moves amount from held back to available (a refund of
-	// a payment that did not leave).
-	ReleaseHold(ctx context.Context, accountID string, amount int64, at time.Time) error
-	// SettleHold removes amount from held: the payment left the service.
-	SettleHold(ctx context.Context, accountID string, amount int64, at time.Time) error
-
 	// CreateQuote stores a quote; its transaction must exist.
 	CreateQuote(ctx context.Context, q *Quote) error
 	GetQuote(ctx context.Context, id string) (*Quote, error)

@@ -53,6 +53,7 @@ type Store interface {
 	// over. Where the database runs one writer at a time anyway (SQLite) it
 	// is Tx.
 	TxFor(ctx context.Context, key string, fn func(Tx) error) error
+	LedgerSealer
 	// Close releases the database.
 	Close() error
 }
@@ -83,6 +84,7 @@ type Tx interface {
 	ExternalAccountTx
 	AgentTx
 	MoneyTx
+	LedgerTx
 	WebhookTx
 	APITokenTx
 

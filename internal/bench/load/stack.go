@@ -24,6 +24,7 @@ import (
 
 	"paywallet/service"
 	"paywallet/service/ids"
+	"paywallet/service/ledger"
 	"paywallet/service/mail"
 	"paywallet/service/store"
 	"paywallet/service/store/sqlstore"
@@ -459,10 +460,12 @@ func (s *stack) fund(ctx context.Context, c customer, amount int64) error {
 			return err
 		}
 		now := time.Now().UTC().Truncate(time.Microsecond)
-		if err := tx.Credit(ctx, c.account, amount, now); err != nil {
-			return err
-		}
 		id := ids.New("Transaction")
+		ok, err := tx.PostLedger(ctx, ledger.New(ids.New("LedgerTransaction"), ledger.KindFunding, now, "Load benchmark funding").
+			For(id, "").Move(ledger.Sandbox("USD"), "USD", amount, ledger.WalletAccount(c.account, ledger.Available), "USD", amount))
+		if err != nil || !ok {
+			return fmt.Errorf("fund %s: %v (posted %v)", c.account, err, ok)
+		}
 		return tx.CreateTransaction(ctx, &store.Transaction{
 			ID: id, Type: "INCOMING", Status: "COMPLETED", CustomerID: cust.ID, PlatformCustomerID: cust.PlatformCustomerID,
 			DestinationAccountID: c.account, SendingCurrency: "USD", ReceivingCurrency: "USD",

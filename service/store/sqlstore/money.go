@@ -10,57 +10,6 @@ import (
 	"paywallet/service/store"
 )
 
-// ---- balances
-
-func (t *tx) Credit(ctx context.Context, accountID string, amount int64, at time.Time) error {
-	if amount <= 0 {
-		return fmt.Errorf("store: credit %q: amount %d is not positive", accountID, amount)
-	}
-	return t.updateOne(ctx, fmt.Sprintf("credit %q", accountID),
-		`UPDATE internal_accounts SET available = available + ?, updated_at = ? WHERE id = ?`,
-		amount, t.d.timeArg(at), accountID)
-}
-
-func (t *tx) Hold(ctx context.Context, accountID string, amount int64, at time.Time) (bool, error) {
-	if amount <= 0 {
-		return false, fmt.Errorf("store: hold on %q: amount %d is not positive", accountID, amount)
-	}
-	return t.compareAndSet(ctx, fmt.Sprintf("hold on %q", accountID), "internal_accounts", accountID, at,
-		`UPDATE internal_accounts SET available = available - ?, held = held + ?, updated_at = ?
-		 WHERE id = ? AND available >= ?`,
-		amount, amount, t.d.timeArg(at), accountID, amount)
-}
-
-func (t *tx) ReleaseHold(ctx context.Context, accountID string, amount int64, at time.Time) error {
-	return t.moveHeld(ctx, "release hold on", accountID, amount, at,
-		`UPDATE internal_accounts SET held = held - ?, available = available + ?, updated_at = ?
-		 WHERE id = ? AND held >= ?`, amount, amount)
-}
-
-func (t *tx) SettleHold(ctx context.Context, accountID string, amount int64, at time.Time) error {
-	return t.moveHeld(ctx, "settle hold on", accountID, amount, at,
-		`UPDATE internal_accounts SET held = held - ?, updated_at = ? WHERE id = ? AND held >= ?`, amount)
-}
-
-// moveHeld runs an update that takes amount out of held. A held balance
-// smaller than amount means the books are wrong, never a race the caller
-// could lose, so it is an error rather than a false.
-func (t *tx) moveHeld(ctx context.Context, verb, accountID string, amount int64, at time.Time, update string, amounts ...any) error {
-	what := fmt.Sprintf("%s %q", verb, accountID)
-	if amount <= 0 {
-		return fmt.Errorf("store: %s: amount %d is not positive", what, amount)
-	}
-	args := append(amounts, t.d.timeArg(at), accountID, amount)
-	ok, err := t.compareAndSet(ctx, what, "internal_accounts", accountID, at, update, args...)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return fmt.Errorf("store: %s: held balance is smaller than %d", what, amount)
-	}
-	return nil
-}
-
 // ---- quotes
 
 const quoteCols = `id, transaction_id, customer_id, source_account_id, destination_account_id, payment_rail,
@@ -272,7 +221,8 @@ func (t *tx) InternalAccountByDepositReference(ctx context.Context, reference st
 // afterMigration holds the steps that a migration needs done in Go, run
 // right after the migration of that version in the same transaction.
 var afterMigration = map[int]func(ctx context.Context, tx *sql.Tx, d *dialect) error{
-	7: backfillDepositReferences,
+	7:  backfillDepositReferences,
+	16: openingBalances,
 }
 
 // backfillDepositReferences gives every account made before migration 0007

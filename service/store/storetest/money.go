@@ -177,7 +177,7 @@ func (f *fixture) transaction(id string) store.Transaction {
 // credit funds an account that exists and returns it as stored afterwards.
 func (f *fixture) credit(id string, amount int64, when time.Time) store.InternalAccount {
 	f.Helper()
-	f.tx(func(tx store.Tx) error { return tx.Credit(f.ctx, id, amount, when) })
+	f.tx(func(tx store.Tx) error { return ledgerCredit(tx, f.ctx, id, amount, when) })
 	return f.account(id)
 }
 
@@ -202,18 +202,18 @@ type balanceMove func(ctx context.Context, tx store.Tx, id string, amount int64,
 
 var balanceMoves = map[string]balanceMove{
 	"Credit": func(ctx context.Context, tx store.Tx, id string, amount int64, at time.Time) (bool, error) {
-		err := tx.Credit(ctx, id, amount, at)
+		err := ledgerCredit(tx, ctx, id, amount, at)
 		return err == nil, err
 	},
 	"Hold": func(ctx context.Context, tx store.Tx, id string, amount int64, at time.Time) (bool, error) {
-		return tx.Hold(ctx, id, amount, at)
+		return ledgerHold(tx, ctx, id, amount, at)
 	},
 	"ReleaseHold": func(ctx context.Context, tx store.Tx, id string, amount int64, at time.Time) (bool, error) {
-		err := tx.ReleaseHold(ctx, id, amount, at)
+		err := ledgerRelease(tx, ctx, id, amount, at)
 		return err == nil, err
 	},
 	"SettleHold": func(ctx context.Context, tx store.Tx, id string, amount int64, at time.Time) (bool, error) {
-		err := tx.SettleHold(ctx, id, amount, at)
+		err := ledgerSettle(tx, ctx, id, amount, at)
 		return err == nil, err
 	},
 }
@@ -238,7 +238,7 @@ func testBalances(f *fixture) {
 	}
 	f.credit(bystander.ID, 500, at(time.Second))
 	f.tx(func(tx store.Tx) error {
-		ok, err := tx.Hold(f.ctx, bystander.ID, 70, at(2*time.Second))
+		ok, err := ledgerHold(tx, f.ctx, bystander.ID, 70, at(2*time.Second))
 		if err == nil && !ok {
 			err = errors.New("hold of 70 out of 500 refused")
 		}
@@ -369,7 +369,7 @@ func testHoldRace(f *fixture) {
 							return err
 						}
 						var err error
-						won[i], err = tx.Hold(f.ctx, a.ID, amount, when(i)) // a retried fn overwrites
+						won[i], err = ledgerHold(tx, f.ctx, a.ID, amount, when(i)) // a retried fn overwrites
 						return err
 					})
 					if err != nil {
@@ -447,9 +447,9 @@ func testCreditRace(f *fixture) {
 							return err
 						}
 						if !holds {
-							return tx.Credit(f.ctx, a.ID, int64(i+1), at(time.Duration(i)*time.Second))
+							return ledgerCredit(tx, f.ctx, a.ID, int64(i+1), at(time.Duration(i)*time.Second))
 						}
-						ok, err := tx.Hold(f.ctx, a.ID, hold, at(time.Duration(i)*time.Second))
+						ok, err := ledgerHold(tx, f.ctx, a.ID, hold, at(time.Duration(i)*time.Second))
 						if err == nil && !ok {
 							err = fmt.Errorf("hold of %d refused although at least %d is available", hold, initial-n*hold)
 						}
@@ -477,7 +477,7 @@ func testMoneyRollback(f *fixture) {
 	c, a, e := f.payer()
 	f.credit(a.ID, 100, at(time.Minute))
 	f.tx(func(tx store.Tx) error {
-		ok, err := tx.Hold(f.ctx, a.ID, 20, at(2*time.Minute))
+		ok, err := ledgerHold(tx, f.ctx, a.ID, 20, at(2*time.Minute))
 		if err == nil && !ok {
 			err = errors.New("hold of 20 out of 100 refused")
 		}
@@ -495,24 +495,24 @@ func testMoneyRollback(f *fixture) {
 		name string
 		fn   func(tx store.Tx) error
 	}{
-		{"Credit", func(tx store.Tx) error { return tx.Credit(f.ctx, a.ID, 50, at(time.Hour)) }},
+		{"Credit", func(tx store.Tx) error { return ledgerCredit(tx, f.ctx, a.ID, 50, at(time.Hour)) }},
 		{"Hold", func(tx store.Tx) error {
-			ok, err := tx.Hold(f.ctx, a.ID, 80, at(time.Hour))
+			ok, err := ledgerHold(tx, f.ctx, a.ID, 80, at(time.Hour))
 			if err == nil && !ok {
 				err = errors.New("hold of 80 out of 80 refused")
 			}
 			return err
 		}},
-		{"ReleaseHold", func(tx store.Tx) error { return tx.ReleaseHold(f.ctx, a.ID, 20, at(time.Hour)) }},
-		{"SettleHold", func(tx store.Tx) error { return tx.SettleHold(f.ctx, a.ID, 20, at(time.Hour)) }},
+		{"ReleaseHold", func(tx store.Tx) error { return ledgerRelease(tx, f.ctx, a.ID, 20, at(time.Hour)) }},
+		{"SettleHold", func(tx store.Tx) error { return ledgerSettle(tx, f.ctx, a.ID, 20, at(time.Hour)) }},
 		{"all moves, a payment and an idempotency record", func(tx store.Tx) error {
-			if err := tx.Credit(f.ctx, a.ID, 50, at(time.Hour)); err != nil {
+			if err := ledgerCredit(tx, f.ctx, a.ID, 50, at(time.Hour)); err != nil {
 				return err
 			}
-			if ok, err := tx.Hold(f.ctx, a.ID, 130, at(time.Hour)); err != nil || !ok {
+			if ok, err := ledgerHold(tx, f.ctx, a.ID, 130, at(time.Hour)); err != nil || !ok {
 				return fmt.Errorf("hold of 130 out of 130 = %v, %v", ok, err)
 			}
-			if err := tx.SettleHold(f.ctx, a.ID, 150, at(time.Hour)); err != nil {
+			if err := ledgerSettle(tx, f.ctx, a.ID, 150, at(time.Hour)); err != nil {
 				return err
 			}
 			if err := tx.CreateTransaction(f.ctx, x); err != nil {
@@ -1278,13 +1278,13 @@ func testClaimDueTransaction(f *fixture) {
 func testTxFor(f *fixture) {
 	_, a, _ := f.payer()
 	if err := f.s.TxFor(f.ctx, a.ID, func(tx store.Tx) error {
-		return tx.Credit(f.ctx, a.ID, 500, at(time.Minute))
+		return ledgerCredit(tx, f.ctx, a.ID, 500, at(time.Minute))
 	}); err != nil {
 		f.Fatal(err)
 	}
 	sentinel := errors.New("refused")
 	err := f.s.TxFor(f.ctx, a.ID, func(tx store.Tx) error {
-		if err := tx.Credit(f.ctx, a.ID, 7, at(2*time.Minute)); err != nil {
+		if err := ledgerCredit(tx, f.ctx, a.ID, 7, at(2*time.Minute)); err != nil {
 			return err
 		}
 		return sentinel
@@ -1324,7 +1324,7 @@ func testTxForTurns(f *fixture) {
 					overlaps.Add(1)
 				}
 				defer inside.Add(-1)
-				if err := tx.Credit(f.ctx, a.ID, 1, at(time.Duration(i)*time.Second)); err != nil {
+				if err := ledgerCredit(tx, f.ctx, a.ID, 1, at(time.Duration(i)*time.Second)); err != nil {
 					return err
 				}
 				time.Sleep(time.Millisecond)
@@ -1591,16 +1591,16 @@ func testMoneyNotFound(f *fixture) {
 		name string
 		call func(store.Tx) error
 	}{
-		{"Credit", func(tx store.Tx) error { return tx.Credit(f.ctx, missing("InternalAccount"), 10, at(0)) }},
+		{"Credit", func(tx store.Tx) error { return ledgerCredit(tx, f.ctx, missing("InternalAccount"), 10, at(0)) }},
 		{"Hold", func(tx store.Tx) error {
-			ok, err := tx.Hold(f.ctx, missing("InternalAccount"), 10, at(0))
+			ok, err := ledgerHold(tx, f.ctx, missing("InternalAccount"), 10, at(0))
 			if ok {
 				return errors.New("hold on an unknown account reported true")
 			}
 			return err
 		}},
-		{"ReleaseHold", func(tx store.Tx) error { return tx.ReleaseHold(f.ctx, missing("InternalAccount"), 10, at(0)) }},
-		{"SettleHold", func(tx store.Tx) error { return tx.SettleHold(f.ctx, missing("InternalAccount"), 10, at(0)) }},
+		{"ReleaseHold", func(tx store.Tx) error { return ledgerRelease(tx, f.ctx, missing("InternalAccount"), 10, at(0)) }},
+		{"SettleHold", func(tx store.Tx) error { return ledgerSettle(tx, f.ctx, missing("InternalAccount"), 10, at(0)) }},
 		{"GetQuote", func(tx store.Tx) error { _, err := tx.GetQuote(f.ctx, missing("Quote")); return err }},
 		{"GetQuote with a transaction id", func(tx store.Tx) error { _, err := tx.GetQuote(f.ctx, ghost.ID); return err }},
 		{"GetTransaction", func(tx store.Tx) error { _, err := tx.GetTransaction(f.ctx, missing("Transaction")); return err }},

@@ -1,0 +1,101 @@
+package ledger
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"strconv"
+	"time"
+)
+
+// The canonical form of a ledger transaction, hashed by BodyHash, is the
+// concatenation of netstrings (the decimal length of the bytes, a colon,
+// the bytes, a line feed) of, in this order:
+//
+//	"paywallet ledger transaction v1"
+//	ID, Kind, TransactionID, QuoteID, PendingID, Description
+//	CreatedAt as decimal microseconds since the Unix epoch
+//	the number of entries, in decimal
+//	per entry, in order: Account, Currency, Amount, AvailableAfter, HeldAfter (integers in decimal, "-" for a negative)
+//
+// Empty fields are empty netstrings ("0:\n"). The form has no ambiguity
+// (every field carries its length) and needs nothing but SHA-256 and
+// decimal printing to reproduce in another language.
+//
+// The chain links the sealed transactions one after the other:
+//
+//	link(n) = SHA-256("paywallet ledger chain v1\n" ‖ link(n-1) ‖ n as 8 bytes big-endian ‖ BodyHash(transaction n))
+//
+// with link(0) = 32 zero bytes and n counting from 1.
+
+// HashSize is the size of a body hash and of a link.
+const HashSize = sha256.Size
+
+// Hash is a body hash or a link.
+type Hash [HashSize]byte
+
+// String is the hash in lower-case hex.
+func (h Hash) String() string { return hex.EncodeToString(h[:]) }
+
+// ParseHash reads a hash in hex.
+func ParseHash(s string) (Hash, bool) {
+	var h Hash
+	b, err := hex.DecodeString(s)
+	if err != nil || len(b) != HashSize {
+		return h, false
+	}
+	copy(h[:], b)
+	return h, true
+}
+
+// BodyHash is the SHA-256 of t's canonical form.
+func BodyHash(t *Transaction) Hash {
+	b := make([]byte, 0, 256+len(t.Entries)*96)
+	field := func(s string) {
+		b = strconv.AppendInt(b, int64(len(s)), 10)
+		b = append(b, ':')
+		b = append(b, s...)
+		b = append(b, '\n')
+	}
+	var num [24]byte
+	integer := func(v int64) { field(string(strconv.AppendInt(num[:0], v, 10))) }
+	field("paywallet ledger transaction v1")
+	field(t.ID)
+	field(string(t.Kind))
+	field(t.TransactionID)
+	field(t.QuoteID)
+	field(t.PendingID)
+	field(t.Description)
+	integer(t.CreatedAt.UnixMicro())
+	integer(int64(len(t.Entries)))
+	for _, e := range t.Entries {
+		field(string(e.Account))
+		field(e.Currency)
+		integer(e.Amount)
+		integer(e.AvailableAfter)
+		integer(e.HeldAfter)
+	}
+	return sha256.Sum256(b)
+}
+
+const linkDomain = "paywallet ledger chain v1\n"
+
+// Link is the chain's link n after prev for a transaction of body hash
+// body.
+func Link(prev Hash, n int64, body Hash) Hash {
+	var b [len(linkDomain) + 2*HashSize + 8]byte
+	i := copy(b[:], linkDomain)
+	i += copy(b[i:], prev[:])
+	binary.BigEndian.PutUint64(b[i:], uint64(n))
+	i += 8
+	copy(b[i:], body[:])
+	return sha256.Sum256(b[:])
+}
+
+// Head is the chain's last link: how many transactions are sealed, the
+// last link, and when it was sealed. The zero Head is the empty chain.
+type Head struct {
+	Seq  int64
+	Hash Hash
+	At   time.Time
+}

@@ -1,0 +1,158 @@
+package payments
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"paywallet/service/ids"
+	"paywallet/service/ledger"
+	"paywallet/service/store"
+)
+
+// The money moves of the domain. Each writes one ledger transaction
+// (package ledger) in the caller's store transaction, the one that changes
+// the payment's state: no money moves without entries, and no entries
+// without the state change.
+
+// describe is a statement line: what happened, then the payment's own
+// description when it has one.
+func describe(what string, x *store.Transaction) string {
+	if x != nil && x.Description != "" && x.Description != what {
+		return what + ": " + x.Description
+	}
+	return what
+}
+
+func newLedgerID() string { return ids.New("LedgerTransaction") }
+
+// holdPayment writes the pending HOLD of a payment from wallet: amount
+// moves from its available to its held side. It reports false (nothing
+// written) when the available balance does not cover it.
+func (s *Service) holdPayment(ctx context.Context, tx store.Tx, x *store.Transaction, wallet string, amount int64, now time.Time) (bool, error) {
+	lt := ledger.HoldFor(newLedgerID(), now, describe("Payment on its way", x), wallet, x.SendingCurrency, amount).
+		For(x.ID, x.QuoteID)
+	return tx.PostLedger(ctx, lt)
+}
+
+// pendingHold is the HOLD of payment x that nothing resolved yet, or nil
+// for a payment executed before the books existed (its held money came with
+// the wallet's opening balance).
+func pendingHold(ctx context.Context, tx store.Tx, x *store.Transaction) (*ledger.Transaction, error) {
+	lts, err := tx.LedgerTransactionsOf(ctx, x.ID)
+	if err != nil {
+		return nil, err
+	}
+	resolved := map[string]bool{}
+	for _, lt := range lts {
+		if lt.PendingID != "" {
+			resolved[lt.PendingID] = true
+		}
+	}
+	for i := range lts {
+		if lts[i].Kind == ledger.KindHold && !resolved[lts[i].ID] {
+			return &lts[i], nil
+		}
+	}
+	return nil, nil
+}
+
+// post writes lt, which must go through: a refusal means the books and the
+// payment's state disagree (held money that is not there), never a race a
+// caller could lose.
+func post(ctx context.Context, tx store.Tx, lt *ledger.Transaction) error {
+	ok, err := tx.PostLedger(ctx, lt)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("payments: ledger transaction %s (%s of %s) would overdraw a wallet", lt.ID, lt.Kind, lt.TransactionID)
+	}
+	return nil
+}
+
+// payOut posts the HOLD of payment x from wallet: the money left through
+// its rail. The fee (in sending units, from the quote; transfers have
+// none) is earned, the rest is exchanged into the received amount, which
+// goes to the rail's clearing.
+func (s *Service) payOut(ctx context.Context, tx store.Tx, x *store.Transaction, wallet string, now time.Time) error {
+	var fee int64
+	if x.QuoteID != "" {
+		q, err := tx.GetQuote(ctx, x.QuoteID)
+		if err != nil {
+			return err
+		}
+		fee = q.FeesIncluded
+	}
+	hold, err := pendingHold(ctx, tx, x)
+	if err != nil {
+		return err
+	}
+	lt := ledger.Payout(newLedgerID(), now, describe("Payment sent", x), wallet, x.SendingCurrency, x.SentAmount, fee,
+		x.PaymentRail, x.ReceivingCurrency, x.ReceivedAmount).For(x.ID, x.QuoteID)
+	if hold != nil {
+		lt.Resolving(hold.ID)
+	}
+	return post(ctx, tx, lt)
+}
+
+// voidPayment voids the HOLD of payment x from wallet: the money did not
+// leave and is available again.
+func (s *Service) voidPayment(ctx context.Context, tx store.Tx, x *store.Transaction, wallet, why string, now time.Time) error {
+	hold, err := pendingHold(ctx, tx, x)
+	if err != nil {
+		return err
+	}
+	lt := ledger.VoidOf(newLedgerID(), now, describe(why, x), wallet, x.SendingCurrency, x.SentAmount).For(x.ID, x.QuoteID)
+	if hold != nil {
+		lt.Resolving(hold.ID)
+	}
+	return post(ctx, tx, lt)
+}
+
+// returnPayment reverses the POST of payment x: the payment came back and
+// the wallet gets all of it, fee included. A payment posted before the
+// books has no POST; its return comes from the rail's clearing like an
+// incoming payment.
+func (s *Service) returnPayment(ctx context.Context, tx store.Tx, x *store.Transaction, wallet string, now time.Time) error {
+	lts, err := tx.LedgerTransactionsOf(ctx, x.ID)
+	if err != nil {
+		return err
+	}
+	for i := range lts {
+		if lts[i].Kind == ledger.KindPost {
+			return post(ctx, tx, ledger.Reverse(newLedgerID(), now, describe("Payment returned", x), &lts[i]))
+		}
+	}
+	lt := ledger.New(newLedgerID(), ledger.KindReturn, now, describe("Payment returned", x)).For(x.ID, x.QuoteID).
+		Move(ledger.Clearing(x.PaymentRail, x.ReceivingCurrency), x.ReceivingCurrency, x.ReceivedAmount,
+			ledger.WalletAccount(wallet, ledger.Available), x.SendingCurrency, x.SentAmount)
+	return post(ctx, tx, lt)
+}
+
+// credit puts money that arrived into wallet's available side: sent of
+// x's sending currency comes from the account from (a rail's clearing, the
+// sandbox, deposits received), exchanged into received of x's receiving
+// currency when they differ.
+func (s *Service) credit(ctx context.Context, tx store.Tx, kind ledger.Kind, what string, x *store.Transaction,
+	from ledger.Account, wallet string, now time.Time) error {
+	lt := ledger.New(newLedgerID(), kind, now, describe(what, x)).For(x.ID, x.QuoteID).
+		Move(from, x.SendingCurrency, x.SentAmount, ledger.WalletAccount(wallet, ledger.Available), x.ReceivingCurrency, x.ReceivedAmount)
+	return post(ctx, tx, lt)
+}
+
+// passThrough records the payout of a just-in-time funded quote: the
+// funds that arrived for it (deposits received) pay the fee and, exchanged,
+// leave through the payout's rail, without touching a wallet.
+func (s *Service) passThrough(ctx context.Context, tx store.Tx, x *store.Transaction, now time.Time) error {
+	q, err := tx.GetQuote(ctx, x.QuoteID)
+	if err != nil {
+		return err
+	}
+	lt := ledger.New(newLedgerID(), ledger.KindTransit, now, describe("Payment passed through", x)).For(x.ID, x.QuoteID).
+		Add(ledger.Unmatched(x.SendingCurrency), x.SendingCurrency, -x.SentAmount).
+		Add(ledger.Fees(x.SendingCurrency), x.SendingCurrency, q.FeesIncluded).
+		Exchange(x.SendingCurrency, x.SentAmount-q.FeesIncluded, x.ReceivingCurrency, x.ReceivedAmount).
+		Add(ledger.Clearing(x.PaymentRail, x.ReceivingCurrency), x.ReceivingCurrency, x.ReceivedAmount)
+	return post(ctx, tx, lt)
+}
