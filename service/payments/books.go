@@ -156,3 +156,18 @@ func (s *Service) passThrough(ctx context.Context, tx store.Tx, x *store.Transac
 		Add(ledger.Clearing(x.PaymentRail, x.ReceivingCurrency), x.ReceivingCurrency, x.ReceivedAmount)
 	return post(ctx, tx, lt)
 }
+
+// sealBatch is how many ledger transactions one seal chains.
+const sealBatch = 500
+
+// SealLedger chains every ledger transaction posted so far (the workers
+// call it with the settlement's tick, so a transaction is chained within
+// about a quarter of a second of its commit) and answers the head.
+func (s *Service) SealLedger(ctx context.Context) (ledger.Head, error) {
+	for {
+		n, head, err := s.store.SealLedger(ctx, sealBatch, s.now())
+		if err != nil || n < sealBatch {
+			return head, err
+		}
+	}
+}

@@ -624,6 +624,9 @@ func (s *Service) RunWorkers(ctx context.Context) {
 			if _, err := s.SettleDue(ctx); err != nil && ctx.Err() == nil {
 				s.log.Error("settlement worker failed", "err", err)
 			}
+			if _, err := s.SealLedger(ctx); err != nil && ctx.Err() == nil {
+				s.log.Error("ledger sealer failed", "err", err)
+			}
 		case <-sweep.C:
 			if err := s.sweepIdempotency(ctx); err != nil && ctx.Err() == nil {
 				s.log.Error("idempotency sweep failed", "err", err)

@@ -454,10 +454,12 @@ func (s *Service) LookupUma(ctx context.Context, req UmaLookupRequest) (Receiver
 }
 
 // creditIncoming credits an incoming UMA payment to its internal
-// destination: the money arrived through the payment's rail (Lightning
-// without one) in the sender's currency and is exchanged into the
-// wallet's.
+// destination: the amount received arrived through the payment's rail
+// (the network's clearing without one), in the wallet's currency; what the
+// sender paid in theirs was converted before it reached us.
 func (s *Service) creditIncoming(ctx context.Context, tx store.Tx, x *store.Transaction, now time.Time) error {
-	return s.credit(ctx, tx, ledger.KindIncoming, "Payment received", x,
-		ledger.Clearing(x.PaymentRail, x.SendingCurrency), x.DestinationAccountID, now)
+	lt := ledger.New(newLedgerID(), ledger.KindIncoming, now, describe("Payment received", x)).For(x.ID, x.QuoteID).
+		Move(ledger.Clearing(x.PaymentRail, x.ReceivingCurrency), x.ReceivingCurrency, x.ReceivedAmount,
+			ledger.WalletAccount(x.DestinationAccountID, ledger.Available), x.ReceivingCurrency, x.ReceivedAmount)
+	return post(ctx, tx, lt)
 }

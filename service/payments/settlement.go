@@ -160,7 +160,8 @@ func (s *Service) settleOne(ctx context.Context, id, wallet string) (bool, error
 		default:
 			// Nothing is due in this state; clear the stray mark.
 		}
-		if x.QuoteID != "" && x.SourceAccountID == "" {
+		transit := x.QuoteID != "" && x.SourceAccountID == ""
+		if transit {
 			// A just-in-time funded quote's payment (realtime.go): the
 			// money came in from outside and no wallet's balance moves.
 			// A payout that leaves passes through the books (TRANSIT); a
@@ -188,7 +189,7 @@ func (s *Service) settleOne(ctx context.Context, id, wallet string) (bool, error
 				return err
 			}
 		}
-		if money != nil {
+		if money != nil && !transit {
 			if err := s.emitBalance(ctx, tx, settlementTurn(x)); err != nil {
 				return err
 			}
