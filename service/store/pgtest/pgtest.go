@@ -32,6 +32,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	neturl "net/url"
 	"os"
 	"os/exec"
 	"os/user"
@@ -69,9 +70,10 @@ type Cluster struct {
 	cmd    *exec.Cmd
 	exited chan struct{} // closed when the postmaster has exited
 
-	mu    sync.Mutex // guards admin and seq
+	mu    sync.Mutex // guards admin, seq and down
 	admin *pgx.Conn  // to database "postgres", for CREATE/DROP DATABASE
 	seq   int
+	down  bool // crashed (Crash) and not restarted yet
 
 	createSuffix string // options for CREATE DATABASE
 }
@@ -185,8 +187,103 @@ func (c *Cluster) adminExec(sql string) error {
 	defer cancel()
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.down {
+		return errDown
+	}
 	_, err := c.admin.Exec(ctx, sql)
 	return err
+}
+
+var errDown = errors.New("pgtest: the cluster is down (Crash without Restart)")
+
+// Durable makes the commits of the database at url (one of this
+// cluster's) survive a [Cluster.Crash] once acknowledged: the cluster runs
+// with synchronous_commit off, under which a commit is acknowledged before
+// its write-ahead log is written, and an immediate shutdown loses the last
+// fraction of a second of them. It turns synchronous_commit on for every
+// later session of that database. (fsync stays off: a crash of the server
+// is not one of the machine, whose page cache keeps what was written.)
+func (c *Cluster) Durable(url string) error {
+	name, err := databaseOf(url)
+	if err != nil {
+		return err
+	}
+	return c.adminExec(`ALTER DATABASE ` + pgx.Identifier{name}.Sanitize() + ` SET synchronous_commit = on`)
+}
+
+// databaseOf is the database name of a URL made by URL.
+func databaseOf(u string) (string, error) {
+	parsed, err := neturl.Parse(u)
+	if err != nil {
+		return "", fmt.Errorf("pgtest: %w", err)
+	}
+	name := strings.TrimPrefix(parsed.Path, "/")
+	if name == "" || strings.Contains(name, "/") {
+		return "", fmt.Errorf("pgtest: %q names no database", u)
+	}
+	return name, nil
+}
+
+// Crash stops the cluster at once, as a power cut or kill -9 of the server
+// would: pg_ctl stop -m immediate ends every server process without a
+// checkpoint, and the next start recovers from the write-ahead log. Every
+// connection breaks, and every database of the cluster is unreachable
+// until [Cluster.Restart]: a test that crashes the binary's shared cluster
+// must be the only one of its binary using it at the time (no t.Parallel
+// beside it). See [Cluster.Durable] for the commits that survive.
+func (c *Cluster) Crash(ctx context.Context) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.down {
+		return errDown
+	}
+	if c.admin != nil {
+		cctx, cancel := context.WithTimeout(ctx, time.Second)
+		c.admin.Close(cctx) //nolint:errcheck // the server goes away next
+		cancel()
+		c.admin = nil
+	}
+	c.down = true
+	out, err := c.command(ctx, "pg_ctl", "stop", "-D", c.dataDir, "-m", "immediate", "-w").CombinedOutput()
+	if err != nil {
+		c.kill()
+	}
+	select {
+	case <-c.exited:
+	case <-time.After(15 * time.Second):
+		c.cmd.Process.Kill() //nolint:errcheck
+		<-c.exited
+	}
+	if err != nil {
+		return fmt.Errorf("pgtest: pg_ctl stop -m immediate: %v\n%s", err, out)
+	}
+	return nil
+}
+
+// Restart starts the cluster again after [Cluster.Crash], on the same port
+// and data directory, and returns once it accepts connections (after its
+// crash recovery). URLs given out before stay valid.
+func (c *Cluster) Restart(ctx context.Context) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.down {
+		return errors.New("pgtest: Restart of a cluster that is running")
+	}
+	// The port is ours until another process binds it in the moment the
+	// cluster was down; that is retried briefly, never answered with
+	// another port (the URLs name this one).
+	for attempt := 1; ; attempt++ {
+		c.exited = make(chan struct{})
+		err := c.launch(ctx, c.port, true)
+		if err == nil {
+			c.down = false
+			return nil
+		}
+		if !errors.Is(err, errPortTaken) || attempt == 10 {
+			return err
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }
 
 // dbName makes a unique, valid database name that still says which test it
@@ -271,24 +368,40 @@ func start(ctx context.Context) (*Cluster, error) {
 
 var errPortTaken = errors.New("pgtest: port taken")
 
-// startPostmaster runs postgres in the foreground as a child of this process
-// and waits until it accepts connections.
+// startPostmaster runs postgres on a free port.
 func (c *Cluster) startPostmaster(ctx context.Context) error {
 	port, err := freePort()
 	if err != nil {
 		return err
 	}
 	c.port = port
+	return c.launch(ctx, port, false)
+}
+
+// launch runs postgres in the foreground as a child of this process, on
+// port, and waits until it accepts connections. The server log is
+// appended to after a crash (keep), started afresh otherwise.
+func (c *Cluster) launch(ctx context.Context, port int, keep bool) error {
 	logPath := filepath.Join(c.root, "postgres.log")
-	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	mode := os.O_CREATE | os.O_WRONLY | os.O_TRUNC
+	if keep {
+		mode = os.O_CREATE | os.O_WRONLY | os.O_APPEND
+	}
+	logFile, err := os.OpenFile(logPath, mode, 0o644)
 	if err != nil {
 		return fmt.Errorf("pgtest: %w", err)
 	}
 	defer logFile.Close() // the child has its own descriptor
+	if keep {
+		if _, err := logFile.WriteString(restartMark); err != nil {
+			return fmt.Errorf("pgtest: %w", err)
+		}
+	}
 	c.cmd = c.command(context.Background(), "postgres", "-D", c.dataDir, "-p", strconv.Itoa(port),
 		"-c", "listen_addresses=127.0.0.1",
 		"-c", "unix_socket_directories="+c.root,
-		// Durability is pointless for a cluster deleted after the tests.
+		// Durability is pointless for a cluster deleted after the tests
+		// (Durable turns synchronous_commit on where a test crashes it).
 		"-c", "fsync=off",
 		"-c", "synchronous_commit=off",
 		"-c", "full_page_writes=off",
@@ -309,17 +422,17 @@ func (c *Cluster) startPostmaster(ctx context.Context) error {
 	// as long as the postmaster: the goroutine waits for it and returns
 	// (ending the thread) only once it has exited.
 	started := make(chan error, 1)
-	exited := c.exited
+	exited, cmd := c.exited, c.cmd
 	go func() {
 		runtime.LockOSThread()
-		if err := c.cmd.Start(); err != nil {
+		if err := cmd.Start(); err != nil {
 			runtime.UnlockOSThread()
 			started <- err
 			close(exited)
 			return
 		}
 		started <- nil
-		c.cmd.Wait() //nolint:errcheck // exit status of an immediate shutdown is uninteresting
+		cmd.Wait() //nolint:errcheck // exit status of an immediate shutdown is uninteresting
 		close(exited)
 	}()
 	if err := <-started; err != nil {
@@ -331,7 +444,7 @@ func (c *Cluster) startPostmaster(ctx context.Context) error {
 		select {
 		case <-exited:
 			log := tail(logPath)
-			if strings.Contains(log, "could not bind") || strings.Contains(log, "already in use") {
+			if strings.Contains(lastStart(log), "could not bind") || strings.Contains(lastStart(log), "already in use") {
 				return errPortTaken
 			}
 			return fmt.Errorf("pgtest: postgres exited during start-up:\n%s", log)
@@ -373,7 +486,15 @@ func (c *Cluster) stop() error {
 		cancel()
 		c.admin = nil
 	}
+	down := c.down
 	c.mu.Unlock()
+	if down {
+		// Crashed and never restarted: nothing runs any more.
+		if err := os.RemoveAll(c.root); err != nil {
+			return fmt.Errorf("pgtest: %w", err)
+		}
+		return nil
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	out, err := c.command(ctx, "pg_ctl", "stop", "-D", c.dataDir, "-m", "immediate", "-w").CombinedOutput()
@@ -527,6 +648,19 @@ func freePort() (int, error) {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// restartMark starts the part of the server log a restart writes (the log
+// is kept across a crash).
+const restartMark = "--- pgtest: restart after a crash ---\n"
+
+// lastStart is the part of the server log written by its last start, where
+// a bind failure of that start shows.
+func lastStart(log string) string {
+	if i := strings.LastIndex(log, restartMark); i >= 0 {
+		return log[i:]
+	}
+	return log
 }
 
 // tail returns the end of the server log, for error messages.

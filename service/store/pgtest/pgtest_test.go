@@ -106,3 +106,53 @@ func TestLaunch(t *testing.T) {
 		t.Fatal("cluster still answers after Close")
 	}
 }
+
+// TestCrashRestart crashes the shared cluster in the middle of a test and
+// starts it again: the URLs stay valid, what a durable database committed
+// before the crash is there after it, a connection of before the crash is
+// broken, and the cluster makes and drops databases as before.
+func TestCrashRestart(t *testing.T) {
+	c := pgtest.Start(t)
+	url := c.NewDatabase(t)
+	if err := c.Durable(url); err != nil {
+		t.Fatal(err)
+	}
+	conn := connect(t, url)
+	var sync string
+	if err := conn.QueryRow(t.Context(), `SELECT current_setting('synchronous_commit')`).Scan(&sync); err != nil || sync != "on" {
+		t.Fatalf("synchronous_commit in a durable database: %q, %v", sync, err)
+	}
+	if _, err := conn.Exec(t.Context(), `CREATE TABLE acked (n int)`); err != nil {
+		t.Fatal(err)
+	}
+	// Each insert is acknowledged before the next; the crash comes right
+	// after the last acknowledgement, before any checkpoint.
+	const rows = 200
+	for i := range rows {
+		if _, err := conn.Exec(t.Context(), `INSERT INTO acked VALUES ($1)`, i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.Crash(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Crash(t.Context()); err == nil {
+		t.Error("a second Crash of a crashed cluster succeeded")
+	}
+	if _, err := pgx.Connect(t.Context(), url+"&connect_timeout=1"); err == nil {
+		t.Fatal("the crashed cluster accepts connections")
+	}
+	if err := c.Restart(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if err := conn.Ping(t.Context()); err == nil {
+		t.Error("a connection of before the crash still works")
+	}
+	after := connect(t, url)
+	var n int
+	if err := after.QueryRow(t.Context(), `SELECT count(*) FROM acked`).Scan(&n); err != nil || n != rows {
+		t.Fatalf("after the crash: %d of %d acknowledged rows, %v", n, rows, err)
+	}
+	// The admin connection came back: databases are made and dropped.
+	connect(t, c.NewDatabase(t))
+}
