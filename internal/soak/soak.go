@@ -1,0 +1,305 @@
+package soak
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"paywallet/service/store"
+	"paywallet/service/store/sqlstore"
+)
+
+// Config is one round of the soak: a database, the service instances on
+// it, and the faults.
+type Config struct {
+	// Seed chooses every random draw of the round: the operations and their
+	// amounts, the outcomes, the races, the faults and when they strike.
+	Seed uint64
+	// Stream tells the rounds of one seed apart (each round draws from its
+	// own streams of the seed).
+	Stream uint64
+	// Duration is how long operations are sent (and faults injected).
+	Duration time.Duration
+	// Binary is the paymentsd binary.
+	Binary string
+	// Database is a postgres:// URL, or a SQLite file path.
+	Database string
+	// Instances is how many paymentsd processes serve the database.
+	Instances int
+	// DB crashes the database; nil: only the instances are killed.
+	DB Crasher
+	// Dir holds the instances' logs and configuration.
+	Dir string
+	// Workers is how many clients send operations at once; Customers how
+	// many customers they share.
+	Workers, Customers int
+	// FaultEvery is the mean pause between faults.
+	FaultEvery time.Duration
+	// Logf reports progress.
+	Logf func(format string, args ...any)
+}
+
+// The service's settings for a soak: sandbox mode (funding, the outcome
+// patterns, the sandbox signature), payments that settle a moment after
+// they are executed, and quotes that expire within a run.
+const (
+	credential      = "soak:soak-platform-secret"
+	dataKey         = "5c0a15c0a15c0a15c0a15c0a15c0a15c0a15c0a15c0a15c0a15c0a15c0a15c0a"
+	settlementDelay = 300 * time.Millisecond
+	quoteTTL        = 4 * time.Second
+)
+
+func (c Config) faults() bool { return c.FaultEvery > 0 }
+
+func (c Config) quoteTTL() time.Duration { return quoteTTL }
+
+// serviceArgs are the flags both the server and `paymentsd deposit` take.
+func (c Config) serviceArgs() []string {
+	return []string{"--database", c.Database, "--mode", "sandbox", "--data-key", dataKey,
+		"--settlement-delay", settlementDelay.String(), "--quote-ttl", quoteTTL.String()}
+}
+
+// env is the processes' environment: the test's without the service's own
+// variables (a developer's WALLET_DATABASE must not leak in), with the
+// platform credential.
+func (c Config) env() []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "WALLET_") || strings.HasPrefix(kv, "PAYMENTS_") || strings.HasPrefix(kv, "XDG_CONFIG_HOME=") {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return append(out, "WALLET_PLATFORM_CREDENTIAL="+credential, "XDG_CONFIG_HOME="+filepath.Join(c.Dir, "config"))
+}
+
+// Report is what a round did and found.
+type Report struct {
+	Ops                          map[string]int
+	Faults                       int
+	Attempts, Lost, FiveXX       int64
+	Payments, Executed           int
+	Transfers, Fundings          int
+	Deposits, LedgerTransactions int
+	Verify                       string // what `paymentsd ledger verify` said, or why it did not run
+	Problems                     []error
+}
+
+func (r *Report) String() string {
+	var ops []string
+	for k, v := range r.Ops {
+		ops = append(ops, fmt.Sprintf("%s=%d", k, v))
+	}
+	sort.Strings(ops)
+	return fmt.Sprintf("operations %s; faults %d; HTTP attempts %d, answers lost %d, 5xx %d; payments %d (executed %d), transfers %d, fundings %d, deposits %d; ledger transactions %d; verify: %s; problems %d",
+		strings.Join(ops, " "), r.Faults, r.Attempts, r.Lost, r.FiveXX, r.Payments, r.Executed, r.Transfers, r.Fundings, r.Deposits,
+		r.LedgerTransactions, r.Verify, len(r.Problems))
+}
+
+// Run runs one round: it starts the instances, makes the customers, sends
+// operations from cfg.Workers clients for cfg.Duration while faults strike,
+// waits until every payment has settled and the books are sealed, stops
+// the instances and checks the books against what the service answered.
+// The error joins every problem found.
+func Run(ctx context.Context, cfg Config) (*Report, error) {
+	rep := &Report{}
+	if err := os.MkdirAll(filepath.Join(cfg.Dir, "config"), 0o700); err != nil {
+		return rep, err
+	}
+	instances := make([]*instance, cfg.Instances)
+	for i := range instances {
+		name := fmt.Sprintf("paymentsd-%d", i+1)
+		instances[i] = &instance{name: name, bin: cfg.Binary, env: cfg.env(), logs: filepath.Join(cfg.Dir, name+".log"),
+			args: append([]string{"--dev-mailbox", "--log-level", "warn"}, cfg.serviceArgs()...)}
+	}
+	defer func() {
+		for _, in := range instances {
+			in.stop()
+		}
+	}()
+	for _, in := range instances {
+		sctx, cancel := context.WithTimeout(ctx, time.Minute)
+		err := in.start(sctx)
+		cancel()
+		if err != nil {
+			return rep, fmt.Errorf("start %s: %w (log: %s)", in.name, err, in.logs)
+		}
+	}
+	w := &world{cfg: cfg, c: newClient(instances, credential, 90*time.Second), ops: map[string]int{}}
+	stream := func(n uint64) *rand.Rand { return rand.New(rand.NewPCG(cfg.Seed, cfg.Stream*1000+n)) }
+	if err := w.setup(ctx, stream(0), cfg.Customers); err != nil {
+		return rep, fmt.Errorf("setup: %w", err)
+	}
+
+	start := time.Now()
+	opsCtx, stopOps := context.WithTimeout(ctx, cfg.Duration)
+	defer stopOps()
+	faultsDone := make(chan int, 1)
+	if cfg.faults() {
+		go func() { faultsDone <- w.faults(opsCtx, stream(1), instances, start) }()
+	} else {
+		faultsDone <- 0
+	}
+	var workers sync.WaitGroup
+	for i := range cfg.Workers {
+		wk := &worker{w: w, rnd: stream(uint64(10 + i)), id: i}
+		workers.Go(func() {
+			for opsCtx.Err() == nil && ctx.Err() == nil {
+				wk.step(ctx) // an operation under way when the time is up is finished
+				time.Sleep(time.Duration(wk.rnd.Int64N(int64(40 * time.Millisecond))))
+			}
+		})
+	}
+	workers.Wait()
+	rep.Faults = <-faultsDone
+	cfg.Logf("operations done after %s; waiting for settlement", time.Since(start).Round(time.Millisecond))
+	for _, in := range instances {
+		if !in.running() {
+			w.problem("%s is not running after the faults (see %s)", in.name, in.logs)
+			w.restart(ctx, in)
+		}
+	}
+
+	st, err := sqlstore.Open(ctx, cfg.Database)
+	if err != nil {
+		return rep, fmt.Errorf("open the database for the checks: %w", err)
+	}
+	defer st.Close()
+	if err := quiesce(ctx, st, 90*time.Second); err != nil {
+		w.problem("%v", err)
+	}
+	if err := sealed(ctx, st, 30*time.Second); err != nil {
+		w.problem("%v", err)
+	}
+	for _, in := range instances {
+		in.stop()
+	}
+
+	w.check(ctx, st, rep)
+	rep.Verify = verify(ctx, cfg, w)
+	rep.Ops = w.ops
+	rep.Attempts, rep.Lost, rep.FiveXX = w.c.attempts.Load(), w.c.lost.Load(), w.c.fiveXX.Load()
+	rep.Problems = append(rep.Problems, w.problems...)
+	return rep, errors.Join(rep.Problems...)
+}
+
+// farFuture is a time after every step a round schedules.
+var farFuture = time.Now().Add(24 * time.Hour)
+
+// quiesce waits until no transaction has a step to come (settlement, a
+// return, a quote's expiry): the books are final.
+func quiesce(ctx context.Context, st *sqlstore.DB, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	for {
+		var due []store.Transaction
+		err := st.Tx(ctx, func(tx store.Tx) error {
+			var err error
+			due, err = tx.DueTransactions(ctx, farFuture, 5)
+			return err
+		})
+		if err == nil && len(due) == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			var left []string
+			for _, x := range due {
+				left = append(left, fmt.Sprintf("%s %s (outcome %q) next step %s", x.ID, x.Status, x.Outcome, x.NextStepAt.Format(time.StampMilli)))
+			}
+			return fmt.Errorf("settlement did not finish in %s: %v; still due: %s", limit, err, strings.Join(left, "; "))
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
+
+// sealed waits until the chain's head stops moving for a second (the
+// sealer runs with the settlement worker's tick, a quarter second).
+func sealed(ctx context.Context, st *sqlstore.DB, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	var last int64 = -1
+	stable := time.Now()
+	for {
+		var seq int64
+		err := st.Tx(ctx, func(tx store.Tx) error {
+			h, err := tx.LedgerHead(ctx)
+			seq = h.Seq
+			return err
+		})
+		switch {
+		case err != nil:
+		case seq != last:
+			last, stable = seq, time.Now()
+		case time.Since(stable) > time.Second:
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the ledger head did not settle in %s: %v", limit, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// verify checks the books with `paymentsd ledger verify` (branch
+// wt/verify) when the binary has that command, and says what happened.
+// Once it is on main, this becomes: var verify = runLedgerVerify.
+var verify = verifyIfPresent
+
+func verifyIfPresent(ctx context.Context, cfg Config, w *world) string {
+	if !hasLedgerVerify(ctx, cfg) {
+		return "not run: this paymentsd has no `ledger verify` (the soak checked the books itself)"
+	}
+	return runLedgerVerify(ctx, cfg, w)
+}
+
+// hasLedgerVerify asks the binary for the command's help. A binary without
+// the command takes the words for a server's arguments: its environment
+// then has no credential and a throwaway database and port, so it stops
+// at once without touching anything.
+func hasLedgerVerify(ctx context.Context, cfg Config) bool {
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, cfg.Binary, "ledger", "verify", "-h")
+	cmd.Dir = cfg.Dir
+	var env []string
+	for _, kv := range cfg.env() {
+		if !strings.HasPrefix(kv, "WALLET_PLATFORM_CREDENTIAL=") {
+			env = append(env, kv)
+		}
+	}
+	cmd.Env = append(env, "PAYMENTS_LISTEN=127.0.0.1:0", "WALLET_DATABASE="+filepath.Join(cfg.Dir, "probe.db"))
+	return cmd.Run() == nil
+}
+
+// runLedgerVerify runs `paymentsd ledger verify --database …` on the
+// round's database; a failure is a problem of the round.
+func runLedgerVerify(ctx context.Context, cfg Config, w *world) string {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, cfg.Binary, "ledger", "verify", "--database", cfg.Database)
+	cmd.Env = cfg.env()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		w.problem("paymentsd ledger verify: %v\n%s", err, out)
+		return "FAILED"
+	}
+	return "ok: " + strings.TrimSpace(lastLine(string(out)))
+}
+
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}

@@ -1,0 +1,108 @@
+package soak
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"paywallet/service/store/pgtest"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+// Without SOAK_DURATION each round is short enough for `make test`.
+const (
+	shortPostgres = 9 * time.Second
+	shortSQLite   = 6 * time.Second
+)
+
+// TestSoak runs the soak on PostgreSQL with two instances and crashes of
+// the database, then on SQLite with one instance, from one seed.
+func TestSoak(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the soak runs real processes for half a minute")
+	}
+	seed := rand.Uint64()
+	if v := os.Getenv("SOAK_SEED"); v != "" {
+		var err error
+		if seed, err = strconv.ParseUint(v, 10, 64); err != nil {
+			t.Fatalf("SOAK_SEED=%q: %v", v, err)
+		}
+	}
+	pgDur, liteDur := shortPostgres, shortSQLite
+	if v := os.Getenv("SOAK_DURATION"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			t.Fatalf("SOAK_DURATION=%q: %v", v, err)
+		}
+		pgDur, liteDur = d, d
+	}
+	replay := fmt.Sprintf("SOAK_SEED=%d (replay: make soak SEED=%d DURATION=%s)", seed, seed, pgDur)
+	t.Logf("soak seed %s", replay)
+	fmt.Fprintf(os.Stderr, "soak: seed %s\n", replay)
+
+	bin := filepath.Join(t.TempDir(), "paymentsd")
+	build := exec.CommandContext(t.Context(), goTool(t), "build", "-o", bin, "paywallet/cmd/paymentsd")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build paymentsd: %v\n%s", err, out)
+	}
+
+	round := func(t *testing.T, cfg Config) {
+		cfg.Seed, cfg.Binary, cfg.Dir = seed, bin, t.TempDir()
+		cfg.Workers, cfg.Customers, cfg.FaultEvery = 3, 3, 2*time.Second
+		cfg.Logf = func(format string, args ...any) { t.Logf(format, args...) }
+		rep, err := Run(t.Context(), cfg)
+		t.Logf("%s", rep)
+		if err != nil {
+			for _, p := range rep.Problems {
+				t.Errorf("%v", p)
+			}
+			if len(rep.Problems) == 0 {
+				t.Error(err)
+			}
+			for i := range cfg.Instances {
+				t.Logf("paymentsd-%d log, last lines:\n%s", i+1, tail(filepath.Join(cfg.Dir, fmt.Sprintf("paymentsd-%d.log", i+1))))
+			}
+			t.Errorf("the soak failed with seed %s", replay)
+		}
+	}
+	t.Run("postgres", func(t *testing.T) {
+		cluster := pgtest.Start(t)
+		url := cluster.NewDatabase(t)
+		if err := cluster.Durable(url); err != nil {
+			t.Fatal(err)
+		}
+		round(t, Config{Stream: 1, Duration: pgDur, Database: url, Instances: 2, DB: cluster})
+	})
+	t.Run("sqlite", func(t *testing.T) {
+		round(t, Config{Stream: 2, Duration: liteDur, Instances: 1, Database: filepath.Join(t.TempDir(), "soak.db")})
+	})
+}
+
+// goTool is the go command that runs this test.
+func goTool(t *testing.T) string {
+	if p, err := exec.LookPath("go"); err == nil {
+		return p
+	}
+	t.Fatal("no go command on PATH to build paymentsd with")
+	return ""
+}
+
+// tail is the end of a log file.
+func tail(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err.Error()
+	}
+	s := string(b)
+	if len(s) > 6000 {
+		s = s[len(s)-6000:]
+	}
+	return strings.TrimSpace(s)
+}
