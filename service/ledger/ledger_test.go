@@ -25,8 +25,8 @@ func TestChainVectors(t *testing.T) {
 		Vectors []struct {
 			Transaction struct {
 				ID, Kind, TransactionID, QuoteID, PendingID, Description string
-				CreatedAtMicros                                         int64
-				Entries                                                 []struct {
+				CreatedAtMicros                                          int64
+				Entries                                                  []struct {
 					Account, Currency                 string
 					Amount, AvailableAfter, HeldAfter int64
 				}
