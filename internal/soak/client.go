@@ -27,8 +27,13 @@ type client struct {
 	// patience bounds how long one request is retried before the soak
 	// reports the service unavailable.
 	patience time.Duration
+	// dropRate is the share of answers to requests that may be repeated
+	// (with an Idempotency-Key, or safe to repeat) that the client throws
+	// away as if the network had lost them after the service committed:
+	// the retry must get the same answer, and do nothing twice.
+	dropRate float64
 
-	attempts, lost, fiveXX atomic.Int64
+	attempts, lost, fiveXX, dropped atomic.Int64
 
 	mu      sync.Mutex
 	answers map[string][]answer // by Idempotency-Key: every answer it got
@@ -49,10 +54,13 @@ type request struct {
 	key          string
 	bearer       string // an agent's access token instead of the platform credential
 	headers      []string
-	// answerOnce is set for a signed retry: the 401 it may get when a
-	// racing attempt of the same key has consumed its challenge is retried
-	// too, to read the first attempt's answer (see the caller).
+	// retryUnauthorized is set for a signed retry: the 401 it may get when
+	// a racing attempt of the same key has consumed its challenge is
+	// retried too, to read the first attempt's answer.
 	retryUnauthorized bool
+	// repeatable marks a request without a key that is safe to send again
+	// (a cancel): its answers may be dropped too.
+	repeatable bool
 }
 
 func newClient(instances []*instance, credential string, patience time.Duration) *client {
@@ -106,6 +114,11 @@ func (c *client) do(ctx context.Context, rnd *rand.Rand, r request) (answer, err
 		case a.status == http.StatusUnauthorized && r.retryUnauthorized && n < 20:
 			c.record(r.key, a)
 			last = fmt.Sprintf("%d %s", a.status, clip(a.body))
+		case (r.key != "" || r.repeatable) && rnd.Float64() < c.dropRate:
+			c.record(r.key, a)
+			c.dropped.Add(1)
+			last = "answer dropped"
+			continue // at once: the retry races nothing but the service's own commit
 		default:
 			c.record(r.key, a)
 			return a, nil

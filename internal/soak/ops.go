@@ -245,6 +245,7 @@ func (wk *worker) transferOut(ctx context.Context) {
 	case a == nil:
 		return
 	case a.status == http.StatusBadRequest && a.code() == "INSUFFICIENT_BALANCE":
+		wk.w.count("refused transfer-out: INSUFFICIENT_BALANCE")
 		return
 	case a.status != http.StatusAccepted:
 		wk.unexpected("transfer-out challenge", a)
@@ -261,6 +262,7 @@ func (wk *worker) transferOut(ctx context.Context) {
 	case a == nil:
 		return
 	case a.code() == "INSUFFICIENT_BALANCE":
+		wk.w.count("refused transfer-out: INSUFFICIENT_BALANCE")
 		return
 	case a.status != http.StatusCreated:
 		wk.unexpected("transfer-out", a)
@@ -295,7 +297,7 @@ func (wk *worker) maybeCancel(ctx context.Context, t *transfer) {
 	}
 	time.Sleep(time.Duration(wk.rnd.Int64N(int64(600 * time.Millisecond))))
 	t.cancelTried = true
-	a := wk.send(ctx, wk.rnd, request{method: "POST", path: "/transactions/" + t.txID + "/cancel", body: map[string]string{"reason": "soak"}})
+	a := wk.send(ctx, wk.rnd, request{method: "POST", path: "/transactions/" + t.txID + "/cancel", body: map[string]string{"reason": "soak"}, repeatable: true})
 	switch {
 	case a == nil:
 	case a.status == http.StatusOK:
@@ -386,15 +388,16 @@ func (wk *worker) quote(ctx context.Context, c *customer, path, bearer, outcome 
 }
 
 // executeAll executes p: no execute at all one time in twelve, a late one
-// (past a quote's lifetime, sometimes) one time in ten, else one or, a
-// third of the time, two or three at once.
+// (about when the quote expires) one time in twelve, else one or, a third
+// of the time, two or three at once.
 func (wk *worker) executeAll(ctx context.Context, c *customer, p *payment) {
-	r := wk.rnd.IntN(120)
+	r := wk.rnd.IntN(12)
 	switch {
-	case r < 10:
+	case r < 1:
 		return
-	case r < 22:
-		time.Sleep(time.Duration(wk.rnd.Int64N(int64(2 * wk.w.cfg.quoteTTL()))))
+	case r < 2:
+		ttl := wk.w.cfg.quoteTTL()
+		time.Sleep(ttl/2 + time.Duration(wk.rnd.Int64N(int64(ttl))))
 	default:
 		time.Sleep(time.Duration(wk.rnd.Int64N(int64(200 * time.Millisecond))))
 	}
@@ -440,6 +443,7 @@ func (wk *worker) execute(ctx context.Context, rnd *rand.Rand, c *customer, p *p
 			wk.unexpected(what, a)
 		}
 		p.refused(what, *a)
+		wk.w.count("refused " + how + " execute: " + a.code())
 		return
 	}
 	switch how {
@@ -475,6 +479,7 @@ func (wk *worker) execute(ctx context.Context, rnd *rand.Rand, c *customer, p *p
 						p.won("approval of " + what)
 					case act.Status == "FAILED" || a.status == http.StatusConflict:
 						p.refused("approval of "+what, *a)
+						wk.w.count(fmt.Sprintf("refused approval: %d %s %s", a.status, a.code(), act.Status))
 					default:
 						wk.unexpected("approval of "+what, a)
 					}

@@ -43,6 +43,9 @@ type Config struct {
 	Workers, Customers int
 	// FaultEvery is the mean pause between faults.
 	FaultEvery time.Duration
+	// DropRate is the share of answers the client loses on purpose (see
+	// client.dropRate).
+	DropRate float64
 	// Logf reports progress.
 	Logf func(format string, args ...any)
 }
@@ -54,7 +57,7 @@ const (
 	credential      = "soak:soak-platform-secret"
 	dataKey         = "5c0a15c0a15c0a15c0a15c0a15c0a15c0a15c0a15c0a15c0a15c0a15c0a15c0a"
 	settlementDelay = 300 * time.Millisecond
-	quoteTTL        = 4 * time.Second
+	quoteTTL        = 3 * time.Second
 )
 
 func (c Config) faults() bool { return c.FaultEvery > 0 }
@@ -86,6 +89,7 @@ type Report struct {
 	Ops                          map[string]int
 	Faults                       int
 	Attempts, Lost, FiveXX       int64
+	Dropped                      int64
 	Payments, Executed           int
 	Transfers, Fundings          int
 	Deposits, LedgerTransactions int
@@ -99,8 +103,8 @@ func (r *Report) String() string {
 		ops = append(ops, fmt.Sprintf("%s=%d", k, v))
 	}
 	sort.Strings(ops)
-	return fmt.Sprintf("operations %s; faults %d; HTTP attempts %d, answers lost %d, 5xx %d; payments %d (executed %d), transfers %d, fundings %d, deposits %d; ledger transactions %d; verify: %s; problems %d",
-		strings.Join(ops, " "), r.Faults, r.Attempts, r.Lost, r.FiveXX, r.Payments, r.Executed, r.Transfers, r.Fundings, r.Deposits,
+	return fmt.Sprintf("operations %s; faults %d; HTTP attempts %d, answers lost %d (and %d dropped on purpose), 5xx %d; payments %d (executed %d), transfers %d, fundings %d, deposits %d; ledger transactions %d; verify: %s; problems %d",
+		strings.Join(ops, " "), r.Faults, r.Attempts, r.Lost, r.Dropped, r.FiveXX, r.Payments, r.Executed, r.Transfers, r.Fundings, r.Deposits,
 		r.LedgerTransactions, r.Verify, len(r.Problems))
 }
 
@@ -135,9 +139,12 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	w := &world{cfg: cfg, c: newClient(instances, credential, 90*time.Second), ops: map[string]int{}}
 	stream := func(n uint64) *rand.Rand { return rand.New(rand.NewPCG(cfg.Seed, cfg.Stream*1000+n)) }
+	t0 := time.Now()
 	if err := w.setup(ctx, stream(0), cfg.Customers); err != nil {
 		return rep, fmt.Errorf("setup: %w", err)
 	}
+	w.c.dropRate = cfg.DropRate
+	cfg.Logf("%d instances up and %d customers made in %s", len(instances), cfg.Customers, time.Since(t0).Round(time.Millisecond))
 
 	start := time.Now()
 	opsCtx, stopOps := context.WithTimeout(ctx, cfg.Duration)
@@ -179,6 +186,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err := sealed(ctx, st, 30*time.Second); err != nil {
 		w.problem("%v", err)
 	}
+	cfg.Logf("settled and sealed after %s", time.Since(start).Round(time.Millisecond))
 	for _, in := range instances {
 		in.stop()
 	}
@@ -186,7 +194,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	w.check(ctx, st, rep)
 	rep.Verify = verify(ctx, cfg, w)
 	rep.Ops = w.ops
-	rep.Attempts, rep.Lost, rep.FiveXX = w.c.attempts.Load(), w.c.lost.Load(), w.c.fiveXX.Load()
+	rep.Attempts, rep.Lost, rep.FiveXX, rep.Dropped = w.c.attempts.Load(), w.c.lost.Load(), w.c.fiveXX.Load(), w.c.dropped.Load()
 	rep.Problems = append(rep.Problems, w.problems...)
 	return rep, errors.Join(rep.Problems...)
 }

@@ -18,8 +18,8 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 
 // Without SOAK_DURATION each round is short enough for `make test`.
 const (
-	shortPostgres = 9 * time.Second
-	shortSQLite   = 6 * time.Second
+	shortPostgres = 7 * time.Second
+	shortSQLite   = 5 * time.Second
 )
 
 // TestSoak runs the soak on PostgreSQL with two instances and crashes of
@@ -55,7 +55,7 @@ func TestSoak(t *testing.T) {
 
 	round := func(t *testing.T, cfg Config) {
 		cfg.Seed, cfg.Binary, cfg.Dir = seed, bin, t.TempDir()
-		cfg.Workers, cfg.Customers, cfg.FaultEvery = 3, 3, 2*time.Second
+		cfg.Workers, cfg.Customers, cfg.FaultEvery, cfg.DropRate = 3, 3, 2*time.Second, 0.1
 		cfg.Logf = func(format string, args ...any) { t.Logf(format, args...) }
 		rep, err := Run(t.Context(), cfg)
 		t.Logf("%s", rep)
