@@ -31,7 +31,8 @@ const maxIdempotencyKey = 255
 // rolled back first), and a request repeating the key replays the record
 // instead of running op. Two requests racing with one key cannot both run
 // op to success: the loser's record insert conflicts and it replays the
-// winner's.
+// winner's; a loser that fails before that (a signed retry whose challenge
+// the winner used) looks for the winner's record and replays it too.
 //
 // Nothing that can fail runs after op's transaction commits: the answer is
 // encoded inside it and written from those bytes, so a request whose commit
@@ -81,6 +82,19 @@ func (s *Service) idempotent(w http.ResponseWriter, r *http.Request, scope strin
 	if errors.Is(err, store.ErrConflict) && key != "" {
 		// Another request with this key committed first.
 		replay, err = s.idempotencyRecord(ctx, scope, key)
+	}
+	if err != nil && key != "" {
+		if e, known := httpError(err); !known || !replayable(e) {
+			// An answer that is not stored under the key (a 401, a 5xx)
+			// may be this attempt's loss of a race with another attempt
+			// of the same request, which committed meanwhile: a client
+			// retrying while its first attempt still ran. A signed
+			// retry's loser finds the challenge used (401) after the
+			// winner committed. The key's answer is the winner's.
+			if rec, lookErr := s.idempotencyRecord(ctx, scope, key); lookErr == nil {
+				replay, err = rec, nil
+			}
+		}
 	}
 	if err != nil {
 		e, known := httpError(err)

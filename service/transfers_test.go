@@ -711,3 +711,40 @@ func TestOneStuckTransactionDoesNotStopSettlement(t *testing.T) {
 		t.Fatalf("the good transfer behind the stuck one: %s", got.Status)
 	}
 }
+
+// TestSignedRetryRacingItsKey: a client that sends a signed retry again
+// with its Idempotency-Key while the first attempt still runs gets the
+// transfer's answer on every attempt. The attempts that lost the race
+// used to be answered 401 "this Request-Id was already used" (not stored
+// under the key) although the transfer was made. Seen while writing the
+// soak (internal/soak), whose client retries a keyed request, and treats a
+// 401 of a signed retry as possibly such a loss.
+func TestSignedRetryRacingItsKey(t *testing.T) { onBothStores(t, testSignedRetryRacingItsKey) }
+
+func testSignedRetryRacingItsKey(t *testing.T, opts ...func(*Config)) {
+	e := newEnv(t, opts...)
+	p := e.newPayer("racing-retry@example.com", 0)
+	e.deposit(p.account, 20_000)
+	ext := e.destination(p, "12345")
+	for round := range 3 {
+		body := transferOutBody(p.account.ID, ext.ID, 1_000)
+		r := e.do("POST", "/transfer-out", body, nil)
+		e.mustStatus(r, http.StatusAccepted)
+		var ch wire.SignedRequestChallenge
+		r.decode(t, &ch)
+		signed := map[string]string{wire.HeaderWalletSignature: mustStamp(t, p.key, ch.PayloadToSign),
+			wire.HeaderRequestID: ch.RequestID, wire.HeaderIdempotencyKey: fmt.Sprintf("racing-%d", round)}
+		answers := make([]response, 6)
+		var wg sync.WaitGroup
+		for i := range answers {
+			wg.Go(func() { answers[i] = e.do("POST", "/transfer-out", body, signed) })
+		}
+		wg.Wait()
+		for _, a := range answers {
+			if a.status != http.StatusCreated || string(a.body) != string(answers[0].body) {
+				t.Fatalf("round %d: attempts of one key answered %d %s and %d %s", round, answers[0].status, answers[0].body, a.status, a.body)
+			}
+		}
+	}
+	balances(t, e.account(p.account.ID), 17_000, 20_000)
+}
