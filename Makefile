@@ -6,7 +6,7 @@ WASM_EXEC := $(shell $(GO) env GOROOT)/lib/wasm
 FUZZTIME  ?= 10s
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test vet unit wasm wasm-test bench-js bench-lighthouse e2e-js bench-smoke tools chromium brotli node fuzz bench clean
+.PHONY: run test vet unit wasm wasm-test bench-js bench-lighthouse e2e-js bench-smoke tools chromium brotli node fuzz soak bench clean
 
 ## run: the wallet on http://localhost:8080 with an embedded service on SQLite under ./data
 run: wasm
@@ -57,6 +57,15 @@ fuzz:
 	    echo "== $$pkg $$f"; $(GO) test -run='^$$' -fuzz="^$$f$$" -fuzztime=$(FUZZTIME) $$pkg || exit 1; \
 	  done; \
 	done
+
+## soak: the seeded fault-injection run (internal/soak) for DURATION per round (PostgreSQL with two
+## instances and database crashes, then SQLite): every money operation against paymentsd processes
+## killed at random points, then the books checked against the answers. SEED replays a run (each run
+## prints its seed; without SEED a new one is drawn). `make test` runs it for a few seconds.
+SEED     ?=
+DURATION ?= 2m
+soak:
+	SOAK_SEED=$(SEED) SOAK_DURATION=$(DURATION) $(GO) test -race -count=1 -timeout 0 -run '^TestSoak$$' -v ./internal/soak/
 
 ## bench: the benchmark report (bench/report/report.md, chart.png, results.json): our wasm
 ## against the reference JS in one Chromium page, the BFF against a direct call, the service

@@ -76,9 +76,22 @@ func (wk *worker) customer() *customer {
 func pick[T any](rnd *rand.Rand, from []T) T { return from[rnd.IntN(len(from))] }
 
 // send sends r and reports a request that got no answer as a problem (nil
-// answer then).
+// answer then). One keyed request in twenty is sent twice at once, as by
+// a client that retries while its first attempt still runs: both
+// attempts must get the same answer (client.inconsistentKeys).
 func (wk *worker) send(ctx context.Context, rnd *rand.Rand, r request) *answer {
+	var twin sync.WaitGroup
+	if r.key != "" && rnd.IntN(20) == 0 {
+		trnd := rand.New(rand.NewPCG(rnd.Uint64(), rnd.Uint64()))
+		wk.w.count("sent twice at once")
+		twin.Go(func() {
+			if _, err := wk.w.c.do(ctx, trnd, r); err != nil && ctx.Err() == nil {
+				wk.w.problem("%v", err)
+			}
+		})
+	}
 	a, err := wk.w.c.do(ctx, rnd, r)
+	twin.Wait()
 	if err != nil {
 		if ctx.Err() == nil {
 			wk.w.problem("%v", err)

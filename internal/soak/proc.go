@@ -71,7 +71,8 @@ func (in *instance) start(ctx context.Context) error {
 	addr := in.addr
 	in.mu.Unlock()
 	go func() {
-		cmd.Wait() //nolint:errcheck // a killed instance's status is no news
+		cmd.Wait() //nolint:errcheck // the status goes to the log
+		fmt.Fprintf(out, "--- soak: %s exited at %s: %s ---\n", in.name, time.Now().Format(time.StampMilli), cmd.ProcessState)
 		out.Close()
 		close(exit)
 	}()

@@ -170,7 +170,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	cfg.Logf("operations done after %s; waiting for settlement", time.Since(start).Round(time.Millisecond))
 	for _, in := range instances {
 		if !in.running() {
-			w.problem("%s is not running after the faults (see %s)", in.name, in.logs)
+			w.problem("%s is not running after the faults; its log ends:\n%s", in.name, tail(in.logs, 3000))
 			w.restart(ctx, in)
 		}
 	}
@@ -302,6 +302,18 @@ func runLedgerVerify(ctx context.Context, cfg Config, w *world) string {
 		return "FAILED"
 	}
 	return "ok: " + strings.TrimSpace(lastLine(string(out)))
+}
+
+// tail is the end of a log file.
+func tail(path string, n int) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err.Error()
+	}
+	if len(b) > n {
+		b = b[len(b)-n:]
+	}
+	return strings.TrimSpace(string(b))
 }
 
 func lastLine(s string) string {

@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -67,7 +66,7 @@ func TestSoak(t *testing.T) {
 				t.Error(err)
 			}
 			for i := range cfg.Instances {
-				t.Logf("paymentsd-%d log, last lines:\n%s", i+1, tail(filepath.Join(cfg.Dir, fmt.Sprintf("paymentsd-%d.log", i+1))))
+				t.Logf("paymentsd-%d log, last lines:\n%s", i+1, tail(filepath.Join(cfg.Dir, fmt.Sprintf("paymentsd-%d.log", i+1)), 6000))
 			}
 			t.Errorf("the soak failed with seed %s", replay)
 		}
@@ -92,17 +91,4 @@ func goTool(t *testing.T) string {
 	}
 	t.Fatal("no go command on PATH to build paymentsd with")
 	return ""
-}
-
-// tail is the end of a log file.
-func tail(path string) string {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return err.Error()
-	}
-	s := string(b)
-	if len(s) > 6000 {
-		s = s[len(s)-6000:]
-	}
-	return strings.TrimSpace(s)
 }
