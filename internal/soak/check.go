@@ -30,12 +30,14 @@ import (
 //     the head;
 //   - the balances: every currency sums to zero over all accounts; each
 //     wallet's available and held columns equal its ledger accounts and
-//     are not negative; each wallet holds exactly what came in minus what
-//     left (its fundings, deposits and completed transfers-in, less its
-//     completed transfers-out and payments), and holds back exactly the
-//     payments stuck in flight; the sandbox and deposit accounts gave out
-//     exactly the acknowledged fundings and deposits (and just-in-time
-//     funded payments).
+//     its statement, and are not negative; and every account of the books
+//     is at what the acknowledged requests and their outcomes put there:
+//     money in (the sandbox's fundings, the deposits received, the rails'
+//     transfers-in) equals, per currency, the wallets' balances plus money
+//     out (the rails' clearing of completed payments and transfers-out,
+//     the fees, the exchange), account by account. Each wallet holds what
+//     came in minus what left, and holds back exactly the payments stuck
+//     in flight.
 func (w *world) check(ctx context.Context, st *sqlstore.DB, rep *Report) {
 	for _, err := range w.c.inconsistentKeys() {
 		w.problem("%v", err)
@@ -59,21 +61,21 @@ func (w *world) check(ctx context.Context, st *sqlstore.DB, rep *Report) {
 		walletOf(c.wallet)
 	}
 	seen := map[string]bool{} // transactions accounted for
-	var unmatched, sandbox int64
+	flows := balances{}
 
 	for _, p := range w.payments {
 		if len(p.winners) > 0 {
 			rep.Executed++
 		}
 		seen[p.txID] = true
-		w.checkPayment(p, books, walletOf, &unmatched)
+		w.checkPayment(p, books, walletOf, flows)
 	}
 	for _, t := range w.transfers {
 		if seen[t.txID] {
 			w.problem("transfer %s was answered to two requests", t.txID)
 		}
 		seen[t.txID] = true
-		w.checkTransfer(t, books, walletOf(t.wallet))
+		w.checkTransfer(t, books, walletOf(t.wallet), flows)
 	}
 
 	// Fundings and deposits: the answers name no transaction (or were
@@ -82,13 +84,13 @@ func (w *world) check(ctx context.Context, st *sqlstore.DB, rep *Report) {
 	for _, f := range w.fundings {
 		fundings[f.wallet] = append(fundings[f.wallet], f.amount)
 		walletOf(f.wallet).total += f.amount
-		sandbox -= f.amount
+		flows.add(ledger.Sandbox("USD"), "USD", -f.amount)
 	}
 	deposits := map[string]*deposit{}
 	for _, d := range w.deposits {
 		deposits[d.bankRef] = d
 		walletOf(d.wallet).total += d.amount
-		unmatched -= d.amount
+		flows.add(ledger.Unmatched("USD"), "USD", -d.amount)
 	}
 	foundFundings := map[string][]int64{}
 	foundDeposits := map[string]int{}
@@ -133,7 +135,7 @@ func (w *world) check(ctx context.Context, st *sqlstore.DB, rep *Report) {
 	}
 
 	w.checkChain(books)
-	w.checkBalances(books, wallets, sandbox, unmatched)
+	w.checkBalances(books, wallets, flows)
 }
 
 // books is everything the checks read, in one snapshot.
@@ -256,7 +258,7 @@ func paymentFinal(outcome, wallet string, amount int64) (status, reason string, 
 	return "COMPLETED", "", []move{hold, post}
 }
 
-func (w *world) checkPayment(p *payment, b *books, walletOf func(string) *walletExpect, unmatched *int64) {
+func (w *world) checkPayment(p *payment, b *books, walletOf func(string) *walletExpect, flows balances) {
 	what := fmt.Sprintf("payment %s (quote %s by the %s, outcome %q, %d USD)", p.txID, p.quoteID, p.by, p.outcome, p.total)
 	x := b.byID[p.txID]
 	if x == nil {
@@ -281,7 +283,8 @@ func (w *world) checkPayment(p *payment, b *books, walletOf func(string) *wallet
 		ms = nil
 		if status == "COMPLETED" || status == "REFUNDED" {
 			ms = []move{{kind: ledger.KindTransit}}
-			*unmatched -= p.total
+			flows.add(ledger.Unmatched("USD"), "USD", -p.total)
+			flows.payout("USD", p.total, p.fee, p.rail, p.receiving, p.received)
 		}
 	}
 	if x.Status != status || x.FailureReason != reason {
@@ -298,6 +301,7 @@ func (w *world) checkPayment(p *payment, b *books, walletOf func(string) *wallet
 	switch status {
 	case "COMPLETED":
 		e.total -= p.total
+		flows.payout("USD", p.total, p.fee, p.rail, p.receiving, p.received)
 	case "FAILED":
 		if p.outcome == stuck7 {
 			e.held += p.total
@@ -323,7 +327,7 @@ func transferFinal(in bool, outcome string) (string, string) {
 	return "FAILED", "COMPLIANCE_REJECTED"
 }
 
-func (w *world) checkTransfer(t *transfer, b *books, e *walletExpect) {
+func (w *world) checkTransfer(t *transfer, b *books, e *walletExpect, flows balances) {
 	dir := "out"
 	if t.in {
 		dir = "in"
@@ -355,10 +359,12 @@ func (w *world) checkTransfer(t *transfer, b *books, e *walletExpect) {
 	case t.in && completed:
 		ms = moves(ledger.KindIncoming, t.wallet, t.amount, 0)
 		e.total += t.amount
+		flows.add(ledger.Clearing(t.rail, "USD"), "USD", -t.amount)
 	case t.in:
 	case completed:
 		ms = []move{{kind: ledger.KindHold, wallet: t.wallet, available: -t.amount, held: t.amount}, {kind: ledger.KindPost, wallet: t.wallet, held: -t.amount}}
 		e.total -= t.amount
+		flows.payout("USD", t.amount, 0, t.rail, "USD", t.amount)
 	default:
 		ms = []move{{kind: ledger.KindHold, wallet: t.wallet, available: -t.amount, held: t.amount}, {kind: ledger.KindVoid, wallet: t.wallet, available: t.amount, held: -t.amount}}
 	}
@@ -438,25 +444,43 @@ func (w *world) checkChain(b *books) {
 	}
 }
 
+// balances are expected balances of the books' accounts.
+type balances map[balanceKey]int64
+
+type balanceKey struct {
+	account  ledger.Account
+	currency string
+}
+
+func (b balances) add(a ledger.Account, currency string, amount int64) {
+	b[balanceKey{a, currency}] += amount
+}
+
+// payout is where a payment's money goes once it has left: the fee is
+// earned, the rest exchanged into what the destination receives on the
+// rail.
+func (b balances) payout(currency string, sent, fee int64, rail, receiving string, received int64) {
+	b.add(ledger.Fees(currency), currency, fee)
+	b.add(ledger.FX(currency), currency, sent-fee)
+	b.add(ledger.FX(receiving), receiving, -received)
+	b.add(ledger.Clearing(rail, receiving), receiving, received)
+}
+
 // checkBalances compares the balances with the money the world saw come
-// and go.
-func (w *world) checkBalances(b *books, wallets map[string]*walletExpect, sandbox, unmatched int64) {
+// and go: the wallets' in detail, then every account of the books.
+func (w *world) checkBalances(b *books, wallets map[string]*walletExpect, flows balances) {
 	sums := map[string]int64{}
 	side := map[ledger.Account]int64{}
+	got := balances{}
 	for _, bal := range b.balances {
 		sums[bal.Currency] += bal.Balance
 		side[bal.Account] = bal.Balance
+		got.add(bal.Account, bal.Currency, bal.Balance)
 	}
 	for cur, s := range sums {
 		if s != 0 {
 			w.problem("the books' accounts sum to %d in %s, not zero", s, cur)
 		}
-	}
-	if got := side[ledger.Sandbox("USD")]; got != sandbox {
-		w.problem("the sandbox account is at %d, the acknowledged fundings say %d", got, sandbox)
-	}
-	if got := side[ledger.Unmatched("USD")]; got != unmatched {
-		w.problem("the deposits-received account is at %d, the acknowledged deposits and funded payments say %d", got, unmatched)
 	}
 	for id, a := range b.accounts {
 		avail, held := side[ledger.WalletAccount(id, ledger.Available)], side[ledger.WalletAccount(id, ledger.Held)]
@@ -486,6 +510,16 @@ func (w *world) checkBalances(b *books, wallets map[string]*walletExpect, sandbo
 		}
 		if a.Available+a.Held != e.total || a.Held != e.held {
 			w.problem("wallet %s: holds %d (held %d); in minus out says %d (held %d)", id, a.Available+a.Held, a.Held, e.total, e.held)
+		}
+		flows.add(ledger.WalletAccount(id, ledger.Available), a.Currency, e.total-e.held)
+		flows.add(ledger.WalletAccount(id, ledger.Held), a.Currency, e.held)
+	}
+	for k := range got {
+		flows[k] += 0 // every account of the books is compared, expected or not
+	}
+	for k, want := range flows {
+		if got[k] != want {
+			w.problem("account %s is at %d %s; the acknowledged requests put %d there", k.account, got[k], k.currency, want)
 		}
 	}
 }

@@ -48,11 +48,12 @@ func (w *world) faults(ctx context.Context, rnd *rand.Rand, instances []*instanc
 		switch {
 		case w.cfg.DB != nil && r < 4:
 			down = 100*time.Millisecond + time.Duration(rnd.Int64N(int64(1400*time.Millisecond)))
-			victim := -1
+			victim, also := -1, ""
 			if rnd.IntN(3) == 0 {
 				victim = rnd.IntN(len(instances))
+				also = ", and " + instances[victim].name + " killed while it is down"
 			}
-			w.cfg.Logf("fault %d at %s: database crash, down %s (instance killed meanwhile: %d)", n, at, down, victim)
+			w.cfg.Logf("fault %d at %s: database crash, down %s%s", n, at, down, also)
 			if err := w.cfg.DB.Crash(bg); err != nil {
 				w.problem("crash the database: %v", err)
 			}

@@ -110,7 +110,9 @@ func (wk *worker) unexpected(what string, a *answer) {
 
 func (wk *worker) fund(ctx context.Context) {
 	c := wk.customer()
-	amount := 5_000 + wk.rnd.Int64N(200_000)
+	// About as much comes in as goes out, so that the wallets run dry now
+	// and then and payments are refused for want of money.
+	amount := 5_000 + wk.rnd.Int64N(50_000)
 	a := wk.send(ctx, wk.rnd, request{method: "POST", path: "/sandbox/internal-accounts/" + c.wallet + "/fund",
 		key: wk.key("fund"), body: wire.SandboxFundRequest{Amount: amount}})
 	switch {
@@ -131,7 +133,7 @@ func (wk *worker) fund(ctx context.Context) {
 // records once: a repeat that finds it recorded is refused as such.
 func (wk *worker) deposit(ctx context.Context) {
 	c := wk.customer()
-	amount := 1_000 + wk.rnd.Int64N(150_000)
+	amount := 1_000 + wk.rnd.Int64N(100_000)
 	bankRef := strings.ToUpper(strings.ReplaceAll(wk.key("deposit"), "-", ""))
 	if len(bankRef) > 64 {
 		bankRef = bankRef[len(bankRef)-64:]
@@ -205,7 +207,7 @@ func (wk *worker) transferIn(ctx context.Context) {
 		wk.w.problem("transfer-in: %v", err)
 		return
 	}
-	t := &transfer{in: true, wallet: c.wallet, outcome: outcome, amount: amount, txID: x.ID}
+	t := &transfer{in: true, wallet: c.wallet, outcome: outcome, amount: amount, txID: x.ID, rail: x.PaymentRail}
 	wk.w.addTransfer(t)
 	wk.maybeCancel(ctx, t)
 }
@@ -239,7 +241,8 @@ func (wk *worker) agentTransferIn(ctx context.Context) {
 		wk.unexpected("agent transfer-in "+act.ID, a)
 		return
 	}
-	wk.w.addTransfer(&transfer{in: true, wallet: c.wallet, outcome: outcome, amount: amount, txID: act.Transaction.ID, agent: true})
+	wk.w.addTransfer(&transfer{in: true, wallet: c.wallet, outcome: outcome, amount: amount, txID: act.Transaction.ID,
+		rail: act.Transaction.PaymentRail, agent: true})
 }
 
 // ---- money out
@@ -286,7 +289,7 @@ func (wk *worker) transferOut(ctx context.Context) {
 		wk.w.problem("transfer-out: %v", err)
 		return
 	}
-	t := &transfer{wallet: c.wallet, outcome: outcome, amount: amount, txID: x.ID}
+	t := &transfer{wallet: c.wallet, outcome: outcome, amount: amount, txID: x.ID, rail: x.PaymentRail}
 	wk.w.addTransfer(t)
 	wk.maybeCancel(ctx, t)
 }
@@ -386,8 +389,8 @@ func (wk *worker) quote(ctx context.Context, c *customer, path, bearer, outcome 
 		wk.w.problem("quote: %v %s", err, clip(a.body))
 		return nil
 	}
-	p := &payment{quoteID: q.ID, txID: q.TransactionID, outcome: outcome, total: q.TotalSendingAmount, received: q.TotalReceivingAmount,
-		receiving: q.ReceivingCurrency.Code, realtime: realtime, by: "platform"}
+	p := &payment{quoteID: q.ID, txID: q.TransactionID, outcome: outcome, total: q.TotalSendingAmount, fee: q.FeesIncluded,
+		received: q.TotalReceivingAmount, receiving: q.ReceivingCurrency.Code, rail: q.Destination.PaymentRail, realtime: realtime, by: "platform"}
 	if !realtime {
 		p.wallet = c.wallet
 	}
@@ -452,7 +455,7 @@ func (wk *worker) execute(ctx context.Context, rnd *rand.Rand, c *customer, p *p
 		return
 	}
 	if a.status >= 400 {
-		if !refusal(a) {
+		if !refusal(how, a) {
 			wk.unexpected(what, a)
 		}
 		p.refused(what, *a)
@@ -509,13 +512,17 @@ func (wk *worker) execute(ctx context.Context, rnd *rand.Rand, c *customer, p *p
 	p.won(what)
 }
 
-// refusal reports a refusal an execute may get: the money is short, the
-// quote was executed by another request or expired, or (an agent's) it
-// already waits for approval.
-func refusal(a *answer) bool {
-	switch a.code() {
-	case "INSUFFICIENT_BALANCE", "INVALID_STATE_TRANSITION", "CONFLICT":
+// refusal reports a refusal an execute may get: the quote was executed by
+// another request or expired, the money is short (not for a funded
+// quote), or an agent's execute of it already waits for approval.
+func refusal(how string, a *answer) bool {
+	switch code := a.code(); {
+	case code == "INVALID_STATE_TRANSITION":
 		return true
+	case code == "INSUFFICIENT_BALANCE":
+		return how != "send"
+	case code == "CONFLICT":
+		return how == "agent"
 	}
 	return false
 }

@@ -82,6 +82,7 @@ type transfer struct {
 	outcome string
 	amount  int64
 	txID    string
+	rail    string
 	agent   bool
 	// cancelTried: a cancel was sent; cancelled: one was answered 200.
 	cancelTried, cancelled bool
@@ -93,8 +94,10 @@ type payment struct {
 	wallet        string // the paying wallet ("" for a just-in-time funded quote)
 	outcome       string
 	total         int64 // totalSendingAmount (USD)
+	fee           int64 // feesIncluded, of total
 	received      int64
 	receiving     string
+	rail          string
 	realtime      bool
 	by            string // who made it: "platform" or "agent"
 
