@@ -259,7 +259,7 @@ func paymentFinal(outcome, wallet string, amount int64) (status, reason string, 
 }
 
 func (w *world) checkPayment(p *payment, b *books, walletOf func(string) *walletExpect, flows balances) {
-	what := fmt.Sprintf("payment %s (quote %s by the %s, outcome %q, %d USD)", p.txID, p.quoteID, p.by, p.outcome, p.total)
+	what := fmt.Sprintf("payment %s (quote %s, %s, outcome %q, %d USD)", p.txID, p.quoteID, p.by, p.outcome, p.total)
 	x := b.byID[p.txID]
 	if x == nil {
 		w.problem("%s: not in the books", what)

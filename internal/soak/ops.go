@@ -34,10 +34,10 @@ var operations = []struct {
 	{"deposit", 1, (*worker).deposit},
 	{"transfer-in", 3, (*worker).transferIn},
 	{"transfer-out", 3, (*worker).transferOut},
-	{"pay", 8, (*worker).pay},
-	{"agent-pay", 3, (*worker).agentPay},
+	{"pay", 8, func(wk *worker, ctx context.Context) { wk.pay(ctx, "platform") }},
+	{"agent-pay", 3, func(wk *worker, ctx context.Context) { wk.pay(ctx, "agent") }},
 	{"agent-transfer-in", 1, (*worker).agentTransferIn},
-	{"realtime", 2, (*worker).realtime},
+	{"realtime", 2, func(wk *worker, ctx context.Context) { wk.pay(ctx, "realtime") }},
 }
 
 // step runs one operation drawn at random.
@@ -195,16 +195,8 @@ func (wk *worker) transferIn(ctx context.Context) {
 	amount := 1_000 + wk.rnd.Int64N(100_000)
 	a := wk.send(ctx, wk.rnd, request{method: "POST", path: "/transfer-in", key: wk.key("transfer-in"),
 		body: transferBody(c.accounts[outcome], c.wallet, amount)})
-	if a == nil {
-		return
-	}
-	if a.status != http.StatusCreated {
-		wk.unexpected("transfer-in", a)
-		return
-	}
-	var x wire.Transaction
-	if err := a.decode(&x); err != nil {
-		wk.w.problem("transfer-in: %v", err)
+	x, ok := decoded[wire.Transaction](wk, a, http.StatusCreated, "transfer-in")
+	if !ok {
 		return
 	}
 	t := &transfer{in: true, wallet: c.wallet, outcome: outcome, amount: amount, txID: x.ID, rail: x.PaymentRail}
@@ -220,11 +212,7 @@ func (wk *worker) agentTransferIn(ctx context.Context) {
 	amount := 1_000 + wk.rnd.Int64N(2*agentThreshold)
 	a := wk.send(ctx, wk.rnd, request{method: "POST", path: "/agents/me/transfer-in", key: wk.key("agent-transfer-in"), bearer: c.agent.token,
 		body: transferBody(c.accounts[outcome], c.wallet, amount)})
-	if a == nil {
-		return
-	}
-	if a.status != http.StatusCreated {
-		wk.unexpected("agent transfer-in", a)
+	if !wk.answered(a, http.StatusCreated, "agent transfer-in") {
 		return
 	}
 	act, err := decodeAction(a)
@@ -257,41 +245,48 @@ func (wk *worker) transferOut(ctx context.Context) {
 	body := map[string]any{"source": map[string]string{"accountId": c.wallet},
 		"destination": map[string]string{"accountId": c.accounts[outcome]}, "amount": amount}
 	a := wk.send(ctx, wk.rnd, request{method: "POST", path: "/transfer-out", body: body})
-	switch {
-	case a == nil:
-		return
-	case a.status == http.StatusBadRequest && a.code() == "INSUFFICIENT_BALANCE":
-		wk.w.count("refused transfer-out: INSUFFICIENT_BALANCE")
-		return
-	case a.status != http.StatusAccepted:
-		wk.unexpected("transfer-out challenge", a)
-		return
-	}
-	var ch wire.SignedRequestChallenge
-	if err := a.decode(&ch); err != nil {
-		wk.w.problem("transfer-out challenge: %v", err)
+	ch, ok := decoded[wire.SignedRequestChallenge](wk, a, http.StatusAccepted, "transfer-out")
+	if !ok {
 		return
 	}
 	a = wk.send(ctx, wk.rnd, request{method: "POST", path: "/transfer-out", body: body, key: wk.key("transfer-out"), retryUnauthorized: true,
 		headers: []string{wire.HeaderWalletSignature, wire.SandboxSignature, wire.HeaderRequestID, ch.RequestID}})
-	switch {
-	case a == nil:
-		return
-	case a.code() == "INSUFFICIENT_BALANCE":
-		wk.w.count("refused transfer-out: INSUFFICIENT_BALANCE")
-		return
-	case a.status != http.StatusCreated:
-		wk.unexpected("transfer-out", a)
-		return
-	}
-	var x wire.Transaction
-	if err := a.decode(&x); err != nil {
-		wk.w.problem("transfer-out: %v", err)
+	x, ok := decoded[wire.Transaction](wk, a, http.StatusCreated, "transfer-out")
+	if !ok {
 		return
 	}
 	t := &transfer{wallet: c.wallet, outcome: outcome, amount: amount, txID: x.ID, rail: x.PaymentRail}
 	wk.w.addTransfer(t)
 	wk.maybeCancel(ctx, t)
+}
+
+// answered reports whether a is the answer want. A refusal for want of
+// money is counted; anything else is reported.
+func (wk *worker) answered(a *answer, want int, what string) bool {
+	switch {
+	case a == nil:
+		return false
+	case a.code() == "INSUFFICIENT_BALANCE":
+		wk.w.count("refused " + what + ": INSUFFICIENT_BALANCE")
+		return false
+	case a.status != want:
+		wk.unexpected(what, a)
+		return false
+	}
+	return true
+}
+
+// decoded is a's body when a is the answer want (see answered).
+func decoded[T any](wk *worker, a *answer, want int, what string) (T, bool) {
+	var out T
+	if !wk.answered(a, want, what) {
+		return out, false
+	}
+	if err := a.decode(&out); err != nil {
+		wk.w.problem("%s: %v", what, err)
+		return out, false
+	}
+	return out, true
 }
 
 func transferBody(external, wallet string, amount int64) map[string]any {
@@ -326,48 +321,35 @@ func (wk *worker) maybeCancel(ctx context.Context, t *transfer) {
 
 // ---- quotes
 
-// pay quotes a payment from the wallet and executes it: usually once,
-// sometimes with several executes at once (different keys, any instance:
-// one may win), sometimes late (the quote may have expired), sometimes
-// never.
-func (wk *worker) pay(ctx context.Context) {
+// pay quotes a payment and executes it: usually once, sometimes with
+// several executes at once (different keys, any instance: one may win),
+// sometimes late (the quote may have expired), sometimes never. by is who
+// pays how:
+//
+//   - "platform": the platform, from the wallet;
+//   - "agent": the customer's agent, its quote and executes (above the
+//     threshold held for the platform's approval, which is given once or
+//     twice at once), with a platform execute of the same quote sometimes
+//     racing them;
+//   - "realtime": a just-in-time funded quote, whose funds are sent with
+//     POST /sandbox/send.
+func (wk *worker) pay(ctx context.Context, by string) {
 	c := wk.customer()
-	p := wk.quote(ctx, c, "/quotes", "", pick(wk.rnd, quoteOutcomes), false)
-	if p == nil {
-		return
+	if p := wk.quote(ctx, c, by, pick(wk.rnd, quoteOutcomes)); p != nil {
+		wk.executeAll(ctx, c, p)
 	}
-	wk.executeAll(ctx, c, p)
 }
 
-// agentPay is pay by the customer's agent: its quote, its executes
-// (above the threshold held for approval, which the platform gives, once
-// or twice at once), with a platform execute of the same quote sometimes
-// racing them.
-func (wk *worker) agentPay(ctx context.Context) {
-	c := wk.customer()
-	p := wk.quote(ctx, c, "/agents/me/quotes", c.agent.token, pick(wk.rnd, quoteOutcomes), false)
-	if p == nil {
-		return
-	}
-	wk.executeAll(ctx, c, p)
-}
-
-// realtime quotes a just-in-time funded payment and sends its funds
-// (POST /sandbox/send), sometimes twice at once: one may execute it.
-func (wk *worker) realtime(ctx context.Context) {
-	c := wk.customer()
-	p := wk.quote(ctx, c, "/quotes", "", pick(wk.rnd, quoteOutcomes), true)
-	if p == nil {
-		return
-	}
-	wk.executeAll(ctx, c, p)
-}
-
-// quote asks for a quote to the customer's account of outcome.
-func (wk *worker) quote(ctx context.Context, c *customer, path, bearer, outcome string, realtime bool) *payment {
+// quote asks for a quote to the customer's account of outcome, paid by
+// (see pay).
+func (wk *worker) quote(ctx context.Context, c *customer, by, outcome string) *payment {
 	amount := 500 + wk.rnd.Int64N(2*agentThreshold)
+	path, bearer, realtime := "/quotes", "", by == "realtime"
 	source := map[string]any{"sourceType": "ACCOUNT", "accountId": c.wallet}
-	if realtime {
+	switch by {
+	case "agent":
+		path, bearer = "/agents/me/quotes", c.agent.token
+	case "realtime":
 		source = map[string]any{"sourceType": "REALTIME_FUNDING", "customerId": c.id, "currency": "USD"}
 	}
 	side := "SENDING"
@@ -390,12 +372,9 @@ func (wk *worker) quote(ctx context.Context, c *customer, path, bearer, outcome 
 		return nil
 	}
 	p := &payment{quoteID: q.ID, txID: q.TransactionID, outcome: outcome, total: q.TotalSendingAmount, fee: q.FeesIncluded,
-		received: q.TotalReceivingAmount, receiving: q.ReceivingCurrency.Code, rail: q.Destination.PaymentRail, realtime: realtime, by: "platform"}
+		received: q.TotalReceivingAmount, receiving: q.ReceivingCurrency.Code, rail: q.Destination.PaymentRail, realtime: realtime, by: by}
 	if !realtime {
 		p.wallet = c.wallet
-	}
-	if bearer != "" {
-		p.by = "agent"
 	}
 	wk.w.mu.Lock()
 	wk.w.payments = append(wk.w.payments, p)

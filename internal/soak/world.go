@@ -99,7 +99,7 @@ type payment struct {
 	receiving     string
 	rail          string
 	realtime      bool
-	by            string // who made it: "platform" or "agent"
+	by            string // who pays how (see worker.pay): "platform", "agent" or "realtime"
 
 	mu       sync.Mutex
 	winners  []string // the requests answered as having executed it

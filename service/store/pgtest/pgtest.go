@@ -244,20 +244,7 @@ func (c *Cluster) Crash(ctx context.Context) error {
 		c.admin = nil
 	}
 	c.down = true
-	out, err := c.command(ctx, "pg_ctl", "stop", "-D", c.dataDir, "-m", "immediate", "-w").CombinedOutput()
-	if err != nil {
-		c.kill()
-	}
-	select {
-	case <-c.exited:
-	case <-time.After(15 * time.Second):
-		c.cmd.Process.Kill() //nolint:errcheck
-		<-c.exited
-	}
-	if err != nil {
-		return fmt.Errorf("pgtest: pg_ctl stop -m immediate: %v\n%s", err, out)
-	}
-	return nil
+	return c.stopNow(ctx)
 }
 
 // Restart starts the cluster again after [Cluster.Crash], on the same port
@@ -497,11 +484,21 @@ func (c *Cluster) stop() error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	stopErr := c.stopNow(ctx)
+	if err := os.RemoveAll(c.root); err != nil && stopErr == nil {
+		stopErr = fmt.Errorf("pgtest: %w", err)
+	}
+	return stopErr
+}
+
+// stopNow shuts the postmaster down at once (pg_ctl stop -m immediate,
+// a signal if that fails, SIGKILL if it lingers) and waits until it has
+// exited.
+func (c *Cluster) stopNow(ctx context.Context) error {
 	out, err := c.command(ctx, "pg_ctl", "stop", "-D", c.dataDir, "-m", "immediate", "-w").CombinedOutput()
-	var stopErr error
 	if err != nil {
-		stopErr = fmt.Errorf("pgtest: pg_ctl stop: %v\n%s", err, out)
 		c.kill()
+		err = fmt.Errorf("pgtest: pg_ctl stop -m immediate: %v\n%s", err, out)
 	}
 	select {
 	case <-c.exited:
@@ -509,10 +506,7 @@ func (c *Cluster) stop() error {
 		c.cmd.Process.Kill() //nolint:errcheck
 		<-c.exited
 	}
-	if err := os.RemoveAll(c.root); err != nil && stopErr == nil {
-		stopErr = fmt.Errorf("pgtest: %w", err)
-	}
-	return stopErr
+	return err
 }
 
 // kill asks the postmaster for an immediate shutdown without pg_ctl.
