@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"sync"
 	"syscall"
@@ -59,23 +60,37 @@ func (in *instance) start(ctx context.Context) error {
 	cmd := exec.Command(in.bin, append([]string{"--listen", in.addr}, in.args...)...)
 	cmd.Env = in.env
 	cmd.Stdout, cmd.Stderr = out, out
-	// A test binary that dies takes its instances with it.
+	// A test binary that dies takes its instances with it. The kernel
+	// sends Pdeathsig when the thread that started the child ends, and Go
+	// ends a thread whose goroutine exits locked to it (pgtest's does when
+	// PostgreSQL stops): so the child is started from a locked thread that
+	// lives as long as the child, as pgtest starts PostgreSQL. Without it,
+	// a crash of the database now and then killed an instance that had
+	// been started from the thread pgtest's restart later locked.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		out.Close()
-		in.mu.Unlock()
-		return err
-	}
 	exit := make(chan struct{})
-	in.cmd, in.exit = cmd, exit
-	addr := in.addr
-	in.mu.Unlock()
+	started := make(chan error, 1)
 	go func() {
+		runtime.LockOSThread()
+		if err := cmd.Start(); err != nil {
+			runtime.UnlockOSThread()
+			started <- err
+			return
+		}
+		started <- nil
 		cmd.Wait() //nolint:errcheck // the status goes to the log
 		fmt.Fprintf(out, "--- soak: %s exited at %s: %s ---\n", in.name, time.Now().Format(time.StampMilli), cmd.ProcessState)
 		out.Close()
 		close(exit)
 	}()
+	if err := <-started; err != nil {
+		out.Close()
+		in.mu.Unlock()
+		return err
+	}
+	in.cmd, in.exit = cmd, exit
+	addr := in.addr
+	in.mu.Unlock()
 
 	hc := &http.Client{Timeout: time.Second}
 	for {
