@@ -301,7 +301,14 @@ func runLedgerVerify(ctx context.Context, cfg Config, w *world) string {
 		w.problem("paymentsd ledger verify: %v\n%s", err, out)
 		return "FAILED"
 	}
-	return "ok: " + strings.TrimSpace(lastLine(string(out)))
+	// What it counted, for the report.
+	var said []string
+	for _, line := range strings.Split(string(out), "\n") {
+		if strings.HasPrefix(line, "ledger transactions") || strings.HasPrefix(line, "payments") || strings.HasPrefix(line, "ledger verify:") {
+			said = append(said, strings.Join(strings.Fields(line), " "))
+		}
+	}
+	return strings.Join(said, "; ")
 }
 
 // tail is the end of a log file.
@@ -314,12 +321,4 @@ func tail(path string, n int) string {
 		b = b[len(b)-n:]
 	}
 	return strings.TrimSpace(string(b))
-}
-
-func lastLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
-		return s[i+1:]
-	}
-	return s
 }
