@@ -341,7 +341,8 @@ func (t *tx) seal(ctx context.Context, limit int, at time.Time) (int, ledger.Hea
 		}
 		head.Seq++
 		head.Hash = ledger.Link(head.Hash, head.Seq, ledger.BodyHash(&lts[i]))
-		chainArgs = append(chainArgs, head.Seq, lts[i].ID, head.Hash[:], t.d.timeArg(at))
+		link := head.Hash // a copy per row: head.Hash[:] would give every row the batch's last link
+		chainArgs = append(chainArgs, head.Seq, lts[i].ID, link[:], t.d.timeArg(at))
 		sealed++
 	}
 	head.At = at.UTC().Truncate(time.Microsecond)
