@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"slices"
 	"strings"
@@ -650,4 +651,17 @@ func TestVerifierMisuse(t *testing.T) {
 	v := NewVerifier(VerifyOptions{OpenedAt: time.Now()})
 	v.Wallet("InternalAccount:1", "USD", 0, 0)
 	v.Payment(Payment{ID: "Transaction:1"})
+}
+
+// TestAppendCanonical: the verifier's reused buffer hashes as BodyHash
+// does, and what was in the buffer before stays.
+func TestAppendCanonical(t *testing.T) {
+	w := standard(t)
+	var buf []byte
+	for _, lt := range w.txs {
+		buf = AppendCanonical(append(buf[:0], "before"...), lt)
+		if string(buf[:6]) != "before" || Hash(sha256.Sum256(buf[6:])) != BodyHash(lt) {
+			t.Fatalf("%s: canonical form %q", lt.ID, buf)
+		}
+	}
 }
