@@ -788,7 +788,7 @@ func (v *Verifier) checkPayments() {
 		if exempt && subset(has, r.needs) || !exempt && sameKinds(has, r.needs) {
 			continue
 		}
-		v.problem("transactions", p.ID, "is a %s %s%s, which has %s in the books; it has %s",
+		v.problem("transactions", p.ID, "is a %s %s%s: that status needs %s in the books; it has %s",
 			p.Status, r.class, outcomeNote(p.Outcome), kindList(r.needs), kindList(has))
 	}
 }

@@ -413,7 +413,7 @@ func TestVerifyLedgerTamper(t *testing.T) {
 		}, "ledger_transactions", name("late.credit"), "USD sums to 1"},
 		{"completed payout without its POST", func(b *booksDB) {
 			b.exec(`UPDATE transactions SET status = 'COMPLETED' WHERE id = ?`, b.names["transfer-out"])
-		}, "transactions", name("transfer-out"), "has HOLD, POST in the books; it has HOLD"},
+		}, "transactions", name("transfer-out"), "needs HOLD, POST in the books; it has HOLD"},
 		{"hold released by hand", func(b *booksDB) {
 			b.exec(`UPDATE internal_accounts SET available = available + 700, held = held - 700 WHERE id = ?`, b.names["w1"])
 		}, "internal_accounts", name("w1"), "and 0 held; its entries sum to"},
