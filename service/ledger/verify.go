@@ -146,7 +146,8 @@ type Verifier struct {
 	phase  int
 	report Report
 
-	payments map[string]*paymentState
+	payments   []paymentState   // in the order fed
+	paymentIdx map[string]int32 // payment id → index in payments
 
 	links    []linkState
 	chainIdx map[string]int32 // ledger transaction id → index in links
@@ -172,6 +173,10 @@ type VerifyOptions struct {
 	OpenedAt time.Time
 	// Anchor, when set, is a link the chain must have.
 	Anchor *Anchor
+	// Payments and Links, when known, are how many payments and chain
+	// rows will be fed: the verifier's tables are made that size at once
+	// instead of growing.
+	Payments, Links int
 }
 
 type paymentState struct {
@@ -214,7 +219,8 @@ type walletRow struct {
 
 // NewVerifier starts a verification.
 func NewVerifier(opts VerifyOptions) *Verifier {
-	v := &Verifier{opts: opts, payments: map[string]*paymentState{}, chainIdx: map[string]int32{},
+	v := &Verifier{opts: opts, payments: make([]paymentState, 0, opts.Payments), paymentIdx: make(map[string]int32, opts.Payments),
+		links: make([]linkState, 0, opts.Links), chainIdx: make(map[string]int32, opts.Links),
 		queued: map[string]bool{}, accounts: map[string]*accountSum{}}
 	v.report.OpenedAt = opts.OpenedAt
 	if opts.OpenedAt.IsZero() {
@@ -240,11 +246,12 @@ func (v *Verifier) problem(table, id, format string, args ...any) {
 // Payment adds a payment.
 func (v *Verifier) Payment(p Payment) {
 	v.step(1, "Payment")
-	if _, dup := v.payments[p.ID]; dup {
+	if _, dup := v.paymentIdx[p.ID]; dup {
 		v.problem("transactions", p.ID, "appears twice")
 		return
 	}
-	v.payments[p.ID] = &paymentState{Payment: p}
+	v.paymentIdx[p.ID] = int32(len(v.payments))
+	v.payments = append(v.payments, paymentState{Payment: p})
 }
 
 // Link adds the chain row of seq.
@@ -257,10 +264,10 @@ func (v *Verifier) Link(seq int64, ledgerTransactionID string, link Hash, sealed
 	l := linkState{seq: seq, txID: ledgerTransactionID, link: link, sealedAt: sealedAt}
 	switch {
 	case seq < want:
-		v.problem("ledger_chain", "seq "+strconv.FormatInt(seq, 10), "out of order after seq %d", want-1)
+		v.problem("ledger_chain", seqName(seq), "out of order after seq %d", want-1)
 		return
 	case seq > want:
-		missing := "seq " + strconv.FormatInt(want, 10)
+		missing := seqName(want)
 		if seq > want+1 {
 			missing = fmt.Sprintf("seq %d to %d", want, seq-1)
 		}
@@ -268,7 +275,7 @@ func (v *Verifier) Link(seq int64, ledgerTransactionID string, link Hash, sealed
 		l.gap = true
 	}
 	if _, dup := v.chainIdx[ledgerTransactionID]; dup {
-		v.problem("ledger_chain", "seq "+strconv.FormatInt(seq, 10), "chains %s a second time", ledgerTransactionID)
+		v.problem("ledger_chain", seqName(seq), "chains %s a second time", ledgerTransactionID)
 	} else {
 		v.chainIdx[ledgerTransactionID] = int32(len(v.links))
 	}
@@ -617,11 +624,12 @@ func (v *Verifier) checkPayment(t *Transaction) {
 		v.problem("ledger_transactions", t.ID, "is a %s that names no payment", t.Kind)
 		return
 	}
-	p := v.payments[t.TransactionID]
-	if p == nil {
+	i, found := v.paymentIdx[t.TransactionID]
+	if !found {
 		v.problem("ledger_transactions", t.ID, "is a %s of payment %s, which does not exist", t.Kind, t.TransactionID)
 		return
 	}
+	p := &v.payments[i]
 	if t.QuoteID != p.QuoteID {
 		v.problem("ledger_transactions", t.ID, "names quote %q; its payment %s has quote %q", t.QuoteID, p.ID, p.QuoteID)
 		return
@@ -636,18 +644,44 @@ func (v *Verifier) checkPayment(t *Transaction) {
 	default:
 		wantWallet, cur, amount = p.SourceAccountID, p.SendingCurrency, p.SentAmount
 	}
-	moves := t.WalletMoves()
 	want := WalletMove{Wallet: wantWallet, Currency: cur, Available: eff.available * amount, Held: eff.held * amount}
+	got, wallets := oneWalletMove(t)
 	switch {
-	case wantWallet == "" && len(moves) > 0:
-		v.problem("ledger_transactions", t.ID, "is a %s of payment %s and moves wallet %s; it should move none", t.Kind, p.ID, moves[0].Wallet)
+	case wantWallet == "" && wallets > 0:
+		v.problem("ledger_transactions", t.ID, "is a %s of payment %s and moves wallet %s; it should move none", t.Kind, p.ID, got.Wallet)
 		return
-	case wantWallet != "" && (len(moves) != 1 || moves[0] != want):
+	case wantWallet != "" && (wallets != 1 || got != want):
 		v.problem("ledger_transactions", t.ID, "is a %s of payment %s and moves %s; it should move %s",
-			t.Kind, p.ID, describeMoves(moves), describeMoves([]WalletMove{want}))
+			t.Kind, p.ID, describeMoves(t.WalletMoves()), describeMoves([]WalletMove{want}))
 		return
 	}
 	p.lts = append(p.lts, paymentLT{id: t.ID, kind: t.Kind, pending: t.PendingID})
+}
+
+// oneWalletMove is WalletMoves for the transactions of one wallet, without
+// a slice: the move of the first wallet, and how many wallets it moves.
+func oneWalletMove(t *Transaction) (WalletMove, int) {
+	var m WalletMove
+	wallets := 0
+	for i := range t.Entries {
+		e := &t.Entries[i]
+		w, side, ok := e.Account.Wallet()
+		switch {
+		case !ok:
+			continue
+		case wallets == 0:
+			m.Wallet, m.Currency, wallets = w, e.Currency, 1
+		case w != m.Wallet:
+			wallets = 2
+			continue
+		}
+		if side == Held {
+			m.Held += e.Amount
+		} else {
+			m.Available += e.Amount
+		}
+	}
+	return m, wallets
 }
 
 func describeMoves(ms []WalletMove) string {
@@ -706,10 +740,9 @@ func (v *Verifier) checkChain() {
 	skip := false // the link before was changed or is missing: this one cannot be checked
 	for i := range v.links {
 		l := &v.links[i]
-		seq := "seq " + strconv.FormatInt(l.seq, 10)
 		switch {
 		case !l.seen:
-			v.problem("ledger_chain", seq, "chains %s, which does not exist (deleted)", l.txID)
+			v.problem("ledger_chain", seqName(l.seq), "chains %s, which does not exist (deleted)", l.txID)
 		case skip || l.gap:
 		case Link(prev, l.seq, l.body) != l.link:
 			next := i + 1
@@ -718,15 +751,15 @@ func (v *Verifier) checkChain() {
 				Link(l.link, v.links[next].seq, v.links[next].body) == v.links[next].link:
 				// The next link follows from this one as stored: the link
 				// is the one sealed, its transaction is not.
-				v.problem("ledger_transactions", l.txID, "changed after it was sealed at %s: its fields or entries no longer hash to the chain's link", seq)
+				v.problem("ledger_transactions", l.txID, "changed after it was sealed at %s: its fields or entries no longer hash to the chain's link", seqName(l.seq))
 			case next < len(v.links):
-				v.problem("ledger_chain", seq, "link %s does not follow from link %d and %s, and the next link does not follow from it (the link was changed)",
+				v.problem("ledger_chain", seqName(l.seq), "link %s does not follow from link %d and %s, and the next link does not follow from it (the link was changed)",
 					l.link, l.seq-1, l.txID)
 				skip = true
 				prev = l.link
 				continue
 			default:
-				v.problem("ledger_chain", seq, "the last link does not follow from link %d and %s (the link or the transaction changed)", l.seq-1, l.txID)
+				v.problem("ledger_chain", seqName(l.seq), "the last link does not follow from link %d and %s (the link or the transaction changed)", l.seq-1, l.txID)
 			}
 		}
 		skip = false
@@ -736,14 +769,17 @@ func (v *Verifier) checkChain() {
 		i, found := slices.BinarySearchFunc(v.links, a.Seq, func(l linkState, seq int64) int { return cmpInt(l.seq, seq) })
 		switch {
 		case v.report.Head.Seq < a.Seq:
-			v.problem("ledger_chain", "seq "+strconv.FormatInt(a.Seq, 10), "missing: the chain ends at seq %d, the anchor has link %d (rows deleted)", v.report.Head.Seq, a.Seq)
+			v.problem("ledger_chain", seqName(a.Seq), "missing: the chain ends at seq %d, the anchor has link %d (rows deleted)", v.report.Head.Seq, a.Seq)
 		case !found:
-			v.problem("ledger_chain", "seq "+strconv.FormatInt(a.Seq, 10), "missing: the anchor has this link (rows deleted)")
+			v.problem("ledger_chain", seqName(a.Seq), "missing: the anchor has this link (rows deleted)")
 		case v.links[i].link != a.Hash:
-			v.problem("ledger_chain", "seq "+strconv.FormatInt(a.Seq, 10), "link %s differs from the anchor's %s (the chain was rewritten)", v.links[i].link, a.Hash)
+			v.problem("ledger_chain", seqName(a.Seq), "link %s differs from the anchor's %s (the chain was rewritten)", v.links[i].link, a.Hash)
 		}
 	}
 }
+
+// seqName names a chain row.
+func seqName(seq int64) string { return "seq " + strconv.FormatInt(seq, 10) }
 
 func cmpInt(a, b int64) int {
 	switch {
@@ -758,13 +794,8 @@ func cmpInt(a, b int64) int {
 // checkPayments checks each payment's ledger transactions against its
 // status, and its holds' resolution.
 func (v *Verifier) checkPayments() {
-	ids := make([]string, 0, len(v.payments))
-	for id := range v.payments {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	for _, id := range ids {
-		p := v.payments[id]
+	for i := range v.payments {
+		p := &v.payments[i]
 		exempt := p.CreatedAt.Before(v.opts.OpenedAt)
 		if exempt {
 			v.report.Exempt++
