@@ -124,7 +124,7 @@ func (r *Report) Err() error {
 // SealGrace is how long a transaction may wait in the sealer's queue after
 // a later seal: the service seals four times a second, so a transaction
 // still waiting a minute after a seal that came after it was written was
-// put in the queue by hand.
+// put in the queue by hand (the instances' clocks must agree within it).
 const SealGrace = time.Minute
 
 // Verifier checks the books fed to it in this order (each step's rows in
@@ -436,12 +436,14 @@ func (v *Verifier) finishTx(p *pendingTx) {
 		v.problem("ledger_transactions", t.ID, "has no entries (deleted)")
 		return
 	}
+	// The balances are what the entries sum to, whatever else is wrong
+	// with their transaction.
+	for i := range t.Entries {
+		v.add(&t.Entries[i], &p.rows[i])
+	}
 	if err := t.Check(); err != nil {
 		v.problem("ledger_transactions", t.ID, "%s", strings.TrimPrefix(strings.TrimPrefix(err.Error(), "ledger: "), t.ID+": "))
 		return
-	}
-	for i := range t.Entries {
-		v.add(&t.Entries[i], &p.rows[i])
 	}
 	v.checkPayment(t)
 }
@@ -612,11 +614,18 @@ var effects = map[Kind]effect{
 // payment.
 func (v *Verifier) checkPayment(t *Transaction) {
 	if t.Kind == KindOpening {
-		if t.TransactionID != "" {
+		// The migration that opened the books wrote them, one per wallet
+		// that had money, with the wallet's uuid for id, at the time it
+		// recorded as the opening.
+		got, wallets := oneWalletMove(t)
+		switch {
+		case t.TransactionID != "":
 			v.problem("ledger_transactions", t.ID, "is an OPENING balance that names payment %s", t.TransactionID)
-		} else if t.CreatedAt.After(v.opts.OpenedAt) {
-			v.problem("ledger_transactions", t.ID, "is an OPENING balance dated %s, after the books opened at %s",
+		case !t.CreatedAt.Equal(v.opts.OpenedAt):
+			v.problem("ledger_transactions", t.ID, "is an OPENING balance dated %s; the books opened at %s",
 				t.CreatedAt.Format(time.RFC3339Nano), v.opts.OpenedAt.Format(time.RFC3339Nano))
+		case wallets != 1 || strings.TrimPrefix(got.Wallet, "InternalAccount:") != strings.TrimPrefix(t.ID, txPrefix):
+			v.problem("ledger_transactions", t.ID, "is an OPENING balance of %s; an opening balance's id is its wallet's", describeMoves(t.WalletMoves()))
 		}
 		return
 	}

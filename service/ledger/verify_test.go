@@ -127,7 +127,7 @@ func standard(t *testing.T) *world {
 		SourceAccountID: w3, DestinationAccountID: w.id("ExternalAccount"), SendingCurrency: "USD",
 		ReceivingCurrency: "MXN", SentAmount: 3000, ReceivedAmount: 51000, PaymentRail: "SPEI",
 		CreatedAt: w.opened.Add(-time.Hour)})
-	w.post("opening", New(w.id("LedgerTransaction"), KindOpening, w.opened, "Opening balance").
+	w.post("opening", New(txPrefix+strings.TrimPrefix(w3, "InternalAccount:"), KindOpening, w.opened, "Opening balance").
 		Add(Opening("USD"), "USD", -5000).Add(WalletAccount(w3, Available), "USD", 2000).Add(WalletAccount(w3, Held), "USD", 3000))
 
 	fund := w.payment("funding", Payment{Type: "INCOMING", Status: "COMPLETED", DestinationAccountID: w1,
@@ -517,7 +517,13 @@ func TestVerifyTampered(t *testing.T) {
 				Add(Opening("USD"), "USD", -10).Add(WalletAccount(id("w2"), Available), "USD", 10))
 			b.queue = append(b.queue, "LedgerTransaction:ffffffff-0000-7000-8000-000000000001")
 			b.wallet(id("w2")).available += 10
-		}, "ledger_transactions", "LedgerTransaction:ffffffff-0000-7000-8000-000000000001", "after the books opened", false},
+		}, "ledger_transactions", "LedgerTransaction:ffffffff-0000-7000-8000-000000000001", "the books opened at", false},
+		{"opening balance of another wallet", func(b *books) {
+			b.insert(New(txPrefix+strings.TrimPrefix(id("w3"), "InternalAccount:")[:35]+"f", KindOpening, w.opened, "Opening balance").
+				Add(Opening("USD"), "USD", -10).Add(WalletAccount(id("w2"), Available), "USD", 10))
+			b.queue = append(b.queue, txPrefix+strings.TrimPrefix(id("w3"), "InternalAccount:")[:35]+"f")
+			b.wallet(id("w2")).available += 10
+		}, "ledger_transactions", txPrefix + strings.TrimPrefix(w.names["w3"], "InternalAccount:")[:35] + "f", "an opening balance's id is its wallet's", false},
 		{"books never opened", func(b *books) { b.opts.OpenedAt = time.Time{} },
 			"settings", "ledger.opened_at", "missing", false},
 		{"anchor differs", func(b *books) {

@@ -27,6 +27,7 @@ type booksDB struct {
 	st      *sqlstore.DB
 	raw     *sql.DB
 	dialect string
+	dsn     string
 	now     time.Time
 	// names the tests use for the rows: wallets, payments and ledger
 	// transactions.
@@ -40,29 +41,38 @@ type booksDB struct {
 func openBooks(t *testing.T, dialect string) *booksDB {
 	t.Helper()
 	ctx := t.Context()
-	var st *sqlstore.DB
 	var raw *sql.DB
 	var err error
+	dsn := filepath.Join(t.TempDir(), "books.db")
 	if dialect == "sqlite" {
-		path := filepath.Join(t.TempDir(), "books.db")
-		if st, err = sqlstore.OpenSQLite(ctx, path); err == nil {
-			raw, err = sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
-		}
+		raw, err = sql.Open("sqlite", "file:"+dsn+"?_pragma=busy_timeout(10000)")
 	} else {
-		url := pgtest.Start(t).NewDatabase(t)
-		if st, err = sqlstore.OpenPostgres(ctx, url); err == nil {
-			raw, err = sql.Open("pgx", url)
-		}
+		dsn = pgtest.Start(t).NewDatabase(t)
+		raw, err = sql.Open("pgx", dsn)
 	}
 	if err != nil {
 		t.Fatal(err)
 	}
+	b := &booksDB{t: t, ctx: ctx, raw: raw, dialect: dialect, dsn: dsn, names: map[string]string{},
+		now: time.Now().UTC().Truncate(time.Microsecond)}
+	b.reopen()
 	t.Cleanup(func() {
 		raw.Close()
-		st.Close()
+		b.st.Close()
 	})
-	return &booksDB{t: t, ctx: ctx, st: st, raw: raw, dialect: dialect, names: map[string]string{},
-		now: time.Now().UTC().Truncate(time.Microsecond)}
+	return b
+}
+
+// reopen opens the store (again), applying the migrations it lacks.
+func (b *booksDB) reopen() {
+	b.t.Helper()
+	if b.st != nil {
+		b.st.Close()
+	}
+	var err error
+	if b.st, err = sqlstore.Open(b.ctx, b.dsn); err != nil {
+		b.t.Fatal(err)
+	}
 }
 
 // newBooks is a database with two wallets and every kind of money move:
@@ -462,5 +472,82 @@ func TestVerifyLedgerAnchor(t *testing.T) {
 		if (c.want == "") != (err == nil) || err != nil && !strings.HasPrefix(err.Error(), c.want) {
 			t.Fatalf("anchor %d: %v, want %q", c.anchor.Seq, err, c.want)
 		}
+	}
+}
+
+// TestVerifyLedgerBooksOpened: a database whose wallet had money before
+// the books existed, 3000 of it held for a payment executed then. The
+// books open (migration 0016, run again here after its tables are dropped
+// by hand: it is the last migration), the old payment completes with a
+// POST that resolves no HOLD, a new one is paid the usual way: the books
+// verify, the old payment exempt from its status's rule, the opening
+// balance checked.
+func TestVerifyLedgerBooksOpened(t *testing.T) {
+	for _, d := range dialects {
+		t.Run(d, func(t *testing.T) {
+			b := openBooks(t, d)
+			before := b.now.Add(-time.Hour)
+			old := &store.Transaction{ID: ids.New("Transaction"), QuoteID: ids.New("Quote"), Type: "OUTGOING", Status: "PROCESSING",
+				PlatformCustomerID: "books-" + d, DestinationAccountID: ids.New("ExternalAccount"), SendingCurrency: "USD",
+				ReceivingCurrency: "USD", SentAmount: 3_000, ReceivedAmount: 3_000, ExchangeRate: 1, PaymentRail: "ACH",
+				Reference: "REF-old", CreatedAt: before, UpdatedAt: before}
+			b.tx(func(tx store.Tx) error {
+				c := &store.Customer{ID: ids.New("Customer"), PlatformCustomerID: "books-" + d, CustomerType: "INDIVIDUAL",
+					KYCStatus: "APPROVED", CreatedAt: before, UpdatedAt: before}
+				a := &store.InternalAccount{ID: ids.New("InternalAccount"), CustomerID: c.ID, Type: "INTERNAL_FIAT",
+					Status: "ACTIVE", Currency: "USD", CreatedAt: before, UpdatedAt: before}
+				b.names["customer"], b.names["w1"] = c.ID, a.ID
+				old.CustomerID, old.SourceAccountID = c.ID, a.ID
+				if err := tx.CreateCustomer(b.ctx, c); err != nil {
+					return err
+				}
+				if err := tx.CreateInternalAccount(b.ctx, a); err != nil {
+					return err
+				}
+				return tx.CreateTransaction(b.ctx, old)
+			})
+			// Before the books: the balances were columns, nothing else.
+			b.exec(`UPDATE internal_accounts SET available = 5000, held = 3000 WHERE id = ?`, b.names["w1"])
+			b.exec(`DROP VIEW ledger_statement`)
+			for _, table := range []string{"ledger_unsealed", "ledger_chain", "ledger_entries", "ledger_transactions"} {
+				b.exec(`DROP TABLE ` + table)
+			}
+			if d == "postgres" {
+				b.exec(`DROP FUNCTION ledger_refuse_change()`)
+			}
+			b.exec(`DELETE FROM schema_migrations WHERE version = 16`)
+			b.exec(`DELETE FROM settings WHERE key = ?`, store.LedgerOpenedSetting)
+			b.reopen()
+			b.now = time.Now().UTC().Truncate(time.Microsecond) // the books opened just now
+
+			b.tx(func(tx store.Tx) error {
+				from := old.Status
+				old.Status, old.UpdatedAt = "COMPLETED", b.tick()
+				if won, err := tx.AdvanceTransaction(b.ctx, old, from); err != nil || !won {
+					return fmt.Errorf("complete the old payment: %v", err)
+				}
+				return b.post(tx, "old.post", ledger.Payout(ids.New("LedgerTransaction"), b.now, "Payment sent", b.names["w1"],
+					"USD", 3_000, 0, "ACH", "USD", 3_000).For(old.ID, old.QuoteID))
+			})
+			b.payout("new", "COMPLETED", b.names["w1"], 1_000)
+			b.seal()
+			r, err := b.verify(sqlstore.VerifyOptions{})
+			if err != nil {
+				t.Fatalf("%v (%v)", err, r.Problems)
+			}
+			if r.Exempt != 1 || r.Payments != 1 || r.Transactions != 4 || r.Sealed != 4 {
+				t.Fatalf("report %+v", r)
+			}
+			// The opening balance is the wallet's: credited to another, it
+			// is named.
+			b.unlock()
+			opening := "LedgerTransaction:" + strings.TrimPrefix(b.names["w1"], "InternalAccount:")
+			b.exec(`UPDATE ledger_entries SET amount = amount + 1 WHERE id = ?`, entryID(opening, 1))
+			b.exec(`UPDATE ledger_entries SET amount = amount - 1 WHERE id = ?`, entryID(opening, 2))
+			var p *ledger.Problem
+			if _, err := b.verify(sqlstore.VerifyOptions{}); !errors.As(err, &p) || p.ID != opening {
+				t.Fatalf("opening changed: %v", err)
+			}
+		})
 	}
 }
