@@ -222,14 +222,7 @@ func (w *world) rows(sealed int) *books {
 		b.links = append(b.links, chainRow{int64(i + 1), lt.ID, prev, w.clock})
 	}
 	for _, lt := range w.txs {
-		h := *lt
-		h.Entries = nil
-		b.txs = append(b.txs, h)
-		for n, e := range lt.Entries {
-			wallet, _, _ := e.Account.Wallet()
-			b.entries = append(b.entries, EntryRow{Entry: e, ID: "LedgerEntry:" + strings.TrimPrefix(lt.ID, txPrefix) + "-" + fmt.Sprint(n+1),
-				LedgerTransactionID: lt.ID, N: int64(n + 1), WalletID: wallet, CreatedAt: lt.CreatedAt})
-		}
+		b.add(lt)
 	}
 	for _, wr := range w.wallets {
 		b.wallets = append(b.wallets, *wr)
@@ -338,8 +331,8 @@ func (b *books) deleteTx(id string) {
 	b.queue = slices.DeleteFunc(b.queue, func(q string) bool { return q == id })
 }
 
-// insert adds a forged ledger transaction (its entries with it).
-func (b *books) insert(lt *Transaction) {
+// add lays out the rows of a ledger transaction and its entries.
+func (b *books) add(lt *Transaction) {
 	h := *lt
 	h.Entries = nil
 	b.txs = append(b.txs, h)
@@ -348,6 +341,11 @@ func (b *books) insert(lt *Transaction) {
 		b.entries = append(b.entries, EntryRow{Entry: e, ID: "LedgerEntry:" + strings.TrimPrefix(lt.ID, txPrefix) + "-" + fmt.Sprint(n+1),
 			LedgerTransactionID: lt.ID, N: int64(n + 1), WalletID: wallet, CreatedAt: lt.CreatedAt})
 	}
+}
+
+// insert adds a forged ledger transaction (its entries with it).
+func (b *books) insert(lt *Transaction) {
+	b.add(lt)
 	b.sort()
 }
 

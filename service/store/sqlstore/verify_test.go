@@ -53,9 +53,9 @@ func openBooks(t *testing.T, dialect string) *booksDB {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := &booksDB{t: t, ctx: ctx, raw: raw, dialect: dialect, dsn: dsn, names: map[string]string{},
-		now: time.Now().UTC().Truncate(time.Microsecond)}
+	b := &booksDB{t: t, ctx: ctx, raw: raw, dialect: dialect, dsn: dsn, names: map[string]string{}}
 	b.reopen()
+	b.now = time.Now().UTC().Truncate(time.Microsecond) // after the books opened
 	t.Cleanup(func() {
 		raw.Close()
 		b.st.Close()
@@ -214,20 +214,30 @@ func (b *booksDB) seal() {
 // exec runs a statement on the raw connection ("?" placeholders).
 func (b *booksDB) exec(q string, args ...any) {
 	b.t.Helper()
-	if b.dialect == "postgres" {
-		n := 0
-		q = rebind(q, func() string { n++; return "$" + strconv.Itoa(n) })
-	}
-	if _, err := b.raw.ExecContext(b.ctx, q, args...); err != nil {
+	if _, err := b.raw.ExecContext(b.ctx, b.rebind(q), args...); err != nil {
 		b.t.Fatalf("%s: %v", q, err)
 	}
 }
 
-func rebind(q string, next func() string) string {
+// scan reads one row on the raw connection into dest.
+func (b *booksDB) scan(dest any, q string, args ...any) {
+	b.t.Helper()
+	if err := b.raw.QueryRowContext(b.ctx, b.rebind(q), args...).Scan(dest); err != nil {
+		b.t.Fatalf("%s: %v", q, err)
+	}
+}
+
+// rebind numbers the placeholders for PostgreSQL.
+func (b *booksDB) rebind(q string) string {
+	if b.dialect != "postgres" {
+		return q
+	}
 	var out strings.Builder
+	n := 0
 	for _, c := range q {
 		if c == '?' {
-			out.WriteString(next())
+			n++
+			out.WriteString("$" + strconv.Itoa(n))
 		} else {
 			out.WriteRune(c)
 		}
@@ -266,13 +276,7 @@ func entryID(ltID string, n int) string {
 func (b *booksDB) seqOf(ltID string) int64 {
 	b.t.Helper()
 	var seq int64
-	q := `SELECT seq FROM ledger_chain WHERE ledger_transaction_id = ?`
-	if b.dialect == "postgres" {
-		q = strings.Replace(q, "?", "$1", 1)
-	}
-	if err := b.raw.QueryRowContext(b.ctx, q, ltID).Scan(&seq); err != nil {
-		b.t.Fatal(err)
-	}
+	b.scan(&seq, `SELECT seq FROM ledger_chain WHERE ledger_transaction_id = ?`, ltID)
 	return seq
 }
 
@@ -282,13 +286,7 @@ func (b *booksDB) seqOf(ltID string) int64 {
 func (b *booksDB) insertForged(id, payment, wallet string, amount int64) {
 	at := b.tick()
 	var avail int64
-	q := `SELECT available FROM internal_accounts WHERE id = ?`
-	if b.dialect == "postgres" {
-		q = strings.Replace(q, "?", "$1", 1)
-	}
-	if err := b.raw.QueryRowContext(b.ctx, q, wallet).Scan(&avail); err != nil {
-		b.t.Fatal(err)
-	}
+	b.scan(&avail, `SELECT available FROM internal_accounts WHERE id = ?`, wallet)
 	var txn any
 	if payment != "" {
 		txn = payment
@@ -343,13 +341,7 @@ func TestVerifyLedgerClean(t *testing.T) {
 func linkAt(t *testing.T, b *booksDB, seq int64) ledger.Hash {
 	t.Helper()
 	var link []byte
-	q := `SELECT link FROM ledger_chain WHERE seq = ?`
-	if b.dialect == "postgres" {
-		q = strings.Replace(q, "?", "$1", 1)
-	}
-	if err := b.raw.QueryRowContext(b.ctx, q, seq).Scan(&link); err != nil {
-		t.Fatal(err)
-	}
+	b.scan(&link, `SELECT link FROM ledger_chain WHERE seq = ?`, seq)
 	return ledger.Hash(link)
 }
 
