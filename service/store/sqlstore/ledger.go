@@ -45,28 +45,34 @@ func (t *tx) PostLedger(ctx context.Context, lt *ledger.Transaction) (bool, erro
 	}
 	moves := lt.WalletMoves()
 	at := t.d.timeArg(lt.CreatedAt)
-	for i, m := range moves {
+	// A transaction that moves several wallets runs under a savepoint:
+	// when one of them cannot move (not enough money, another currency,
+	// no such wallet), rolling back to it undoes the ones moved before,
+	// their updated_at included, so that nothing is written even if the
+	// caller commits. The service's own transactions move one wallet
+	// each and pay nothing for it.
+	several := len(moves) > 1
+	if several {
+		if _, err := t.exec(ctx, `SAVEPOINT ledger_post`); err != nil {
+			return false, t.fail(what, err)
+		}
+	}
+	for _, m := range moves {
 		var avail, held int64
 		err := t.queryRow(ctx, `UPDATE internal_accounts SET available = available + ?, held = held + ?, updated_at = ?
 			WHERE id = ? AND currency = ? AND available + ? >= 0 AND held + ? >= 0 RETURNING available, held`,
 			m.Available, m.Held, at, m.Wallet, m.Currency, m.Available, m.Held).Scan(&avail, &held)
 		if errors.Is(err, sql.ErrNoRows) {
-			var cur string
-			if err := t.queryRow(ctx, `SELECT currency FROM internal_accounts WHERE id = ?`, m.Wallet).Scan(&cur); err != nil {
-				return false, t.fail(what+": wallet "+m.Wallet, err)
-			}
-			if cur != m.Currency {
-				return false, fmt.Errorf("store: %s: wallet %s holds %s, not %s", what, m.Wallet, cur, m.Currency)
-			}
-			// Not enough money: undo the wallets moved before this one
-			// (exactly what was just added), so nothing is written.
-			for _, u := range moves[:i] {
-				if err := t.updateOne(ctx, what+": undo", `UPDATE internal_accounts SET available = available - ?,
-					held = held - ? WHERE id = ?`, u.Available, u.Held, u.Wallet); err != nil {
-					return false, err
+			err := t.unmoved(ctx, what, m)
+			if several {
+				if _, rerr := t.exec(ctx, `ROLLBACK TO SAVEPOINT ledger_post`); rerr != nil {
+					return false, t.fail(what+": undo", rerr)
+				}
+				if _, rerr := t.exec(ctx, `RELEASE SAVEPOINT ledger_post`); rerr != nil {
+					return false, t.fail(what+": undo", rerr)
 				}
 			}
-			return false, nil
+			return false, err
 		}
 		if err != nil {
 			return false, t.fail(what+": wallet "+m.Wallet, err)
@@ -77,7 +83,25 @@ func (t *tx) PostLedger(ctx context.Context, lt *ledger.Transaction) (bool, erro
 			}
 		}
 	}
+	if several {
+		if _, err := t.exec(ctx, `RELEASE SAVEPOINT ledger_post`); err != nil {
+			return false, t.fail(what, err)
+		}
+	}
 	return true, t.writeLedger(ctx, what, lt)
+}
+
+// unmoved says why the wallet of m did not move: an error when it does not
+// exist or holds another currency, nil when the money is not there.
+func (t *tx) unmoved(ctx context.Context, what string, m ledger.WalletMove) error {
+	var cur string
+	if err := t.queryRow(ctx, `SELECT currency FROM internal_accounts WHERE id = ?`, m.Wallet).Scan(&cur); err != nil {
+		return t.fail(what+": wallet "+m.Wallet, err)
+	}
+	if cur != m.Currency {
+		return fmt.Errorf("store: %s: wallet %s holds %s, not %s", what, m.Wallet, cur, m.Currency)
+	}
+	return nil
 }
 
 const ledgerTxCols = `id, kind, transaction_id, quote_id, pending_id, description, created_at`
@@ -350,7 +374,10 @@ func (t *tx) seal(ctx context.Context, limit int, at time.Time) (int, ledger.Hea
 		}
 		head.Seq++
 		head.Hash = ledger.Link(head.Hash, head.Seq, ledger.BodyHash(&lts[i]))
-		chainArgs = append(chainArgs, head.Seq, lts[i].ID, head.Hash[:], t.d.timeArg(at))
+		// A link of its own: head.Hash[:] would be the same bytes for
+		// every row, all of them the batch's last link by the INSERT.
+		link := head.Hash
+		chainArgs = append(chainArgs, head.Seq, lts[i].ID, link[:], t.d.timeArg(at))
 		sealed++
 	}
 	head.At = at.UTC().Truncate(time.Microsecond)
