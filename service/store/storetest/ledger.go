@@ -518,15 +518,23 @@ func testLedgerRefusals(f *fixture) {
 	CheckBooks(f, f.s)
 }
 
+// fundedHold creates a USDC wallet funded with funds, and a payment's HOLD
+// of amount on it.
+func (f *fixture) fundedHold(funds, amount int64) (w *store.InternalAccount, pay string, hold *ledger.Transaction) {
+	f.Helper()
+	_, w, _ = f.wallets()
+	pay = newID("Transaction")
+	f.post(funding(w.ID, "USDC", funds, at(time.Minute)))
+	hold = ledger.HoldFor(newLedgerID(), at(2*time.Minute), "Payment on its way", w.ID, "USDC", amount).For(pay, "")
+	f.post(hold)
+	return w, pay, hold
+}
+
 // testLedgerResolveOnce: a HOLD resolves once. A second VOID or a POST of
 // it is ErrConflict and writes nothing, although the wallet holds enough
 // for it (another payment's HOLD); so is a transaction with a taken id.
 func testLedgerResolveOnce(f *fixture) {
-	_, w, _ := f.wallets()
-	pay := newID("Transaction")
-	f.post(funding(w.ID, "USDC", 100, at(time.Minute)))
-	hold := ledger.HoldFor(newLedgerID(), at(2*time.Minute), "Payment on its way", w.ID, "USDC", 30).For(pay, "")
-	f.post(hold)
+	w, pay, hold := f.fundedHold(100, 30)
 	f.post(ledger.HoldFor(newLedgerID(), at(3*time.Minute), "Another payment", w.ID, "USDC", 40))
 	void := ledger.VoidOf(newLedgerID(), at(4*time.Minute), "Payment failed", w.ID, "USDC", 30).For(pay, "").Resolving(hold.ID)
 	f.post(void) // w: 60 available, 40 held
@@ -558,11 +566,7 @@ func testLedgerResolveOnce(f *fixture) {
 // its own Tx, exactly one is written; the others are ErrConflict, and the
 // wallet moved once.
 func testLedgerResolveRace(f *fixture) {
-	_, w, _ := f.wallets()
-	pay := newID("Transaction")
-	f.post(funding(w.ID, "USDC", 1_000, at(time.Minute)))
-	hold := ledger.HoldFor(newLedgerID(), at(2*time.Minute), "Payment on its way", w.ID, "USDC", 100).For(pay, "")
-	f.post(hold)
+	w, pay, hold := f.fundedHold(1_000, 100)
 	const n = 8
 	won := make([]bool, n)
 	var wins atomic.Int32
