@@ -323,7 +323,7 @@ func testLedgerStatement(f *fixture) {
 					if !p.HasMore {
 						return nil
 					}
-					if p.NextCursor != p.Items[len(p.Items)-1].ID || len(p.Items) != pageLimitOf(filter.Limit) {
+					if p.NextCursor != p.Items[len(p.Items)-1].ID || len(p.Items) != filter.Limit {
 						t.Fatalf("a page of %d with more after it has the cursor %q", len(p.Items), p.NextCursor)
 					}
 					filter.Cursor = p.NextCursor
@@ -345,17 +345,6 @@ func testLedgerStatement(f *fixture) {
 		f.Error("ListLedgerEntries without a wallet succeeded")
 	}
 	CheckBooks(f, f.s)
-}
-
-// pageLimitOf is the page size a Limit gives.
-func pageLimitOf(limit int) int {
-	switch {
-	case limit <= 0:
-		return 20
-	case limit > 100:
-		return 100
-	}
-	return limit
 }
 
 // ledgerState is everything a refused post must leave as it was.
