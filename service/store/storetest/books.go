@@ -22,7 +22,8 @@ import (
 //   - every entry LedgerBalances counts belongs to a transaction reached
 //     from a wallet's statement or a payment, each account's balance is the
 //     sum of those entries, and every currency totals zero;
-//   - a POST or VOID resolves a HOLD of its own payment, once;
+//   - a POST or VOID resolves a HOLD of its own payment, once, releasing
+//     all it holds;
 //   - the chain links every transaction, in seal order from 1 to the head,
 //     as ledger.Link and ledger.BodyHash recompute it.
 //
@@ -165,6 +166,8 @@ func bookProblems(ctx context.Context, tx store.Tx) ([]string, error) {
 			bad("%s %s of payment %s resolves the HOLD %s of payment %s", lt.Kind, lt.ID, lt.TransactionID, hold.ID, hold.TransactionID)
 		case resolved[hold.ID] != "":
 			bad("HOLD %s resolved twice, by %s and %s", hold.ID, resolved[hold.ID], lt.ID)
+		case heldBy(lt) != -heldBy(hold):
+			bad("%s %s releases %d held; its HOLD %s holds %d", lt.Kind, lt.ID, -heldBy(lt), hold.ID, heldBy(hold))
 		}
 		resolved[lt.PendingID] = lt.ID
 	}
@@ -218,6 +221,17 @@ func bookProblems(ctx context.Context, tx store.Tx) ([]string, error) {
 		return nil, err
 	}
 	return append(problems, chainProblems(head, byID)...), nil
+}
+
+// heldBy is what lt moves on the wallets' held sides.
+func heldBy(lt *ledger.Transaction) int64 {
+	var sum int64
+	for _, e := range lt.Entries {
+		if _, side, ok := e.Account.Wallet(); ok && side == ledger.Held {
+			sum += e.Amount
+		}
+	}
+	return sum
 }
 
 // statementProblems checks a wallet's statement, oldest first: each
