@@ -341,7 +341,10 @@ func (t *tx) seal(ctx context.Context, limit int, at time.Time) (int, ledger.Hea
 		}
 		head.Seq++
 		head.Hash = ledger.Link(head.Hash, head.Seq, ledger.BodyHash(&lts[i]))
-		chainArgs = append(chainArgs, head.Seq, lts[i].ID, head.Hash[:], t.d.timeArg(at))
+		// A copy: head.Hash[:] would share head's array, which the next
+		// link overwrites before the batch's INSERT reads the arguments.
+		link := head.Hash
+		chainArgs = append(chainArgs, head.Seq, lts[i].ID, link[:], t.d.timeArg(at))
 		sealed++
 	}
 	head.At = at.UTC().Truncate(time.Microsecond)
