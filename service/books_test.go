@@ -165,6 +165,12 @@ func testReadingTheBooks(t *testing.T, opts ...func(*Config)) {
 	for _, id := range []string{"InternalAccount:00000000-0000-7000-8000-000000000000", "nope", dest.ID} {
 		wantCode(t, e.do("GET", "/internal-accounts/"+id+"/entries", nil, nil), http.StatusNotFound, "NOT_FOUND")
 	}
+	// A deleted customer's CLOSED account keeps its statement.
+	gone := e.newWallet("books-gone@example.com")
+	e.mustStatus(e.do("DELETE", "/customers/"+gone.customer.ID, nil, nil), http.StatusOK)
+	if s := e.statement(gone.account.ID, ""); len(s.Data) != 0 || *s.TotalCount != 0 {
+		t.Fatalf("statement of a closed account %+v", s)
+	}
 
 	// The accounts: zero per currency, summed here and in totals; the
 	// wallet's sides are its balances.

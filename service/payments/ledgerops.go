@@ -49,25 +49,12 @@ func (s *Service) ListLedgerEntries(ctx context.Context, req LedgerEntryFilter) 
 		return wire.List[wire.LedgerEntry]{}, e
 	}
 	return listPage(ctx, s, func(tx store.Tx) (store.Page[store.LedgerEntry], error) {
-		if _, err := ledgerWallet(ctx, tx, req.AccountID); err != nil {
+		// The books are history: a CLOSED account keeps its statement.
+		if _, err := internalAccount(ctx, tx, req.AccountID); err != nil {
 			return store.Page[store.LedgerEntry]{}, err
 		}
 		return tx.ListLedgerEntries(ctx, f)
 	}, ledgerEntryJSON)
-}
-
-// ledgerWallet loads the internal account whose books are read, whatever
-// its status; an unknown or malformed id is 404.
-func ledgerWallet(ctx context.Context, tx store.Tx, id string) (*store.InternalAccount, error) {
-	notFound := errorf(CodeNotFound, "no internal account with this id")
-	if !ids.Valid("InternalAccount", id) {
-		return nil, notFound
-	}
-	a, err := tx.GetInternalAccount(ctx, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, notFound
-	}
-	return a, err
 }
 
 // validEntryID reports whether s is a LedgerEntry:<uuid>-<n> id, n from 1
