@@ -57,6 +57,7 @@ const ctx = {
   cursor: "", // nextCursor of the last page, "" when there is no more
   pages: 0,
   generation: 0, // of the list being loaded; older answers are dropped
+  more: false, // a "Load more" is under way
   epoch: 0, // counts sign-outs (hideStatement): a download begun before saves nothing
   downloading: false,
 };
@@ -88,7 +89,7 @@ export function closeStatement() {
  * them away).
  */
 export function statementChanged() {
-  if (ctx.shown && ctx.pages <= 1) loadPage("");
+  if (ctx.shown && ctx.pages <= 1 && !ctx.more) loadPage("");
 }
 
 /** Forgets everything shown (another person may sign in next). */
@@ -96,6 +97,7 @@ export function hideStatement() {
   ctx.shown = false;
   ctx.generation++;
   ctx.epoch++;
+  ctx.more = false;
   ctx.lines = [];
   ctx.cursor = "";
   ctx.pages = 0;
@@ -121,6 +123,7 @@ async function loadPage(cursor) {
   // Where the focus goes back to: a disabled button may lose it.
   const focused = !!cursor && document.activeElement === more;
   more.disabled = true;
+  if (cursor) ctx.more = true;
   $("statement-lines").setAttribute("aria-busy", "true");
   try {
     if (!account) throw new Error(t("statement.error.noAccount"));
@@ -143,6 +146,7 @@ async function loadPage(cursor) {
     if (err instanceof ApiError && err.status === 401) return; // the page signs out
     showError("statement-error", t("statement.error.load", { reason: messageOf(err) }));
   } finally {
+    if (cursor) ctx.more = false;
     if (generation === ctx.generation) {
       more.disabled = false;
       $("statement-lines").removeAttribute("aria-busy");
