@@ -350,7 +350,10 @@ func (t *tx) seal(ctx context.Context, limit int, at time.Time) (int, ledger.Hea
 		}
 		head.Seq++
 		head.Hash = ledger.Link(head.Hash, head.Seq, ledger.BodyHash(&lts[i]))
-		chainArgs = append(chainArgs, head.Seq, lts[i].ID, head.Hash[:], t.d.timeArg(at))
+		// A copy per row: head.Hash[:] would alias head, and every row of
+		// the batch would get the last link when the insert runs.
+		link := head.Hash
+		chainArgs = append(chainArgs, head.Seq, lts[i].ID, link[:], t.d.timeArg(at))
 		sealed++
 	}
 	head.At = at.UTC().Truncate(time.Microsecond)
