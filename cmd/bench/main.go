@@ -95,6 +95,14 @@ func run(ctx context.Context, args []string) error {
 	defer os.RemoveAll(tmp)
 
 	r := &report.Report{Quick: *quick, Errors: map[string]string{}, Machine: machine()}
+	// The previous report in the folder gives the baseline some budgets
+	// are ratios to (report.SetBaseline); a quick run's figures are none.
+	if b, err := os.ReadFile(filepath.Join(*out, "results.json")); err == nil {
+		var prev report.Report
+		if json.Unmarshal(b, &prev) == nil && !prev.Quick {
+			r.SetBaseline(&prev)
+		}
+	}
 	logf := func(format string, a ...any) {
 		fmt.Fprintf(os.Stderr, "%s  %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, a...))
 	}

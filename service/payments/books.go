@@ -35,26 +35,71 @@ func (s *Service) holdPayment(ctx context.Context, tx store.Tx, x *store.Transac
 	return tx.PostLedger(ctx, lt)
 }
 
-// pendingHold is the HOLD of payment x that nothing resolved yet, or nil
-// for a payment executed before the books existed (its held money came with
-// the wallet's opening balance).
-func pendingHold(ctx context.Context, tx store.Tx, x *store.Transaction) (*ledger.Transaction, error) {
+// Known ledger transactions. A settlement step, a cancel or a return
+// needs the payment's earlier ledger transactions (its HOLD, its POST).
+// Those rows are immutable and were committed before the payment reached
+// the state the step starts from, so they are read before the step's
+// store transaction (booksOf), not in it: on PostgreSQL a serializable
+// transaction that reads the journal's newest index pages while others
+// append to them makes the database abort one of them, and concurrent
+// settlements would keep retrying. A step whose row is not among the
+// known ones (a state reached after the read) reads again in its own
+// transaction.
+
+// booksOf reads payment id's ledger transactions in a transaction of their
+// own; nil when that fails (the step then reads in its own).
+func (s *Service) booksOf(ctx context.Context, id string) []ledger.Transaction {
+	var lts []ledger.Transaction
+	err := s.store.Tx(ctx, func(tx store.Tx) error {
+		var err error
+		lts, err = tx.LedgerTransactionsOf(ctx, id)
+		return err
+	})
+	if err != nil {
+		return nil
+	}
+	return lts
+}
+
+// findHold is the HOLD among lts that none of them resolves.
+func findHold(lts []ledger.Transaction) *ledger.Transaction {
+	for i := range lts {
+		if lts[i].Kind != ledger.KindHold {
+			continue
+		}
+		resolved := false
+		for _, other := range lts {
+			resolved = resolved || other.PendingID == lts[i].ID
+		}
+		if !resolved {
+			return &lts[i]
+		}
+	}
+	return nil
+}
+
+// findPost is the POST among lts.
+func findPost(lts []ledger.Transaction) *ledger.Transaction {
+	for i := range lts {
+		if lts[i].Kind == ledger.KindPost {
+			return &lts[i]
+		}
+	}
+	return nil
+}
+
+// lookUp finds what find finds among known, or else among x's ledger
+// transactions read in tx; nil for a payment made before the books.
+func lookUp(ctx context.Context, tx store.Tx, x *store.Transaction, known []ledger.Transaction,
+	find func([]ledger.Transaction) *ledger.Transaction) (*ledger.Transaction, error) {
+	if lt := find(known); lt != nil {
+		return lt, nil
+	}
 	lts, err := tx.LedgerTransactionsOf(ctx, x.ID)
 	if err != nil {
 		return nil, err
 	}
-	resolved := map[string]bool{}
-	for _, lt := range lts {
-		if lt.PendingID != "" {
-			resolved[lt.PendingID] = true
-		}
-	}
-	for i := range lts {
-		if lts[i].Kind == ledger.KindHold && !resolved[lts[i].ID] {
-			return &lts[i], nil
-		}
-	}
-	return nil, nil
+	return find(lts), nil
 }
 
 // post writes lt, which must go through: a refusal means the books and the
@@ -75,7 +120,7 @@ func post(ctx context.Context, tx store.Tx, lt *ledger.Transaction) error {
 // its rail. The fee (in sending units, from the quote; transfers have
 // none) is earned, the rest is exchanged into the received amount, which
 // goes to the rail's clearing.
-func (s *Service) payOut(ctx context.Context, tx store.Tx, x *store.Transaction, wallet string, now time.Time) error {
+func (s *Service) payOut(ctx context.Context, tx store.Tx, x *store.Transaction, wallet string, known []ledger.Transaction, now time.Time) error {
 	var fee int64
 	if x.QuoteID != "" {
 		q, err := tx.GetQuote(ctx, x.QuoteID)
@@ -84,7 +129,7 @@ func (s *Service) payOut(ctx context.Context, tx store.Tx, x *store.Transaction,
 		}
 		fee = q.FeesIncluded
 	}
-	hold, err := pendingHold(ctx, tx, x)
+	hold, err := lookUp(ctx, tx, x, known, findHold)
 	if err != nil {
 		return err
 	}
@@ -98,8 +143,8 @@ func (s *Service) payOut(ctx context.Context, tx store.Tx, x *store.Transaction,
 
 // voidPayment voids the HOLD of payment x from wallet: the money did not
 // leave and is available again.
-func (s *Service) voidPayment(ctx context.Context, tx store.Tx, x *store.Transaction, wallet, why string, now time.Time) error {
-	hold, err := pendingHold(ctx, tx, x)
+func (s *Service) voidPayment(ctx context.Context, tx store.Tx, x *store.Transaction, wallet, why string, known []ledger.Transaction, now time.Time) error {
+	hold, err := lookUp(ctx, tx, x, known, findHold)
 	if err != nil {
 		return err
 	}
@@ -114,15 +159,13 @@ func (s *Service) voidPayment(ctx context.Context, tx store.Tx, x *store.Transac
 // the wallet gets all of it, fee included. A payment posted before the
 // books has no POST; its return comes from the rail's clearing like an
 // incoming payment.
-func (s *Service) returnPayment(ctx context.Context, tx store.Tx, x *store.Transaction, wallet string, now time.Time) error {
-	lts, err := tx.LedgerTransactionsOf(ctx, x.ID)
+func (s *Service) returnPayment(ctx context.Context, tx store.Tx, x *store.Transaction, wallet string, known []ledger.Transaction, now time.Time) error {
+	posted, err := lookUp(ctx, tx, x, known, findPost)
 	if err != nil {
 		return err
 	}
-	for i := range lts {
-		if lts[i].Kind == ledger.KindPost {
-			return post(ctx, tx, ledger.Reverse(newLedgerID(), now, describe("Payment returned", x), &lts[i]))
-		}
+	if posted != nil {
+		return post(ctx, tx, ledger.Reverse(newLedgerID(), now, describe("Payment returned", x), posted))
 	}
 	lt := ledger.New(newLedgerID(), ledger.KindReturn, now, describe("Payment returned", x)).For(x.ID, x.QuoteID).
 		Move(ledger.Clearing(x.PaymentRail, x.ReceivingCurrency), x.ReceivingCurrency, x.ReceivedAmount,

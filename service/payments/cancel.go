@@ -91,6 +91,7 @@ func (s *Service) CancelTransaction(ctx context.Context, id string, req CancelRe
 	if err := cancellableKind(first); err != nil {
 		return wire.Transaction{}, err
 	}
+	known := s.booksOf(ctx, id)
 	out, err := commit(ctx, s, transferTurn(first), func(tx store.Tx) (wire.Transaction, error) {
 		x, err := loadTransaction(ctx, tx, id)
 		if err != nil {
@@ -115,7 +116,7 @@ func (s *Service) CancelTransaction(ctx context.Context, id string, req CancelRe
 			return wire.Transaction{}, notCancellable(cur)
 		}
 		if x.Type == "OUTGOING" {
-			if err := s.voidPayment(ctx, tx, x, x.SourceAccountID, "Transfer cancelled, money back", now); err != nil {
+			if err := s.voidPayment(ctx, tx, x, x.SourceAccountID, "Transfer cancelled, money back", known, now); err != nil {
 				return wire.Transaction{}, err
 			}
 		}

@@ -95,6 +95,22 @@ func (s *Service) SettleDue(ctx context.Context) (int, error) {
 	}
 }
 
+// SettleTransaction applies the due transition of one transaction, as the
+// settlement worker does, and reports whether there was one to apply (false:
+// not due, settled meanwhile, or another worker holds it).
+func (s *Service) SettleTransaction(ctx context.Context, id string) (bool, error) {
+	var x *store.Transaction
+	err := s.store.Tx(ctx, func(tx store.Tx) error {
+		var err error
+		x, err = tx.GetTransaction(ctx, id)
+		return err
+	})
+	if err != nil {
+		return false, err
+	}
+	return s.settleOne(ctx, id, settlementTurn(x))
+}
+
 // settleOne claims the transaction and applies its due transition, if it
 // is still due and no other worker holds it. The claim is a row lock (see
 // store.Tx.ClaimDueTransaction): with several instances, a second worker
@@ -105,6 +121,7 @@ func (s *Service) SettleDue(ctx context.Context) (int, error) {
 // wallet's turn like an execute does.
 func (s *Service) settleOne(ctx context.Context, id, wallet string) (bool, error) {
 	applied := false
+	known := s.booksOf(ctx, id)
 	err := s.tx(ctx, wallet, func(tx store.Tx) error {
 		applied = false
 		now := s.now()
@@ -124,7 +141,7 @@ func (s *Service) settleOne(ctx context.Context, id, wallet string) (bool, error
 			money = s.incomingUmaStep(ctx, tx, x, &next, now)
 		case x.QuoteID == "":
 			// A transfer (transfers.go): its own steps.
-			if money, err = s.transferStep(ctx, tx, x, &next, now); err != nil {
+			if money, err = s.transferStep(ctx, tx, x, &next, known, now); err != nil {
 				return err
 			}
 		case x.Status == "PENDING":
@@ -133,21 +150,25 @@ func (s *Service) settleOne(ctx context.Context, id, wallet string) (bool, error
 			switch x.Outcome {
 			case "", "003":
 				next.Status, next.SettledAt = "COMPLETED", now
-				money = func() error { return s.payOut(ctx, tx, x, x.SourceAccountID, now) }
+				money = func() error { return s.payOut(ctx, tx, x, x.SourceAccountID, known, now) }
 			case "005":
 				next.Status, next.SettledAt = "COMPLETED", now
 				next.NextStepAt = now.Add(s.settleAfter(x.PaymentRail, ""))
-				money = func() error { return s.payOut(ctx, tx, x, x.SourceAccountID, now) }
+				money = func() error { return s.payOut(ctx, tx, x, x.SourceAccountID, known, now) }
 			case "002":
 				next.Status, next.FailureReason = "FAILED", "QUOTE_EXECUTION_FAILED"
-				money = func() error { return s.voidPayment(ctx, tx, x, x.SourceAccountID, "Payment failed, money back", now) }
+				money = func() error {
+					return s.voidPayment(ctx, tx, x, x.SourceAccountID, "Payment failed, money back", known, now)
+				}
 			case "004":
 				next.Status, next.FailureReason = "FAILED", "OFFRAMP_FAILED"
-				money = func() error { return s.voidPayment(ctx, tx, x, x.SourceAccountID, "Payment failed, money back", now) }
+				money = func() error {
+					return s.voidPayment(ctx, tx, x, x.SourceAccountID, "Payment failed, money back", known, now)
+				}
 			case "006":
 				next.Status = "REJECTED"
 				money = func() error {
-					return s.voidPayment(ctx, tx, x, x.SourceAccountID, "Payment rejected by the recipient, money back", now)
+					return s.voidPayment(ctx, tx, x, x.SourceAccountID, "Payment rejected by the recipient, money back", known, now)
 				}
 			case "007":
 				next.Status, next.FailureReason = "FAILED", "OFFRAMP_FAILED"
@@ -156,7 +177,7 @@ func (s *Service) settleOne(ctx context.Context, id, wallet string) (bool, error
 			}
 		case x.Status == "COMPLETED" && x.Outcome == "005":
 			next.Status, next.FailureReason = "REFUNDED", "OFFRAMP_FAILED"
-			money = func() error { return s.returnPayment(ctx, tx, x, x.SourceAccountID, now) }
+			money = func() error { return s.returnPayment(ctx, tx, x, x.SourceAccountID, known, now) }
 		default:
 			// Nothing is due in this state; clear the stray mark.
 		}

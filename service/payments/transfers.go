@@ -696,7 +696,7 @@ func transferTurn(x *store.Transaction) string {
 //	PENDING    → PROCESSING      the pull or payout is under way; due again after the rail's time (005: 30 s)
 //	PROCESSING → COMPLETED       in: the account is credited; out: the held money leaves
 //	PROCESSING → FAILED          (002, 003, 004, 005) in: nothing was credited; out: the held money returns
-func (s *Service) transferStep(ctx context.Context, tx store.Tx, x *store.Transaction, next *store.Transaction, now time.Time) (func() error, error) {
+func (s *Service) transferStep(ctx context.Context, tx store.Tx, x *store.Transaction, next *store.Transaction, known []ledger.Transaction, now time.Time) (func() error, error) {
 	in := x.Type == "INCOMING"
 	switch x.Status {
 	case "PENDING":
@@ -728,13 +728,15 @@ func (s *Service) transferStep(ctx context.Context, tx store.Tx, x *store.Transa
 						ledger.Clearing(x.PaymentRail, x.SendingCurrency), x.DestinationAccountID, now)
 				}, nil
 			}
-			return func() error { return s.payOut(ctx, tx, x, x.SourceAccountID, now) }, nil
+			return func() error { return s.payOut(ctx, tx, x, x.SourceAccountID, known, now) }, nil
 		}
 		next.Status, next.FailureReason = "FAILED", transferFailure(x.Type, x.Outcome)
 		if in {
 			return nil, nil
 		}
-		return func() error { return s.voidPayment(ctx, tx, x, x.SourceAccountID, "Transfer failed, money back", now) }, nil
+		return func() error {
+			return s.voidPayment(ctx, tx, x, x.SourceAccountID, "Transfer failed, money back", known, now)
+		}, nil
 	}
 	return nil, nil // nothing is due in this state; the stray mark is cleared
 }

@@ -23,8 +23,9 @@ type LedgerTx interface {
 	// available or held balance would go below zero: that is how a payment
 	// finds that the money is not there, even when concurrent requests
 	// race for it. A wallet entry in another currency than the wallet's is
-	// an error, as is a PendingID that names no HOLD or one already
-	// resolved (ErrConflict).
+	// an error, as is a PendingID that names no ledger transaction
+	// (ErrNotFound) or one already resolved (ErrConflict; the store
+	// does not check that it names a HOLD: `ledger verify` does).
 	PostLedger(ctx context.Context, t *ledger.Transaction) (bool, error)
 	// LedgerTransactionsOf lists the ledger transactions of a payment (a
 	// Transaction id), oldest first, with their entries.

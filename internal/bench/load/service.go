@@ -20,7 +20,7 @@ import (
 )
 
 // Service operations, in report order.
-var serviceOps = []string{"create-external-account", "create-quote", "execute", "execute-hot-wallet", "get-transaction"}
+var serviceOps = []string{"create-external-account", "create-quote", "execute", "execute-hot-wallet", "settle", "get-transaction"}
 
 // fundedAmount is what every wallet starts with (cents): far more than any
 // run spends, so no execute is refused for funds.
@@ -257,6 +257,58 @@ func runService(ctx context.Context, p plan, kind string) (cells []ServiceCell, 
 				return fmt.Errorf("POST /customers/external-accounts: status %d: %s", status, clip(b))
 			}
 			return nil
+		}))
+		if err := ctx.Err(); err != nil {
+			return cells, err
+		}
+	}
+
+	// settle: the settlement step of executed payments (the POST of each
+	// payment's HOLD through the books, its status and events), one
+	// payment per call, with the workers stopped and the service's clock
+	// moved past the rails' settlement time. Last, since the workers do
+	// not start again.
+	// The payments of every settle cell are executed first: moving the
+	// clock ends the wallets' sessions too.
+	s.haltWorkers()
+	t0 = time.Now()
+	settleItems := make([][]*quoteItem, len(p.clients))
+	for k, clients := range p.clients {
+		n := p.cap + clients*WarmupCalls
+		if p.cap == 0 {
+			n = 3000 + clients*WarmupCalls
+		}
+		items := make([]*quoteItem, n)
+		if err := parallel(ctx, n, 8, func(ctx context.Context, i int) error {
+			var err error
+			items[i], err = s.createQuote(ctx, payers[i%clients])
+			return err
+		}); err != nil {
+			return cells, err
+		}
+		if err := prepareExecutes(items); err != nil {
+			return cells, err
+		}
+		if err := parallel(ctx, n, 8, func(ctx context.Context, i int) error { return s.execute(ctx, items[i]) }); err != nil {
+			return cells, err
+		}
+		settleItems[k] = items
+	}
+	s.skew.Add(int64(time.Hour))
+	p.log("%s: payments for the settle cells executed in %.1fs", kind, time.Since(t0).Seconds())
+	for k, clients := range p.clients {
+		items := settleItems[k]
+		var next atomic.Int64
+		cells = append(cells, measure("settle", clients, p.cap, func(ctx context.Context, _, _ int) error {
+			i := int(next.Add(1)) - 1
+			if i >= len(items) {
+				return ErrStop
+			}
+			ok, err := s.svc.SettleTransaction(ctx, items[i].tx)
+			if err == nil && !ok {
+				err = fmt.Errorf("payment %s was not due for settlement", items[i].tx)
+			}
+			return err
 		}))
 		if err := ctx.Err(); err != nil {
 			return cells, err

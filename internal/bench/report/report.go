@@ -44,6 +44,55 @@ type Report struct {
 	// Lighthouse scores the signed-in Home and Send (lighthouse.go).
 	Lighthouse *lighthouse.Result `json:"lighthouse,omitempty"`
 	Errors     map[string]string  `json:"errors,omitempty"`
+	// Baseline is the service's figures of the last report made without
+	// the books (the journal), carried from report to report, and the
+	// commit that report measured: the journal's budget is a ratio to it.
+	Baseline       []load.ServiceCell `json:"baseline,omitempty"`
+	BaselineCommit string             `json:"baselineCommit,omitempty"`
+}
+
+// SetBaseline takes the baseline from the previous report: its own
+// baseline when it has one, otherwise its service figures when they were
+// made before the books (no settle cell, which came with them).
+func (r *Report) SetBaseline(prev *Report) {
+	switch {
+	case prev == nil:
+	case len(prev.Baseline) > 0:
+		r.Baseline, r.BaselineCommit = prev.Baseline, prev.BaselineCommit
+	case len(prev.Service) > 0 && !slices.ContainsFunc(prev.Service, func(c load.ServiceCell) bool { return c.Op == "settle" }):
+		r.Baseline, r.BaselineCommit = prev.Service, prev.Machine.Commit
+	}
+}
+
+// journalBudget compares execute's throughput with the baseline's, per
+// store at 1 and 8 clients; the worst ratio decides.
+func (r *Report) journalBudget() (text string, worst float64, ok bool) {
+	find := func(cells []load.ServiceCell, store, op string, clients int) (float64, bool) {
+		for _, c := range cells {
+			if c.Store == store && c.Op == op && c.Stats.Clients == clients && c.Stats.RPS > 0 {
+				return c.Stats.RPS, true
+			}
+		}
+		return 0, false
+	}
+	var parts []string
+	worst = math.Inf(1)
+	for _, store := range []string{"sqlite", "postgres"} {
+		for _, clients := range []int{1, 8} {
+			now, okN := find(r.Service, store, "execute", clients)
+			before, okB := find(r.Baseline, store, "execute", clients)
+			if !okN || !okB {
+				continue
+			}
+			x := now / before
+			worst = min(worst, x)
+			parts = append(parts, fmt.Sprintf("%s c=%d %s× (%s against %s/s)", store, clients, num(x), num(now), num(before)))
+		}
+	}
+	if len(parts) == 0 {
+		return "", 0, false
+	}
+	return strings.Join(parts, "; ") + " — baseline `" + r.BaselineCommit + "`, another run on another day", worst, true
 }
 
 // Budget is one line of DESIGN.md's "Performance budgets" with what was
@@ -137,6 +186,9 @@ func (r *Report) Budgets() []Budget {
 	}
 	add("BFF forwarding overhead over a direct service call, p50 (forwarded read, one client)", "≤ 0.3 ms", "≤ 0.1 ms",
 		num(added)+" ms", okB, added <= 0.3, added <= 0.1)
+	jt, jx, okJ := r.journalBudget()
+	add("execute throughput with the journal, against the last report without it (1 and 8 clients, both stores; the worst)", "≥ 0.9×", "≥ 1×",
+		jt, okJ, jx >= 0.9, jx >= 1)
 	return append(out, r.eventBudgets()...)
 }
 

@@ -23,39 +23,42 @@ import (
 // carry the balances the UPDATEs returned. On PostgreSQL the journal rows
 // go in one statement (data-modifying WITH), so a post costs two round
 // trips for one wallet.
+//
+// A PendingID is not read first: the foreign key refuses one that names
+// nothing (ErrNotFound) and the UNIQUE index a second resolution
+// (ErrConflict), and `ledger verify` checks that it names a HOLD of the
+// same payment. A read here would make concurrent settlements on
+// PostgreSQL abort each other (see payments.booksOf).
 func (t *tx) PostLedger(ctx context.Context, lt *ledger.Transaction) (bool, error) {
 	what := fmt.Sprintf("post ledger transaction %q", lt.ID)
 	if err := lt.Check(); err != nil {
 		return false, fmt.Errorf("store: %s: %w", what, err)
 	}
-	if lt.PendingID != "" {
-		var kind string
-		var resolved int
-		err := t.queryRow(ctx, `SELECT kind, (SELECT count(*) FROM ledger_transactions WHERE pending_id = ?)
-			FROM ledger_transactions WHERE id = ?`, lt.PendingID, lt.PendingID).Scan(&kind, &resolved)
-		if err != nil {
-			return false, t.fail(what+": pending "+lt.PendingID, err)
-		}
-		if ledger.Kind(kind) != ledger.KindHold {
-			return false, fmt.Errorf("store: %s: %s is a %s, not a pending HOLD", what, lt.PendingID, kind)
-		}
-		if resolved > 0 {
-			return false, fmt.Errorf("%w: %s: %s is already resolved", store.ErrConflict, what, lt.PendingID)
-		}
-	}
 	moves := lt.WalletMoves()
 	at := t.d.timeArg(lt.CreatedAt)
-	// A transaction that moves several wallets runs under a savepoint:
-	// when one of them cannot move (not enough money, another currency,
-	// no such wallet), rolling back to it undoes the ones moved before,
-	// their updated_at included, so that nothing is written even if the
-	// caller commits. The service's own transactions move one wallet
-	// each and pay nothing for it.
-	several := len(moves) > 1
-	if several {
+	// A post that fails is undone whatever the caller does next, so that
+	// no wallet moves without its entries: under a savepoint it rolls
+	// back to, on SQLite always (in-process, it costs next to nothing),
+	// and on PostgreSQL when several wallets move (the one wallet of the
+	// service's own transactions needs none: its UPDATE is the first
+	// thing written, and a statement that fails after it aborts the
+	// caller's transaction, so nothing commits).
+	guarded := len(moves) > 1 || t.d.name == "sqlite"
+	if guarded {
 		if _, err := t.exec(ctx, `SAVEPOINT ledger_post`); err != nil {
 			return false, t.fail(what, err)
 		}
+	}
+	undo := func(err error) (bool, error) {
+		if guarded {
+			if _, rerr := t.exec(ctx, `ROLLBACK TO SAVEPOINT ledger_post`); rerr != nil {
+				return false, t.fail(what+": undo", rerr)
+			}
+			if _, rerr := t.exec(ctx, `RELEASE SAVEPOINT ledger_post`); rerr != nil {
+				return false, t.fail(what+": undo", rerr)
+			}
+		}
+		return false, err
 	}
 	for _, m := range moves {
 		var avail, held int64
@@ -63,19 +66,10 @@ func (t *tx) PostLedger(ctx context.Context, lt *ledger.Transaction) (bool, erro
 			WHERE id = ? AND currency = ? AND available + ? >= 0 AND held + ? >= 0 RETURNING available, held`,
 			m.Available, m.Held, at, m.Wallet, m.Currency, m.Available, m.Held).Scan(&avail, &held)
 		if errors.Is(err, sql.ErrNoRows) {
-			err := t.unmoved(ctx, what, m)
-			if several {
-				if _, rerr := t.exec(ctx, `ROLLBACK TO SAVEPOINT ledger_post`); rerr != nil {
-					return false, t.fail(what+": undo", rerr)
-				}
-				if _, rerr := t.exec(ctx, `RELEASE SAVEPOINT ledger_post`); rerr != nil {
-					return false, t.fail(what+": undo", rerr)
-				}
-			}
-			return false, err
+			return undo(t.unmoved(ctx, what, m))
 		}
 		if err != nil {
-			return false, t.fail(what+": wallet "+m.Wallet, err)
+			return undo(t.fail(what+": wallet "+m.Wallet, err))
 		}
 		for j := range lt.Entries {
 			if w, _, ok := lt.Entries[j].Account.Wallet(); ok && w == m.Wallet {
@@ -83,12 +77,15 @@ func (t *tx) PostLedger(ctx context.Context, lt *ledger.Transaction) (bool, erro
 			}
 		}
 	}
-	if several {
+	if err := t.writeLedger(ctx, what, lt); err != nil {
+		return undo(err)
+	}
+	if guarded {
 		if _, err := t.exec(ctx, `RELEASE SAVEPOINT ledger_post`); err != nil {
 			return false, t.fail(what, err)
 		}
 	}
-	return true, t.writeLedger(ctx, what, lt)
+	return true, nil
 }
 
 // unmoved says why the wallet of m did not move: an error when it does not
@@ -374,8 +371,8 @@ func (t *tx) seal(ctx context.Context, limit int, at time.Time) (int, ledger.Hea
 		}
 		head.Seq++
 		head.Hash = ledger.Link(head.Hash, head.Seq, ledger.BodyHash(&lts[i]))
-		// A link of its own: head.Hash[:] would be the same bytes for
-		// every row, all of them the batch's last link by the INSERT.
+		// A copy: head.Hash[:] would share head's array, which the next
+		// link overwrites before the batch's INSERT reads the arguments.
 		link := head.Hash
 		chainArgs = append(chainArgs, head.Seq, lts[i].ID, link[:], t.d.timeArg(at))
 		sealed++

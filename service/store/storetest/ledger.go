@@ -381,7 +381,9 @@ const (
 
 // postUnchanged posts lt in a Tx that commits whatever the post did and
 // checks the outcome; a post that is not taken must leave the wallets
-// (UpdatedAt included) and the journal as they were.
+// (UpdatedAt included) and the journal as they were. (A post whose
+// statement failed may have aborted the transaction, as PostgreSQL does:
+// the commit then fails too.)
 func (f *fixture) postUnchanged(t *testing.T, lt *ledger.Transaction, outcome int, is error, wallets ...string) {
 	t.Helper()
 	g := f.sub(t)
@@ -391,7 +393,7 @@ func (f *fixture) postUnchanged(t *testing.T, lt *ledger.Transaction, outcome in
 	if err := f.s.Tx(f.ctx, func(tx store.Tx) error {
 		ok, postErr = tx.PostLedger(f.ctx, lt)
 		return nil
-	}); err != nil {
+	}); err != nil && postErr == nil {
 		t.Fatalf("Tx: %v", err)
 	}
 	switch {
@@ -415,12 +417,13 @@ func (f *fixture) postUnchanged(t *testing.T, lt *ledger.Transaction, outcome in
 // testLedgerRefusals: a post that would overdraw a wallet is refused
 // (false, nil) and one that is wrong is an error; either way nothing is
 // written, not even the balances or UpdatedAt of a wallet the transaction
-// moved before the one that failed, although the caller commits.
+// moved before the one that failed, although the caller commits. (That a
+// POST or VOID resolves a HOLD and not another kind is not the store's to
+// check; CheckBooks and `ledger verify` do.)
 func testLedgerRefusals(f *fixture) {
 	_, w, v := f.wallets()
 	wa, wh, va := ledger.WalletAccount(w.ID, ledger.Available), ledger.WalletAccount(w.ID, ledger.Held), ledger.WalletAccount(v.ID, ledger.Available)
-	fund := funding(w.ID, "USDC", 100, at(time.Minute))
-	f.post(fund)
+	f.post(funding(w.ID, "USDC", 100, at(time.Minute)))
 	f.post(funding(v.ID, "USD", 50, at(2*time.Minute)))
 	hold := ledger.HoldFor(newLedgerID(), at(3*time.Minute), "Payment on its way", w.ID, "USDC", 30)
 	f.post(hold) // w: 70 available, 30 held
@@ -489,12 +492,9 @@ func testLedgerRefusals(f *fixture) {
 			return two().Move(ledger.Sandbox("USD"), "USD", 5, va, "USD", 5).
 				Move(ledger.Sandbox("USDC"), "USDC", 5, ledger.WalletAccount(stranger, ledger.Available), "USDC", 5)
 		}, mistaken, store.ErrNotFound},
-		{"a POST resolving a FUNDING", func() *ledger.Transaction {
-			return ledger.Payout(newLedgerID(), when, "Sent", w.ID, "USDC", 30, 0, "ACH", "USDC", 30).Resolving(fund.ID)
-		}, mistaken, nil},
 		{"a VOID resolving nothing", func() *ledger.Transaction {
 			return ledger.VoidOf(newLedgerID(), when, "Back", w.ID, "USDC", 30).Resolving(newLedgerID())
-		}, mistaken, nil},
+		}, mistaken, store.ErrNotFound},
 		{"a FUNDING resolving a HOLD", func() *ledger.Transaction {
 			return funding(w.ID, "USDC", 5, when).Resolving(hold.ID)
 		}, mistaken, nil},
@@ -520,8 +520,9 @@ func (f *fixture) fundedHold(funds, amount int64) (w *store.InternalAccount, pay
 }
 
 // testLedgerResolveOnce: a HOLD resolves once. A second VOID or a POST of
-// it is ErrConflict and writes nothing, although the wallet holds enough
-// for it (another payment's HOLD); so is a transaction with a taken id.
+// it is ErrConflict (the UNIQUE on pending_id) and writes nothing, although
+// the wallet holds enough for it (another payment's HOLD) and the caller
+// commits; so is a transaction with a taken id.
 func testLedgerResolveOnce(f *fixture) {
 	w, pay, hold := f.fundedHold(100, 30)
 	f.post(ledger.HoldFor(newLedgerID(), at(3*time.Minute), "Another payment", w.ID, "USDC", 40))
@@ -552,8 +553,8 @@ func testLedgerResolveOnce(f *fixture) {
 }
 
 // testLedgerResolveRace: of POSTs and VOIDs of one HOLD racing, each in
-// its own Tx, exactly one is written; the others are ErrConflict, and the
-// wallet moved once.
+// its own Tx, exactly one is written; the others are ErrConflict or find
+// the held money gone, and the wallet moved once.
 func testLedgerResolveRace(f *fixture) {
 	w, pay, hold := f.fundedHold(1_000, 100)
 	const n = 8
@@ -565,19 +566,22 @@ func testLedgerResolveRace(f *fixture) {
 		wg.Go(func() {
 			<-start
 			when := at(time.Hour + time.Duration(i)*time.Second)
+			var ok bool
 			err := f.s.Tx(f.ctx, func(tx store.Tx) error {
 				lt := ledger.VoidOf(newLedgerID(), when, "Back", w.ID, "USDC", 100)
 				if i%2 == 1 {
 					lt = ledger.Payout(newLedgerID(), when, "Sent", w.ID, "USDC", 100, 0, "ACH", "USDC", 100)
 				}
-				return mustPost(f.ctx, tx, lt.For(pay, "").Resolving(hold.ID))
+				var err error
+				ok, err = tx.PostLedger(f.ctx, lt.For(pay, "").Resolving(hold.ID))
+				return err
 			})
 			switch {
-			case err == nil:
+			case err == nil && ok:
 				won[i] = true
 				wins.Add(1)
-			case !errors.Is(err, store.ErrConflict):
-				f.Errorf("resolution %d: %v, want ErrConflict", i, err)
+			case err != nil && !errors.Is(err, store.ErrConflict):
+				f.Errorf("resolution %d: %v, want ErrConflict or a refusal", i, err)
 			}
 		})
 	}

@@ -115,6 +115,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"DepositReferences", testDepositReferences},
 		{"IncomingReferenceUnique", testIncomingReferenceUnique},
 		{"QuoteFundingReference", testQuoteFundingReference},
+		{"LedgerSealChain", testLedgerSealChain},
 		// store.WebhookTx (webhooks.go)
 		{"WebhookEventRoundTrip", testWebhookEventRoundTrip},
 		{"WebhookEventsBatch", testWebhookEventsBatch},
