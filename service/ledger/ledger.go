@@ -307,6 +307,16 @@ func (t *Transaction) Check() error {
 		if !isCurrency(e.Currency) {
 			return fmt.Errorf("ledger: %s: entry %d: currency %q", t.ID, i+1, e.Currency)
 		}
+		// A wallet holds one currency: WalletMoves sums its entries
+		// as one move in the currency of its first.
+		if w, _, ok := e.Account.Wallet(); ok {
+			for j, p := range t.Entries[:i] {
+				if pw, _, ok := p.Account.Wallet(); ok && pw == w && p.Currency != e.Currency {
+					return fmt.Errorf("ledger: %s: entries %d and %d move wallet %s in %s and in %s; a wallet holds one currency",
+						t.ID, j+1, i+1, w, p.Currency, e.Currency)
+				}
+			}
+		}
 		j := 0
 		for j < n && curs[j] != e.Currency {
 			j++

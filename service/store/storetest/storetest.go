@@ -115,6 +115,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"DepositReferences", testDepositReferences},
 		{"IncomingReferenceUnique", testIncomingReferenceUnique},
 		{"QuoteFundingReference", testQuoteFundingReference},
+		{"LedgerSealChain", testLedgerSealChain},
 		// store.WebhookTx (webhooks.go)
 		{"WebhookEventRoundTrip", testWebhookEventRoundTrip},
 		{"WebhookEventsBatch", testWebhookEventsBatch},
@@ -138,12 +139,20 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		// store.APITokenTx (apitokens.go)
 		{"APIToken", testAPIToken},
 		{"APITokenList", testAPITokenList},
+		// store.LedgerTx and store.LedgerSealer (ledger.go)
+		{"LedgerPostEachKind", testLedgerPostEachKind},
+		{"LedgerStatement", testLedgerStatement},
+		{"LedgerRefusals", testLedgerRefusals},
+		{"LedgerResolveOnce", testLedgerResolveOnce},
+		{"LedgerResolveRace", testLedgerResolveRace},
+		{"LedgerSeal", testLedgerSeal},
+		{"LedgerSealRace", testLedgerSealRace},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			s := open(t)
-			tc.fn(&fixture{T: t, s: s, ctx: t.Context()})
+			tc.fn(&fixture{T: t, s: s, ctx: t.Context(), open: open})
 		})
 	}
 }
@@ -154,6 +163,8 @@ type fixture struct {
 	*testing.T
 	s   store.Store
 	ctx context.Context
+	// open opens another fresh store, for a test that compares two.
+	open func(t *testing.T) store.Store
 }
 
 // tx runs fn in a transaction that must succeed.
