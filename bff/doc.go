@@ -23,7 +23,9 @@
 // service operation and is declared in one table (routes in routes.go) with
 // its method, upstream path template and scope: the query parameters bound
 // to the cookie's customer or account, the owner fields a resource must
-// have, checked before any operation with effects, or "shared" for reference
+// have, checked before any operation with effects, the ids in the path that
+// must be the cookie's own (the wallet's statement, GET
+// /api/internal-accounts/{id}/entries), or "shared" for reference
 // data that holds no customer's data (GET /api/discoveries), which still
 // needs a signed-in cookie. A resource of another customer answers the same
 // 404 as a missing one.

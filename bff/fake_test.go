@@ -368,6 +368,17 @@ func (f *fakeService) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		default:
 			writeJSON(w, map[bool]int{true: 201, false: 200}[seg[0] == "auth"], map[string]any{"ok": true})
 		}
+	case r.Method == "GET" && len(seg) == 3 && seg[0] == "internal-accounts" && seg[2] == "entries":
+		for _, a := range f.accounts {
+			if a.ID == seg[1] {
+				writeJSON(w, 200, wire.List[wire.LedgerEntry]{Data: []wire.LedgerEntry{{ID: "LedgerEntry:0199a3c4-0000-7000-8000-0000000000e1-1",
+					LedgerTransactionID: "LedgerTransaction:0199a3c4-0000-7000-8000-0000000000e1", Kind: "FUNDING",
+					Account: "LedgerAccount:" + strings.TrimPrefix(a.ID, "InternalAccount:") + ":available", Side: wire.SideAvailable,
+					Amount: 500, Currency: "USD", AvailableAfter: 500, Description: "Sandbox funding", CreatedAt: "2025-10-13T12:00:00Z"}}})
+				return
+			}
+		}
+		writeErr(w, 404, "NOT_FOUND", "no internal account with this id")
 	case r.Method == "GET" && p == "/redirect":
 		// To a path of this same fake, so that following it would show.
 		http.Redirect(w, r, wire.BasePath+"/redirected", http.StatusFound)

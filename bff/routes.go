@@ -55,6 +55,9 @@ var routes = []route{
 	{method: "GET", path: "/exchange-rates", upstream: "/exchange-rates", query: []string{"sourceCurrency", "destinationCurrency", "sendingAmount"}, scope: scope{shared: true}},
 	{method: "GET", path: "/quotes/:Quote", upstream: "/quotes/{Quote}", scope: scope{owner: boundTo("source.customerId", customer)}},
 	{method: "POST", path: "/quotes/:Quote/execute", upstream: "/quotes/{Quote}/execute", scope: scope{owner: boundTo("source.customerId", customer), check: "/quotes/{Quote}"}},
+	// The wallet's statement (the books' entries on its two sides): the
+	// path names the account, and it must be the cookie's own.
+	{method: "GET", path: "/internal-accounts/:InternalAccount/entries", upstream: "/internal-accounts/{InternalAccount}/entries", query: []string{"limit", "cursor", "createdAfter", "createdBefore", "sortOrder"}, scope: scope{param: boundTo("InternalAccount", account)}},
 	{method: "GET", path: "/transactions", upstream: "/transactions", query: []string{"limit", "cursor", "status", "type", "startDate", "endDate", "sortOrder"}, scope: scope{bind: boundTo("customerId", customer)}},
 	{method: "GET", path: "/transactions/:Transaction", upstream: "/transactions/{Transaction}", scope: scope{owner: boundTo("customerId", customer)}},
 	{method: "POST", path: "/transactions/:Transaction/confirm", upstream: "/transactions/{Transaction}/confirm", scope: scope{owner: boundTo("customerId", customer), check: "/transactions/{Transaction}"}},
@@ -80,7 +83,7 @@ func (s subject) of(d Session) string {
 
 // binding ties a name to a subject. In scope.bind the name is an upstream
 // query parameter; in scope.owner it is a field (dot path) of the
-// resource's JSON.
+// resource's JSON; in scope.param it is the id type of a path parameter.
 type binding struct {
 	name string
 	to   subject
@@ -91,8 +94,9 @@ func boundTo(name string, to subject) []binding { return []binding{{name, to}} }
 // scope is how a route is confined to the browser's own resources. The
 // rules validate enforces:
 //
-//   - A route that names a resource by id in its path needs owner: a query
-//     parameter cannot confine a resource the path already names.
+//   - A route that names a resource by id in its path needs owner, or param
+//     for every id it names: a query parameter cannot confine a resource the
+//     path already names.
 //   - A route with effects (any method but GET) that names a resource needs
 //     check as well, so that ownership is known before the effect happens.
 //   - A route with effects needs a resource to own: bind alone only sets
@@ -101,7 +105,8 @@ func boundTo(name string, to subject) []binding { return []binding{{name, to}} }
 //     whatever customer the body names.
 //   - shared (reference data that belongs to no customer, such as bank
 //     names) stands alone: only for a GET that names no resource, and never
-//     with bind, owner or check. It still requires a signed-in cookie.
+//     with bind, owner, param or check. It still requires a signed-in
+//     cookie.
 type scope struct {
 	// bind sets these upstream query parameters from the cookie session,
 	// replacing whatever the browser sent. It never touches the body.
@@ -110,6 +115,14 @@ type scope struct {
 	// otherwise the answer is the same 404 as for a missing resource. For a
 	// read, the fields are checked in the service's 2xx answer itself.
 	owner []binding
+	// param binds path parameters, by id type, to the cookie session:
+	// the id must be the session's own (its wallet account), otherwise the
+	// answer is the same 404 as for a missing resource and the service is
+	// never asked. It confines a resource the path names whose answer has
+	// no owner field to check, such as a list below it (an account's
+	// statement). It does not bind the body, so a route with effects still
+	// needs owner and check.
+	param []binding
 	// check, when set, is a GET template fetched (and owner-checked) before
 	// the route's own request is sent, for operations that have effects.
 	check string
@@ -153,30 +166,54 @@ func (rt route) validate() error {
 	}
 	sc := rt.scope
 	byID := strings.Contains(rt.upstream, "{")
+	for _, b := range sc.param {
+		if !strings.Contains(rt.path+"/", "/:"+b.name+"/") {
+			return fmt.Errorf("param binds :%s but the path has none", b.name)
+		}
+	}
 	if sc.shared {
 		switch {
 		case rt.method != http.MethodGet:
 			return fmt.Errorf("shared reference data is read-only; a %s must be scoped to the cookie's customer", rt.method)
 		case byID:
 			return fmt.Errorf("a route naming a resource by id needs owner fields, not shared")
-		case len(sc.bind) > 0 || len(sc.owner) > 0 || sc.check != "":
-			return fmt.Errorf("shared excludes bind, owner and check: a route either holds a customer's data or none")
+		case len(sc.bind) > 0 || len(sc.owner) > 0 || len(sc.param) > 0 || sc.check != "":
+			return fmt.Errorf("shared excludes bind, owner, param and check: a route either holds a customer's data or none")
 		}
 		return nil
 	}
 	switch {
 	case sc.check != "" && len(sc.owner) == 0:
 		return fmt.Errorf("a check without owner fields checks nothing")
-	case len(sc.bind) == 0 && len(sc.owner) == 0:
+	case len(sc.bind) == 0 && len(sc.owner) == 0 && len(sc.param) == 0:
 		return fmt.Errorf("a route must be scoped to the cookie's customer or account")
-	case byID && len(sc.owner) == 0:
-		return fmt.Errorf("a route naming a resource by id needs owner fields; bind does not confine it")
+	case byID && len(sc.owner) == 0 && !paramsBound(rt.upstream, sc.param):
+		return fmt.Errorf("a route naming a resource by id needs owner fields or a param for each id; bind does not confine it")
 	case rt.method != http.MethodGet && len(sc.owner) == 0:
 		return fmt.Errorf("a %s scoped by bind alone forwards its body unbound; it needs a resource with owner fields and a check", rt.method)
 	case rt.method != http.MethodGet && sc.check == "":
 		return fmt.Errorf("a %s would act before its owner is known; it needs a check", rt.method)
 	}
 	return nil
+}
+
+// paramsBound reports whether every id the template names is bound by
+// param.
+func paramsBound(template string, param []binding) bool {
+	types, err := placeholders(template)
+	if err != nil || len(types) == 0 {
+		return false
+	}
+	for _, typ := range types {
+		bound := false
+		for _, b := range param {
+			bound = bound || b.name == typ
+		}
+		if !bound {
+			return false
+		}
+	}
+	return true
 }
 
 // mirror is the handler of one route.
@@ -191,6 +228,11 @@ func (s *Server) mirror(rt route) fiber.Handler {
 		p, ok := expand(rt.upstream, param)
 		if !ok {
 			return notFound()
+		}
+		for _, b := range rt.scope.param {
+			if want := b.to.of(cs.data); want == "" || param(b.name) != want {
+				return notFound() // another's, as if missing, without asking
+			}
 		}
 		header, err := forwardable(c)
 		if err != nil {

@@ -209,6 +209,16 @@ func TestRouteTableIsChecked(t *testing.T) {
 			scope: scope{shared: true, bind: boundTo("customerId", customer)}},
 		"shared and owned": {method: "GET", path: "/discoveries", upstream: "/discoveries",
 			scope: scope{shared: true, owner: boundTo("customerId", customer)}},
+		// param binds a path id to the cookie; it needs the id in the path,
+		// every id of the template, and does not make a write safe.
+		"param the path lacks": {method: "GET", path: "/internal-accounts/:InternalAccount/entries", upstream: "/internal-accounts/{InternalAccount}/entries",
+			scope: scope{param: boundTo("Customer", customer)}},
+		"param for one id of two": {method: "GET", path: "/customers/:Customer/external-accounts/:ExternalAccount", upstream: "/customers/{Customer}/external-accounts/{ExternalAccount}",
+			scope: scope{param: boundTo("Customer", customer)}},
+		"write bound by param alone": {method: "POST", path: "/internal-accounts/:InternalAccount/export", upstream: "/internal-accounts/{InternalAccount}/export",
+			scope: scope{param: boundTo("InternalAccount", account)}},
+		"shared and param": {method: "GET", path: "/internal-accounts/:InternalAccount/entries", upstream: "/internal-accounts/{InternalAccount}/entries",
+			scope: scope{shared: true, param: boundTo("InternalAccount", account)}},
 	}
 	for name, rt := range bad {
 		_, err := New(Config{ServiceURL: "http://127.0.0.1:1/2025-10-13", PlatformCredential: testCred,

@@ -27,6 +27,7 @@ func TestViewAddressesServeThePage(t *testing.T) {
 		{"/activity", 200, true},
 		{"/activity/Transaction:019a1b2c-0000-7000-8000-000000000001", 200, true},
 		{"/activity/Transaction:019a/receipt", 200, true},
+		{"/activity/statement", 200, true},
 		{"/recipients", 200, true},
 		{"/recipients/new", 200, true},
 		{"/recipients/ExternalAccount:019a", 200, true},

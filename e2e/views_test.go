@@ -108,6 +108,7 @@ func TestViewsChecked(t *testing.T) {
 		{"/", "home", http.StatusOK, count("#recent-list > li")},
 		{"/send", "send", http.StatusOK, count("#send-account option:not([value=''])")},
 		{"/activity", "activity", http.StatusOK, count("#transactions-list > li")},
+		{"/activity/statement", "statement", http.StatusOK, count("#statement-lines > tr")},
 		{"/activity/" + payment.ID, "payment", http.StatusOK, count("#tx-facts > div")},
 		{"/activity/" + payment.ID + "/receipt", "receipt", http.StatusOK, count("#receipt-facts > div")},
 		{"/recipients", "recipients", http.StatusOK, count("#accounts-list > li")},

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"paywallet/service/payments"
+	"paywallet/service/store/storetest"
 	"paywallet/shared/wire"
 )
 
@@ -305,7 +306,7 @@ func TestAgentApprovalFailures(t *testing.T) {
 
 // TestAgentApprovalConcurrent: concurrent approvals of one action execute
 // it once; concurrent approvals of several cannot overrun the daily limit
-// together; on both databases.
+// together; on both databases; the books balance.
 func TestAgentApprovalConcurrent(t *testing.T) {
 	onBothStores(t, func(t *testing.T, opts ...func(*Config)) {
 		w := newAgentWorld(t, opts...)
@@ -367,6 +368,7 @@ func TestAgentApprovalConcurrent(t *testing.T) {
 		if approved.Load() != 2 || failed.Load() != 1 || n != 3 || spend > 7_000 {
 			t.Fatalf("%d approved, %d failed; usage %d, %d of a daily limit of 7000", approved.Load(), failed.Load(), n, spend)
 		}
+		storetest.CheckBooks(t, e.store)
 	})
 }
 

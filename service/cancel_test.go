@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"paywallet/service/store/storetest"
 	"paywallet/shared/wire"
 )
 
@@ -197,7 +198,7 @@ func TestCancelRefusals(t *testing.T) {
 
 // TestCancelRacesSettlement: a cancel racing the settlement worker on a
 // due transfer: exactly one of them applies, and the money agrees with
-// the winner.
+// the winner, in the books too.
 func TestCancelRacesSettlement(t *testing.T) { onBothStores(t, testCancelRacesSettlement) }
 
 func testCancelRacesSettlement(t *testing.T, opts ...func(*Config)) {
@@ -237,4 +238,5 @@ func testCancelRacesSettlement(t *testing.T, opts ...func(*Config)) {
 		balances(t, e.account(fiat), funded-completed*amount, funded-completed*amount)
 	}
 	t.Logf("%d cancelled, %d settled", cancelled, completed)
+	storetest.CheckBooks(t, e.store) // each HOLD posted or voided, once
 }

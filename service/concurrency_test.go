@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"paywallet/service/store/storetest"
 	"paywallet/shared/wire"
 )
 
@@ -15,7 +16,8 @@ import (
 // the books: no balance below zero, a quote executes at most once, every
 // debit has exactly one PROCESSING transaction, and available + held always
 // equals what was funded until settlement, after which the completed
-// payments account for the rest.
+// payments account for the rest. The books balance after the races and
+// after the settlement (storetest.CheckBooks).
 func TestConcurrentMoney(t *testing.T) {
 	for _, store := range []string{"sqlite", "postgres"} {
 		t.Run(store, func(t *testing.T) {
@@ -105,6 +107,7 @@ func TestConcurrentMoney(t *testing.T) {
 			if processing != len(executed) {
 				t.Fatalf("%d PROCESSING transactions for %d executes", processing, len(executed))
 			}
+			storetest.CheckBooks(t, e.store)
 
 			// Settle with two workers at once: each payment completes once.
 			e.clock.Advance(time.Second)
@@ -126,6 +129,7 @@ func TestConcurrentMoney(t *testing.T) {
 			if a.Balance.Amount != funded-debits || a.TotalBalance.Amount != funded-debits {
 				t.Fatalf("after settlement: balance %d total %d, want %d", a.Balance.Amount, a.TotalBalance.Amount, funded-debits)
 			}
+			storetest.CheckBooks(t, e.store)
 		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"testing"
 
+	"paywallet/service/store/storetest"
 	"paywallet/shared/wire"
 )
 
@@ -84,6 +85,7 @@ func testSandboxFundingIdempotencyKey(t *testing.T, opts ...func(*Config)) {
 		if got := e.incoming(p); got != 1 {
 			t.Fatalf("%d INCOMING transactions after %d requests with one key", got, n)
 		}
+		storetest.CheckBooks(t, e.store)
 	})
 }
 

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"paywallet/service/store/storetest"
 	"paywallet/shared/wire"
 )
 
@@ -138,7 +139,7 @@ func TestApproveRejectRace(t *testing.T) {
 }
 
 // approveRejectRace: of racing approvals and rejections exactly one wins,
-// and the balance agrees with the winner.
+// and the balance and the books agree with the winner.
 func approveRejectRace(t *testing.T, e *env) {
 	p := e.newPayer("uma-race@example.com", 0)
 	before := e.account(p.account.ID).Balance.Amount
@@ -178,6 +179,7 @@ func approveRejectRace(t *testing.T, e *env) {
 	if b := e.account(p.account.ID).Balance.Amount; b != want {
 		t.Fatalf("balance %d, want %d (%s)", b, want, got.Status)
 	}
+	storetest.CheckBooks(t, e.store)
 }
 
 func TestIncomingUmaEvents(t *testing.T) {

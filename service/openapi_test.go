@@ -491,6 +491,20 @@ func TestEveryDocumentedOperation(t *testing.T) {
 	ok("GET", "/transactions/"+q.TransactionID, nil, nil, http.StatusOK)
 	ok("POST", "/transactions/"+q.TransactionID+"/confirm", nil, nil, http.StatusOK)
 
+	// The books: the wallet's statement, the accounts, one ledger
+	// transaction, the signed head before and after the sealer runs.
+	var entries wire.List[wire.LedgerEntry]
+	ok("GET", "/internal-accounts/"+p.account.ID+"/entries?limit=5&sortOrder=desc&createdAfter=2026-11-22T00:00:00Z&createdBefore=2026-11-23T00:00:00Z", nil, nil, http.StatusOK).decode(t, &entries)
+	if len(entries.Data) == 0 {
+		t.Fatal("no ledger entries")
+	}
+	ok("GET", "/ledger/accounts", nil, nil, http.StatusOK)
+	ok("GET", "/ledger/transactions/"+entries.Data[0].LedgerTransactionID, nil, nil, http.StatusOK)
+	ok("GET", "/ledger/head", nil, nil, http.StatusOK)
+	e.seal()
+	ok("GET", "/ledger/transactions/"+entries.Data[0].LedgerTransactionID, nil, nil, http.StatusOK)
+	ok("GET", "/ledger/head", nil, nil, http.StatusOK)
+
 	// A payment funded just in time: quoted, then its funds arrive.
 	rt := e.quote(realtimeBody(p, "USD", dest.ID, "SENDING", 3_000))
 	ok("POST", "/sandbox/send", map[string]any{"quoteId": rt.ID, "currencyCode": "USD"}, map[string]string{wire.HeaderIdempotencyKey: "every-op-send"}, http.StatusOK)

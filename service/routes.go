@@ -13,7 +13,7 @@ func (s *Service) routes() []route {
 	var rts []route
 	for _, area := range [][]route{s.customerRoutes(), s.credentialRoutes(), s.sessionRoutes(),
 		s.externalAccountRoutes(), s.platformRoutes(), s.agentRoutes(), s.quoteRoutes(), s.transferRoutes(),
-		s.transactionRoutes(), s.incomingRoutes(), s.webhookRoutes(), s.documentRoutes()} {
+		s.transactionRoutes(), s.incomingRoutes(), s.bookRoutes(), s.webhookRoutes(), s.documentRoutes()} {
 		rts = append(rts, area...)
 	}
 	rts = append(rts, s.tokenRoutes()...)

@@ -14,6 +14,7 @@ import (
 	"paywallet/service/ids"
 	"paywallet/service/payments"
 	"paywallet/service/store"
+	"paywallet/service/store/storetest"
 	"paywallet/shared/wire"
 )
 
@@ -357,7 +358,7 @@ func TestTransferOutWalletSigned(t *testing.T) {
 }
 
 // TestTransferOutNoOverdraft: concurrent transfer-outs from one account
-// take only what is there.
+// take only what is there, and the books balance.
 func TestTransferOutNoOverdraft(t *testing.T) { onBothStores(t, testTransferOutNoOverdraft) }
 
 func testTransferOutNoOverdraft(t *testing.T, opts ...func(*Config)) {
@@ -389,6 +390,7 @@ func testTransferOutNoOverdraft(t *testing.T, opts ...func(*Config)) {
 		t.Fatalf("%d transfers, %d refused; want 3 and 5", ok, refused)
 	}
 	balances(t, e.account(fiat), 1_000, 10_000)
+	storetest.CheckBooks(t, e.store)
 }
 
 // deposit records a bank credit to the account by its deposit reference.

@@ -117,6 +117,8 @@ type fakeMoney struct {
 	tamper     func(u map[string]any) string
 	executes   []reply // queued answers to execute; the fake's own when empty
 	delay      time.Duration
+	entries    []map[string]any // the wallet's ledger entries, newest first (statement_test.go)
+	entryCap   int              // the largest page of entries the fake gives; 100 when 0
 }
 
 func (m *fakeMoney) set(change func(*fakeMoney)) {
@@ -182,7 +184,7 @@ func startMoneySite(t *testing.T) (string, *fakeAPI, *fakeMoney) {
 }
 
 func (m *fakeMoney) handles(path string) bool {
-	for _, p := range []string{"/api/quotes", "/api/transactions", "/api/sandbox/fund", "/api/exchange-rates"} {
+	for _, p := range []string{"/api/quotes", "/api/transactions", "/api/sandbox/fund", "/api/exchange-rates", "/api/internal-accounts"} {
 		if path == p || strings.HasPrefix(path, p+"/") {
 			return true
 		}
@@ -250,6 +252,8 @@ func (m *fakeMoney) serve(w http.ResponseWriter, r *http.Request, body []byte) {
 		m.execute(w, r, strings.TrimSuffix(strings.TrimPrefix(path, "/api/quotes/"), "/execute"))
 	case r.Method == "GET" && path == "/api/transactions":
 		m.list(w, r)
+	case r.Method == "GET" && path == "/api/internal-accounts/"+fakeAccount+"/entries":
+		m.listEntries(w, r)
 	case r.Method == "GET" && strings.HasPrefix(path, "/api/transactions/"):
 		x := m.tx(strings.TrimPrefix(path, "/api/transactions/"))
 		if x == nil {

@@ -18,6 +18,7 @@ import (
 //	/                         home           balance, Send and Add funds, last payments
 //	/send                     send           the send flow, in steps
 //	/activity                 activity       every payment and funding, by status
+//	/activity/statement       statement      every change to the balance, with the balance after it; a month as CSV
 //	/activity/{id}            payment        one payment, followed live
 //	/activity/{id}/receipt    receipt        its receipt
 //	/recipients               recipients     external accounts
@@ -50,6 +51,8 @@ func View(p string) (string, bool) {
 		return "send", true
 	case len(seg) == 1 && seg[0] == "activity":
 		return "activity", true
+	case len(seg) == 2 && seg[0] == "activity" && seg[1] == "statement":
+		return "statement", true
 	case len(seg) == 2 && seg[0] == "activity":
 		return "payment", true
 	case len(seg) == 3 && seg[0] == "activity" && seg[2] == "receipt":

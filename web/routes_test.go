@@ -17,6 +17,8 @@ var routeCases = []struct{ path, view string }{
 	{"/activity/Transaction:019a1b2c-0000-7000-8000-000000000001", "payment"},
 	{"/activity/Transaction%3A019a1b2c-0000-7000-8000-000000000001", "payment"},
 	{"/activity/Transaction:019a/receipt", "receipt"},
+	{"/activity/statement", "statement"},
+	{"/activity/Statement", "payment"},
 	{"/recipients", "recipients"},
 	{"/recipients/new", "recipient-new"},
 	{"/recipients/ExternalAccount:019a", "recipient"},

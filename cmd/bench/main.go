@@ -6,7 +6,8 @@
 //
 //  1. one headless Chromium page: our wasm module against @turnkey/api-key-stamper,
 //     @turnkey/crypto and WebCrypto (internal/bench/browser);
-//  2. the Go micro-benchmarks of the hot paths (`go test -bench`);
+//  2. the Go micro-benchmarks of the hot paths (`go test -bench`), and
+//     `ledger verify` on SQLite books of 10^6 entries;
 //  3. the BFF against a direct call to the service (internal/bench/load);
 //  4. the service on SQLite and on PostgreSQL at several concurrencies;
 //  5. how list and get grow from 10^3 to 10^5 stored accounts;
@@ -47,7 +48,7 @@ import (
 // Quote's JSON, the rates arithmetic and the BFF's forwarding.
 var microPackages = []string{"./shared/walletcrypto", "./shared/accountrules", "./service", "./service/rates", "./bff"}
 
-var steps = []string{"browser", "micro", "bff", "service", "scale", "events", "lighthouse"}
+var steps = []string{"browser", "micro", "ledger", "bff", "service", "scale", "events", "lighthouse"}
 
 func main() {
 	if err := run(context.Background(), os.Args[1:]); err != nil {
@@ -131,6 +132,15 @@ func run(ctx context.Context, args []string) error {
 			fail("micro", err)
 		}
 		r.Micro = m
+	}
+
+	if !skipped["ledger"] {
+		logf("ledger: ledger verify on SQLite books of 10^6 entries (go test -bench VerifyLedger)")
+		m, err := ledgerBench(ctx, *quick)
+		if err != nil {
+			fail("ledger", err)
+		}
+		r.Ledger = m
 	}
 
 	var cluster *pgtest.Cluster
@@ -274,6 +284,32 @@ func goBench(ctx context.Context, quick bool) ([]report.Micro, error) {
 		return nil, errors.New("go test -bench printed no results")
 	}
 	return m, nil
+}
+
+// ledgerBench runs BenchmarkVerifyLedger (service/store/sqlstore): it
+// builds SQLite books of 10^6 entries once (10^4 when quick) and verifies
+// them three times (once).
+func ledgerBench(ctx context.Context, quick bool) (*report.Micro, error) {
+	entries, times := "1000000", "3x"
+	if quick {
+		entries, times = "10000", "1x"
+	}
+	cmd := exec.CommandContext(ctx, "go", "test", "-run", "^$", "-bench", "^BenchmarkVerifyLedger$", "-benchtime", times,
+		"-count", "1", "./service/store/sqlstore/")
+	cmd.Env = append(os.Environ(), "PAYWALLET_BENCH_LEDGER_ENTRIES="+entries)
+	var out strings.Builder
+	cmd.Stdout = &out
+	cmd.Stderr = os.Stderr
+	err := cmd.Run()
+	for _, m := range report.ParseGoBench(out.String()) {
+		if m.Name == "VerifyLedger" && err == nil {
+			return &m, nil
+		}
+	}
+	if err == nil {
+		err = errors.New("no result")
+	}
+	return nil, fmt.Errorf("go test -bench VerifyLedger: %w\n%s", err, out.String())
 }
 
 // machine describes this computer.

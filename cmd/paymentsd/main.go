@@ -8,6 +8,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -20,17 +21,26 @@ import (
 )
 
 func main() {
-	command := func(ctx context.Context, args []string) error { return run(ctx, args, nil) }
-	if len(os.Args) > 1 && os.Args[1] == "deposit" {
-		command = func(ctx context.Context, args []string) error { return runDeposit(ctx, args[1:], os.Stdout, os.Stderr) }
+	os.Exit(command(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// command runs what args ask for (the server, `deposit` or `ledger`) and
+// returns the process's exit code: 0, or 1 with the error on errOut.
+func command(ctx context.Context, args []string, out, errOut io.Writer) int {
+	var err error
+	switch {
+	case len(args) > 0 && args[0] == "deposit":
+		err = runDeposit(ctx, args[1:], out, errOut)
+	case len(args) > 0 && args[0] == "ledger":
+		err = runLedger(ctx, args[1:], out, errOut)
+	default:
+		err = run(ctx, args, nil)
 	}
-	if err := command(context.Background(), os.Args[1:]); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			os.Exit(0)
-		}
-		fmt.Fprintln(os.Stderr, "paymentsd:", err)
-		os.Exit(1)
+	if err == nil || errors.Is(err, flag.ErrHelp) {
+		return 0
 	}
+	fmt.Fprintln(errOut, "paymentsd:", err)
+	return 1
 }
 
 // run serves until ctx ends or a signal arrives. ready, when set, is called
@@ -40,12 +50,14 @@ func run(ctx context.Context, args []string, ready func(baseURL string)) error {
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: paymentsd [flags]
        paymentsd deposit -reference REF -amount N -currency CUR [flags]
+       paymentsd ledger verify --database DB [--anchor FILE]
 
 Runs the payments service (API version 2025-10-13). Every platform endpoint
 requires HTTP Basic with the platform credential. On start it prints the OTP
 target-bundle signer public key that BFFs give browsers to pin.
 "paymentsd deposit -h" tells how to record money that arrived by bank
-transfer.
+transfer; "paymentsd ledger verify -h" how to check the books (the hash
+chain, the balances, every payment's ledger transactions).
 
 Flags (each can also be set with the environment variable in brackets):
 `)

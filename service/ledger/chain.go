@@ -50,32 +50,47 @@ func ParseHash(s string) (Hash, bool) {
 
 // BodyHash is the SHA-256 of t's canonical form.
 func BodyHash(t *Transaction) Hash {
-	b := make([]byte, 0, 256+len(t.Entries)*96)
-	field := func(s string) {
-		b = strconv.AppendInt(b, int64(len(s)), 10)
-		b = append(b, ':')
-		b = append(b, s...)
-		b = append(b, '\n')
+	return sha256.Sum256(AppendCanonical(make([]byte, 0, 256+len(t.Entries)*96), t))
+}
+
+// AppendCanonical appends t's canonical form (see above) to b: a caller
+// hashing many transactions (the verifier) reuses one buffer.
+func AppendCanonical(b []byte, t *Transaction) []byte {
+	b = netstring(b, "paywallet ledger transaction v1")
+	b = netstring(b, t.ID)
+	b = netstring(b, string(t.Kind))
+	b = netstring(b, t.TransactionID)
+	b = netstring(b, t.QuoteID)
+	b = netstring(b, t.PendingID)
+	b = netstring(b, t.Description)
+	b = netint(b, t.CreatedAt.UnixMicro())
+	b = netint(b, int64(len(t.Entries)))
+	for i := range t.Entries {
+		e := &t.Entries[i]
+		b = netstring(b, string(e.Account))
+		b = netstring(b, e.Currency)
+		b = netint(b, e.Amount)
+		b = netint(b, e.AvailableAfter)
+		b = netint(b, e.HeldAfter)
 	}
-	var num [24]byte
-	integer := func(v int64) { field(string(strconv.AppendInt(num[:0], v, 10))) }
-	field("paywallet ledger transaction v1")
-	field(t.ID)
-	field(string(t.Kind))
-	field(t.TransactionID)
-	field(t.QuoteID)
-	field(t.PendingID)
-	field(t.Description)
-	integer(t.CreatedAt.UnixMicro())
-	integer(int64(len(t.Entries)))
-	for _, e := range t.Entries {
-		field(string(e.Account))
-		field(e.Currency)
-		integer(e.Amount)
-		integer(e.AvailableAfter)
-		integer(e.HeldAfter)
-	}
-	return sha256.Sum256(b)
+	return b
+}
+
+func netstring(b []byte, s string) []byte {
+	b = strconv.AppendInt(b, int64(len(s)), 10)
+	b = append(b, ':')
+	b = append(b, s...)
+	return append(b, '\n')
+}
+
+// netint is the netstring of v in decimal, without a string in between.
+func netint(b []byte, v int64) []byte {
+	var num [20]byte
+	d := strconv.AppendInt(num[:0], v, 10)
+	b = strconv.AppendInt(b, int64(len(d)), 10)
+	b = append(b, ':')
+	b = append(b, d...)
+	return append(b, '\n')
 }
 
 const linkDomain = "paywallet ledger chain v1\n"

@@ -43,7 +43,6 @@ package ledger
 import (
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 )
@@ -124,14 +123,23 @@ func (a Account) system() (kind, rail, currency string, ok bool) {
 	if !found {
 		return "", "", "", false
 	}
-	parts := strings.Split(rest, ":")
-	switch {
-	case len(parts) == 3 && parts[0] == "clearing" && parts[1] != "" && isCurrency(parts[2]):
-		return parts[0], parts[1], parts[2], true
-	case len(parts) == 2 && isCurrency(parts[1]):
-		switch parts[0] {
-		case "fees", "fx", "unmatched", "sandbox", "opening":
-			return parts[0], "", parts[1], true
+	// kind:CUR, or clearing:RAIL:CUR (strings.Split would allocate, and
+	// the verifier asks for every entry).
+	kind, rest, found = strings.Cut(rest, ":")
+	if !found {
+		return "", "", "", false
+	}
+	if kind == "clearing" {
+		rail, currency, found = strings.Cut(rest, ":")
+		if !found || rail == "" || !isCurrency(currency) {
+			return "", "", "", false
+		}
+		return kind, rail, currency, true
+	}
+	switch kind {
+	case "fees", "fx", "unmatched", "sandbox", "opening":
+		if isCurrency(rest) {
+			return kind, "", rest, true
 		}
 	}
 	return "", "", "", false
@@ -277,41 +285,62 @@ func (t *Transaction) Check() error {
 	if len(t.Entries) < 2 || len(t.Entries) > MaxEntries {
 		return fmt.Errorf("ledger: %s: %d entries (2 to %d)", t.ID, len(t.Entries), MaxEntries)
 	}
-	sums := map[string]int64{}
+	// The sums per currency, in the order the currencies first appear: a
+	// transaction has at most MaxEntries of them, and the verifier checks
+	// every transaction, so no map.
+	var curs [MaxEntries]string
+	var sums [MaxEntries]int64
+	n := 0
 	for i, e := range t.Entries {
 		if e.Amount == 0 {
 			return fmt.Errorf("ledger: %s: entry %d has no amount", t.ID, i+1)
 		}
-		if !e.Account.Valid() {
-			return fmt.Errorf("ledger: %s: entry %d: %q is not an account of the chart", t.ID, i+1, e.Account)
-		}
-		if _, _, cur, ok := e.Account.system(); ok && cur != e.Currency {
-			return fmt.Errorf("ledger: %s: entry %d: %s is in %s, not %s", t.ID, i+1, e.Account, cur, e.Currency)
+		if _, _, wallet := e.Account.Wallet(); !wallet {
+			_, _, cur, ok := e.Account.system()
+			if !ok {
+				return fmt.Errorf("ledger: %s: entry %d: %q is not an account of the chart", t.ID, i+1, e.Account)
+			}
+			if cur != e.Currency {
+				return fmt.Errorf("ledger: %s: entry %d: %s is in %s, not %s", t.ID, i+1, e.Account, cur, e.Currency)
+			}
 		}
 		if !isCurrency(e.Currency) {
 			return fmt.Errorf("ledger: %s: entry %d: currency %q", t.ID, i+1, e.Currency)
 		}
-		s := sums[e.Currency] + e.Amount
-		if (e.Amount > 0 && s < sums[e.Currency]) || (e.Amount < 0 && s > sums[e.Currency]) {
+		// A wallet holds one currency: WalletMoves sums its entries
+		// as one move in the currency of its first.
+		if w, _, ok := e.Account.Wallet(); ok {
+			for j, p := range t.Entries[:i] {
+				if pw, _, ok := p.Account.Wallet(); ok && pw == w && p.Currency != e.Currency {
+					return fmt.Errorf("ledger: %s: entries %d and %d move wallet %s in %s and in %s; a wallet holds one currency",
+						t.ID, j+1, i+1, w, p.Currency, e.Currency)
+				}
+			}
+		}
+		j := 0
+		for j < n && curs[j] != e.Currency {
+			j++
+		}
+		if j == n {
+			curs[j], n = e.Currency, n+1
+		}
+		s := sums[j] + e.Amount
+		if (e.Amount > 0 && s < sums[j]) || (e.Amount < 0 && s > sums[j]) {
 			return fmt.Errorf("ledger: %s: entries overflow in %s", t.ID, e.Currency)
 		}
-		sums[e.Currency] = s
+		sums[j] = s
 	}
-	for _, cur := range sortedKeys(sums) {
-		if sums[cur] != 0 {
-			return fmt.Errorf("%w: %s: %s sums to %d", ErrUnbalanced, t.ID, cur, sums[cur])
+	// The first currency in alphabetical order that does not balance.
+	bad := -1
+	for j := range n {
+		if sums[j] != 0 && (bad < 0 || curs[j] < curs[bad]) {
+			bad = j
 		}
 	}
-	return nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+	if bad >= 0 {
+		return fmt.Errorf("%w: %s: %s sums to %d", ErrUnbalanced, t.ID, curs[bad], sums[bad])
 	}
-	sort.Strings(keys)
-	return keys
+	return nil
 }
 
 // WalletMoves sums t's entries per wallet: the change of each wallet's

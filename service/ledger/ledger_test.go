@@ -153,6 +153,18 @@ func TestCheck(t *testing.T) {
 		{"fee over the amount", Payout("LedgerTransaction:1", at, "sent", wallet, "USD", 100, 100, "ACH", "USD", 1), "fee 100"},
 		{"negative move", New("LedgerTransaction:1", KindFunding, at, "x").
 			Move(Sandbox("USD"), "USD", -5, WalletAccount(wallet, Available), "USD", -5), "not positive"},
+		// A wallet holds one currency (WalletMoves sums its entries as one
+		// move in the first's): before, a USD entry on a USDC wallet's held
+		// side passed, and the store took it.
+		{"one wallet's sides in two currencies", New("LedgerTransaction:1", KindHold, at, "x").
+			Add(WalletAccount(wallet, Available), "USDC", -10).Add(FX("USDC"), "USDC", 10).
+			Add(FX("USD"), "USD", -10).Add(WalletAccount(wallet, Held), "USD", 10), "a wallet holds one currency"},
+		{"one side in two currencies", New("LedgerTransaction:1", KindFunding, at, "x").
+			Move(Sandbox("USDC"), "USDC", 5, WalletAccount(wallet, Available), "USDC", 5).
+			Move(Sandbox("USD"), "USD", 5, WalletAccount(wallet, Available), "USD", 5), "a wallet holds one currency"},
+		{"two wallets in their own currencies", New("LedgerTransaction:1", KindIncoming, at, "x").
+			Move(Sandbox("USD"), "USD", 5, WalletAccount("InternalAccount:019aa5d2-7c10-7000-8000-0000000000ff", Available), "USD", 5).
+			Move(Sandbox("USDC"), "USDC", 5, WalletAccount(wallet, Available), "USDC", 5), ""},
 		{"too many entries", func() *Transaction {
 			x := New("LedgerTransaction:1", KindFunding, at, "x")
 			for _, c := range []string{"AAA", "BBB", "CCC", "DDD", "EEE"} {

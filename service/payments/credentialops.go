@@ -158,8 +158,9 @@ func checkCreateCredential(req *wire.CredentialCreateRequest) error {
 	return nil
 }
 
-// walletAccount loads an internal account by id or answers 404.
-func (s *Service) walletAccount(ctx context.Context, tx store.Tx, id string) (*store.InternalAccount, error) {
+// internalAccount loads an internal account by id, whatever its status, or
+// answers 404.
+func internalAccount(ctx context.Context, tx store.Tx, id string) (*store.InternalAccount, error) {
 	notFound := errorf(CodeNotFound, "no internal account with this id")
 	if !ids.Valid("InternalAccount", id) {
 		return nil, notFound
@@ -168,6 +169,13 @@ func (s *Service) walletAccount(ctx context.Context, tx store.Tx, id string) (*s
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, notFound
 	}
+	return a, err
+}
+
+// walletAccount loads an internal account that may still be used by id, or
+// answers 404 (410 for a CLOSED one).
+func (s *Service) walletAccount(ctx context.Context, tx store.Tx, id string) (*store.InternalAccount, error) {
+	a, err := internalAccount(ctx, tx, id)
 	if err == nil && a.Status == "CLOSED" {
 		// The account of a deleted customer (DeleteCustomer): no
 		// credential, session or wallet operation may use it again.

@@ -26,6 +26,10 @@ type LedgerTx interface {
 	// an error, as is a PendingID that names no ledger transaction
 	// (ErrNotFound) or one already resolved (ErrConflict; the store
 	// does not check that it names a HOLD: `ledger verify` does).
+	// A post refused or failed writes nothing, not even the balances or
+	// updated_at of a wallet it moved before another failed, also when
+	// the caller commits (on PostgreSQL a failed statement may instead
+	// abort the caller's transaction, which then commits nothing).
 	PostLedger(ctx context.Context, t *ledger.Transaction) (bool, error)
 	// LedgerTransactionsOf lists the ledger transactions of a payment (a
 	// Transaction id), oldest first, with their entries.

@@ -17,6 +17,10 @@
 // keys; it then deduplicates by the returned webhook id and drops events
 // whose sequence is not newer than the last one it applied for the resource.
 //
+// The same key signs what the service publishes to be kept, such as the
+// ledger's chain head: a JWS with ES256 and the key's kid ([Signer.SignJWS],
+// [VerifyJWS]), which any JOSE library verifies with the same JWKS.
+//
 // The package imports only the standard library, so the BFF and any Go
 // receiver can use it without the service.
 package webhooksig

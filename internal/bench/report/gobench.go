@@ -18,6 +18,9 @@ type Micro struct {
 	MaxNsPerOp  float64 `json:"maxNsPerOp"`
 	BytesPerOp  float64 `json:"bytesPerOp"`
 	AllocsPerOp float64 `json:"allocsPerOp"`
+	// Metrics are the median of the other figures a benchmark reports
+	// (b.ReportMetric, b.SetBytes' MB/s), by unit.
+	Metrics map[string]float64 `json:"metrics,omitempty"`
 }
 
 // ParseGoBench reads the text `go test -bench` prints (several packages,
@@ -28,7 +31,8 @@ type Micro struct {
 func ParseGoBench(out string) []Micro {
 	type key struct{ pkg, name string }
 	var order []key
-	runs := map[key][][3]float64{} // ns, B, allocs of each run
+	runs := map[key][][3]float64{}            // ns, B, allocs of each run
+	metrics := map[key]map[string][]float64{} // the other figures of each run, by unit
 	pkg := ""
 	sc := bufio.NewScanner(strings.NewReader(out))
 	sc.Buffer(make([]byte, 64*1024), 1024*1024)
@@ -56,6 +60,7 @@ func ParseGoBench(out string) []Micro {
 		}
 		var fig [3]float64
 		ns := false
+		var other map[string]float64
 		for i := 2; i+1 < len(f); i += 2 {
 			v, err := strconv.ParseFloat(f[i], 64)
 			if err != nil {
@@ -68,6 +73,11 @@ func ParseGoBench(out string) []Micro {
 				fig[1] = v
 			case "allocs/op":
 				fig[2] = v
+			default:
+				if other == nil {
+					other = map[string]float64{}
+				}
+				other[f[i+1]] = v
 			}
 		}
 		if !ns {
@@ -78,6 +88,12 @@ func ParseGoBench(out string) []Micro {
 			order = append(order, k)
 		}
 		runs[k] = append(runs[k], fig)
+		for unit, v := range other {
+			if metrics[k] == nil {
+				metrics[k] = map[string][]float64{}
+			}
+			metrics[k][unit] = append(metrics[k][unit], v)
+		}
 	}
 	out2 := make([]Micro, 0, len(order))
 	for _, k := range order {
@@ -91,9 +107,17 @@ func ParseGoBench(out string) []Micro {
 			return v
 		}
 		ns := col(0)
-		out2 = append(out2, Micro{Package: k.pkg, Name: k.name, Runs: len(rs),
+		m := Micro{Package: k.pkg, Name: k.name, Runs: len(rs),
 			NsPerOp: median(ns), MinNsPerOp: ns[0], MaxNsPerOp: ns[len(ns)-1],
-			BytesPerOp: median(col(1)), AllocsPerOp: median(col(2))})
+			BytesPerOp: median(col(1)), AllocsPerOp: median(col(2))}
+		for unit, vs := range metrics[k] {
+			if m.Metrics == nil {
+				m.Metrics = map[string]float64{}
+			}
+			slices.Sort(vs)
+			m.Metrics[unit] = median(vs)
+		}
+		out2 = append(out2, m)
 	}
 	return out2
 }

@@ -24,6 +24,10 @@ BenchmarkValidateCreate/USD_ACCOUNT-2         	    2000	      6369.5 ns/op
 BenchmarkQuoteJSON-2   	    2000	     12604 ns/op	 153.69 MB/s	    4562 B/op	      33 allocs/op
 BenchmarkNoNs-2   	    2000	     12 MB/s
 ok  	paywallet/shared/accountrules	0.093s
+pkg: paywallet/service/store/sqlstore
+BenchmarkVerifyLedger-2   	       1	4000000000 ns/op	   1000000 entries	    250000 entries/s
+BenchmarkVerifyLedger-2   	       1	5000000000 ns/op	   1000000 entries	    200000 entries/s
+BenchmarkVerifyLedger-2   	       1	3000000000 ns/op	   1000000 entries	    333333 entries/s
 `
 
 func TestParseGoBench(t *testing.T) {
@@ -32,7 +36,10 @@ func TestParseGoBench(t *testing.T) {
 		{Package: "paywallet/shared/walletcrypto", Name: "SignStamp", Runs: 3, NsPerOp: 31544, MinNsPerOp: 30000, MaxNsPerOp: 33000, BytesPerOp: 5649, AllocsPerOp: 66},
 		{Package: "paywallet/shared/walletcrypto", Name: "VerifyStamp", Runs: 1, NsPerOp: 101234, MinNsPerOp: 101234, MaxNsPerOp: 101234},
 		{Package: "paywallet/shared/accountrules", Name: "ValidateCreate/USD_ACCOUNT", Runs: 2, NsPerOp: 6368.25, MinNsPerOp: 6367, MaxNsPerOp: 6369.5},
-		{Package: "paywallet/shared/accountrules", Name: "QuoteJSON", Runs: 1, NsPerOp: 12604, MinNsPerOp: 12604, MaxNsPerOp: 12604, BytesPerOp: 4562, AllocsPerOp: 33},
+		{Package: "paywallet/shared/accountrules", Name: "QuoteJSON", Runs: 1, NsPerOp: 12604, MinNsPerOp: 12604, MaxNsPerOp: 12604, BytesPerOp: 4562, AllocsPerOp: 33,
+			Metrics: map[string]float64{"MB/s": 153.69}},
+		{Package: "paywallet/service/store/sqlstore", Name: "VerifyLedger", Runs: 3, NsPerOp: 4e9, MinNsPerOp: 3e9, MaxNsPerOp: 5e9,
+			Metrics: map[string]float64{"entries": 1e6, "entries/s": 250000}},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got  %+v\nwant %+v", got, want)

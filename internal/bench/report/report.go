@@ -32,9 +32,11 @@ type Machine struct {
 // Report is everything one `make bench` measured. A nil or empty part was
 // not measured (a failed step says so in Errors).
 type Report struct {
-	Machine Machine            `json:"machine"`
-	Quick   bool               `json:"quick"` // smoke-sized run: the figures are not meaningful
-	Micro   []Micro            `json:"micro"`
+	Machine Machine `json:"machine"`
+	Quick   bool    `json:"quick"` // smoke-sized run: the figures are not meaningful
+	Micro   []Micro `json:"micro"`
+	// Ledger is `ledger verify`'s benchmark (books.go).
+	Ledger  *Micro             `json:"ledger,omitempty"`
 	Browser *browser.Result    `json:"browser"`
 	Service []load.ServiceCell `json:"service"`
 	Scale   []load.ScaleCell   `json:"scale"`
@@ -189,6 +191,7 @@ func (r *Report) Budgets() []Budget {
 	jt, jx, okJ := r.journalBudget()
 	add("execute throughput with the journal, against the last report without it (1 and 8 clients, both stores; the worst)", "≥ 0.9×", "≥ 1×",
 		jt, okJ, jx >= 0.9, jx >= 1)
+	out = append(out, r.ledgerBudget())
 	return append(out, r.eventBudgets()...)
 }
 
@@ -243,6 +246,7 @@ func (r *Report) Markdown(chartFile string) string {
 	r.serviceSection(&b)
 	r.scaleSection(&b)
 	r.eventsSection(&b)
+	r.ledgerSection(&b)
 	r.lighthouseSection(&b)
 	r.microSection(&b)
 	b.WriteString(howMeasured)

@@ -20,6 +20,8 @@ func Sample() *Report {
 	return &Report{
 		Machine: Machine{Date: "2026-11-23 12:00 UTC", CPU: "Test CPU", Cores: 2, OS: "linux/amd64", Go: "go1.26.8", Chromium: "156", PostgreSQL: "15.18", Commit: "abc1234"},
 		Micro:   []Micro{{Package: "paywallet/shared/walletcrypto", Name: "VerifyStamp", Runs: 5, NsPerOp: 95000, MinNsPerOp: 90000, MaxNsPerOp: 99000, BytesPerOp: 5000, AllocsPerOp: 60}},
+		Ledger: &Micro{Package: "paywallet/service/store/sqlstore", Name: "VerifyLedger", Runs: 3, NsPerOp: 4e9, MinNsPerOp: 4e9, MaxNsPerOp: 4e9,
+			Metrics: map[string]float64{"entries": 1e6, "entries/s": 250_000}},
 		Browser: &browser.Result{
 			Chromium: "156", CrossOriginIsolated: true,
 			Ops: []browser.Op{
@@ -62,6 +64,7 @@ func TestBudgets(t *testing.T) {
 		{"OTP bundle seal in Chromium", "over", false},                                // 4×: < 5
 		{"key generation in Chromium", "within", true},                                // 1.2×
 		{"BFF forwarding overhead over a direct service call", "within", false},       // the one-client figure: 0.2 ms
+		{"`ledger verify` on SQLite", "within", false},                                // 2.5e5 entries/s: ≥ 1e5, < 1e6
 	}
 	for _, c := range cases {
 		b, ok := got[c.what]
@@ -85,6 +88,18 @@ func TestBudgets(t *testing.T) {
 			t.Errorf("a stamp at 1.1× the floor is %q (aim met %v), want within with the aim met", b.Verdict, b.AimMet)
 		}
 	}
+	for rate, want := range map[float64]string{99_999: "over", 1e6: "within; aim met"} {
+		r.Ledger.Metrics["entries/s"] = rate
+		for _, b := range r.Budgets() {
+			got := b.Verdict
+			if b.AimMet {
+				got += "; aim met"
+			}
+			if strings.HasPrefix(b.What, "`ledger verify`") && got != want {
+				t.Errorf("ledger verify at %v entries/s is %q, want %q", rate, got, want)
+			}
+		}
+	}
 	empty := (&Report{}).Budgets()
 	for _, b := range empty {
 		if b.Verdict != "not measured" {
@@ -106,6 +121,8 @@ func TestMarkdown(t *testing.T) {
 		"| sqlite | 100,000 | 3.50 |",
 		"| shared/walletcrypto | VerifyStamp | 95.0 |",
 		"`@turnkey/crypto@2.13.2`",
+		"| `ledger verify` on SQLite, 10^6 entries (entries/s) | ≥ 1e5 entries/s | ≥ 1e6 entries/s | 250,000 entries/s (1,000,000 entries, 4.00 s per verification) | within |",
+		"SQLite books of 1,000,000 entries",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report lacks %q", want)

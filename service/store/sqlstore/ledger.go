@@ -36,31 +36,40 @@ func (t *tx) PostLedger(ctx context.Context, lt *ledger.Transaction) (bool, erro
 	}
 	moves := lt.WalletMoves()
 	at := t.d.timeArg(lt.CreatedAt)
-	for i, m := range moves {
+	// A post that fails is undone whatever the caller does next, so that
+	// no wallet moves without its entries: under a savepoint it rolls
+	// back to, on SQLite always (in-process, it costs next to nothing),
+	// and on PostgreSQL when several wallets move (the one wallet of the
+	// service's own transactions needs none: its UPDATE is the first
+	// thing written, and a statement that fails after it aborts the
+	// caller's transaction, so nothing commits).
+	guarded := len(moves) > 1 || t.d.name == "sqlite"
+	if guarded {
+		if _, err := t.exec(ctx, `SAVEPOINT ledger_post`); err != nil {
+			return false, t.fail(what, err)
+		}
+	}
+	undo := func(err error) (bool, error) {
+		if guarded {
+			if _, rerr := t.exec(ctx, `ROLLBACK TO SAVEPOINT ledger_post`); rerr != nil {
+				return false, t.fail(what+": undo", rerr)
+			}
+			if _, rerr := t.exec(ctx, `RELEASE SAVEPOINT ledger_post`); rerr != nil {
+				return false, t.fail(what+": undo", rerr)
+			}
+		}
+		return false, err
+	}
+	for _, m := range moves {
 		var avail, held int64
 		err := t.queryRow(ctx, `UPDATE internal_accounts SET available = available + ?, held = held + ?, updated_at = ?
 			WHERE id = ? AND currency = ? AND available + ? >= 0 AND held + ? >= 0 RETURNING available, held`,
 			m.Available, m.Held, at, m.Wallet, m.Currency, m.Available, m.Held).Scan(&avail, &held)
 		if errors.Is(err, sql.ErrNoRows) {
-			var cur string
-			if err := t.queryRow(ctx, `SELECT currency FROM internal_accounts WHERE id = ?`, m.Wallet).Scan(&cur); err != nil {
-				return false, t.fail(what+": wallet "+m.Wallet, err)
-			}
-			if cur != m.Currency {
-				return false, fmt.Errorf("store: %s: wallet %s holds %s, not %s", what, m.Wallet, cur, m.Currency)
-			}
-			// Not enough money: undo the wallets moved before this one
-			// (exactly what was just added), so nothing is written.
-			for _, u := range moves[:i] {
-				if err := t.updateOne(ctx, what+": undo", `UPDATE internal_accounts SET available = available - ?,
-					held = held - ? WHERE id = ?`, u.Available, u.Held, u.Wallet); err != nil {
-					return false, err
-				}
-			}
-			return false, nil
+			return undo(t.unmoved(ctx, what, m))
 		}
 		if err != nil {
-			return false, t.fail(what+": wallet "+m.Wallet, err)
+			return undo(t.fail(what+": wallet "+m.Wallet, err))
 		}
 		for j := range lt.Entries {
 			if w, _, ok := lt.Entries[j].Account.Wallet(); ok && w == m.Wallet {
@@ -68,7 +77,28 @@ func (t *tx) PostLedger(ctx context.Context, lt *ledger.Transaction) (bool, erro
 			}
 		}
 	}
-	return true, t.writeLedger(ctx, what, lt)
+	if err := t.writeLedger(ctx, what, lt); err != nil {
+		return undo(err)
+	}
+	if guarded {
+		if _, err := t.exec(ctx, `RELEASE SAVEPOINT ledger_post`); err != nil {
+			return false, t.fail(what, err)
+		}
+	}
+	return true, nil
+}
+
+// unmoved says why the wallet of m did not move: an error when it does not
+// exist or holds another currency, nil when the money is not there.
+func (t *tx) unmoved(ctx context.Context, what string, m ledger.WalletMove) error {
+	var cur string
+	if err := t.queryRow(ctx, `SELECT currency FROM internal_accounts WHERE id = ?`, m.Wallet).Scan(&cur); err != nil {
+		return t.fail(what+": wallet "+m.Wallet, err)
+	}
+	if cur != m.Currency {
+		return fmt.Errorf("store: %s: wallet %s holds %s, not %s", what, m.Wallet, cur, m.Currency)
+	}
+	return nil
 }
 
 const ledgerTxCols = `id, kind, transaction_id, quote_id, pending_id, description, created_at`

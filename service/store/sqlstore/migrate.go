@@ -79,6 +79,13 @@ func migrate(ctx context.Context, db *sql.DB, d *dialect) error {
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
+	return applyMigrations(ctx, db, d, ms)
+}
+
+// applyMigrations is migrate with the migrations given: the tests of a
+// migration make a database of the version before it with the ones that
+// come first.
+func applyMigrations(ctx context.Context, db *sql.DB, d *dialect, ms []migration) error {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)

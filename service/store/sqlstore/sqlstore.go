@@ -241,7 +241,11 @@ func isBusy(err error) bool {
 //   - _txlock=immediate: BEGIN IMMEDIATE takes the write lock up front, so a
 //     transaction never fails half way when it upgrades from reading to
 //     writing (SQLITE_BUSY_SNAPSHOT cannot be waited out).
-const sqlitePragmas = "_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_txlock=immediate"
+//   - recursive_triggers: the journal's triggers that refuse a DELETE
+//     (migration 0016) fire for the rows an INSERT OR REPLACE deletes too;
+//     without it SQLite deletes them silently and the replacement rewrites
+//     a ledger transaction.
+const sqlitePragmas = "_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=recursive_triggers(1)&_txlock=immediate"
 
 // sqliteDSN turns a path or file: URI into the driver's DSN and reports the
 // name of the database file that may be created ("" for in-memory databases

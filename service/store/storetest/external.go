@@ -66,7 +66,7 @@ func newAgentToken(agentID string) *store.AgentToken {
 }
 
 // sub is the fixture for a subtest of f, whose helpers fail t rather than f.
-func (f *fixture) sub(t *testing.T) *fixture { return &fixture{T: t, s: f.s, ctx: f.ctx} }
+func (f *fixture) sub(t *testing.T) *fixture { return &fixture{T: t, s: f.s, ctx: f.ctx, open: f.open} }
 
 // customers creates n customers.
 func (f *fixture) customers(n int) []*store.Customer {

@@ -331,6 +331,7 @@ func testBalances(f *fixture) {
 			}
 		})
 	}
+	CheckBooks(f, f.s)
 }
 
 // testHoldRace: goroutines holding the same amount on one account at once,
@@ -407,6 +408,7 @@ func testHoldRace(f *fixture) {
 			case len(winnersAt) > 0 && !slices.ContainsFunc(winnersAt, got.UpdatedAt.Equal):
 				t.Errorf("UpdatedAt %v is no winner's time %v", got.UpdatedAt, winnersAt)
 			}
+			CheckBooks(t, f.s)
 		})
 	}
 }
@@ -466,6 +468,7 @@ func testCreditRace(f *fixture) {
 			if got.Available != wantAvailable || got.Held != wantHeld {
 				t.Errorf("available %d held %d, want %d %d", got.Available, got.Held, wantAvailable, wantHeld)
 			}
+			CheckBooks(t, f.s)
 		})
 	}
 }
@@ -567,6 +570,7 @@ func testMoneyRollback(f *fixture) {
 			}
 		})
 	}
+	CheckBooks(f, f.s)
 }
 
 // ---- quotes
@@ -1307,6 +1311,7 @@ func testTxFor(f *fixture) {
 	if err := f.s.TxFor(ctx, a.ID, func(store.Tx) error { return nil }); !errors.Is(err, context.Canceled) {
 		f.Errorf("TxFor with a cancelled context = %v, want context.Canceled", err)
 	}
+	CheckBooks(f, f.s)
 }
 
 // testTxForTurns: TxFor calls on one key never overlap, and every one of
@@ -1349,6 +1354,7 @@ func testTxForTurns(f *fixture) {
 		}
 		return err
 	})
+	CheckBooks(f, f.s)
 }
 
 // ---- idempotency records
@@ -1635,6 +1641,7 @@ func testMoneyNotFound(f *fixture) {
 		}
 		return nil
 	})
+	CheckBooks(f, f.s)
 }
 
 // testMoneyMissingReference: a quote names its transaction, customer,

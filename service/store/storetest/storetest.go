@@ -139,12 +139,20 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		// store.APITokenTx (apitokens.go)
 		{"APIToken", testAPIToken},
 		{"APITokenList", testAPITokenList},
+		// store.LedgerTx and store.LedgerSealer (ledger.go)
+		{"LedgerPostEachKind", testLedgerPostEachKind},
+		{"LedgerStatement", testLedgerStatement},
+		{"LedgerRefusals", testLedgerRefusals},
+		{"LedgerResolveOnce", testLedgerResolveOnce},
+		{"LedgerResolveRace", testLedgerResolveRace},
+		{"LedgerSeal", testLedgerSeal},
+		{"LedgerSealRace", testLedgerSealRace},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			s := open(t)
-			tc.fn(&fixture{T: t, s: s, ctx: t.Context()})
+			tc.fn(&fixture{T: t, s: s, ctx: t.Context(), open: open})
 		})
 	}
 }
@@ -155,6 +163,8 @@ type fixture struct {
 	*testing.T
 	s   store.Store
 	ctx context.Context
+	// open opens another fresh store, for a test that compares two.
+	open func(t *testing.T) store.Store
 }
 
 // tx runs fn in a transaction that must succeed.

@@ -1,12 +1,13 @@
 // The wallet page: e-mail OTP login, then the wallet's views.
 //
 // Views (router.js has the table of addresses): Home, Send, Activity with a
-// payment's view and its receipt, Recipients with one recipient and the add
-// form, Security. Each has its own address; back, forward, a reload and a
-// link opened after sign-in land on the view the address names. Signed
-// out, every address shows the sign-in page and keeps its path, so the
-// sign-in lands where the link pointed; an address that is no view shows
-// "Page not found" (the server answers it with status 404).
+// payment's view, its receipt and the statement, Recipients with one
+// recipient and the add form, Security. Each has its own address; back,
+// forward, a reload and a link opened after sign-in land on the view the
+// address names. Signed out, every address shows the sign-in page and
+// keeps its path, so the sign-in lands where the link pointed; an address
+// that is no view shows "Page not found" (the server answers it with
+// status 404).
 //
 // Flow of a login (DESIGN.md "Signed retry"):
 //   1. POST /api/login/start {email} -> {otpEncryptionTargetBundle, email}
@@ -47,6 +48,7 @@ import { hideMoney, initMoney, showMoney } from "./money.js";
 import { hideSessions, initSessions, showSessions, signedRetry } from "./sessions.js";
 import { hideCredentials, initCredentials, showCredentials } from "./credentials.js";
 import { closeReceipt, closeTransaction, openTransaction, showReceipt } from "./transactions.js";
+import { closeStatement, showStatement } from "./statement.js";
 import { enterSend } from "./send.js";
 import { accountLabel, holderName, showRecipient } from "./accounts.js";
 import { current, navigate, onRoute } from "./router.js";
@@ -88,6 +90,7 @@ const VIEWS = {
   home: { title: () => t("home.documentTitle"), nav: "home" },
   send: { title: () => t("send.title"), nav: "send" },
   activity: { title: () => t("activity.title"), nav: "activity" },
+  statement: { title: () => t("statement.title"), nav: "activity" },
   payment: { title: () => t("payment.title"), nav: "activity" },
   receipt: { title: () => t("receipt.title"), nav: "activity" },
   recipients: { title: () => t("recipients.title"), nav: "recipients" },
@@ -850,6 +853,7 @@ function showRoute(route, { focus = true, pop = false, entry = null } = {}) {
   }
   if (name !== "payment") closeTransaction();
   if (name !== "receipt") closeReceipt();
+  if (name !== "statement") closeStatement();
   const sent = !!((entry && entry.sent) || (history.state && history.state.sent));
   switch (name) {
     case "payment":
@@ -857,6 +861,9 @@ function showRoute(route, { focus = true, pop = false, entry = null } = {}) {
       break;
     case "receipt":
       showReceipt(route.id);
+      break;
+    case "statement":
+      showStatement();
       break;
     case "send":
       enterSend();

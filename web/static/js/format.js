@@ -120,6 +120,31 @@ export function formatMoney(amount, currency, options = {}) {
 }
 
 /**
+ * Writes an amount given in the smallest unit of its currency as a plain
+ * decimal number in major units, for files read by programs (a CSV
+ * statement): a "." before the currency's decimals, a "-" for a negative
+ * amount, no grouping, no symbol, every digit exact (BigInt).
+ *
+ *   decimalAmount(-2500, "USD")     → "-25.00"
+ *   decimalAmount(1500, "XOF")      → "1500"
+ *   decimalAmount("150000", "BTC")  → "0.00150000"
+ *
+ * @param {number | bigint | string} amount integer in the smallest unit
+ * @param {string | {code?: string, decimals?: number}} currency
+ * @returns {string} "" when amount or currency is not one
+ */
+export function decimalAmount(amount, currency) {
+  const cur = currencyOf(currency);
+  const minor = toMinor(amount);
+  if (!cur || minor === null) return "";
+  const abs = minor < 0n ? -minor : minor;
+  const digits = abs.toString().padStart(cur.decimals + 1, "0");
+  const whole = digits.slice(0, digits.length - cur.decimals);
+  const fraction = cur.decimals > 0 ? "." + digits.slice(digits.length - cur.decimals) : "";
+  return (minor < 0n ? "-" : "") + whole + fraction;
+}
+
+/**
  * Parses an amount typed in the person's locale into an integer count of
  * the currency's smallest unit, with string and BigInt arithmetic only.
  *

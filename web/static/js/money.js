@@ -4,12 +4,14 @@
 //   balance.js       Balance card, "Add funds" in sandbox mode
 //   send.js          Send money: quote, review, sign and execute
 //   transactions.js  the history, and the view that follows one payment
+//   statement.js     the statement: every change to the balance, a month as CSV
 //   events.js        the service's webhooks, live (GET /api/events)
 //
-// The event stream moves the other three: a payment event updates the open
+// The event stream moves the others: a payment event updates the open
 // payment view and the list and reads the balance again; a balance event
-// reads the balance again. Events come in bursts (a payment's status and
-// its balance together), so the reads they cause are gathered for 50 ms.
+// reads the balance again; both load the statement's newest lines. Events
+// come in bursts (a payment's status and its balance together), so the
+// reads they cause are gathered for 50 ms.
 //
 // app.js calls initMoney once, showMoney(me) whenever it shows the signed-in
 // view (GET /api/me), and hideMoney when it leaves it.
@@ -17,6 +19,7 @@
 import { hideBalance, initBalance, refreshBalance, showBalance } from "./balance.js";
 import { startEvents, stopEvents } from "./events.js";
 import { hideSend, initSend, showSend } from "./send.js";
+import { hideStatement, initStatement, statementChanged } from "./statement.js";
 import {
   hideTransactions,
   initTransactions,
@@ -46,7 +49,10 @@ function flush() {
     for (const tx of payments.values()) transactionChanged(tx);
   }
   if (resync || payments.size > 0) reloadTransactions();
-  if (balance || resync || payments.size > 0) refreshBalance();
+  if (balance || resync || payments.size > 0) {
+    refreshBalance();
+    statementChanged();
+  }
 }
 
 const eventHandlers = {
@@ -69,8 +75,16 @@ const eventHandlers = {
  *          setStatus: (text: string) => void}} options
  */
 export function initMoney({ wallet, key, config, setStatus }) {
-  initBalance({ config, setStatus, onFunded: () => reloadTransactions() });
+  initBalance({
+    config,
+    setStatus,
+    onFunded: () => {
+      reloadTransactions();
+      statementChanged();
+    },
+  });
   initTransactions({ setStatus });
+  initStatement();
   initSend({ wallet, key, setStatus });
 }
 
@@ -96,5 +110,6 @@ export function hideMoney() {
   pending.resync = false;
   hideSend();
   hideTransactions();
+  hideStatement();
   hideBalance();
 }

@@ -10,6 +10,7 @@
 //   /                        home
 //   /send                    send
 //   /activity                activity
+//   /activity/statement      statement
 //   /activity/{id}           payment
 //   /activity/{id}/receipt   receipt
 //   /recipients              recipients
@@ -50,6 +51,7 @@ export function routeOf(path) {
   const route = (name, id = "") => ({ name, id, path });
   if (seg.length === 1 && a === "send") return route("send");
   if (seg.length === 1 && a === "activity") return route("activity");
+  if (seg.length === 2 && a === "activity" && b === "statement") return route("statement");
   if (seg.length === 2 && a === "activity") return route("payment", b);
   if (seg.length === 3 && a === "activity" && c === "receipt") return route("receipt", b);
   if (seg.length === 1 && a === "recipients") return route("recipients");
@@ -64,8 +66,9 @@ export function routeOf(path) {
 // than "%3A"), escaped otherwise.
 const segment = (id) => (ID.test(String(id)) ? String(id) : encodeURIComponent(id));
 
-/** The address of a payment's view, of its receipt, of a recipient. */
+/** The address of a payment's view, of its receipt, of a recipient, of the statement. */
 export const paths = {
+  statement: "/activity/statement",
   payment: (id) => "/activity/" + segment(id),
   receipt: (id) => "/activity/" + segment(id) + "/receipt",
   recipient: (id) => "/recipients/" + segment(id),

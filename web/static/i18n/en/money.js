@@ -1,4 +1,5 @@
-// English messages of the money part: Send, Activity, a payment, its receipt (send.js, transactions.js, money.js, events.js).
+// English messages of the money part: Send, Activity, a payment, its receipt, the statement
+// (send.js, transactions.js, statement.js, money.js, events.js).
 // Merged into ../en.js; conventions at the top of ../../js/i18n.js.
 //
 // Amounts ({amount}, {available}, {min}…) and rates ({rate}) come already
@@ -176,4 +177,52 @@ export default {
   "receipt.error.notFound": "There is no payment at this address in your wallet. Open it from Activity.",
   "receipt.error.load": "The receipt could not be loaded just now. Reload the page to try again. ({reason})",
   "receipt.error.unexpected": "unexpected answer",
+
+  // The statement (/activity/statement, statement.js; index.html's text too).
+  "activity.statementLink": "Statement with your balance, and monthly downloads",
+  "statement.title": "Statement",
+  "statement.back": "Activity",
+  "statement.refresh": "Refresh",
+  "statement.hint": "Every change to your balance, newest first, with your balance after it.",
+  "statement.empty": "Nothing here yet. When you add money or send a payment, each change to your balance shows here, with your balance after it.",
+  "statement.more": "Load more",
+  "statement.table.caption": "Your statement, newest first",
+  "statement.table.what": "What and when",
+  "statement.table.amount": "Amount",
+  "statement.table.balance": "Balance after",
+  "statement.kind.opening": "Opening balance",
+  "statement.kind.funding": "Added funds",
+  "statement.kind.deposit": "Deposit",
+  "statement.kind.incoming": "Money received",
+  "statement.kind.hold": "Payment on its way (held)",
+  "statement.kind.post": "Payment sent",
+  "statement.kind.void": "Payment failed — money back",
+  "statement.kind.return": "Payment returned",
+  "statement.kind.other": "Balance change",
+  "statement.amount.toHold": "put on hold",
+  "statement.amount.fromHold": "back from hold",
+  "statement.balance.held": "{amount} on hold",
+  "statement.error.load": "Your statement could not be loaded just now. Press Refresh to try again. ({reason})",
+  "statement.error.noAccount": "Your wallet is not known yet. Reload the page to try again.",
+  "statement.download.month": "Download a month as a CSV file",
+  "statement.download.submit": "Download CSV",
+  "statement.download.hint": "For a spreadsheet or your accountant. Months and times in the file are in UTC.",
+  "statement.download.preparing": "Preparing {month}…",
+  "statement.download.done": {
+    one: "Downloaded {name}: {count} line for {month}.",
+    other: "Downloaded {name}: {count} lines for {month}.",
+  },
+  "statement.download.doneEmpty": "Downloaded {name}: nothing changed your balance in {month}, so the file has only its header.",
+  "statement.download.error.month": "Choose the month to download.",
+  "statement.download.error.tooLong": "This month has too many lines to download at once.",
+  "statement.download.error.failed": "The file could not be made just now. Try again in a moment. ({reason})",
+  // The CSV file's column names.
+  "statement.csv.date": "Date (UTC)",
+  "statement.csv.description": "Description",
+  "statement.csv.amount": "Amount",
+  "statement.csv.currency": "Currency",
+  "statement.csv.availableAfter": "Available after",
+  "statement.csv.heldAfter": "On hold after",
+  "statement.csv.ledgerTransaction": "Ledger transaction",
+  "statement.csv.payment": "Payment",
 };

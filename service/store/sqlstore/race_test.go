@@ -1,0 +1,6 @@
+//go:build race
+
+package sqlstore_test
+
+// raceEnabled: the race detector is on (see benchEntries).
+const raceEnabled = true
