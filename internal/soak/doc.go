@@ -15,8 +15,8 @@
 // sealed, and checks the books against the answers (see world.check):
 // every acknowledged request in the books exactly once, nothing in them
 // that nobody asked for, conservation of money per currency and per
-// wallet, no overdraft, the chain intact; and `paymentsd ledger verify`
-// when the binary has it.
+// wallet, no overdraft, the chain intact; then `paymentsd ledger verify`
+// checks them its own way.
 //
 // TestSoak runs a round on PostgreSQL (two instances) and one on SQLite
 // (one instance). SOAK_SEED replays a seed (the seed is printed at the

@@ -93,7 +93,7 @@ type Report struct {
 	Payments, Executed           int
 	Transfers, Fundings          int
 	Deposits, LedgerTransactions int
-	Verify                       string // what `paymentsd ledger verify` said, or why it did not run
+	Verify                       string // what `paymentsd ledger verify` counted
 	Problems                     []error
 }
 
@@ -192,7 +192,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 
 	w.check(ctx, st, rep)
-	rep.Verify = verify(ctx, cfg, w)
+	rep.Verify = runLedgerVerify(ctx, cfg, w)
 	rep.Ops = w.ops
 	rep.Attempts, rep.Lost, rep.FiveXX, rep.Dropped = w.c.attempts.Load(), w.c.lost.Load(), w.c.fiveXX.Load(), w.c.dropped.Load()
 	rep.Problems = append(rep.Problems, w.problems...)
@@ -258,39 +258,11 @@ func sealed(ctx context.Context, st *sqlstore.DB, limit time.Duration) error {
 	}
 }
 
-// verify checks the books with `paymentsd ledger verify` (branch
-// wt/verify) when the binary has that command, and says what happened.
-// Once it is on main, this becomes: var verify = runLedgerVerify.
-var verify = verifyIfPresent
-
-func verifyIfPresent(ctx context.Context, cfg Config, w *world) string {
-	if !hasLedgerVerify(ctx, cfg) {
-		return "not run: this paymentsd has no `ledger verify` (the soak checked the books itself)"
-	}
-	return runLedgerVerify(ctx, cfg, w)
-}
-
-// hasLedgerVerify asks the binary for the command's help. A binary without
-// the command takes the words for a server's arguments: its environment
-// then has no credential and a throwaway database and port, so it stops
-// at once without touching anything.
-func hasLedgerVerify(ctx context.Context, cfg Config) bool {
-	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, cfg.Binary, "ledger", "verify", "-h")
-	cmd.Dir = cfg.Dir
-	var env []string
-	for _, kv := range cfg.env() {
-		if !strings.HasPrefix(kv, "WALLET_PLATFORM_CREDENTIAL=") {
-			env = append(env, kv)
-		}
-	}
-	cmd.Env = append(env, "PAYMENTS_LISTEN=127.0.0.1:0", "WALLET_DATABASE="+filepath.Join(cfg.Dir, "probe.db"))
-	return cmd.Run() == nil
-}
-
-// runLedgerVerify runs `paymentsd ledger verify --database …` on the
-// round's database; a failure is a problem of the round.
+// runLedgerVerify checks the books with paymentsd itself: `paymentsd
+// ledger verify --database …` on the round's database (the chain, every
+// ledger transaction's shape and balance, each payment's ledger
+// transactions against its status, the cached balances); a failure is a
+// problem of the round. It answers what the command counted.
 func runLedgerVerify(ctx context.Context, cfg Config, w *world) string {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
