@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"paywallet/service/ledger"
 	"paywallet/service/store"
 	"paywallet/service/store/sqlstore"
 )
@@ -86,7 +87,7 @@ func (c Config) env() []string {
 
 // Report is what a round did and found.
 type Report struct {
-	Ops                          map[string]int
+	Counts                       map[string]int // operations drawn, and refusals by kind
 	Faults                       int
 	Attempts, Lost, FiveXX       int64
 	Dropped                      int64
@@ -99,11 +100,11 @@ type Report struct {
 
 func (r *Report) String() string {
 	var ops []string
-	for k, v := range r.Ops {
+	for k, v := range r.Counts {
 		ops = append(ops, fmt.Sprintf("%s=%d", k, v))
 	}
 	sort.Strings(ops)
-	return fmt.Sprintf("operations %s; faults %d; HTTP attempts %d, answers lost %d (and %d dropped on purpose), 5xx %d; payments %d (executed %d), transfers %d, fundings %d, deposits %d; ledger transactions %d; verify: %s; problems %d",
+	return fmt.Sprintf("counts: %s; faults %d; HTTP attempts %d, answers lost %d (and %d dropped on purpose), 5xx %d; payments %d (executed %d), transfers %d, fundings %d, deposits %d; ledger transactions %d; verify: %s; problems %d",
 		strings.Join(ops, " "), r.Faults, r.Attempts, r.Lost, r.Dropped, r.FiveXX, r.Payments, r.Executed, r.Transfers, r.Fundings, r.Deposits,
 		r.LedgerTransactions, r.Verify, len(r.Problems))
 }
@@ -137,7 +138,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			return rep, fmt.Errorf("start %s: %w (log: %s)", in.name, err, in.logs)
 		}
 	}
-	w := &world{cfg: cfg, c: newClient(instances, credential, 90*time.Second), ops: map[string]int{}}
+	w := &world{cfg: cfg, c: newClient(instances, credential, 90*time.Second), counts: map[string]int{}}
 	stream := func(n uint64) *rand.Rand { return rand.New(rand.NewPCG(cfg.Seed, cfg.Stream*1000+n)) }
 	t0 := time.Now()
 	if err := w.setup(ctx, stream(0), cfg.Customers); err != nil {
@@ -193,14 +194,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 
 	w.check(ctx, st, rep)
 	rep.Verify = runLedgerVerify(ctx, cfg, w)
-	rep.Ops = w.ops
+	rep.Counts = w.counts
 	rep.Attempts, rep.Lost, rep.FiveXX, rep.Dropped = w.c.attempts.Load(), w.c.lost.Load(), w.c.fiveXX.Load(), w.c.dropped.Load()
 	rep.Problems = append(rep.Problems, w.problems...)
 	return rep, errors.Join(rep.Problems...)
 }
-
-// farFuture is a time after every step a round schedules.
-var farFuture = time.Now().Add(24 * time.Hour)
 
 // quiesce waits until no transaction has a step to come (settlement, a
 // return, a quote's expiry): the books are final.
@@ -210,7 +208,7 @@ func quiesce(ctx context.Context, st *sqlstore.DB, limit time.Duration) error {
 		var due []store.Transaction
 		err := st.Tx(ctx, func(tx store.Tx) error {
 			var err error
-			due, err = tx.DueTransactions(ctx, farFuture, 5)
+			due, err = tx.DueTransactions(ctx, time.Now().Add(24*time.Hour), 5) // every step to come, due or not
 			return err
 		})
 		if err == nil && len(due) == 0 {
@@ -231,30 +229,25 @@ func quiesce(ctx context.Context, st *sqlstore.DB, limit time.Duration) error {
 	}
 }
 
-// sealed waits until the chain's head stops moving for a second (the
-// sealer runs with the settlement worker's tick, a quarter second).
+// sealed waits until the instances' sealer has chained every ledger
+// transaction (it runs with the settlement worker's tick, a quarter
+// second): a sealer that leaves some waiting is a problem of the round.
 func sealed(ctx context.Context, st *sqlstore.DB, limit time.Duration) error {
 	deadline := time.Now().Add(limit)
-	var last int64 = -1
-	stable := time.Now()
 	for {
-		var seq int64
-		err := st.Tx(ctx, func(tx store.Tx) error {
-			h, err := tx.LedgerHead(ctx)
-			seq = h.Seq
-			return err
-		})
-		switch {
-		case err != nil:
-		case seq != last:
-			last, stable = seq, time.Now()
-		case time.Since(stable) > time.Second:
-			return nil
+		r, err := st.VerifyLedger(ctx, sqlstore.VerifyOptions{})
+		var problem *ledger.Problem
+		if (err == nil || errors.As(err, &problem)) && r.Unsealed == 0 {
+			return nil // the problems are the checks' to report
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("the ledger head did not settle in %s: %v", limit, err)
+			return fmt.Errorf("the sealer left %d ledger transactions unsealed for %s (%v)", r.Unsealed, limit, err)
 		}
-		time.Sleep(100 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(250 * time.Millisecond):
+		}
 	}
 }
 

@@ -129,8 +129,8 @@ type world struct {
 	deposits  []*deposit
 	transfers []*transfer
 	payments  []*payment
-	problems  []error // found while running
-	ops       map[string]int
+	problems  []error        // found while running
+	counts    map[string]int // operations drawn, refusals by kind
 }
 
 func (w *world) problem(format string, args ...any) {
@@ -141,9 +141,9 @@ func (w *world) problem(format string, args ...any) {
 	w.cfg.Logf("PROBLEM: %v", err)
 }
 
-func (w *world) count(op string) {
+func (w *world) count(what string) {
 	w.mu.Lock()
-	w.ops[op]++
+	w.counts[what]++
 	w.mu.Unlock()
 }
 
