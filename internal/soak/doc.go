@@ -24,7 +24,10 @@
 //
 //	make soak SEED=1234 DURATION=10m
 //
-// A seed fixes every draw — operations, amounts, outcomes, races, faults
-// and their timing — but not how the processes interleave: a replay runs
-// the same scenario, not the same schedule.
+// A seed fixes the faults and when they strike, and each client's
+// sequence of draws (operations, amounts, outcomes, races); it does not fix
+// how the processes interleave. A replay runs the same scenario as long as
+// the service answers as it did; where another interleaving changes an
+// answer (a refusal for want of money, which execute of a race won), that
+// client's later draws differ.
 package soak
