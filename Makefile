@@ -61,11 +61,12 @@ fuzz:
 ## soak: the seeded fault-injection run (internal/soak) for DURATION per round (PostgreSQL with two
 ## instances and database crashes, then SQLite): every money operation against paymentsd processes
 ## killed at random points, then the books checked against the answers. SEED replays a run (each run
-## prints its seed; without SEED a new one is drawn). `make test` runs it for a few seconds.
+## prints its seed; without SEED a new one is drawn). paymentsd is built with -race here: a data
+## race, like a panic, in an instance's log fails the run. `make test` runs it for a few seconds.
 SEED     ?=
 DURATION ?= 2m
 soak:
-	SOAK_SEED=$(SEED) SOAK_DURATION=$(DURATION) $(GO) test -race -count=1 -timeout 0 -run '^TestSoak$$' -v ./internal/soak/
+	SOAK_SEED=$(SEED) SOAK_DURATION=$(DURATION) SOAK_RACE=1 $(GO) test -race -count=1 -timeout 0 -run '^TestSoak$$' -v ./internal/soak/
 
 ## bench: the benchmark report (bench/report/report.md, chart.png, results.json): our wasm
 ## against the reference JS in one Chromium page, the BFF against a direct call, the service

@@ -163,6 +163,9 @@ func (wk *worker) deposit(ctx context.Context) {
 			defer t.Stop()
 		}
 		err := cmd.Wait()
+		if crash := crashIn(stderr.String()); crash != "" {
+			wk.w.problem("paymentsd deposit %s crashed (or raced): %s", bankRef, crash)
+		}
 		switch {
 		case err == nil:
 			var x wire.Transaction

@@ -190,6 +190,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	cfg.Logf("settled and sealed after %s", time.Since(start).Round(time.Millisecond))
 	for _, in := range instances {
 		in.stop()
+		if crash := crashIn(tail(in.logs, 1<<30)); crash != "" {
+			w.problem("%s crashed by itself (or raced, when built with -race): %s", in.name, crash)
+		}
 	}
 
 	w.check(ctx, st, rep)
@@ -274,6 +277,19 @@ func runLedgerVerify(ctx context.Context, cfg Config, w *world) string {
 		}
 	}
 	return strings.Join(said, "; ")
+}
+
+// crashIn finds a Go crash in a process's output: a panic (or one a
+// handler recovered from), a fatal runtime error, or a data race the race
+// detector saw. It answers the first such line and what follows it, or "".
+func crashIn(log string) string {
+	for _, marker := range []string{"WARNING: DATA RACE", "panic: ", "fatal error: ", "panic in handler"} {
+		if i := strings.Index(log, marker); i >= 0 {
+			end := min(len(log), i+2000)
+			return log[i:end]
+		}
+	}
+	return ""
 }
 
 // tail is the end of a log file.

@@ -46,8 +46,15 @@ func TestSoak(t *testing.T) {
 	t.Logf("soak seed %s", replay)
 	fmt.Fprintf(os.Stderr, "soak: seed %s\n", replay)
 
+	// SOAK_RACE=1 (make soak) builds paymentsd with the race detector,
+	// whose reports the round finds in the instances' logs: several times
+	// the CPU, too much for the short run of make test.
 	bin := filepath.Join(t.TempDir(), "paymentsd")
-	build := exec.CommandContext(t.Context(), goTool(t), "build", "-o", bin, "paywallet/cmd/paymentsd")
+	args := []string{"build", "-o", bin}
+	if os.Getenv("SOAK_RACE") == "1" {
+		args = append(args, "-race")
+	}
+	build := exec.CommandContext(t.Context(), goTool(t), append(args, "paywallet/cmd/paymentsd")...)
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build paymentsd: %v\n%s", err, out)
 	}
@@ -91,4 +98,23 @@ func goTool(t *testing.T) string {
 	}
 	t.Fatal("no go command on PATH to build paymentsd with")
 	return ""
+}
+
+// TestCrashIn: what in an instance's log is a crash the round reports.
+func TestCrashIn(t *testing.T) {
+	for _, c := range []struct {
+		log   string
+		crash bool
+	}{
+		{"time=… level=WARN msg=\"dev mailbox is on\"\n--- soak: paymentsd-1 exited at …: signal: killed ---", false},
+		{"time=… level=ERROR msg=\"settlement worker failed\" err=\"store: begin: conn closed\"", false},
+		{"panic: runtime error: index out of range [3] with length 3\n\ngoroutine 7 [running]:", true},
+		{"fatal error: concurrent map writes", true},
+		{"==================\nWARNING: DATA RACE\nWrite at 0x00c000", true},
+		{"time=… level=ERROR msg=\"panic in handler\" path=/2025-10-13/quotes panic=boom", true},
+	} {
+		if got := crashIn(c.log); (got != "") != c.crash {
+			t.Errorf("crashIn(%q) = %q, want a crash: %v", c.log, got, c.crash)
+		}
+	}
 }
