@@ -61,7 +61,7 @@ func TestSoak(t *testing.T) {
 
 	round := func(t *testing.T, cfg Config) {
 		cfg.Seed, cfg.Binary, cfg.Dir = seed, bin, t.TempDir()
-		cfg.Workers, cfg.Customers, cfg.FaultEvery, cfg.DropRate = 3, 3, 2*time.Second, 0.1
+		cfg.Workers, cfg.Customers, cfg.FaultEvery, cfg.DropRate = 3, 3, 1500*time.Millisecond, 0.1
 		cfg.Logf = func(format string, args ...any) { t.Logf(format, args...) }
 		rep, err := Run(t.Context(), cfg)
 		t.Logf("%s", rep)
