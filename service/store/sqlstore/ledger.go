@@ -43,6 +43,9 @@ func (t *tx) PostLedger(ctx context.Context, lt *ledger.Transaction) (bool, erro
 	// service's own transactions needs none: its UPDATE is the first
 	// thing written, and a statement that fails after it aborts the
 	// caller's transaction, so nothing commits).
+	if t.d.name == "postgres" && len(moves) == 1 {
+		return t.postOneWallet(ctx, what, lt, moves[0])
+	}
 	guarded := len(moves) > 1 || t.d.name == "sqlite"
 	if guarded {
 		if _, err := t.exec(ctx, `SAVEPOINT ledger_post`); err != nil {
@@ -99,6 +102,57 @@ func (t *tx) unmoved(ctx context.Context, what string, m ledger.WalletMove) erro
 		return fmt.Errorf("store: %s: wallet %s holds %s, not %s", what, m.Wallet, cur, m.Currency)
 	}
 	return nil
+}
+
+// postOneWallet is PostLedger on PostgreSQL for a transaction that moves
+// one wallet (every one the service writes): the wallet's UPDATE and the
+// journal rows are one statement, whose inserts take their rows from the
+// UPDATE's, so when the UPDATE refuses (not enough money, no such wallet,
+// another currency) nothing is written, and the wallet entries get the
+// balances it returns. One round trip, as the balance UPDATE alone was
+// before the books: a payment's transaction is no longer than it was, and
+// concurrent ones overlap no more (the serializable transactions'
+// conflicts grow with their overlap).
+func (t *tx) postOneWallet(ctx context.Context, what string, lt *ledger.Transaction, m ledger.WalletMove) (bool, error) {
+	at := t.d.timeArg(lt.CreatedAt)
+	args := []any{m.Available, m.Held, at, m.Wallet, m.Currency, m.Available, m.Held,
+		lt.ID, string(lt.Kind), optString(lt.TransactionID), optString(lt.QuoteID), optString(lt.PendingID), lt.Description, at,
+		lt.ID, at}
+	uuid := strings.TrimPrefix(lt.ID, "LedgerTransaction:")
+	rows := make([]string, len(lt.Entries))
+	for i, e := range lt.Entries {
+		wallet, _, _ := e.Account.Wallet()
+		rows[i] = `(CAST(? AS text), CAST(? AS integer), CAST(? AS text), CAST(? AS text), CAST(? AS bigint), CAST(? AS text))`
+		args = append(args, "LedgerEntry:"+uuid+"-"+strconv.Itoa(i+1), i+1, string(e.Account), e.Currency, e.Amount, optString(wallet))
+	}
+	args = append(args, lt.ID)
+	q := `WITH w AS (
+		UPDATE internal_accounts SET available = available + ?, held = held + ?, updated_at = ?
+		WHERE id = ? AND currency = ? AND available + ? >= 0 AND held + ? >= 0 RETURNING available, held),
+	t AS (INSERT INTO ledger_transactions (` + ledgerTxCols + `)
+		SELECT CAST(? AS text), CAST(? AS text), CAST(? AS text), CAST(? AS text), CAST(? AS text), CAST(? AS text),
+			CAST(? AS timestamptz) FROM w),
+	e AS (INSERT INTO ledger_entries (` + ledgerEntryCols + `)
+		SELECT v.id, CAST(? AS text), v.n, v.account, v.currency, v.amount, v.wallet,
+			CASE WHEN v.wallet IS NULL THEN 0 ELSE w.available END, CASE WHEN v.wallet IS NULL THEN 0 ELSE w.held END,
+			CAST(? AS timestamptz)
+		FROM w, (VALUES ` + strings.Join(rows, ", ") + `) AS v (id, n, account, currency, amount, wallet)),
+	q AS (INSERT INTO ledger_unsealed (ledger_transaction_id) SELECT CAST(? AS text) FROM w)
+	SELECT available, held FROM w`
+	var avail, held int64
+	err := t.queryRow(ctx, q, args...).Scan(&avail, &held)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, t.unmoved(ctx, what, m)
+	}
+	if err != nil {
+		return false, t.fail(what, err)
+	}
+	for j := range lt.Entries {
+		if _, _, ok := lt.Entries[j].Account.Wallet(); ok {
+			lt.Entries[j].AvailableAfter, lt.Entries[j].HeldAfter = avail, held
+		}
+	}
+	return true, nil
 }
 
 const ledgerTxCols = `id, kind, transaction_id, quote_id, pending_id, description, created_at`
