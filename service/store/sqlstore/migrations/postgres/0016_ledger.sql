@@ -13,9 +13,16 @@ CREATE TABLE ledger_transactions (
 CREATE INDEX ledger_transactions_payment ON ledger_transactions (transaction_id, id)
     WHERE transaction_id IS NOT NULL;
 
+-- Unlike on SQLite, ledger_entries and ledger_unsealed have no foreign key
+-- to ledger_transactions: they are written in the same statement as their
+-- transaction (sqlstore's PostLedger), and under SERIALIZABLE the foreign
+-- key's check reads the newest page of ledger_transactions' primary key,
+-- which every concurrent payment appends to, so concurrent payments from
+-- different wallets kept making PostgreSQL abort one another. `paymentsd
+-- ledger verify` checks that every entry and queue row has its transaction.
 CREATE TABLE ledger_entries (
     id                    text COLLATE "C" PRIMARY KEY,
-    ledger_transaction_id text COLLATE "C" NOT NULL REFERENCES ledger_transactions (id),
+    ledger_transaction_id text COLLATE "C" NOT NULL,
     n                     integer NOT NULL CHECK (n BETWEEN 1 AND 9),
     account_id            text COLLATE "C" NOT NULL,
     currency              text NOT NULL,
@@ -37,7 +44,7 @@ CREATE TABLE ledger_chain (
 );
 
 CREATE TABLE ledger_unsealed (
-    ledger_transaction_id text COLLATE "C" PRIMARY KEY REFERENCES ledger_transactions (id)
+    ledger_transaction_id text COLLATE "C" PRIMARY KEY
 );
 
 CREATE FUNCTION ledger_refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
