@@ -61,17 +61,14 @@ func (s *Service) booksOf(ctx context.Context, id string) []ledger.Transaction {
 	return lts
 }
 
-// findHold is the HOLD among lts that none of them resolves.
+// findHold is the payment's HOLD among lts (a payment has at most one),
+// resolved or not: a POST or VOID names it whatever happened before, so
+// that a second resolution is refused by the database (the UNIQUE index on
+// pending_id) instead of taking held money that belongs to another
+// payment of the wallet.
 func findHold(lts []ledger.Transaction) *ledger.Transaction {
 	for i := range lts {
-		if lts[i].Kind != ledger.KindHold {
-			continue
-		}
-		resolved := false
-		for _, other := range lts {
-			resolved = resolved || other.PendingID == lts[i].ID
-		}
-		if !resolved {
+		if lts[i].Kind == ledger.KindHold {
 			return &lts[i]
 		}
 	}

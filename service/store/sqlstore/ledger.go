@@ -366,7 +366,8 @@ func (db *DB) SealLedger(ctx context.Context, limit int, at time.Time) (int, led
 		return err
 	}
 	if db.d.keyLock == "" {
-		return n, head, db.Tx(ctx, seal)
+		err := db.Tx(ctx, seal)
+		return n, head, err
 	}
 	conn, err := db.db.Conn(ctx)
 	if err != nil {
@@ -388,7 +389,8 @@ func (db *DB) SealLedger(ctx context.Context, limit int, at time.Time) (int, led
 	readCommitted := func(ctx context.Context, _ *sql.TxOptions) (*sql.Tx, error) {
 		return conn.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted})
 	}
-	return n, head, db.run(ctx, readCommitted, seal)
+	err = db.run(ctx, readCommitted, seal)
+	return n, head, err
 }
 
 func (t *tx) seal(ctx context.Context, limit int, at time.Time) (int, ledger.Head, error) {
@@ -431,15 +433,26 @@ func (t *tx) seal(ctx context.Context, limit int, at time.Time) (int, ledger.Hea
 		chainArgs = append(chainArgs, head.Seq, lts[i].ID, link[:], t.d.timeArg(at))
 		sealed++
 	}
-	head.At = at.UTC().Truncate(time.Microsecond)
 	if sealed > 0 {
+		head.At = at.UTC().Truncate(time.Microsecond)
 		q := `INSERT INTO ledger_chain (seq, ledger_transaction_id, link, sealed_at) VALUES (?, ?, ?, ?)` +
 			strings.Repeat(", (?, ?, ?, ?)", sealed-1)
 		if _, err := t.exec(ctx, q, chainArgs...); err != nil {
 			return 0, head, t.fail(what, err)
 		}
 	}
-	if _, err := t.exec(ctx, `DELETE FROM ledger_unsealed WHERE ledger_transaction_id IN `+marks, args...); err != nil {
+	// Only the rows of transactions that exist leave the queue: one that
+	// names nothing (written by hand; nothing of ours does) stays for
+	// `ledger verify` to report.
+	if len(lts) == 0 {
+		return 0, head, nil
+	}
+	done := make([]any, len(lts))
+	for i := range lts {
+		done[i] = lts[i].ID
+	}
+	if _, err := t.exec(ctx, `DELETE FROM ledger_unsealed WHERE ledger_transaction_id IN (?`+
+		strings.Repeat(", ?", len(done)-1)+`)`, done...); err != nil {
 		return 0, head, t.fail(what, err)
 	}
 	return sealed, head, nil

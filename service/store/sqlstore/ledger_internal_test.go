@@ -367,3 +367,43 @@ func sameEntries(a, b []ledger.Entry) bool {
 	slices.SortFunc(b, order)
 	return slices.Equal(a, b)
 }
+
+// TestSealKeepsOrphanQueueRows: a queue row that names no ledger
+// transaction (written by hand: on PostgreSQL the queue has no foreign
+// key) is not taken out of the queue by the sealer, so that `ledger
+// verify` still reports it, and the transactions around it are sealed.
+func TestSealKeepsOrphanQueueRows(t *testing.T) {
+	db, err := OpenPostgres(t.Context(), pgtest.Start(t).NewDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	const orphan = "LedgerTransaction:019aa5d2-7c10-7000-8000-000000000000"
+	if _, err := db.db.ExecContext(t.Context(), `INSERT INTO ledger_unsealed (ledger_transaction_id) VALUES ($1)`, orphan); err != nil {
+		t.Fatal(err)
+	}
+	lts := smallBook(t, db) // seals them
+	var queued []string
+	rows, err := db.db.QueryContext(t.Context(), `SELECT ledger_transaction_id FROM ledger_unsealed`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		queued = append(queued, id)
+	}
+	rows.Close()
+	if len(queued) != 1 || queued[0] != orphan {
+		t.Errorf("queue after sealing: %v, want only %s", queued, orphan)
+	}
+	head, err := func() (h ledger.Head, err error) {
+		err = db.Tx(t.Context(), func(tx store.Tx) error { h, err = tx.LedgerHead(t.Context()); return err })
+		return h, err
+	}()
+	if err != nil || head.Seq != int64(len(lts)) {
+		t.Errorf("head %+v, %v; want seq %d", head, err, len(lts))
+	}
+}
