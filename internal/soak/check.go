@@ -155,7 +155,7 @@ func readBooks(ctx context.Context, st *sqlstore.DB) (*books, error) {
 		of: map[string][]*ledger.Transaction{}, accounts: map[string]*store.InternalAccount{}, entries: map[string][]store.LedgerEntry{}}
 	err := st.Tx(ctx, func(tx store.Tx) error {
 		var err error
-		if b.txs, err = all(func(cursor string) (store.Page[store.Transaction], error) {
+		if b.txs, err = store.AllPages(func(cursor string) (store.Page[store.Transaction], error) {
 			return tx.ListTransactions(ctx, store.TransactionFilter{Limit: 200, Cursor: cursor})
 		}); err != nil {
 			return err
@@ -183,7 +183,7 @@ func readBooks(ctx context.Context, st *sqlstore.DB) (*books, error) {
 		if b.balances, err = tx.LedgerBalances(ctx); err != nil {
 			return err
 		}
-		accounts, err := all(func(cursor string) (store.Page[store.InternalAccount], error) {
+		accounts, err := store.AllPages(func(cursor string) (store.Page[store.InternalAccount], error) {
 			return tx.ListInternalAccounts(ctx, store.InternalAccountFilter{Limit: 200, Cursor: cursor})
 		})
 		if err != nil {
@@ -192,7 +192,7 @@ func readBooks(ctx context.Context, st *sqlstore.DB) (*books, error) {
 		for i := range accounts {
 			a := &accounts[i]
 			b.accounts[a.ID] = a
-			if b.entries[a.ID], err = all(func(cursor string) (store.Page[store.LedgerEntry], error) {
+			if b.entries[a.ID], err = store.AllPages(func(cursor string) (store.Page[store.LedgerEntry], error) {
 				return tx.ListLedgerEntries(ctx, store.LedgerEntryFilter{Wallet: a.ID, Limit: 500, Cursor: cursor})
 			}); err != nil {
 				return err
@@ -201,23 +201,6 @@ func readBooks(ctx context.Context, st *sqlstore.DB) (*books, error) {
 		return nil
 	})
 	return b, err
-}
-
-// all reads every page.
-func all[T any](page func(cursor string) (store.Page[T], error)) ([]T, error) {
-	var out []T
-	cursor := ""
-	for {
-		p, err := page(cursor)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, p.Items...)
-		if !p.HasMore {
-			return out, nil
-		}
-		cursor = p.NextCursor
-	}
 }
 
 // walletExpect is what a wallet must hold at the end.

@@ -198,6 +198,24 @@ type Page[T any] struct {
 	TotalCount int    // rows matching the filter, ignoring Limit and Cursor
 }
 
+// AllPages reads every item of a paged list, calling page with each next
+// cursor ("" first) until a page says there is no more.
+func AllPages[T any](page func(cursor string) (Page[T], error)) ([]T, error) {
+	var out []T
+	cursor := ""
+	for {
+		p, err := page(cursor)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p.Items...)
+		if !p.HasMore {
+			return out, nil
+		}
+		cursor = p.NextCursor
+	}
+}
+
 // Customer is an end user of the platform.
 type Customer struct {
 	ID                 string // Customer:<uuid>

@@ -305,14 +305,7 @@ func (t *tx) ListLedgerEntries(ctx context.Context, f store.LedgerEntryFilter) (
 	}
 	var w filter
 	w.eq("wallet_id", f.Wallet)
-	if !f.CreatedAfter.IsZero() {
-		w.conds = append(w.conds, "created_at >= ?")
-		w.args = append(w.args, t.d.timeArg(f.CreatedAfter))
-	}
-	if !f.CreatedBefore.IsZero() {
-		w.conds = append(w.conds, "created_at < ?")
-		w.args = append(w.args, t.d.timeArg(f.CreatedBefore))
-	}
+	w.createdBetween(t.d, f.CreatedAfter, f.CreatedBefore)
 	w.desc = f.Descending
 	return listPage(ctx, t, "list ledger entries", "ledger_statement", statementCols, w, f.Limit, f.Cursor,
 		scanStatement, func(e *store.LedgerEntry) string { return e.ID })

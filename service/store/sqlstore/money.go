@@ -102,14 +102,7 @@ func (t *tx) ListTransactions(ctx context.Context, f store.TransactionFilter) (s
 		w.args = append(w.args, f.AccountID, f.AccountID)
 	}
 	w.eitherIn("source_account_id", "destination_account_id", f.AccountIDs)
-	if !f.CreatedAfter.IsZero() {
-		w.conds = append(w.conds, "created_at >= ?")
-		w.args = append(w.args, t.d.timeArg(f.CreatedAfter))
-	}
-	if !f.CreatedBefore.IsZero() {
-		w.conds = append(w.conds, "created_at < ?")
-		w.args = append(w.args, t.d.timeArg(f.CreatedBefore))
-	}
+	w.createdBetween(t.d, f.CreatedAfter, f.CreatedBefore)
 	w.desc = f.Descending
 	return listPage(ctx, t, what, "transactions", transactionCols, w, f.Limit, f.Cursor,
 		scanTransaction, func(x *store.Transaction) string { return x.ID })

@@ -129,6 +129,19 @@ func (f *filter) eq(col, v string) {
 	}
 }
 
+// createdBetween keeps the rows created from after (inclusive) to before
+// (exclusive); a zero time does not filter.
+func (f *filter) createdBetween(d *dialect, after, before time.Time) {
+	if !after.IsZero() {
+		f.conds = append(f.conds, "created_at >= ?")
+		f.args = append(f.args, d.timeArg(after))
+	}
+	if !before.IsZero() {
+		f.conds = append(f.conds, "created_at < ?")
+		f.args = append(f.args, d.timeArg(before))
+	}
+}
+
 func (f *filter) where() string {
 	if len(f.conds) == 0 {
 		return ""

@@ -56,23 +56,6 @@ func CheckBooks(t testing.TB, s store.Store) {
 	}
 }
 
-// pages reads every item of a paged list.
-func pages[T any](list func(cursor string) (store.Page[T], error)) ([]T, error) {
-	var all []T
-	cursor := ""
-	for {
-		p, err := list(cursor)
-		if err != nil {
-			return nil, err
-		}
-		all = append(all, p.Items...)
-		if !p.HasMore {
-			return all, nil
-		}
-		cursor = p.NextCursor
-	}
-}
-
 // balanceKey is an account's balance in one currency.
 type balanceKey struct {
 	account  ledger.Account
@@ -85,7 +68,7 @@ func bookProblems(ctx context.Context, tx store.Tx) ([]string, error) {
 	var problems []string
 	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
 
-	wallets, err := pages(func(c string) (store.Page[store.InternalAccount], error) {
+	wallets, err := store.AllPages(func(c string) (store.Page[store.InternalAccount], error) {
 		return tx.ListInternalAccounts(ctx, store.InternalAccountFilter{Limit: 100, Cursor: c})
 	})
 	if err != nil {
@@ -103,7 +86,7 @@ func bookProblems(ctx context.Context, tx store.Tx) ([]string, error) {
 		if w.Available < 0 || w.Held < 0 {
 			bad("wallet %s: available %d held %d", w.ID, w.Available, w.Held)
 		}
-		entries, err := pages(func(c string) (store.Page[store.LedgerEntry], error) {
+		entries, err := store.AllPages(func(c string) (store.Page[store.LedgerEntry], error) {
 			return tx.ListLedgerEntries(ctx, store.LedgerEntryFilter{Wallet: w.ID, Limit: 100, Cursor: c})
 		})
 		if err != nil {
@@ -114,7 +97,7 @@ func bookProblems(ctx context.Context, tx store.Tx) ([]string, error) {
 			reach(e.LedgerTransactionID)
 		}
 	}
-	payments, err := pages(func(c string) (store.Page[store.Transaction], error) {
+	payments, err := store.AllPages(func(c string) (store.Page[store.Transaction], error) {
 		return tx.ListTransactions(ctx, store.TransactionFilter{Limit: 100, Cursor: c})
 	})
 	if err != nil {
