@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"paywallet/service/ledger"
 	"paywallet/service/store"
 )
 
@@ -72,7 +73,7 @@ func (s *Service) SettleDue(ctx context.Context) (int, error) {
 		}
 		progressed := 0
 		for i := range due {
-			applied, err := s.settleOne(ctx, due[i].ID, settlementTurn(&due[i]))
+			applied, err := s.settleOne(ctx, &due[i])
 			if err != nil {
 				if ctx.Err() != nil {
 					return done, err
@@ -108,7 +109,7 @@ func (s *Service) SettleTransaction(ctx context.Context, id string) (bool, error
 	if err != nil {
 		return false, err
 	}
-	return s.settleOne(ctx, id, settlementTurn(x))
+	return s.settleOne(ctx, x)
 }
 
 // settleOne claims the transaction and applies its due transition, if it
@@ -117,11 +118,21 @@ func (s *Service) SettleTransaction(ctx context.Context, id string) (bool, error
 // passes the row over instead of waiting for it; the compare-and-set on the
 // status below stays as the guarantee that a step is applied once.
 //
-// The step moves the money of wallet (the source account), so it takes that
-// wallet's turn like an execute does.
-func (s *Service) settleOne(ctx context.Context, id, wallet string) (bool, error) {
+// seen is the transaction as the caller last read it. The step moves the
+// money of its wallet (settlementTurn), so it takes that wallet's turn like
+// an execute does.
+func (s *Service) settleOne(ctx context.Context, seen *store.Transaction) (bool, error) {
+	id, wallet := seen.ID, settlementTurn(seen)
 	applied := false
-	known := s.booksOf(ctx, id)
+	// Only a step from PROCESSING (a payment leaving or failing) or from
+	// COMPLETED (a return) needs the payment's earlier ledger
+	// transactions; an expiry or a transfer starting reads none. The
+	// status seen may be stale: a step that finds nothing known reads in
+	// its own transaction (lookUp).
+	var known []ledger.Transaction
+	if seen.Status == "PROCESSING" || seen.Status == "COMPLETED" {
+		known = s.booksOf(ctx, id)
+	}
 	err := s.tx(ctx, wallet, func(tx store.Tx) error {
 		applied = false
 		now := s.now()
