@@ -1,145 +1,171 @@
-// Loader for the browser wallet module (wasm/, built by `make wasm`).
+// The page's client of the browser wallet module (wasm/, built by `make
+// wasm`), which runs in a dedicated Worker (wallet-worker.js) so that
+// compiling and starting it never blocks the page:
 //
-// wasm_exec.js is a classic script that defines globalThis.Go, so the page
-// includes it before this module:
+//   import { loadWallet } from "/js/wallet.js";
+//   const wallet = await loadWallet(config.wasmUrl);
+//   const key = await wallet.generateKey();
 //
-//   <script src="/wasm/wasm_exec.js"></script>
-//   <script type="module">
-//     import { loadWallet } from "/js/wallet.js";
-//     const wallet = await loadWallet("/wasm/wallet.wasm");
-//     const key = await wallet.generateKey();
-//   </script>
+// The client has the module's calls (wasm/doc.go), each returning a
+// Promise, one message to the worker and one back per call; a rejection
+// carries the module's own message ("stamp: unknown key handle"). The
+// wallet's private keys are non-extractable WebCrypto keys that live in the
+// worker (and, for the session's key, in the origin's IndexedDB); the page
+// holds opaque handles only.
 //
-// The wallet's private keys are non-extractable WebCrypto keys that the
-// module creates and uses; the page holds opaque handles only, and the
-// session's key is kept in IndexedDB (storeSession, resumeSession,
-// deleteSession); see wasm/doc.go for the API and the trust boundary.
-
-import { installDirect } from "./direct.js";
+// The client is also globalThis.paywallet, as the module itself was when it
+// ran on the page. A page that defines globalThis.paywallet before loading
+// (a test's stand-in) gets that object back instead.
 
 const DEFAULT_URL = "/wasm/wallet.wasm";
 const DEFAULT_TIMEOUT_MS = 20000;
 
 let loading = null; // the Promise of the one load per page
+let ready = false;
 
 /**
- * Loads and starts the wallet module once per page and resolves with
- * globalThis.paywallet when the module reports it is ready. Later calls
- * return the same Promise; after a failure the next call tries again.
+ * Starts the wallet module's worker once per page and resolves with the
+ * client when the module reports it is ready. Later calls return the same
+ * Promise; after a failure the next call tries again with a new worker.
  *
  * @param {string} [url] where wallet.wasm is served (application/wasm)
- * @param {{timeoutMs?: number}} [options] give up after this long (default 20 s)
- * @returns {Promise<object>} the paywallet object
+ * @param {{timeoutMs?: number, wasmExecUrl?: string}} [options] give up
+ *   after timeoutMs (default 20 s); wasmExecUrl is the Go runtime's glue
+ *   (default /wasm/wasm_exec.js, through the page's import map)
+ * @returns {Promise<object>} the client
  */
-export async function loadWallet(url = DEFAULT_URL, options = {}) {
+export function loadWallet(url = DEFAULT_URL, options = {}) {
   if (!loading) {
-    loading = load(url, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
-    loading.catch(() => {
-      loading = null;
-    });
+    loading = load(url, options);
+    loading.then(
+      () => {
+        ready = true;
+      },
+      () => {
+        loading = null;
+      },
+    );
   }
   return loading;
+}
+
+/** Whether the module has reported it is ready (no call would wait for it). */
+export function walletReady() {
+  return ready;
 }
 
 function fail(message, cause) {
   return new Error("loadWallet: " + message, cause === undefined ? undefined : { cause });
 }
 
-async function load(url, timeoutMs) {
+// resolve is import.meta.resolve where the browser has it: it applies the
+// page's import map, which names the content-hashed files.
+function resolve(specifier) {
+  if (typeof import.meta.resolve === "function") return import.meta.resolve(specifier);
+  return new URL(specifier, import.meta.url).href;
+}
+
+async function load(url, options) {
+  if (globalThis.paywallet) return globalThis.paywallet;
   if (typeof WebAssembly !== "object" || typeof WebAssembly.instantiate !== "function") {
     throw fail("this browser does not support WebAssembly");
   }
-  if (typeof globalThis.Go !== "function") {
-    throw fail(
-      "the Go runtime is missing: include <script src=\"/wasm/wasm_exec.js\"></script> " +
-        "before loading this module",
-    );
-  }
-  if (globalThis.paywallet) {
-    return globalThis.paywallet; // already running (loaded by another copy of this script)
-  }
-  if (typeof url !== "string" || url === "") {
-    throw fail("url must be a non-empty string");
-  }
+  if (typeof Worker !== "function") throw fail("this browser cannot run the wallet module in a Worker");
+  if (typeof url !== "string" || url === "") throw fail("url must be a non-empty string");
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
 
-  const abort = new AbortController();
-  let timer;
-  const timeout = new Promise((_, reject) => {
-    timer = setTimeout(() => {
-      abort.abort();
-      reject(fail(`the wallet module did not start within ${timeoutMs} ms`));
-    }, timeoutMs);
-  });
-
-  // main() calls paywalletReady synchronously from go.run, so install it
-  // first. It is also where the direct calls go in (direct.js), before the
-  // module freezes globalThis.paywallet; if they cannot, the module's own
-  // js.Func methods do the same work, slower.
-  const previousReady = globalThis.paywalletReady;
-  let markReady;
-  let instance;
-  const ready = new Promise((resolve) => {
-    markReady = resolve;
-  });
-  globalThis.paywalletReady = (calls) => {
-    try {
-      installDirect(instance && instance.exports, globalThis.paywallet, calls);
-    } catch (err) {
-      console.warn("loadWallet: the direct calls are not installed:", err);
-    }
-    markReady(globalThis.paywallet);
-    if (typeof previousReady === "function") previousReady();
-  };
-
-  const start = async () => {
-    let response;
-    try {
-      response = await fetch(url, { credentials: "same-origin", signal: abort.signal });
-    } catch (err) {
-      throw fail(`cannot fetch ${url}: ${err.message}`, err);
-    }
-    if (!response.ok) {
-      throw fail(`cannot fetch ${url}: HTTP ${response.status}`);
-    }
-    const go = new globalThis.Go();
-    try {
-      if (typeof WebAssembly.instantiateStreaming === "function") {
-        ({ instance } = await WebAssembly.instantiateStreaming(response, go.importObject));
-      } else {
-        ({ instance } = await WebAssembly.instantiate(await response.arrayBuffer(), go.importObject));
-      }
-    } catch (err) {
-      // A wrong Content-Type (must be application/wasm) or a wasm_exec.js
-      // from another Go version ends up here.
-      throw fail(`cannot instantiate ${url}: ${err.message}`, err);
-    }
-    // go.run settles only when the Go program exits, which the wallet never
-    // does while it works; reaching either branch before ready is a failure.
-    const exited = go.run(instance).then(
-      () => {
-        throw fail("the wallet module exited before it was ready");
-      },
-      (err) => {
-        throw fail(`the wallet module crashed: ${err.message}`, err);
-      },
-    );
-    return Promise.race([ready, exited]);
-  };
-
-  const started = start();
-  started.catch(() => {}); // reported through the race below, or moot after a timeout
+  let worker;
   try {
-    const wallet = await Promise.race([started, timeout]);
-    if (!wallet || typeof wallet.stamp !== "function") {
-      throw fail("the wallet module started but globalThis.paywallet is missing");
-    }
-    return wallet;
-  } finally {
-    clearTimeout(timer);
-    if (previousReady === undefined) {
-      delete globalThis.paywalletReady;
-    } else {
-      globalThis.paywalletReady = previousReady;
-    }
+    worker = new Worker(resolve("./wallet-worker.js"), { type: "module", name: "wallet" });
+  } catch (err) {
+    throw fail("cannot start the wallet's worker: " + err.message, err);
   }
+  const pending = new Map(); // call id -> {resolve, reject}
+  let next = 0;
+  let broken = null; // the Error every call gets once the worker has failed
+
+  const breakAll = (err) => {
+    broken = err;
+    for (const p of pending.values()) p.reject(err);
+    pending.clear();
+  };
+
+  const started = new Promise((resolveReady, rejectReady) => {
+    const timer = setTimeout(() => {
+      const err = fail(`the wallet module did not start within ${timeoutMs} ms`);
+      breakAll(err);
+      worker.terminate();
+      rejectReady(err);
+    }, timeoutMs + 1000); // the worker's own timeout says more; this one is for a worker that never answers
+    worker.onmessage = (event) => {
+      const m = event.data;
+      if (!m || typeof m !== "object") return;
+      if (typeof m.id === "number") {
+        const p = pending.get(m.id);
+        if (!p) return;
+        pending.delete(m.id);
+        if (m.ok) p.resolve(m.value);
+        else p.reject(remoteError(m));
+        return;
+      }
+      if (m.type === "ready") {
+        clearTimeout(timer);
+        resolveReady(m);
+      } else if (m.type === "failed") {
+        clearTimeout(timer);
+        const err = new Error(String(m.message));
+        breakAll(err);
+        worker.terminate();
+        rejectReady(err);
+      }
+    };
+    worker.onerror = (event) => {
+      // The worker's script or an import of it did not load or run.
+      event.preventDefault();
+      clearTimeout(timer);
+      const err = fail("the wallet's worker failed: " + (event.message || "its script did not load"));
+      breakAll(err);
+      worker.terminate();
+      rejectReady(err);
+    };
+  });
+
+  worker.postMessage({
+    type: "load",
+    wasmUrl: new URL(url, location.href).href,
+    wasmExecUrl: options.wasmExecUrl ? new URL(options.wasmExecUrl, location.href).href : resolve("/wasm/wasm_exec.js"),
+    directUrl: resolve("./direct.js"),
+    timeoutMs,
+  });
+
+  const { methods, version } = await started;
+  const call = (method, args) =>
+    new Promise((resolveCall, rejectCall) => {
+      if (broken) return rejectCall(broken);
+      const id = ++next;
+      pending.set(id, { resolve: resolveCall, reject: rejectCall });
+      try {
+        worker.postMessage({ id, method, args });
+      } catch (err) {
+        // An argument that cannot be cloned (a function, a DOM node).
+        pending.delete(id);
+        rejectCall(new TypeError(method + ": " + err.message));
+      }
+    });
+  const client = { version };
+  for (const method of Array.isArray(methods) ? methods : []) {
+    client[method] = (...args) => call(method, args);
+  }
+  if (typeof client.stamp !== "function") throw fail("the wallet module started but has no stamp call");
+  Object.freeze(client);
+  if (!globalThis.paywallet) globalThis.paywallet = client;
+  return client;
+}
+
+// remoteError rebuilds the module's Error on this side, message and name.
+function remoteError(m) {
+  const Kind = { TypeError, RangeError, SyntaxError }[m.name] || Error;
+  const err = new Kind(String(m.message));
+  if (Kind === Error && typeof m.name === "string" && m.name !== "Error") err.name = m.name;
+  return err;
 }
