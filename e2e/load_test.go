@@ -289,8 +289,8 @@ func TestLoadDrawsBeforeModule(t *testing.T) {
 	if v, err := chromedp.Run(ctx, chromedp.Evaluate[string](`typeof globalThis.paywallet`)); err != nil || v != "undefined" {
 		t.Fatalf("globalThis.paywallet is %s (%v) while its download is held", v, err)
 	}
-	if x := s.transaction(q.TransactionID); x.Status != "" && x.Status != "PENDING" && x.Status != "CREATED" {
-		t.Errorf("the payment is %s before the key is ready", x.Status)
+	if a := s.wallet(s.accountOf(email)); a.Available != 10000 || a.Held != 0 {
+		t.Errorf("before the key is ready, the wallet holds %d available and %d held; want 10000 and 0 (nothing sent)", a.Available, a.Held)
 	}
 
 	hold.release(t, wasm)
@@ -527,7 +527,7 @@ func TestLoadCachesHashedFiles(t *testing.T) {
 		if _, ok := v.fromCache["/api/config"]; !ok {
 			t.Errorf("%s: the page did not ask /api/config", what)
 		}
-		t.Logf("%s: %d files from the cache", what, len(files))
+		t.Logf("%s: %d files checked", what, len(files))
 	}
 	again("the second visit", visit(t, s, tab, false))
 
