@@ -86,7 +86,10 @@ func (a *assets) url(p string) string {
 // caches for a year. A mismatch is logged as an error and that encoding is
 // not offered; the raw file still is. Text files without precompressed
 // copies are compressed here, once, at start-up.
-func loadAssets(fsys fs.FS, log *slog.Logger) (*assets, error) {
+//
+// shown says which conditions of the pages' data-shown-when attributes hold
+// for this server (site.go).
+func loadAssets(fsys fs.FS, log *slog.Logger, shown map[string]bool) (*assets, error) {
 	raw := map[string][]byte{}
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -132,7 +135,7 @@ func loadAssets(fsys fs.FS, log *slog.Logger) (*assets, error) {
 		a.wasmURL = a.hashed["/"+wasmFile]
 		a.hasWasm = true
 	}
-	site := newSite(raw, a.hashed)
+	site := newSite(raw, a.hashed, shown)
 	a.csp = cspBefore + " '" + site.mapHash + "'" + cspAfter
 	for _, p := range pages {
 		body := site.page(p, raw[p])

@@ -832,8 +832,8 @@ function endOAuthWait() {
 async function onOAuthCancel() {
   if (!state.oauth) return;
   abortOAuth();
-  await forgetKey();
   setStatus(t("signin.oauth.cancelled"));
+  await forgetKey();
   $("oauth-login").focus();
 }
 
