@@ -122,7 +122,14 @@ if (document.readyState === "loading") {
 async function start() {
   if (started) return;
   started = true;
+  // The questions to the BFF go out first; the page's own set-up runs
+  // while they are answered, in short tasks (yieldToPage) rather than one
+  // long one that a slow phone would feel.
+  const me = meNow();
+  const config = api("GET", "/api/config");
+  config.catch(() => {}); // read below
   await startLanguage();
+  await yieldToPage();
   const wallet = walletModule;
   const key = () => (state.key && state.key.sessionId ? state.key : null);
   const keys = { key, keyPending: () => state.keyPending !== null, keyReady };
@@ -161,12 +168,10 @@ async function start() {
   });
   if (channel) channel.onmessage = (event) => onOtherTab(event.data);
 
-  // Who is signed in is asked at once, beside the configuration, and the
-  // view is drawn from the answers: the wallet module loads after the
-  // first paint, in its Worker, and only what needs a key waits for it.
-  const me = meNow();
+  // The view is drawn from the BFF's answers: the wallet module loads after
+  // the first paint, in its Worker, and only what needs a key waits for it.
   try {
-    state.config = (await api("GET", "/api/config")).data;
+    state.config = (await config).data;
   } catch (err) {
     configured.reject(err);
     setStatus(t("app.error.serviceUnavailable", { reason: messageOf(err) }));
@@ -177,6 +182,13 @@ async function start() {
   firstPaint.then(walletModule);
 
   await showCurrent(me);
+}
+
+// yieldToPage lets the browser run what is waiting (input, rendering,
+// network answers) before the caller goes on.
+function yieldToPage() {
+  if (typeof scheduler === "object" && scheduler && typeof scheduler.yield === "function") return scheduler.yield();
+  return new Promise((resolve) => setTimeout(resolve, 0));
 }
 
 // meNow starts GET /api/me and returns the Promise of its outcome, as
