@@ -28,7 +28,10 @@
 // /api/internal-accounts/{id}/entries), or "shared" for reference
 // data that holds no customer's data (GET /api/discoveries), which still
 // needs a signed-in cookie. A resource of another customer answers the same
-// 404 as a missing one.
+// 404 as a missing one. Without a signed-in cookie every route answers 401,
+// except GET /api/me, which answers the question a page asks first, "who is
+// signed in here?", with 200 {"signedIn": false}: a signed-out visit then
+// logs no failed request in the browser.
 //
 // Creating an external account has no resource to own yet, so it is the
 // BFF's own handler: the body's customerId is set to the cookie's customer,

@@ -546,6 +546,19 @@ type response struct {
 	body   []byte
 }
 
+// nobody reports whether r is GET /api/me's answer when nobody is signed
+// in: 200 {"signedIn":false}.
+func (r *response) nobody() bool {
+	return r.status == 200 && string(r.body) == `{"signedIn":false}`
+}
+
+// somebody reports whether r is GET /api/me's answer for a signed-in
+// browser.
+func (r *response) somebody() bool {
+	var m struct{ SignedIn bool }
+	return r.status == 200 && json.Unmarshal(r.body, &m) == nil && m.SignedIn
+}
+
 func (r *response) json(t *testing.T) map[string]any {
 	t.Helper()
 	var m map[string]any

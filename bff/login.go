@@ -318,6 +318,9 @@ func (s *Server) completeLogin(c *fiber.Ctx, cs *cookieSession, r *reply) error 
 
 // meResponse is the answer of GET /api/me.
 type meResponse struct {
+	// SignedIn is true here; GET /api/me answers {"signedIn": false} and
+	// nothing else when nobody is (handleMe).
+	SignedIn        bool            `json:"signedIn"`
 	Email           string          `json:"email"`
 	CustomerID      string          `json:"customerId"`
 	InternalAccount json.RawMessage `json:"internalAccount"`
@@ -338,7 +341,22 @@ type meSession struct {
 // handleMe reports who is signed in, with the wallet account as the service
 // shows it. A wallet session the service no longer lists (revoked, expired)
 // ends the cookie session.
+//
+// GET /api/me is the question a page asks first: who is signed in here?
+// "Nobody" is an answer to it, not an error: 200 {"signedIn": false} where
+// every other route answers 401, so that a signed-out visit logs no failed
+// request in the browser's console. The cookie session, if there was one,
+// is ended all the same. (web/static/js/api.js turns the answer into the
+// 401 the pages handle.)
 func (s *Server) handleMe(c *fiber.Ctx) error {
+	err := s.me(c)
+	if errors.Is(err, errSignedOut) {
+		return c.JSON(fiber.Map{"signedIn": false})
+	}
+	return err
+}
+
+func (s *Server) me(c *fiber.Ctx) error {
 	cs, err := s.signedIn(c)
 	if err != nil {
 		return err
@@ -374,6 +392,7 @@ func (s *Server) handleMe(c *fiber.Ctx) error {
 			expires = cs.data.WalletSessionExpiresAt // as it was at verify
 		}
 		return c.JSON(meResponse{
+			SignedIn:        true,
 			Email:           cs.data.Email,
 			CustomerID:      cs.data.CustomerID,
 			InternalAccount: acct,

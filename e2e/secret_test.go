@@ -47,7 +47,9 @@ func TestLoginLeaksNoPlatformSecret(t *testing.T) {
 	must("GET", "/api/auth/sessions", 200)
 	must("GET", "/dev/mailbox", 200)
 	must("POST", "/api/logout", 204)
-	must("GET", "/api/me", 401)
+	if r, err := c.Do(ctx, "GET", "/api/me", nil, nil); err != nil || string(r.Body) != `{"signedIn":false}` {
+		t.Fatalf("GET /api/me after logout: %v %d %s, want nobody signed in", err, r.Status, r.Body)
+	}
 
 	basic := base64.StdEncoding.EncodeToString([]byte(platformID + ":" + platformSecret))
 	forbidden := []string{platformSecret, basic, base64.RawURLEncoding.EncodeToString([]byte(platformSecret)), strings.ToUpper(platformSecret)}

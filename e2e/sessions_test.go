@@ -117,9 +117,9 @@ func TestRevokeAnotherSessionAndLogout(t *testing.T) {
 		active := s.activeSessions(account)
 		return len(active) == 1 && active[0].ID == ids.Own
 	})
-	status, err := chromedp.Run(phone, chromedp.Evaluate[int](`fetch("/api/me", {headers: {"X-CSRF": "1"}}).then((r) => r.status)`, chromedp.EvalAwaitPromise))
-	if err != nil || status != 401 {
-		t.Errorf("the phone after being signed out: %d %v, want 401", status, err)
+	me, err := chromedp.Run(phone, chromedp.Evaluate[string](`fetch("/api/me", {headers: {"X-CSRF": "1"}}).then(async (r) => r.status + " " + (await r.text()))`, chromedp.EvalAwaitPromise))
+	if err != nil || me != `200 {"signedIn":false}` {
+		t.Errorf("the phone after being signed out: GET /api/me = %q %v, want nobody signed in", me, err)
 	}
 	if err := chromedp.Do(laptop, chromedp.WaitVisible(chromedp.ID("signed-in"))); err != nil {
 		t.Fatal(err)

@@ -214,7 +214,7 @@ func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	case "GET /api/me":
 		if !f.signedIn {
-			send(signedOut)
+			send(reply{status: 200, body: `{"signedIn":false}`}) // the BFF's "nobody" (bff handleMe)
 			return
 		}
 		expiresIn, _ := json.Marshal(f.expiresIn)

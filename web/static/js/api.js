@@ -92,19 +92,27 @@ export async function api(method, path, options = {}) {
       data = null;
     }
   }
+  // GET /api/me answers {"signedIn": false} when nobody is signed in (an
+  // answer, not an error, so that the browser logs no failed request): to
+  // the pages it is the 401 it stands for.
+  let status = res.status;
+  if (path === "/api/me" && status === 200 && data && data.signedIn === false) {
+    status = 401;
+    data = { status, code: "UNAUTHORIZED", message: "not signed in" };
+  }
   // A 401 UNAUTHORIZED means the browser is signed out. The 401s of a
   // signed retry (WALLET_SIGNATURE_*, REQUEST_ID_MISSING) only refuse that
   // one call.
   const code = data && typeof data === "object" && typeof data.code === "string" ? data.code : "";
-  if (res.status === 401 && (code === "" || code === "UNAUTHORIZED") && !path.startsWith("/api/login/") && signedOutHandler) {
+  if (status === 401 && (code === "" || code === "UNAUTHORIZED") && !path.startsWith("/api/login/") && signedOutHandler) {
     signedOutHandler();
   }
-  if (!res.ok) {
+  if (status < 200 || status > 299) {
     const retry = Number.parseInt(res.headers.get("Retry-After") || "", 10);
     const body = data && typeof data === "object" ? data : {};
     throw new ApiError(
-      res.status,
-      typeof body.code === "string" ? body.code : "HTTP_" + res.status,
+      status,
+      typeof body.code === "string" ? body.code : "HTTP_" + status,
       typeof body.message === "string" ? body.message : res.statusText || t("app.error.requestFailed"),
       body.details,
       Number.isFinite(retry) ? retry : undefined,
