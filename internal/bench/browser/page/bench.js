@@ -1,16 +1,22 @@
 // The page side of internal/bench/browser. Go drives it over the DevTools
 // protocol: bench.start(), bench.setup(inputs), bench.samples(), then
-// bench.measure(op, ...) for each operation; a fresh tab per cold load calls
-// bench.loadWasm(url). Every function returns a Promise of plain JSON.
+// bench.measure(op, ...) for each operation; a fresh tab per load of a
+// module calls bench.loadModule(url). Every function returns a Promise of
+// plain JSON.
+//
+// The wallet module runs as the wallet page runs it: in its dedicated
+// Worker, reached through the page's client, both served from
+// web/static/js unchanged (wallet.js, wallet-worker.js). Every "wasm" call
+// below is a client call, one message to the worker and one back.
 //
 // Each operation has one entry per implementation in OPS. An entry's make()
 // returns {call, after}: call() does one operation and is what the loops
 // time (awaited one at a time, as a page would use it); after(), if any,
 // runs outside the timed region to release what the calls kept (wasm key
 // handles), so a run does not pay for the one before it.
-"use strict";
+import { loadWallet } from "/js/wallet.js";
 
-(() => {
+{
   const encoder = new TextEncoder();
   const ecdsa = { name: "ECDSA", namedCurve: "P-256" };
   const ecdsaSha256 = { name: "ECDSA", hash: "SHA-256" };
@@ -152,41 +158,25 @@
     },
   ];
 
-  // loadWasm fetches, instantiates and runs the wasm module at url and
-  // resolves when it has called paywalletReady, with the time of each phase.
-  // kind "floor" is the Go runtime's reference module (it calls
-  // paywalletReady without arguments and has no wallet to install); kind
-  // "empty" is a module with nothing in it, ready once instantiated.
-  async function loadWasm(url, kind = "wallet") {
-    let instance;
-    const ready = new Promise((resolve) => {
-      // As web/static/js/wallet.js does: the direct calls go in before the
-      // module freezes globalThis.paywallet.
-      globalThis.paywalletReady = (calls) => {
-        if (kind === "wallet") globalThis.installDirect(instance.exports, globalThis.paywallet, calls);
-        resolve();
-      };
-    });
+  // loadModule loads the module at url as the wallet page does, through
+  // the page's client: a new Worker, the Go runtime and the direct-call
+  // glue imported in it, the module fetched, compiled and started there,
+  // until its ready message reaches the page. It resolves with the time
+  // that took and the version the module reported. The floor module (kind
+  // "floor") goes the same way; only the module differs.
+  async function loadModule(url) {
+    if (globalThis.paywallet) throw new Error("loadModule: this tab has loaded a module already");
     const t0 = performance.now();
-    if (kind === "empty") {
-      await WebAssembly.instantiateStreaming(fetch(url), {});
-      const t1 = performance.now();
-      return { fetchInstantiateMs: t1 - t0, runMs: 0, totalMs: t1 - t0 };
-    }
-    const go = new Go();
-    ({ instance } = await WebAssembly.instantiateStreaming(fetch(url), go.importObject));
+    const w = await loadWallet(url, { timeoutMs: 60000 });
     const t1 = performance.now();
-    go.run(instance); // resolves only when main returns, which it never does
-    await ready;
-    const t2 = performance.now();
-    return { fetchInstantiateMs: t1 - t0, runMs: t2 - t1, totalMs: t2 - t0 };
+    return { readyMs: t1 - t0, version: w.version };
   }
 
   // start loads the module and makes the two client keys the benchmark
   // uses: a signing key the OTP seal names, and a recipient key the session
   // key bundle is sealed to (a key has one purpose).
   async function start(url) {
-    await loadWasm(url);
+    await loadWallet(url, { timeoutMs: 60000 });
     if (typeof globalThis.turnkeyBench !== "object") {
       throw new Error("turnkey.js did not define globalThis.turnkeyBench");
     }
@@ -201,7 +191,6 @@
       crossOriginIsolated: globalThis.crossOriginIsolated === true,
       userAgent: navigator.userAgent,
       wasmVersion: paywallet.version,
-      wasmCalls: paywallet.calls,
       clientPublicKey: client.publicKeyUncompressed,
       otpClientPublicKey: otpClient.publicKeyUncompressed,
     };
@@ -265,5 +254,5 @@
     return ops.map((o, j) => ({ name: o.name, impl: o.impl, function: o.function, runs: times[j] }));
   }
 
-  globalThis.bench = Object.freeze({ loadWasm, start, setup, samples, measure });
-})();
+  globalThis.bench = Object.freeze({ loadModule, start, setup, samples, measure });
+}
