@@ -503,7 +503,7 @@ const testModule = "\x00asm\x01\x00\x00\x00raw-module"
 // precompressed copies.
 func testSite() fstest.MapFS {
 	return fstest.MapFS{
-		"index.html":          {Data: []byte("<!doctype html><title>t</title>")},
+		"index.html":          {Data: []byte(`<!doctype html><head><title>t</title><script type="module" src="/js/app.js"></script></head>`)},
 		"js/app.js":           {Data: []byte("export {};\n")},
 		"wasm/wallet.wasm":    {Data: []byte(testModule)},
 		"wasm/wallet.wasm.br": {Data: brotliOf(testModule)},

@@ -36,7 +36,7 @@ func (s *Server) handleConfig(c *fiber.Ctx) error {
 		Mode:               s.mode,
 		OTPSignerPublicKey: s.signerKey,
 		WasmURL:            s.assets.wasmURL,
-		WasmExecURL:        wasmExecURL,
+		WasmExecURL:        s.assets.url("/" + wasmExecFile),
 		DevMailbox:         s.devMailbox,
 		OAuth:              s.oauth,
 	}

@@ -328,7 +328,7 @@ func New(cfg Config) (*Server, error) {
 
 	// First, so that a panic anywhere answers 500 and the process lives on.
 	s.app.Use(recover.New(recover.Config{EnableStackTrace: true, StackTraceHandler: s.logPanic}))
-	s.app.Use(securityHeaders)
+	s.app.Use(s.securityHeaders)
 
 	s.base, s.stop = context.WithCancel(context.Background())
 	api := s.app.Group("/api", s.sameOrigin, s.withDeadline, s.loadSession)

@@ -347,7 +347,7 @@ func TestEmbeddedSite(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, func(c *Config) { c.static = nil })
 	r := h.do("GET", "/", "", nil)
-	if r.status != 200 || !strings.Contains(string(r.body), `<script type="module" src="/js/app.js">`) {
+	if r.status != 200 || !strings.Contains(string(r.body), `<script type="module" src="`+h.srv.assets.url("/js/app.js")+`">`) {
 		t.Fatalf("GET /: %d", r.status)
 	}
 	for _, p := range []string{"/js/app.js", "/js/api.js", "/js/format.js", "/css/app.css", "/favicon.svg"} {

@@ -13,6 +13,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/andybalholm/brotli"
 	"github.com/gofiber/fiber/v2"
@@ -21,10 +22,12 @@ import (
 )
 
 // Security headers. The CSP allows only the site's own scripts, styles and
-// wasm compilation: no inline script or style, no framing, no base or form
-// hijacking.
+// wasm compilation, plus the one inline script the pages have: the import
+// map (site.go), allowed by its hash. No other inline script or style, no
+// framing, no base or form hijacking.
 const (
-	contentSecurityPolicy = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; " +
+	cspBefore = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'"
+	cspAfter  = "; style-src 'self'; " +
 		"img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
 	// strictTransportSecurity goes on answers served over HTTPS only: sent
 	// over plain http://localhost it would make the browser insist on HTTPS
@@ -38,7 +41,6 @@ const (
 const (
 	wasmFile       = "wasm/wallet.wasm"
 	wasmExecFile   = "wasm/wasm_exec.js"
-	wasmExecURL    = "/" + wasmExecFile
 	devMailboxPath = "/dev/mailbox"
 )
 
@@ -48,27 +50,42 @@ type asset struct {
 	ctype     string
 	etag      string
 	immutable bool
-	// Precompressed siblings (<name>.br, <name>.gz), when embedded.
+	// Compressed variants: the precompressed siblings (<name>.br,
+	// <name>.gz) when embedded, else made here for text files.
 	br, gz *asset
 }
 
 // assets is the embedded site, keyed by URL path.
 type assets struct {
 	files   map[string]*asset
-	wasmURL string // content-hashed URL of the wallet module, or its plain URL when absent
+	hashed  map[string]string // URL path of a file -> its content-hashed URL path (every file but the pages)
+	wasmURL string            // content-hashed URL of the wallet module, or its plain URL when absent
 	hasWasm bool
+	csp     string // Content-Security-Policy of every answer, with the import map's hash
 }
 
-// loadAssets reads every file of fsys into memory. The wallet module gets a
-// second, content-hashed URL /wasm/wallet.<16 hex of SHA-256>.wasm that may
-// be cached forever; its plain URL must be revalidated.
+// url returns the content-hashed URL of the file at URL path p, or p when
+// it has none.
+func (a *assets) url(p string) string {
+	if h, ok := a.hashed[p]; ok {
+		return h
+	}
+	return p
+}
+
+// loadAssets reads every file of fsys into memory. Every file but the
+// pages (*.html) gets a second, content-hashed URL, such as
+// /js/app.<16 hex of SHA-256>.js, that may be cached forever; its plain
+// URL must be revalidated. The pages are rewritten to use the hashed URLs
+// (site.go).
 //
-// The hash is of the raw module only, so a precompressed copy (<name>.br,
+// The hash is of the raw file only, so a precompressed copy (<name>.br,
 // <name>.gz) is served only after it has been decompressed here and found
 // byte for byte equal to the raw file: a copy left over from an older build
 // would otherwise reach browsers under the new hash and stay in their
 // caches for a year. A mismatch is logged as an error and that encoding is
-// not offered; the raw file still is.
+// not offered; the raw file still is. Text files without precompressed
+// copies are compressed here, once, at start-up.
 func loadAssets(fsys fs.FS, log *slog.Logger) (*assets, error) {
 	raw := map[string][]byte{}
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
@@ -88,30 +105,105 @@ func loadAssets(fsys fs.FS, log *slog.Logger) (*assets, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading embedded pages: %w", err)
 	}
-	a := &assets{files: map[string]*asset{}, wasmURL: "/" + wasmFile}
+	a := &assets{files: map[string]*asset{}, hashed: map[string]string{}, wasmURL: "/" + wasmFile}
+	var pages []string
 	for p, b := range raw {
 		if strings.HasSuffix(p, ".br") || strings.HasSuffix(p, ".gz") {
 			if _, ok := raw[p[:len(p)-3]]; ok {
 				continue // attached to its original below
 			}
 		}
+		if path.Ext(p) == ".html" {
+			pages = append(pages, p)
+			continue // rendered below, once every hashed URL is known
+		}
 		f := newAsset(b, contentType(p))
 		f.gz = precompressed(log, raw, p, ".gz", f)
 		f.br = precompressed(log, raw, p, ".br", f)
+		compress(f, raw, p)
+		a.files["/"+p] = f
+		hashed := *f
+		hashed.immutable = true
+		u := hashedPath("/"+p, f.body)
+		a.files[u] = &hashed
+		a.hashed["/"+p] = u
+	}
+	if _, ok := a.files["/"+wasmFile]; ok {
+		a.wasmURL = a.hashed["/"+wasmFile]
+		a.hasWasm = true
+	}
+	site := newSite(raw, a.hashed)
+	a.csp = cspBefore + " '" + site.mapHash + "'" + cspAfter
+	for _, p := range pages {
+		body := site.page(p, raw[p])
+		f := newAsset(body, contentType(p))
+		f.gz = precompressed(log, raw, p, ".gz", f) // compared with the page as served
+		f.br = precompressed(log, raw, p, ".br", f)
+		compress(f, raw, p)
 		a.files["/"+p] = f
 	}
 	if idx, ok := a.files["/index.html"]; ok {
 		a.files["/"] = idx
 	}
-	if w, ok := a.files["/"+wasmFile]; ok {
-		sum := sha256.Sum256(w.body)
-		hashed := *w
-		hashed.immutable = true
-		a.wasmURL = "/wasm/wallet." + hex.EncodeToString(sum[:8]) + ".wasm"
-		a.files[a.wasmURL] = &hashed
-		a.hasWasm = true
-	}
 	return a, nil
+}
+
+// hashedPath is p with the first 16 hex digits of body's SHA-256 before
+// its extension: /js/app.js -> /js/app.0123456789abcdef.js.
+func hashedPath(p string, body []byte) string {
+	sum := sha256.Sum256(body)
+	ext := path.Ext(p)
+	return strings.TrimSuffix(p, ext) + "." + hex.EncodeToString(sum[:8]) + ext
+}
+
+// compress gives a text file its compressed variants where no
+// precompressed copy was embedded. Files that would not shrink are left
+// alone. The work is done once per content and process (compressed), so
+// that a process starting several servers (the tests) pays it once.
+func compress(f *asset, raw map[string][]byte, p string) {
+	if !compressible(f.ctype) || len(f.body) < 512 {
+		return
+	}
+	_, brEmbedded := raw[p+".br"]
+	_, gzEmbedded := raw[p+".gz"]
+	if (f.br != nil || brEmbedded) && (f.gz != nil || gzEmbedded) {
+		return
+	}
+	c := compressedOf(f.body)
+	if f.br == nil && !brEmbedded && len(c.br) < len(f.body) {
+		f.br = newAsset(c.br, f.ctype)
+	}
+	if f.gz == nil && !gzEmbedded && len(c.gz) < len(f.body) {
+		f.gz = newAsset(c.gz, f.ctype)
+	}
+}
+
+type compressedBodies struct{ br, gz []byte }
+
+// compressed caches compressedOf's work by the SHA-256 of the content.
+var compressed sync.Map // [32]byte -> compressedBodies
+
+// compressedOf returns body compressed with brotli (quality 11, as the
+// build compresses the wallet module) and gzip (best).
+func compressedOf(body []byte) compressedBodies {
+	key := sha256.Sum256(body)
+	if c, ok := compressed.Load(key); ok {
+		return c.(compressedBodies)
+	}
+	var br, gz bytes.Buffer
+	bw := brotli.NewWriterLevel(&br, brotli.BestCompression)
+	_, _ = bw.Write(body)
+	_ = bw.Close()
+	gw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
+	_, _ = gw.Write(body)
+	_ = gw.Close()
+	c := compressedBodies{br: br.Bytes(), gz: gz.Bytes()}
+	compressed.Store(key, c)
+	return c
+}
+
+func compressible(ctype string) bool {
+	return strings.HasPrefix(ctype, "text/") || strings.HasPrefix(ctype, "application/json") || strings.HasPrefix(ctype, "image/svg+xml")
 }
 
 // precompressed returns the asset of the sibling p+ext of the raw file f,
@@ -193,7 +285,7 @@ func contentType(p string) string {
 // came over HTTPS: TLS on the connection itself, or X-Forwarded-Proto: https
 // from a trusted proxy (Config.TrustedProxies; Fiber ignores the header from
 // anyone else).
-func securityHeaders(c *fiber.Ctx) error {
+func (s *Server) securityHeaders(c *fiber.Ctx) error {
 	if strings.EqualFold(strings.TrimSpace(c.Protocol()), "https") {
 		c.Set("Strict-Transport-Security", strictTransportSecurity)
 	}
@@ -201,7 +293,7 @@ func securityHeaders(c *fiber.Ctx) error {
 	if p != devMailboxPath && !strings.HasPrefix(p, devMailboxPath+"/") {
 		c.Set("X-Content-Type-Options", "nosniff")
 		c.Set("Referrer-Policy", "no-referrer")
-		c.Set("Content-Security-Policy", contentSecurityPolicy)
+		c.Set("Content-Security-Policy", s.assets.csp)
 		c.Set("Cross-Origin-Opener-Policy", "same-origin")
 		c.Set("X-Frame-Options", "DENY")
 	}

@@ -3,6 +3,7 @@ package bff
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"net/http"
@@ -22,8 +23,10 @@ func TestWasmServing(t *testing.T) {
 	if err := json.Unmarshal(h.do("GET", "/api/config", "", nil).body, &cfg); err != nil {
 		t.Fatal(err)
 	}
-	if cfg.WasmURL != hashed || cfg.WasmExecURL != "/wasm/wasm_exec.js" {
-		t.Errorf("config wasm URLs %q %q, want %q", cfg.WasmURL, cfg.WasmExecURL, hashed)
+	execSum := sha256.Sum256(site["wasm/wasm_exec.js"].Data)
+	hashedExec := "/wasm/wasm_exec." + hex.EncodeToString(execSum[:])[:16] + ".js"
+	if cfg.WasmURL != hashed || cfg.WasmExecURL != hashedExec {
+		t.Errorf("config wasm URLs %q %q, want %q %q", cfg.WasmURL, cfg.WasmExecURL, hashed, hashedExec)
 	}
 
 	br, gz, raw := string(site["wasm/wallet.wasm.br"].Data), string(site["wasm/wallet.wasm.gz"].Data), testModule
@@ -137,9 +140,13 @@ func TestStalePrecompressedCopies(t *testing.T) {
 				if orig == "wasm/wallet.wasm" {
 					urls = append(urls, cfg.WasmURL)
 				}
+				want := site[orig].Data
+				if strings.HasSuffix(orig, ".html") {
+					want = h.srv.assets.files["/"+orig].body // the page as rewritten (site.go)
+				}
 				for _, u := range urls {
 					r := h.do("GET", u, "", map[string]string{"Accept-Encoding": accept})
-					if r.status != 200 || !bytes.Equal(r.body, site[orig].Data) || r.header.Get("Content-Encoding") != "" {
+					if r.status != 200 || !bytes.Equal(r.body, want) || r.header.Get("Content-Encoding") != "" {
 						t.Errorf("GET %s: %d Content-Encoding %q body %q, want the raw file", u, r.status, r.header.Get("Content-Encoding"), r.body)
 					}
 				}
@@ -182,8 +189,17 @@ func TestWasmAbsent(t *testing.T) {
 func TestPageHeaders(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
+	// The one inline script allowed is the import map, by its hash.
+	page := string(h.do("GET", "/", "", nil).body)
+	_, rest, _ := strings.Cut(page, `<script type="importmap">`)
+	importMap, _, ok := strings.Cut(rest, `</script>`)
+	if !ok {
+		t.Fatalf("no import map in the page:\n%s", page)
+	}
+	sum := sha256.Sum256([]byte(importMap))
 	want := map[string]string{
-		"Content-Security-Policy": "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; " +
+		"Content-Security-Policy": "default-src 'self'; script-src 'self' 'wasm-unsafe-eval' 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) +
+			"'; style-src 'self'; img-src 'self' data:; " +
 			"connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
 		"Referrer-Policy":            "no-referrer",
 		"X-Content-Type-Options":     "nosniff",

@@ -847,9 +847,7 @@ const refuseIndexedDB = `(() => {
 func TestVaultIndexedDBRefused(t *testing.T) {
 	s := moneyStack(t, func(c *service.Config) { c.OTPResendInterval = -1 })
 	ctx := newBrowser(t)
-	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: refuseIndexedDB}); err != nil {
-		t.Fatal(err)
-	}
+	intoWalletWorker(t, ctx, refuseIndexedDB) // the module keeps keys from its Worker
 	const email = "private-window@example.com"
 	s.signIn(ctx, email)
 	key := waitSignedInWithKey(t, ctx)

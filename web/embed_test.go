@@ -73,21 +73,38 @@ func TestNoInlineCode(t *testing.T) {
 	}
 }
 
-// TestModulesLoadWalletAndWasmExecFirst checks the order of the scripts:
-// wasm_exec.js defines globalThis.Go, which wallet.js needs, so it must be a
-// classic script that runs before the app module. What the scripts do is
-// checked in a browser by page_test.go.
-func TestModulesLoadWalletAndWasmExecFirst(t *testing.T) {
-	b, err := fs.ReadFile(Files(), "index.html")
+// TestNothingRenderBlocking: the pages load no classic script, which the
+// parser would wait for before the first paint; their code is ES modules
+// (deferred), and the Go runtime (wasm_exec.js) is loaded by the wallet's
+// Worker, never by a page.
+func TestNothingRenderBlocking(t *testing.T) {
+	for _, name := range []string{"index.html", "oauth-callback.html"} {
+		b, err := fs.ReadFile(Files(), name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		page := string(b)
+		for _, tag := range regexp.MustCompile(`<script\b[^>]*>`).FindAllString(page, -1) {
+			if !strings.Contains(tag, `type="module"`) {
+				t.Errorf("%s: %s is a classic script", name, tag)
+			}
+		}
+		if strings.Contains(page, "wasm_exec") {
+			t.Errorf("%s loads the Go runtime", name)
+		}
+	}
+	if !strings.Contains(mustRead(t, "index.html"), `<script type="module" src="/js/app.js"></script>`) {
+		t.Error("index.html does not load the app module")
+	}
+}
+
+func mustRead(t *testing.T, name string) string {
+	t.Helper()
+	b, err := fs.ReadFile(Files(), name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	page := string(b)
-	exec := strings.Index(page, `<script src="/wasm/wasm_exec.js"></script>`)
-	app := strings.Index(page, `<script type="module" src="/js/app.js"></script>`)
-	if exec < 0 || app < 0 || exec > app {
-		t.Errorf("wasm_exec.js must be a classic script before the app module (at %d, %d)", exec, app)
-	}
+	return string(b)
 }
 
 // TestNoDotFiles: build leftovers such as static/wasm/.gitignore are not

@@ -58,11 +58,16 @@ const $ = (id) => document.getElementById(id);
 
 const state = {
   config: null, // GET /api/config
-  wallet: null, // Promise of globalThis.paywallet
+  wallet: null, // Promise of the wallet module's client (wallet.js), once its load has begun
+  walletReady: false, // the module has reported it is ready
   // This tab's key: {handle, publicKey, sessionId, kept}, or null. sessionId
   // once the login completed; kept is true once the key is stored in
   // IndexedDB, false when the browser refused to keep it.
   key: null,
+  // While the signed-in view is drawn before the module has resumed this
+  // tab's key (draw first, keys after): a Promise that settles when the key
+  // is known, present or not. Actions that need the key wait for it.
+  keyPending: null,
   epoch: 0, // counts the times this tab left its session (endHere): a resume started before is void
   sessionId: "", // the cookie's wallet session, as GET /api/me last said
   login: null, // {bundle, email} between start and verify
@@ -118,11 +123,12 @@ async function start() {
   if (started) return;
   started = true;
   await startLanguage();
-  const wallet = () => state.wallet || Promise.reject(new Error("not loaded"));
+  const wallet = walletModule;
   const key = () => (state.key && state.key.sessionId ? state.key : null);
+  const keys = { key, keyPending: () => state.keyPending !== null, keyReady };
   initAccounts({ wallet, setStatus });
-  initSessions({ wallet, key, setStatus });
-  initMoney({ wallet, key, config: () => state.config, setStatus });
+  initSessions({ wallet, ...keys, setStatus });
+  initMoney({ wallet, ...keys, config: () => state.config, setStatus });
   initCredentials({ wallet, config: () => state.config, setStatus });
   $("passkey-login").addEventListener("click", () => onPasskeyLogin());
   $("passkey-choices").addEventListener("click", (event) => {
@@ -155,6 +161,10 @@ async function start() {
   });
   if (channel) channel.onmessage = (event) => onOtherTab(event.data);
 
+  // Who is signed in is asked at once, beside the configuration, and the
+  // view is drawn from the answers: the wallet module loads after the
+  // first paint, in its Worker, and only what needs a key waits for it.
+  const me = meNow();
   try {
     state.config = (await api("GET", "/api/config")).data;
   } catch (err) {
@@ -162,11 +172,33 @@ async function start() {
     return;
   }
   applyConfig(state.config);
-  state.wallet = loadWalletModule(state.config.wasmUrl);
-  state.wallet.catch(() => {}); // reported when a login needs it
+  firstPaint.then(walletModule);
 
-  await showCurrent();
+  await showCurrent(me);
 }
+
+// meNow starts GET /api/me and returns the Promise of its outcome, as
+// showCurrent takes it ({me} or {err}).
+function meNow() {
+  return api("GET", "/api/me").then(
+    (res) => ({ me: res.data }),
+    (err) => ({ err }),
+  );
+}
+
+// firstPaint resolves once the page has painted its first view (just
+// after the frame that follows the first showLogin or showSignedIn), or a
+// second after that in a tab that does not paint (hidden, or in the
+// background). The wallet module's load waits for it: the page's own
+// requests and its first frame go first.
+let painted;
+const firstPaint = new Promise((resolve) => {
+  painted = () => {
+    requestAnimationFrame(() => setTimeout(resolve, 0));
+    setTimeout(resolve, 1000);
+    painted = () => {};
+  };
+});
 
 // startLanguage chooses the language and the number locale from the
 // browser's (i18n.js), then puts the page's static text in that language.
@@ -186,16 +218,57 @@ async function startLanguage() {
   }
 }
 
-function loadWalletModule(url) {
-  // A dynamic import, so that a missing or broken wallet.js leaves the page
-  // usable enough to say what is wrong.
-  return import("./wallet.js").then((m) => m.loadWallet(url));
+// walletModule returns the Promise of the wallet module's client, starting
+// its load (wallet.js, the Worker, the module) on the first call. A failure
+// stays for the page's life (the page says to reload it).
+function walletModule() {
+  if (!state.wallet) {
+    const config = state.config || {};
+    // A dynamic import, so that a missing or broken wallet.js leaves the page
+    // usable enough to say what is wrong.
+    state.wallet = import("./wallet.js").then((m) => m.loadWallet(config.wasmUrl, { wasmExecUrl: config.wasmExecUrl }));
+    state.wallet.then(
+      () => {
+        state.walletReady = true;
+      },
+      () => {}, // reported when something needs it
+    );
+  }
+  return state.wallet;
+}
+
+// walletFor is the module for an action the person asked for: the status
+// line says "getting your keys ready" while it is not ready yet.
+async function walletFor() {
+  if (state.walletReady) return walletModule();
+  return whileKeysLoad(walletModule());
+}
+
+// whileKeysLoad says "getting your keys ready" on the status line until
+// promise settles, then puts back what it said before.
+async function whileKeysLoad(promise) {
+  const before = $("status").textContent;
+  const text = t("app.status.keysLoading");
+  setStatus(text);
+  try {
+    return await promise;
+  } finally {
+    if ($("status").textContent === text) setStatus(before);
+  }
+}
+
+// keyReady is this tab's session key for an action that needs it: at once
+// when it is known, after the module has resumed it when that is under
+// way (saying so meanwhile); null when this tab has none.
+async function keyReady() {
+  if (state.keyPending) await whileKeysLoad(state.keyPending);
+  return state.key && state.key.sessionId ? state.key : null;
 }
 
 // loadedWallet is the wallet module, or null when it did not load.
 async function loadedWallet() {
   try {
-    return await state.wallet;
+    return await walletModule();
   } catch {
     return null;
   }
@@ -215,22 +288,62 @@ function applyConfig(config) {
   }
 }
 
-// showCurrent asks the BFF who is signed in and shows the matching view.
-async function showCurrent() {
-  let me;
-  try {
-    me = (await api("GET", "/api/me")).data;
-  } catch (err) {
+// showCurrent asks the BFF who is signed in (or takes the answer started
+// already, as meNow returns it) and shows the matching view.
+//
+// Draw first, keys after: when the BFF says a session is signed in and
+// this tab's key is not known yet (the page is starting, the module still
+// loading), the wallet is shown at once from the BFF's data, and the key is
+// resumed behind it. Should the key turn out not to be here, the sign-in
+// page replaces the wallet, as it would have been shown at once before.
+async function showCurrent(answer) {
+  const { me, err } = await (answer || meNow());
+  if (err) {
     showLogin();
     if (err instanceof ApiError && err.status === 401) {
+      await firstPaint;
       await dropStaleKey();
     } else {
       setStatus(t("app.error.sessionCheck", { reason: messageOf(err) }));
     }
     return;
   }
+  const id = (me && me.session && me.session.id) || "";
+  if (!state.key && id && !state.walletReady && !state.keyPending) {
+    await drawBeforeKey(me);
+    return;
+  }
   await syncKey(me);
   await showMe(me);
+}
+
+// drawBeforeKey shows the signed-in view for me at once, then resumes this
+// tab's key (which loads the module) and settles what the view says about
+// it.
+async function drawBeforeKey(me) {
+  const epoch = state.epoch;
+  let settle;
+  const pending = new Promise((resolve) => {
+    settle = resolve;
+  });
+  state.keyPending = pending;
+  state.sessionId = me.session.id;
+  try {
+    showSignedIn(me);
+    await firstPaint;
+    await syncKey(me);
+  } finally {
+    if (state.keyPending === pending) state.keyPending = null;
+    settle();
+  }
+  if (epoch !== state.epoch || !state.signedIn) return; // signed out meanwhile
+  if (state.key || !(await loadedWallet())) {
+    showKey(me);
+  } else {
+    showLogin();
+    setStatus(t("app.status.notKeptHere"));
+  }
+  document.dispatchEvent(new CustomEvent("wallet:key"));
 }
 
 // dropStaleKey deletes the stored key when nobody is signed in here (the
@@ -459,6 +572,7 @@ async function endHere(message) {
 // ---- login ----------------------------------------------------------------
 
 function showLogin({ step = "email" } = {}) {
+  painted();
   stopCountdown();
   state.signedIn = false;
   $("signed-in").hidden = true;
@@ -511,7 +625,7 @@ async function sendCode(email, button, field = "email") {
   await busy(button, t("signin.code.sending"), async () => {
     let wallet;
     try {
-      wallet = await state.wallet;
+      wallet = await walletFor();
     } catch (err) {
       return formError(t("signin.error.walletModule", { reason: messageOf(err) }));
     }
@@ -565,7 +679,7 @@ async function onCodeSubmit(event) {
 
   await busy($("code-submit"), t("signin.code.signingIn"), async () => {
     try {
-      const wallet = await state.wallet;
+      const wallet = await walletFor();
       if (!state.key) await newKey(wallet);
       const sealed = await wallet.sealOtp(state.key.handle, code, state.login.bundle, state.config.otpSignerPublicKey);
       // One body string for both legs: the signature is bound to its bytes.
@@ -621,7 +735,7 @@ async function onPasskeyLogin(authMethodId) {
   }
   await busy($("passkey-login"), t("signin.passkey.waiting"), async () => {
     try {
-      const wallet = await state.wallet;
+      const wallet = await walletFor();
       await newKey(wallet);
       const body = { email, clientPublicKey: state.key.publicKey };
       if (authMethodId) body.authMethodId = authMethodId;
@@ -678,7 +792,7 @@ async function onOAuthLogin() {
   setStatus(state.oauthStatus);
   let key = null;
   try {
-    const wallet = await state.wallet;
+    const wallet = await walletFor();
     if (abort.signal.aborted) return;
     await newKey(wallet);
     key = state.key;
@@ -718,8 +832,8 @@ function endOAuthWait() {
 async function onOAuthCancel() {
   if (!state.oauth) return;
   abortOAuth();
-  await forgetKey();
   setStatus(t("signin.oauth.cancelled"));
+  await forgetKey();
   $("oauth-login").focus();
 }
 
@@ -759,7 +873,7 @@ async function forgetKey() {
 
 async function forgetHandle(handle) {
   try {
-    const wallet = await state.wallet;
+    const wallet = await walletModule();
     await wallet.forget(handle);
   } catch {
     // The module is gone or never loaded, or the handle expired: there is
@@ -772,6 +886,7 @@ async function forgetHandle(handle) {
 // showSignedIn shows the wallet. quiet keeps the focus and the status line
 // where they are (a refresh, not a change of view).
 function showSignedIn(me, { quiet = false } = {}) {
+  painted();
   const entering = !state.signedIn;
   state.signedIn = true;
   $("login").hidden = true;
@@ -785,22 +900,6 @@ function showSignedIn(me, { quiet = false } = {}) {
   $("wallet-type").textContent = valueText(acct.type);
   $("account-status").textContent = valueText(acct.status);
 
-  const keyEl = $("session-public-key");
-  if (state.key) {
-    keyEl.textContent = shortKey(state.key.publicKey);
-    keyEl.title = state.key.publicKey;
-    keyEl.dataset.value = state.key.publicKey;
-    $("copy-key").hidden = false;
-    $("key-missing").hidden = true;
-  } else {
-    keyEl.textContent = t("security.facts.keyMissing");
-    keyEl.removeAttribute("title");
-    keyEl.dataset.value = "";
-    $("copy-key").hidden = true;
-    $("key-missing").hidden = false;
-  }
-  showKeyKept();
-
   // Count down from the server's expiresIn on the monotonic clock: the
   // device's wall clock may be off by any amount. Without a usable value
   // the page does not end the session itself; the BFF's 401 will.
@@ -813,17 +912,43 @@ function showSignedIn(me, { quiet = false } = {}) {
     ? t("security.facts.untilAbout", { time: new Date(Date.now() + left * 1000).toLocaleTimeString(getLocale()) })
     : "";
   startCountdown();
-  // The key is wiped inside the wallet module when the session ends, even
-  // if this page's timers are asleep then.
-  const key = state.key;
-  if (key && key.sessionId === session.id && state.deadline) {
-    state.wallet.then((w) => w.setExpiry(key.handle, Date.now() + left * 1000)).catch(() => {});
-  }
+  showKey(me);
   showMoney(me);
   showSessions(session.id);
   if (!quiet || $("credentials").hidden) showCredentials(acct.id);
   if (entering || !quiet) showRoute(current(), { focus: !quiet });
   if (!quiet) setStatus(t("app.status.signedIn"));
+}
+
+// showKey shows what this tab's key is (its public key, or why there is
+// none, or that it is being got ready), and has the module wipe it when
+// the session ends.
+function showKey(me) {
+  const keyEl = $("session-public-key");
+  if (state.key) {
+    keyEl.textContent = shortKey(state.key.publicKey);
+    keyEl.title = state.key.publicKey;
+    keyEl.dataset.value = state.key.publicKey;
+    $("copy-key").hidden = false;
+    $("key-missing").hidden = true;
+  } else {
+    keyEl.textContent = t(state.keyPending ? "security.facts.keyLoading" : "security.facts.keyMissing");
+    keyEl.removeAttribute("title");
+    keyEl.dataset.value = "";
+    $("copy-key").hidden = true;
+    $("key-missing").hidden = !!state.keyPending;
+  }
+  showKeyKept();
+  // The key is wiped inside the wallet module when the session ends, even
+  // if this page's timers are asleep then.
+  const session = (me && me.session) || {};
+  const left = session.expiresIn;
+  const key = state.key;
+  if (key && key.sessionId === session.id && typeof left === "number" && Number.isFinite(left) && left >= 0) {
+    walletModule()
+      .then((w) => w.setExpiry(key.handle, Date.now() + left * 1000))
+      .catch(() => {});
+  }
 }
 
 // ---- views ----------------------------------------------------------------
@@ -973,7 +1098,7 @@ async function refreshInTurn(old) {
 
 async function refreshWith(old) {
   if (state.key !== old) return;
-  const wallet = await state.wallet;
+  const wallet = await walletModule();
   let fresh = await wallet.generateKey("signing");
   try {
     const res = await signedRetry("POST", "/api/auth/sessions/" + old.sessionId + "/refresh", {

@@ -74,7 +74,7 @@ const eventHandlers = {
  * @param {{wallet: () => Promise<object>, key: () => object|null, config: () => object|null,
  *          setStatus: (text: string) => void}} options
  */
-export function initMoney({ wallet, key, config, setStatus }) {
+export function initMoney({ wallet, key, keyPending, keyReady, config, setStatus }) {
   initBalance({
     config,
     setStatus,
@@ -85,7 +85,7 @@ export function initMoney({ wallet, key, config, setStatus }) {
   });
   initTransactions({ setStatus });
   initStatement();
-  initSend({ wallet, key, setStatus });
+  initSend({ wallet, key, keyPending, keyReady, setStatus });
 }
 
 /**

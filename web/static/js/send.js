@@ -46,6 +46,8 @@ const STATUS_KEY = {
 const ctx = {
   wallet: null, // () => Promise<paywallet>
   key: null, // () => {handle, publicKey, sessionId} | null
+  keyPending: () => false, // the key is being resumed (the view was drawn first)
+  keyReady: async () => null, // () => Promise of the key, once it is known
   setStatus: () => {},
   accounts: [], // ExternalAccounts, as the Accounts section last listed them
   rates: new Map(), // currency code → Promise<{currency, rows}> from /api/exchange-rates
@@ -65,11 +67,18 @@ const STEPS = ["recipient", "amount", "review", "result"];
 /**
  * Wires the section once.
  *
- * @param {{wallet: () => Promise<object>, key: () => object|null, setStatus: (text: string) => void}} options
+ * key is this tab's session key, or null; while keyPending() the page is
+ * drawn and the key still being resumed, and keyReady() waits for it.
+ *
+ * @param {{wallet: () => Promise<object>, key: () => object|null, keyPending: () => boolean, keyReady: () => Promise<object|null>, setStatus: (text: string) => void}} options
  */
-export function initSend({ wallet, key, setStatus }) {
+export function initSend({ wallet, key, keyPending, keyReady, setStatus }) {
   ctx.wallet = wallet;
   ctx.key = key;
+  ctx.keyPending = keyPending;
+  ctx.keyReady = keyReady;
+  // The key became known (or turned out to be missing) after the view was drawn.
+  document.addEventListener("wallet:key", updateSendButton);
   ctx.setStatus = setStatus;
   document.addEventListener("wallet:accounts", (event) => {
     ctx.accounts = Array.isArray(event.detail.accounts) ? event.detail.accounts : [];
@@ -519,7 +528,7 @@ function closeQuote() {
 // tab, and says why not otherwise.
 function updateSendButton() {
   let reason = "";
-  if (!ctx.key || !ctx.key()) reason = t("send.error.noKey");
+  if (!ctx.key || (!ctx.key() && !ctx.keyPending())) reason = t("send.error.noKey");
   else if (ctx.blocked) reason = ctx.blocked;
   else if (ctx.expired) reason = t("send.review.expired");
   const button = $("send-submit");
@@ -551,8 +560,11 @@ async function onSend() {
       ctx.setStatus("");
       return;
     }
-    const key = ctx.key();
+    // The final confirmation is the one step that needs the key: if the
+    // page was drawn before the module had it, this waits for it.
+    const key = ctx.key() || (await ctx.keyReady());
     if (!key) throw new Error(t("send.error.noKey"));
+    if (ctx.quote !== q) return;
     const wallet = await ctx.wallet();
     let stamp;
     try {

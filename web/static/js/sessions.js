@@ -23,6 +23,8 @@ const $ = (id) => document.getElementById(id);
 const ctx = {
   wallet: null, // () => Promise<paywallet>
   key: null, // () => {handle, publicKey, sessionId} | null
+  keyPending: () => false, // the key is being resumed (the view was drawn first)
+  keyReady: async () => null, // () => Promise of the key, once it is known
   setStatus: null,
   currentId: "", // the cookie's wallet session
   loading: 0, // generation of the list being loaded
@@ -44,11 +46,16 @@ const TYPE_INLINE = {
 /**
  * Wires the panel once.
  *
- * @param {{wallet: () => Promise<object>, key: () => object|null, setStatus: (text: string) => void}} options
+ * key is this tab's session key, or null; while keyPending() it is being
+ * resumed, and keyReady() waits for it.
+ *
+ * @param {{wallet: () => Promise<object>, key: () => object|null, keyPending: () => boolean, keyReady: () => Promise<object|null>, setStatus: (text: string) => void}} options
  */
-export function initSessions({ wallet, key, setStatus }) {
+export function initSessions({ wallet, key, keyPending, keyReady, setStatus }) {
   ctx.wallet = wallet;
   ctx.key = key;
+  ctx.keyPending = keyPending;
+  ctx.keyReady = keyReady;
   ctx.setStatus = setStatus;
   $("sessions-list").addEventListener("click", onListClick);
   $("sessions-refresh").addEventListener("click", () => loadSessions());
@@ -80,7 +87,7 @@ export function hideSessions() {
  * @returns {Promise<{status: number, data: any}>}
  */
 export async function signedRetry(method, path, body) {
-  const key = ctx.key();
+  const key = ctx.key() || (await ctx.keyReady());
   if (!key) throw new Error(t("app.error.noKey"));
   const wallet = await ctx.wallet();
   const options = body === undefined ? {} : { body: JSON.stringify(body) };
@@ -155,7 +162,7 @@ function sessionItem(s) {
     button.className = "small secondary";
     button.dataset.revoke = li.dataset.id;
     button.textContent = t("security.sessions.revoke");
-    if (!ctx.key()) {
+    if (!ctx.key() && !ctx.keyPending()) {
       button.disabled = true;
       button.title = t("security.sessions.needsReload");
     }
