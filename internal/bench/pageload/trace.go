@@ -286,11 +286,14 @@ func kind(e *traceEvent, a eventArgs, u string) string {
 // the worker's included) after start, joined by request id: where each
 // answer came from and the bytes it took on the wire.
 //
-// A revalidation is not always a 304 in the trace: after a browser restart
-// Chromium reports the revalidated answer as the cached 200, with the
-// headers' bytes only on the wire. So an answer with a body none of whose
-// bytes crossed the network (ResourceFinish's encodedDataLength no more
-// than the response headers') counts as revalidated too. A dedicated
+// The fromCache flag is not the whole story. An answer with a body and no
+// bytes at all on the wire (ResourceFinish's encodedDataLength 0) came from
+// a cache too: on a reload Chromium serves the module scripts it holds in
+// memory that way. And a revalidation is not always a 304 in the trace:
+// after a browser restart Chromium reports the revalidated answer as the
+// cached 200, with the headers' bytes only on the wire, so an answer with a
+// body none of whose bytes crossed the network (no more than the response
+// headers') counts as revalidated too. A dedicated
 // worker's own script is the exception: Chromium sends no
 // ResourceSendRequest for it and counts its body in no encodedDataLength,
 // so it is named "(worker script)" and judged by its flags alone. A
@@ -364,7 +367,7 @@ func requests(events []traceEvent, pid int, start float64, workerTids map[int]bo
 		}
 		r.Source, r.Bytes = "network", int64(r.wireBytes)
 		switch {
-		case r.fromCache:
+		case r.fromCache, r.wireBytes == 0 && r.bodyBytes > 0:
 			r.Source, r.Bytes = "cache", 0 // nothing crossed the network
 		case r.Status == 304, !workerScript && r.bodyBytes > 0 && r.wireBytes <= r.headerBytes:
 			r.Source = "revalidated"

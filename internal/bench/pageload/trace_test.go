@@ -61,6 +61,9 @@ func sample() []traceEvent {
 		ev("ResourceReceiveResponse", "I", 7, 9, 1010, 0, m{"data": m{"requestId": "d", "statusCode": 200, "encodedDataLength": 514}}),
 		ev("ResourceFinish", "I", 7, 9, 1011, 0, m{"data": m{"requestId": "d", "encodedDataLength": 514, "decodedBodyLength": 6693}}),
 		ev("ResourceFinish", "I", 7, 7, 1012, 0, m{"data": m{"requestId": "e", "didFail": true}}),
+		ev("ResourceSendRequest", "I", 7, 7, 1016, 0, m{"data": m{"requestId": "g", "url": pageURL + "js/api.0123456789abcdef.js"}}),
+		ev("ResourceReceiveResponse", "I", 7, 7, 1017, 0, m{"data": m{"requestId": "g", "statusCode": 200, "encodedDataLength": 2257}}),
+		ev("ResourceFinish", "I", 7, 7, 1018, 0, m{"data": m{"requestId": "g", "encodedDataLength": 0, "decodedBodyLength": 4541}}),
 		ev("ResourceSendRequest", "I", 7, 7, 1013, 0, m{"data": m{"requestId": "f", "url": pageURL + "css/app.css"}}),
 		ev("ResourceReceiveResponse", "I", 7, 7, 1014, 0, m{"data": m{"requestId": "f", "statusCode": 304, "encodedDataLength": 300}}),
 		ev("ResourceFinish", "I", 7, 7, 1015, 0, m{"data": m{"requestId": "f", "encodedDataLength": 300}}),
@@ -87,6 +90,7 @@ func TestAnalyze(t *testing.T) {
 		{URL: "/js/app.js", Status: 200, Source: "revalidated", Bytes: 502},
 		{URL: "/wasm/wallet.9f3611de751f8502.wasm", Status: 200, Source: "cache", Bytes: 0},
 		{URL: "(worker script)", Status: 200, Source: "network", Bytes: 514},
+		{URL: "/js/api.0123456789abcdef.js", Status: 200, Source: "cache", Bytes: 0},
 		{URL: "/css/app.css", Status: 304, Source: "revalidated", Bytes: 300},
 	}
 	if !reflect.DeepEqual(a.resources, wantRes) {
