@@ -94,6 +94,11 @@ type Load struct {
 	WorkerLongestMs float64 `json:"workerLongestMs"`
 
 	Resources []Resource `json:"resources"`
+	// Partial says the trace missed the start of the navigation in the
+	// page's renderer (Chromium committed it in a spare renderer not yet
+	// traced): the tasks and requests are counted from the first event the
+	// trace has of that renderer, and the first ones may be missing.
+	Partial bool `json:"partial,omitempty"`
 }
 
 // Task is a main-thread task over 50 ms.
@@ -355,7 +360,8 @@ func traced(tab context.Context, pageURL string, how chromedp.Action[chromedp.Vo
 		return Load{}, err
 	}
 	l := Load{View: times.View, FCPMs: times.FCPMs, ViewMs: times.ViewMs, ReadyMs: times.ReadyMs,
-		Tasks: a.taskCount, LongTasks: a.tasks, LongestMs: a.longest, WorkerLongestMs: a.workerLong, Resources: a.resources}
+		Tasks: a.taskCount, LongTasks: a.tasks, LongestMs: a.longest, WorkerLongestMs: a.workerLong, Resources: a.resources,
+		Partial: a.partial}
 	for _, t := range a.tasks {
 		l.BlockingMs += t.DurMs - LongTask
 	}

@@ -30,6 +30,9 @@ type eventArgs struct {
 		URL               string `json:"url"`               // scripts
 		Type              string `json:"type"`              // EventDispatch
 	} `json:"data"`
+	BeginData struct {
+		URL string `json:"url"`
+	} `json:"beginData"` // ParseHTML
 	FileName string `json:"fileName"` // v8 compile events
 	Mojo     struct {
 		Interface string `json:"mojo_interface_tag"`
@@ -75,6 +78,9 @@ type analysis struct {
 	longest    float64 // ms, the longest main-thread task
 	workerLong float64 // ms, the longest task of the page's Worker thread
 	resources  []Resource
+	// partial says the trace missed the navigation's start in the
+	// renderer, so the figures begin with its first recorded event.
+	partial bool
 }
 
 // analyze reads the events of a trace of one load of pageURL: it finds the
@@ -92,7 +98,26 @@ func analyze(events []traceEvent, pageURL string) (analysis, error) {
 		}
 	}
 	if start < 0 {
-		return a, fmt.Errorf("the trace has no navigation to %s", pageURL)
+		// Chromium sometimes commits the navigation in a spare renderer
+		// whose first events never reach the trace. The renderer that
+		// parsed the page's HTML is the page's; its figures start with
+		// the first event the trace has of it.
+		for i := range events {
+			e := &events[i]
+			if e.Name == "ParseHTML" && e.args().BeginData.URL == pageURL {
+				pid = e.Pid
+				break
+			}
+		}
+		if pid == 0 {
+			return a, fmt.Errorf("the trace has no navigation to %s", pageURL)
+		}
+		for i := range events {
+			if e := &events[i]; e.Pid == pid && e.Ph != "M" && e.Ts > 0 && (start < 0 || e.Ts < start) {
+				start = e.Ts
+			}
+		}
+		a.partial = true
 	}
 	mainTid, workerTids := 0, map[int]bool{}
 	for i := range events {

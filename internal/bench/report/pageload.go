@@ -46,8 +46,14 @@ func (r *Report) pageLoadSection(b *strings.Builder) {
 		return
 	}
 	var rows [][]string
+	partial := false
 	for _, l := range p.Loads {
-		rows = append(rows, []string{l.Name, l.Visit, num(l.FCPMs), num(l.ViewMs), num(l.ReadyMs), fmt.Sprint(l.Tasks),
+		name := l.Name
+		if l.Partial {
+			name += " ‡"
+			partial = true
+		}
+		rows = append(rows, []string{name, l.Visit, num(l.FCPMs), num(l.ViewMs), num(l.ReadyMs), fmt.Sprint(l.Tasks),
 			fmt.Sprintf("%d (%d)", len(l.LongTasks), l.ModuleLongTasks()), num(l.LongestMs), num(l.BlockingMs), num(l.WorkerLongestMs)})
 	}
 	intro := fmt.Sprintf("The wallet's real page, served by cmd/wallet (sandbox, dev mailbox), in %s on a %s screen with the CPU slowed %g× (Emulation.setCPUThrottlingRate), each load traced (CDP Tracing). "+
@@ -58,6 +64,9 @@ func (r *Report) pageLoadSection(b *strings.Builder) {
 	section(b, "Page loads on a phone, the CPU slowed (traced)", intro,
 		[]string{"load", "visit", "FCP", "view shown", "module ready", "main-thread tasks", "over 50 ms (with the module)", "longest", "blocking", "worker's longest"}, rows)
 
+	if partial {
+		b.WriteString("‡ The trace missed the start of this navigation in the page's renderer (Chromium committed it in a spare renderer not yet traced): its tasks and requests count from the first event the trace has of that renderer, and the first ones may be missing.\n\n")
+	}
 	var long []string
 	for _, l := range p.Loads {
 		for _, t := range l.LongTasks {
