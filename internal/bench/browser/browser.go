@@ -34,6 +34,12 @@
 //	otp-seal   sealOtp                     encryptOtpCodeToBundle
 //	keygen     generateKey                 generateP256KeyPair                             subtle.generateKey + exportKey
 //
+// stamp and keygen also have "webcrypto-worker": the WebCrypto floor done
+// in a bench-only dedicated Worker and asked for with one message each way,
+// as the page's client asks the module's worker. It is the floor of a call
+// through a Worker, and shows how much of a module figure is the round
+// trip itself.
+//
 // Op.Function says exactly what each call does.
 //
 // # How it is timed
@@ -102,7 +108,7 @@ type Stat struct {
 // An Op is one operation done by one implementation.
 type Op struct {
 	Name     string // "stamp", "hpke-seal", "hpke-open", "otp-seal", "keygen"
-	Impl     string // "wasm", "turnkey-js", "turnkey-js-purejs" (stamp only), "webcrypto"
+	Impl     string // "wasm", "turnkey-js", "turnkey-js-purejs" (stamp only), "webcrypto", "webcrypto-worker" (stamp and keygen)
 	Function string // what exactly was called
 	Stat     Stat
 }

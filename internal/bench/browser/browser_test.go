@@ -34,11 +34,11 @@ func TestSmoke(t *testing.T) {
 		have[op.Name+"/"+op.Impl] = op
 	}
 	want := []string{
-		"stamp/wasm", "stamp/turnkey-js", "stamp/webcrypto",
+		"stamp/wasm", "stamp/turnkey-js", "stamp/webcrypto", "stamp/webcrypto-worker",
 		"hpke-seal/wasm", "hpke-seal/turnkey-js",
 		"hpke-open/wasm", "hpke-open/turnkey-js",
 		"otp-seal/wasm", "otp-seal/turnkey-js",
-		"keygen/wasm", "keygen/turnkey-js", "keygen/webcrypto",
+		"keygen/wasm", "keygen/turnkey-js", "keygen/webcrypto", "keygen/webcrypto-worker",
 	}
 	for _, key := range want {
 		op, ok := have[key]

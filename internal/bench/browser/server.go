@@ -60,6 +60,8 @@ func serve(f *benchFiles, floor *floorModule) (*server, error) {
 		"/bench.html": "text/html; charset=utf-8",
 		"/cold.html":  "text/html; charset=utf-8",
 		"/bench.js":   jsType,
+		// The floor of a call through a Worker (see floor-worker.js).
+		"/floor-worker.js": jsType,
 	} {
 		b, err := page.ReadFile("page" + path)
 		if err != nil {

@@ -55,6 +55,29 @@ import { loadWallet } from "/js/wallet.js";
 
   const tk = () => globalThis.turnkeyBench;
 
+  // floorWorker asks floor-worker.js for the WebCrypto floor done in a
+  // Worker, one message per call, as the wallet's client asks its worker.
+  let floorWorker = null;
+  const floorPending = new Map();
+  let floorNext = 0;
+  function inFloorWorker(op, fields = {}) {
+    if (!floorWorker) {
+      floorWorker = new Worker("/floor-worker.js", { type: "module", name: "floor" });
+      floorWorker.onmessage = (event) => {
+        const m = event.data;
+        const p = floorPending.get(m.id);
+        floorPending.delete(m.id);
+        if (m.ok) p.resolve(m.value);
+        else p.reject(new Error(m.message));
+      };
+    }
+    return new Promise((resolve, reject) => {
+      const id = ++floorNext;
+      floorPending.set(id, { resolve, reject });
+      floorWorker.postMessage({ id, op, ...fields });
+    });
+  }
+
   const OPS = [
     {
       name: "stamp",
@@ -81,6 +104,13 @@ import { loadWallet } from "/js/wallet.js";
       function:
         'crypto.subtle.sign({name:"ECDSA",hash:"SHA-256"}, key imported once, payload): raw r||s, no DER, no stamp JSON',
       make: () => ({ call: () => crypto.subtle.sign(ecdsaSha256, webcryptoKey, encoder.encode(inp.payload)) }),
+    },
+    {
+      name: "stamp",
+      impl: "webcrypto-worker",
+      function:
+        "the WebCrypto floor's sign in a dedicated Worker (floor-worker.js), one postMessage each way: the round trip's own cost",
+      make: () => ({ call: () => inFloorWorker("sign", { payload: inp.payload }) }),
     },
     {
       name: "hpke-seal",
@@ -156,6 +186,12 @@ import { loadWallet } from "/js/wallet.js";
         },
       }),
     },
+    {
+      name: "keygen",
+      impl: "webcrypto-worker",
+      function: "the WebCrypto floor's generateKey + exportKey in a dedicated Worker (floor-worker.js), one postMessage each way",
+      make: () => ({ call: () => inFloorWorker("keygen") }),
+    },
   ];
 
   // loadModule loads the module at url as the wallet page does, through
@@ -206,6 +242,7 @@ import { loadWallet } from "/js/wallet.js";
     }
     sessionHandle = session.handle;
     webcryptoKey = await crypto.subtle.importKey("jwk", inp.sessionJwk, ecdsa, false, ["sign"]);
+    await inFloorWorker("import", { jwk: inp.sessionJwk });
     const cfg = { apiPublicKey: inp.sessionPublicKey, apiPrivateKey: inp.sessionPrivateKey };
     stamper = new (tk().ApiKeyStamper)(cfg);
     stamperPure = new (tk().ApiKeyStamper)({ ...cfg, runtimeOverride: "purejs" });
