@@ -180,7 +180,8 @@ func analyze(events []traceEvent, pageURL string) (analysis, error) {
 			}
 		}
 		module, moduleMs, what := describe(e, inner)
-		a.tasks = append(a.tasks, Task{AtMs: (e.Ts - start) / 1000, DurMs: e.Dur / 1000, Module: module, ModuleMs: moduleMs, What: what})
+		a.tasks = append(a.tasks, Task{AtMs: (e.Ts - start) / 1000, DurMs: e.Dur / 1000, Module: module, ModuleMs: moduleMs, What: what,
+			Caused: module && e.Dur/1000-moduleMs <= LongTask})
 	}
 	a.resources = requests(events, pid, start, workerTids)
 	return a, nil

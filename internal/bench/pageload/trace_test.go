@@ -42,6 +42,9 @@ func sample() []traceEvent {
 		ev("RunTask", "X", 7, 7, 1400, 60, nil),
 		ev("FunctionCall", "X", 7, 7, 1400, 2, m{"data": m{"url": "http://127.0.0.1:8080/js/wallet.0123456789abcdef.js"}}),
 		ev("UpdateLayoutTree", "X", 7, 7, 1405, 40, nil),
+		// A long task the module caused: wasm compiled on the main thread.
+		ev("RunTask", "X", 7, 7, 1500, 70, nil),
+		ev("v8.wasm.compileLazy", "X", 7, 7, 1505, 40, nil),
 		// The worker's tasks: the longest is reported.
 		ev("RunTask", "X", 7, 9, 1200, 90, nil),
 		ev("RunTask", "X", 7, 9, 1300, 30, nil),
@@ -75,12 +78,13 @@ func TestAnalyze(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.taskCount != 3 || a.longest != 120 || a.workerLong != 90 || a.threads != 2 {
-		t.Errorf("tasks %d, longest %v, worker's longest %v, threads %d; want 3, 120, 90, 2", a.taskCount, a.longest, a.workerLong, a.threads)
+	if a.taskCount != 4 || a.longest != 120 || a.workerLong != 90 || a.threads != 2 {
+		t.Errorf("tasks %d, longest %v, worker's longest %v, threads %d; want 4, 120, 90, 2", a.taskCount, a.longest, a.workerLong, a.threads)
 	}
 	want := []Task{
 		{AtMs: 100, DurMs: 120, What: "layout 65 ms, script app.3f2a9c0d1e2f3a4b.js 40 ms, not broken down 15 ms"},
 		{AtMs: 400, DurMs: 60, Module: true, ModuleMs: 2, What: "style 40 ms, not broken down 18 ms, script wallet.0123456789abcdef.js 2 ms"},
+		{AtMs: 500, DurMs: 70, Module: true, ModuleMs: 40, Caused: true, What: "wasm v8.wasm.compileLazy 40 ms, not broken down 30 ms"},
 	}
 	if !reflect.DeepEqual(a.tasks, want) {
 		t.Errorf("long tasks\n%+v\nwant\n%+v", a.tasks, want)
@@ -123,7 +127,7 @@ func TestIsModuleURL(t *testing.T) {
 
 func TestLoadCounts(t *testing.T) {
 	l := Load{
-		LongTasks: []Task{{Module: true}, {}, {Module: true}},
+		LongTasks: []Task{{Module: true, Caused: true}, {}, {Module: true}, {Module: true, Caused: true}},
 		Resources: []Resource{{Source: "network", Bytes: 10}, {Source: "cache"}, {Source: "network", Bytes: 5}, {Source: "revalidated", Bytes: 1}},
 	}
 	if n := l.ModuleLongTasks(); n != 2 {

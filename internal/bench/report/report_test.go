@@ -104,10 +104,18 @@ func TestBudgets(t *testing.T) {
 			}
 		}
 	}
-	r.PageLoad.Loads[0].LongTasks[0].Module = true
-	for _, b := range r.Budgets() {
-		if strings.HasPrefix(b.What, "main-thread tasks") && (b.Verdict != "over" || !strings.HasPrefix(b.Measured, "1 with the module, of 1")) {
-			t.Errorf("a long task of the module: %q, %q, want over", b.Verdict, b.Measured)
+	for _, c := range []struct {
+		module, caused bool
+		verdict, text  string
+	}{
+		{true, false, "within", "0 caused by the module (under 50 ms without its part), 1 more it had a small part in, of 1"},
+		{true, true, "over", "1 caused by the module (under 50 ms without its part), 0 more it had a small part in, of 1"},
+	} {
+		r.PageLoad.Loads[0].LongTasks[0].Module, r.PageLoad.Loads[0].LongTasks[0].Caused = c.module, c.caused
+		for _, b := range r.Budgets() {
+			if strings.HasPrefix(b.What, "main-thread tasks") && (b.Verdict != c.verdict || !strings.HasPrefix(b.Measured, c.text)) {
+				t.Errorf("module %v caused %v: %q, %q; want %q, %q", c.module, c.caused, b.Verdict, b.Measured, c.verdict, c.text)
+			}
 		}
 	}
 	r.Browser.FloorReady.MedianMs = 100 // 1.8×
