@@ -292,7 +292,8 @@ func New(cfg Config) (*Server, error) {
 	if static == nil {
 		static = web.Files()
 	}
-	if s.assets, err = loadAssets(static, s.log); err != nil {
+	shown := map[string]bool{"sandbox": s.mode == ModeSandbox, "dev-mailbox": cfg.DevMailbox != nil}
+	if s.assets, err = loadAssets(static, s.log, shown); err != nil {
 		return nil, fmt.Errorf("bff: %w", err)
 	}
 	if _, ok := s.assets.files["/index.html"]; !ok {

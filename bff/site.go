@@ -27,13 +27,18 @@ import (
 //     wallet.js);
 //   - a modulepreload link for every module the page's module scripts
 //     import statically, directly or not, so the browser fetches them all
-//     at once instead of discovering them one level at a time.
+//     at once instead of discovering them one level at a time;
+//   - an element marked data-shown-when="<condition>" loses its hidden
+//     attribute when the condition holds for this server ("sandbox",
+//     "dev-mailbox"): the sandbox banner is there in the first paint rather
+//     than pushing the page down once the configuration has been read.
 //
 // The import map is an inline script, which the CSP allows by its hash
 // (the only one: every page has the same map).
 
 // site holds what the pages are rewritten with.
 type site struct {
+	shown     map[string]bool     // the conditions of data-shown-when that hold
 	hashed    map[string]string   // URL path -> content-hashed URL path
 	imports   map[string][]string // URL path of a module -> URL paths it imports statically
 	importMap string              // the <script type="importmap"> element
@@ -47,8 +52,8 @@ type site struct {
 // not preloaded.
 var staticImport = regexp.MustCompile(`(?m)^[ \t]*(?:import[ \t\n]*(?:[^;'"()]*?\bfrom[ \t\n]*)?|export[ \t\n][^;'"()]*?\bfrom[ \t\n]*)["']([^"']+)["']`)
 
-func newSite(raw map[string][]byte, hashed map[string]string) *site {
-	s := &site{hashed: hashed, imports: map[string][]string{}}
+func newSite(raw map[string][]byte, hashed map[string]string, shown map[string]bool) *site {
+	s := &site{shown: shown, hashed: hashed, imports: map[string][]string{}}
 	modules := map[string]string{}
 	for p, b := range raw {
 		if ext := path.Ext(p); ext != ".js" && ext != ".mjs" {
@@ -81,6 +86,8 @@ var (
 	fileAttr     = regexp.MustCompile(`\b(src|href)="(/[^"?#]*)"`)
 	moduleScript = regexp.MustCompile(`<script type="module" src="(/[^"]+)"></script>`)
 	headAnchor   = regexp.MustCompile(`<link rel="stylesheet"|<script\b|</head>`)
+	shownWhen    = regexp.MustCompile(`<[a-z]+\b[^>]*\bdata-shown-when="([a-z-]+)"[^>]*>`)
+	hiddenAttr   = regexp.MustCompile(`\shidden(?:=""|="hidden")?(\s|/?>)`)
 )
 
 // page returns the page at p (a path in the site) as served: see the
@@ -96,6 +103,12 @@ func (s *site) page(p string, body []byte) []byte {
 			return []byte(string(sub[1]) + `="` + h + `"`)
 		}
 		return m
+	})
+	out = shownWhen.ReplaceAllFunc(out, func(tag []byte) []byte {
+		if !s.shown[string(shownWhen.FindSubmatch(tag)[1])] {
+			return tag
+		}
+		return hiddenAttr.ReplaceAll(tag, []byte("$1"))
 	})
 	at := headAnchor.FindIndex(out)
 	if at == nil {

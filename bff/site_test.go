@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io/fs"
+	"net/http"
 	"regexp"
 	"slices"
 	"strings"
@@ -142,5 +143,48 @@ func TestHashedSite(t *testing.T) {
 	// An old hash is gone, not served as the current file.
 	if r := h.do("GET", "/js/app.0000000000000000.js", "", nil); r.status != 404 {
 		t.Errorf("stale hash: %d", r.status)
+	}
+}
+
+// TestShownWhen: the sandbox banner and the dev mailbox link are in the
+// page as served, not hidden, exactly when this server is in sandbox mode
+// and has the mailbox; the page does not move when the configuration has
+// been read.
+func TestShownWhen(t *testing.T) {
+	t.Parallel()
+	page := `<!doctype html><head><title>t</title></head><body>` +
+		`<div id="banner" class="banner" data-shown-when="sandbox" hidden>Sandbox</div>` +
+		`<a id="mail" href="/dev/mailbox/" data-shown-when="dev-mailbox" hidden>Mailbox</a>` +
+		`<p id="other" hidden>other</p></body>`
+	cases := []struct {
+		name         string
+		mode         string
+		mailbox      bool
+		banner, mail bool
+	}{
+		{"sandbox with mailbox", ModeSandbox, true, true, true},
+		{"sandbox", ModeSandbox, false, true, false},
+		{"production", ModeProduction, false, false, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			site := testSite()
+			site["index.html"].Data = []byte(page)
+			h := newHarness(t, func(c *Config) {
+				c.static = site
+				c.Mode = tc.mode
+				if tc.mailbox {
+					c.DevMailbox = http.NotFoundHandler()
+				}
+			})
+			got := string(h.do("GET", "/", "", nil).body)
+			for id, want := range map[string]bool{"banner": tc.banner, "mail": tc.mail, "other": false} {
+				tag := regexp.MustCompile(`<[a-z]+ id="` + id + `"[^>]*>`).FindString(got)
+				if shown := tag != "" && !strings.Contains(tag, " hidden"); shown != want {
+					t.Errorf("%s: %q shown %v, want %v", id, tag, shown, want)
+				}
+			}
+		})
 	}
 }

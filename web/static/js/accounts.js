@@ -421,6 +421,7 @@ const ctx = {
   wallet: () => Promise.reject(new Error("no wallet")),
   setStatus: () => {},
   shown: false,
+  formDrawn: false, // the add form's fields are drawn (showRecipientForm)
   loading: 0, // generation of the list being loaded
   banks: new Map(), // "PH/PHP" -> Promise<[{bankName, displayName}]>
   shapes: {}, // accountType -> the chosen shape (COP and SLV: BANK or MOBILE)
@@ -457,7 +458,18 @@ export function initAccounts({ wallet, setStatus }) {
   // The form coming on screen (its section or view shown) is when its bank
   // lists are needed.
   if (typeof ResizeObserver === "function") new ResizeObserver(loadBanksWhenNeeded).observe($("add-account"));
-  renderFields();
+  // The form's fields are drawn when it is first shown (showRecipientForm):
+  // built here, they were the largest piece of the page's start.
+}
+
+/**
+ * Draws the add-recipient form's fields if they are not drawn yet (or were
+ * drawn in another language); the page calls it when the form's view is
+ * shown.
+ */
+export function showRecipientForm() {
+  if (!ctx.formDrawn || ctx.language !== getLanguage()) renderFields();
+  loadBanksWhenNeeded();
 }
 
 /** Shows the section; the list is (re)loaded when it was hidden. */
@@ -469,7 +481,7 @@ export function showAccounts() {
     const type = currentType();
     $("account-type").replaceChildren(...typeOptions());
     $("account-type").value = type;
-    renderFields();
+    if (ctx.formDrawn) renderFields();
   }
   if (!ctx.shown) {
     ctx.shown = true;
@@ -914,6 +926,7 @@ function renderFields() {
   const type = currentType();
   const spec = TYPES[type];
   ctx.language = getLanguage();
+  ctx.formDrawn = true;
   const details = fieldset(t("recipients.form.section.account"));
   if (spec.shapes) details.append(shapeRow(type));
   if (spec.currency) {
@@ -1324,12 +1337,15 @@ function setFieldError(field, message) {
   if (input) input.setAttribute("aria-invalid", "true");
 }
 
+// resetForm empties the form; its fields are drawn again at once if it is
+// on screen, else when it is next shown.
 function resetForm() {
   const type = currentType();
   $("add-account").reset();
   $("account-type").value = type;
   $("account-fields").replaceChildren();
-  renderFields();
+  ctx.formDrawn = false;
+  if ($("add-account").getClientRects().length > 0) renderFields();
 }
 
 // ---- errors -----------------------------------------------------------------

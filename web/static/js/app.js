@@ -50,7 +50,7 @@ import { hideCredentials, initCredentials, showCredentials } from "./credentials
 import { closeReceipt, closeTransaction, openTransaction, showReceipt } from "./transactions.js";
 import { closeStatement, showStatement } from "./statement.js";
 import { enterSend } from "./send.js";
-import { accountLabel, holderName, showRecipient } from "./accounts.js";
+import { accountLabel, holderName, showRecipient, showRecipientForm } from "./accounts.js";
 import { current, navigate, onRoute } from "./router.js";
 import { getAssertion, oauthToken, passkeyProblem, passkeysAvailable } from "./webauthn.js";
 
@@ -122,7 +122,14 @@ if (document.readyState === "loading") {
 async function start() {
   if (started) return;
   started = true;
+  // The questions to the BFF go out first; the page's own set-up runs
+  // while they are answered, in short tasks (yieldToPage) rather than one
+  // long one that a slow phone would feel.
+  const me = meNow();
+  const config = api("GET", "/api/config");
+  config.catch(() => {}); // read below
   await startLanguage();
+  await yieldToPage();
   const wallet = walletModule;
   const key = () => (state.key && state.key.sessionId ? state.key : null);
   const keys = { key, keyPending: () => state.keyPending !== null, keyReady };
@@ -161,20 +168,27 @@ async function start() {
   });
   if (channel) channel.onmessage = (event) => onOtherTab(event.data);
 
-  // Who is signed in is asked at once, beside the configuration, and the
-  // view is drawn from the answers: the wallet module loads after the
-  // first paint, in its Worker, and only what needs a key waits for it.
-  const me = meNow();
+  // The view is drawn from the BFF's answers: the wallet module loads after
+  // the first paint, in its Worker, and only what needs a key waits for it.
   try {
-    state.config = (await api("GET", "/api/config")).data;
+    state.config = (await config).data;
   } catch (err) {
+    configured.reject(err);
     setStatus(t("app.error.serviceUnavailable", { reason: messageOf(err) }));
     return;
   }
+  configured.resolve(state.config);
   applyConfig(state.config);
   firstPaint.then(walletModule);
 
   await showCurrent(me);
+}
+
+// yieldToPage lets the browser run what is waiting (input, rendering,
+// network answers) before the caller goes on.
+function yieldToPage() {
+  if (typeof scheduler === "object" && scheduler && typeof scheduler.yield === "function") return scheduler.yield();
+  return new Promise((resolve) => setTimeout(resolve, 0));
 }
 
 // meNow starts GET /api/me and returns the Promise of its outcome, as
@@ -218,15 +232,24 @@ async function startLanguage() {
   }
 }
 
-// walletModule returns the Promise of the wallet module's client, starting
-// its load (wallet.js, the Worker, the module) on the first call. A failure
-// stays for the page's life (the page says to reload it).
+// configured settles with GET /api/config's answer, which names the
+// module's content-hashed URLs.
+const configured = {};
+configured.promise = new Promise((resolve, reject) => Object.assign(configured, { resolve, reject }));
+configured.promise.catch(() => {}); // reported by start
+
+// walletModule returns the Promise of the wallet module's client. The
+// first call begins its load (wallet.js, the Worker, the module), which
+// waits for the configuration and for the page's first paint, whoever
+// asks first. A failure stays for the page's life (the page says to
+// reload it).
 function walletModule() {
   if (!state.wallet) {
-    const config = state.config || {};
     // A dynamic import, so that a missing or broken wallet.js leaves the page
     // usable enough to say what is wrong.
-    state.wallet = import("./wallet.js").then((m) => m.loadWallet(config.wasmUrl, { wasmExecUrl: config.wasmExecUrl }));
+    state.wallet = Promise.all([configured.promise, firstPaint])
+      .then(() => import("./wallet.js"))
+      .then((m) => m.loadWallet(state.config.wasmUrl, { wasmExecUrl: state.config.wasmExecUrl }));
     state.wallet.then(
       () => {
         state.walletReady = true;
@@ -992,6 +1015,9 @@ function showRoute(route, { focus = true, pop = false, entry = null } = {}) {
       break;
     case "send":
       enterSend();
+      break;
+    case "recipient-new":
+      showRecipientForm();
       break;
     case "recipient":
       $("recipient-title").textContent = t("recipients.detail.title");

@@ -57,7 +57,10 @@ const loaders = {
 
 // English messages until setLocale has loaded the chosen catalogue; numbers
 // in the browser's locale from the start (choosing it needs no loading).
-const state = { language: "en", locale: chooseLocale(), messages: en };
+// The locale is chosen when first asked for (getLocale): the first use of
+// Intl loads the browser's locale data, a long task on a slow phone, which
+// the sign-in page need not pay before its first paint.
+const state = { language: "en", locale: "", languages: null, messages: en };
 
 /**
  * The language whose catalogue serves the person: the first of `languages`
@@ -108,7 +111,6 @@ export function chooseLocale(languages = browserLanguages()) {
 export async function setLocale(languages = browserLanguages()) {
   const list = typeof languages === "string" ? [languages] : languages;
   let language = chooseLanguage(list);
-  const locale = chooseLocale(list);
   let messages;
   try {
     messages = await loadCatalogue(language);
@@ -119,13 +121,19 @@ export async function setLocale(languages = browserLanguages()) {
     language = "en";
     messages = en;
   }
-  Object.assign(state, { language, locale, messages });
+  Object.assign(state, { language, locale: "", languages: list, messages });
   if (typeof document !== "undefined" && document.documentElement) document.documentElement.lang = language;
-  return { language, locale };
+  return {
+    language,
+    get locale() {
+      return getLocale();
+    },
+  };
 }
 
 /** @returns {string} the locale of numbers and money, e.g. "de-DE" */
 export function getLocale() {
+  if (state.locale === "") state.locale = state.languages ? chooseLocale(state.languages) : chooseLocale();
   return state.locale;
 }
 
@@ -229,7 +237,7 @@ function fill(message, params) {
     if (!Object.hasOwn(params, name)) return whole;
     const value = params[name];
     if (typeof value === "bigint" || (typeof value === "number" && Number.isFinite(value))) {
-      return new Intl.NumberFormat(state.locale).format(value);
+      return new Intl.NumberFormat(getLocale()).format(value);
     }
     return String(value);
   });
