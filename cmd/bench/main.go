@@ -11,9 +11,13 @@
 //  3. the BFF against a direct call to the service (internal/bench/load);
 //  4. the service on SQLite and on PostgreSQL at several concurrencies;
 //  5. how list and get grow from 10^3 to 10^5 stored accounts;
-//  6. Lighthouse on the signed-in Home and Send views (lighthouse.go);
-//  7. webhooks: throughput on against off, and state change → browser
-//     latency through the BFF (events.go).
+//  6. webhooks: throughput on against off, and state change → browser
+//     latency through the BFF (events.go);
+//  7. the real page's loads on a phone with the CPU slowed 4×, traced:
+//     main-thread long tasks, the module ready in its Worker, the second
+//     visit's cache hits (internal/bench/pageload, lighthouse.go);
+//  8. Lighthouse on the sign-in page and the signed-in Home and Send
+//     (lighthouse.go).
 //
 // PostgreSQL is a throwaway cluster started from the machine's binaries
 // (service/store/pgtest) and deleted at the end. Run it from the repository
@@ -48,7 +52,7 @@ import (
 // Quote's JSON, the rates arithmetic and the BFF's forwarding.
 var microPackages = []string{"./shared/walletcrypto", "./shared/accountrules", "./service", "./service/rates", "./bff"}
 
-var steps = []string{"browser", "micro", "ledger", "bff", "service", "scale", "events", "lighthouse"}
+var steps = []string{"browser", "micro", "ledger", "bff", "service", "scale", "events", "pageload", "lighthouse"}
 
 func main() {
 	if err := run(context.Background(), os.Args[1:]); err != nil {
@@ -116,7 +120,7 @@ func run(ctx context.Context, args []string) error {
 		logf("browser: wasm against @turnkey and WebCrypto in one Chromium page")
 		o := browser.Options{WasmDir: "web/static/wasm", BundlePath: "bench/js/dist/turnkey.js"}
 		if *quick {
-			o.Iterations, o.Runs, o.ColdLoads = 2, 1, 1
+			o.Iterations, o.Runs, o.Loads = 2, 1, 1
 		}
 		res, err := browser.Run(ctx, o)
 		if err != nil {
@@ -207,6 +211,9 @@ func run(ctx context.Context, args []string) error {
 		if err != nil {
 			fail("events", err)
 		}
+	}
+	if !skipped["pageload"] {
+		runPageLoad(ctx, r, logf, fail)
 	}
 	if !skipped["lighthouse"] {
 		runLighthouse(ctx, r, *quick, logf, fail)

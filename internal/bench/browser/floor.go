@@ -9,15 +9,11 @@ import (
 	"path/filepath"
 )
 
-// floorModule is the reference module of the cold load (see package
+// floorModule is the reference module of the module's load (see package
 // floor), built for this run exactly as the wallet module is.
 type floorModule struct {
 	raw, gzip, brotli []byte
 }
-
-// emptyModule is the smallest valid wasm module (magic and version): its
-// cold load is what the browser and the harness take for any module at all.
-var emptyModule = []byte{0x00, 'a', 's', 'm', 0x01, 0x00, 0x00, 0x00}
 
 // buildFloor builds package floor with wasm/build.sh, the wallet module's
 // own build (toolchain settings, data segments joined, gzip and brotli),

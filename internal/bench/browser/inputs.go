@@ -118,14 +118,16 @@ func (in *inputs) check(samples map[string]any) ([]string, error) {
 			return in.verifyStamp(header)
 		}
 	}
-	checks["stamp/webcrypto"] = func(key string) error {
-		s, err := sample[string](samples, key)
-		if err != nil {
-			return err
+	for _, key := range []string{"stamp/webcrypto", "stamp/webcrypto-worker"} {
+		checks[key] = func(key string) error {
+			s, err := sample[string](samples, key)
+			if err != nil {
+				return err
+			}
+			return in.verifyP1363(s)
 		}
-		return in.verifyP1363(s)
 	}
-	verified = append(verified, "stamp: the wasm and Turnkey stamp headers parse (walletcrypto.ParseStamp) and verify over the payload (Stamp.Verify) under the session key, and so does the WebCrypto r||s signature")
+	verified = append(verified, "stamp: the wasm and Turnkey stamp headers parse (walletcrypto.ParseStamp) and verify over the payload (Stamp.Verify) under the session key, and so do the WebCrypto r||s signatures (page and Worker)")
 
 	for _, key := range []string{"hpke-seal/wasm", "hpke-seal/turnkey-js"} {
 		checks[key] = func(key string) error {
@@ -204,17 +206,19 @@ func (in *inputs) check(samples map[string]any) ([]string, error) {
 		}
 		return in.sameKey(k.PublicKey, k.PublicKeyUncompressed, priv.PublicKey())
 	}
-	checks["keygen/webcrypto"] = func(key string) error {
-		s, err := sample[string](samples, key)
-		if err != nil {
+	for _, key := range []string{"keygen/webcrypto", "keygen/webcrypto-worker"} {
+		checks[key] = func(key string) error {
+			s, err := sample[string](samples, key)
+			if err != nil {
+				return err
+			}
+			raw, err := hex.DecodeString(s)
+			if err != nil {
+				return err
+			}
+			_, err = walletcrypto.ParsePublicKey(raw)
 			return err
 		}
-		raw, err := hex.DecodeString(s)
-		if err != nil {
-			return err
-		}
-		_, err = walletcrypto.ParsePublicKey(raw)
-		return err
 	}
 	verified = append(verified, "keygen: every new public key is a P-256 point, given in matching compressed and uncompressed forms; Turnkey's belongs to its private key")
 

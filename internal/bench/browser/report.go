@@ -10,9 +10,9 @@ import (
 )
 
 // WriteText writes r as a plain-text table: one line per operation and
-// implementation with its median and the range of the runs, then the cold
-// load, the sizes and the versions. The report writer of `make bench` may
-// format r its own way; this is for a terminal and for test logs.
+// implementation with its median and the range of the runs, then the
+// module's load, the sizes and the versions. The report writer of `make
+// bench` may format r its own way; this is for a terminal and for test logs.
 func (r *Result) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "Chromium\t%s\n", r.Chromium)
@@ -26,11 +26,8 @@ func (r *Result) WriteText(w io.Writer) error {
 		fmt.Fprintf(tw, "%s\t%s\t%.4f\t%.4f\t%.4f\t%d x %d\t%s\n", op.Name, op.Impl, s.MedianMs, s.MinMs, s.MaxMs, s.Iterations, s.Runs, op.Function)
 	}
 	fmt.Fprintln(tw)
-	fmt.Fprintf(tw, "cold load\t%.1f ms median (%.1f-%.1f) over %d loads, module %s\n", r.ColdLoad.MedianMs, r.ColdLoad.MinMs, r.ColdLoad.MaxMs, r.ColdLoad.Runs, r.ColdLoadEncoding)
-	fmt.Fprintf(tw, "  fetch + instantiateStreaming\t%.1f ms median (%.1f-%.1f)\n", r.ColdFetchInstantiate.MedianMs, r.ColdFetchInstantiate.MinMs, r.ColdFetchInstantiate.MaxMs)
-	fmt.Fprintf(tw, "  go.run until ready\t%.1f ms median (%.1f-%.1f)\n", r.ColdRunToReady.MedianMs, r.ColdRunToReady.MinMs, r.ColdRunToReady.MaxMs)
-	fmt.Fprintf(tw, "cold load, Go runtime only\t%.1f ms median (%.1f-%.1f), module raw %d B, brotli %d B\n", r.FloorColdLoad.MedianMs, r.FloorColdLoad.MinMs, r.FloorColdLoad.MaxMs, r.FloorRaw, r.FloorBrotli)
-	fmt.Fprintf(tw, "cold load, empty module\t%.1f ms median (%.1f-%.1f)\n", r.EmptyColdLoad.MedianMs, r.EmptyColdLoad.MinMs, r.EmptyColdLoad.MaxMs)
+	fmt.Fprintf(tw, "module ready in its Worker\t%.1f ms median (%.1f-%.1f) over %d loads, module %s\n", r.ModuleReady.MedianMs, r.ModuleReady.MinMs, r.ModuleReady.MaxMs, r.ModuleReady.Runs, r.LoadEncoding)
+	fmt.Fprintf(tw, "  Go runtime only, same Worker\t%.1f ms median (%.1f-%.1f), module raw %d B, brotli %d B\n", r.FloorReady.MedianMs, r.FloorReady.MinMs, r.FloorReady.MaxMs, r.FloorRaw, r.FloorBrotli)
 	for _, v := range r.Verified {
 		fmt.Fprintf(tw, "checked\t%s\n", v)
 	}

@@ -3,6 +3,7 @@ package browser
 import (
 	"context"
 	"embed"
+	"fmt"
 	"io/fs"
 	"net"
 	"net/http"
@@ -19,14 +20,17 @@ import (
 //go:embed page
 var page embed.FS
 
-// server serves the benchmark page, the harness, the Turnkey bundle and the
-// wasm module on 127.0.0.1 (a secure context, so WebCrypto is there).
+// server serves the benchmark page, the harness, the Turnkey bundle, the
+// wallet page's client and worker and the wasm modules on 127.0.0.1 (a
+// secure context, so WebCrypto is there), at the paths the wallet page
+// uses: /js/wallet.js finds ./wallet-worker.js and ./direct.js beside it
+// and /wasm/wasm_exec.js at its default place.
 type server struct {
 	url string
 	srv *http.Server
 
 	mu       sync.Mutex
-	coldEncs map[string][]string // Content-Encoding of each cold load, by module ("wallet", "floor")
+	loadEncs map[string][]string // Content-Encoding of each timed load, by module ("wallet", "floor")
 }
 
 // asset is a file held in memory with its Content-Type.
@@ -35,25 +39,29 @@ type asset struct {
 	ctype string
 }
 
+// pageScripts are the wallet page's own files the benchmark serves
+// unchanged: its client, the worker the module runs in and the direct
+// calls' glue the worker imports.
+var pageScripts = []string{"js/wallet.js", "js/wallet-worker.js", "js/direct.js"}
+
 // serve starts the server. The files are read once, up front, so that disk
 // reads never land inside a timed load.
 func serve(f *benchFiles, floor *floorModule) (*server, error) {
+	const jsType = "text/javascript; charset=utf-8"
 	assets := map[string]asset{}
-	for path, src := range map[string]struct{ file, ctype string }{
-		"/wasm_exec.js": {f.wasmExec.path, "text/javascript; charset=utf-8"},
-		"/turnkey.js":   {f.bundle.path, "text/javascript; charset=utf-8"},
-	} {
-		b, err := os.ReadFile(src.file)
+	for path, src := range map[string]string{"/wasm/wasm_exec.js": f.wasmExec.path, "/turnkey.js": f.bundle.path} {
+		b, err := os.ReadFile(src)
 		if err != nil {
 			return nil, err
 		}
-		assets[path] = asset{b, src.ctype}
+		assets[path] = asset{b, jsType}
 	}
 	for path, ctype := range map[string]string{
-		"/bench.html":        "text/html; charset=utf-8",
-		"/cold.html":         "text/html; charset=utf-8",
-		"/bench.js":          "text/javascript; charset=utf-8",
-		"/direct-install.js": "text/javascript; charset=utf-8",
+		"/bench.html": "text/html; charset=utf-8",
+		"/cold.html":  "text/html; charset=utf-8",
+		"/bench.js":   jsType,
+		// The floor of a call through a Worker (see floor-worker.js).
+		"/floor-worker.js": jsType,
 	} {
 		b, err := page.ReadFile("page" + path)
 		if err != nil {
@@ -61,12 +69,13 @@ func serve(f *benchFiles, floor *floorModule) (*server, error) {
 		}
 		assets[path] = asset{b, ctype}
 	}
-	// The direct calls' glue is the wallet page's own (web/static/js).
-	glue, err := fs.ReadFile(web.Files(), "js/direct.js")
-	if err != nil {
-		return nil, err
+	for _, name := range pageScripts {
+		b, err := fs.ReadFile(web.Files(), name)
+		if err != nil {
+			return nil, fmt.Errorf("the wallet page's %s: %w", name, err)
+		}
+		assets["/"+name] = asset{b, jsType}
 	}
-	assets["/direct.js"] = asset{glue, "text/javascript; charset=utf-8"}
 	var wasm [3][]byte // identity, gzip, br
 	for i, p := range []string{f.wasmRaw.path, f.wasmGzip.path, f.wasmBrotli.path} {
 		b, err := os.ReadFile(p)
@@ -76,52 +85,34 @@ func serve(f *benchFiles, floor *floorModule) (*server, error) {
 		wasm[i] = b
 	}
 
-	s := &server{coldEncs: map[string][]string{}}
+	s := &server{loadEncs: map[string][]string{}}
 	mux := http.NewServeMux()
-	mux.HandleFunc("/wallet.wasm", func(w http.ResponseWriter, r *http.Request) {
-		enc := negotiate(r.Header.Get("Accept-Encoding"))
-		body := wasm[0]
-		switch enc {
-		case "gzip":
-			body = wasm[1]
-		case "br":
-			body = wasm[2]
+	// Both modules come as a production server sends ours: brotli where
+	// the browser takes it, else gzip.
+	module := func(name string, bodies [3][]byte) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			enc := negotiate(r.Header.Get("Accept-Encoding"))
+			body := bodies[0]
+			switch enc {
+			case "gzip":
+				body = bodies[1]
+			case "br":
+				body = bodies[2]
+			}
+			if r.URL.Query().Has("load") {
+				s.loaded(name, enc)
+			}
+			h := w.Header()
+			h.Set("Content-Type", "application/wasm") // instantiateStreaming insists
+			h.Set("Vary", "Accept-Encoding")
+			if enc != "identity" {
+				h.Set("Content-Encoding", enc)
+			}
+			write(w, body)
 		}
-		if r.URL.Query().Has("cold") {
-			s.coldLoaded("wallet", enc)
-		}
-		h := w.Header()
-		h.Set("Content-Type", "application/wasm") // instantiateStreaming insists
-		h.Set("Vary", "Accept-Encoding")
-		if enc != "identity" {
-			h.Set("Content-Encoding", enc)
-		}
-		write(w, body)
-	})
-	// The references of the cold load come as ours does: brotli where the
-	// browser takes it (the empty module has nothing to compress).
-	mux.HandleFunc("/floor.wasm", func(w http.ResponseWriter, r *http.Request) {
-		enc := negotiate(r.Header.Get("Accept-Encoding"))
-		body := floor.raw
-		switch enc {
-		case "gzip":
-			body = floor.gzip
-		case "br":
-			body = floor.brotli
-		}
-		s.coldLoaded("floor", enc)
-		h := w.Header()
-		h.Set("Content-Type", "application/wasm")
-		h.Set("Vary", "Accept-Encoding")
-		if enc != "identity" {
-			h.Set("Content-Encoding", enc)
-		}
-		write(w, body)
-	})
-	mux.HandleFunc("/empty.wasm", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/wasm")
-		write(w, emptyModule)
-	})
+	}
+	mux.HandleFunc("/wasm/wallet.wasm", module("wallet", wasm))
+	mux.HandleFunc("/wasm/floor.wasm", module("floor", [3][]byte{floor.raw, floor.gzip, floor.brotli}))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		a, ok := assets[r.URL.Path]
 		if !ok {
@@ -144,7 +135,8 @@ func serve(f *benchFiles, floor *floorModule) (*server, error) {
 
 // isolated adds the headers that make the page cross-origin isolated
 // (performance.now() then has its fine resolution) and keeps every response
-// out of the caches, so that each cold load really is one.
+// out of the caches, so that each timed load fetches everything again: the
+// worker's script and imports as well as the module.
 func isolated(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
@@ -182,19 +174,19 @@ func negotiate(acceptEncoding string) string {
 	return "identity"
 }
 
-// coldLoaded records the Content-Encoding a cold load of module got.
-func (s *server) coldLoaded(module, enc string) {
+// loaded records the Content-Encoding a timed load of module got.
+func (s *server) loaded(module, enc string) {
 	s.mu.Lock()
-	s.coldEncs[module] = append(s.coldEncs[module], enc)
+	s.loadEncs[module] = append(s.loadEncs[module], enc)
 	s.mu.Unlock()
 }
 
-// coldEncoding returns the Content-Encoding the cold loads of module got,
-// or the list of them if it varied.
-func (s *server) coldEncoding(module string) string {
+// encoding returns the Content-Encoding the timed loads of module got, or
+// the list of them if it varied.
+func (s *server) encoding(module string) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	encs := slices.Clone(s.coldEncs[module])
+	encs := slices.Clone(s.loadEncs[module])
 	slices.Sort(encs)
 	return strings.Join(slices.Compact(encs), ",")
 }

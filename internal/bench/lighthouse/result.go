@@ -1,8 +1,10 @@
-// Package lighthouse scores the signed-in wallet with Lighthouse, the audit
+// Package lighthouse scores the wallet with Lighthouse, the audit
 // Chromium's DevTools ship, for `make bench`: performance, accessibility and
-// best practices of Home and Send, as a phone (Lighthouse's default: a
-// mid-range phone on a slow 4G link, simulated) and as a desktop. The goal
-// (issue 16) is 95 or more in each.
+// best practices of the sign-in page (signed out) and of Home and Send
+// (signed in), as a phone (Lighthouse's default: a mid-range phone on a
+// slow 4G link, simulated) and as a desktop. DESIGN.md's budgets: mobile
+// performance 95 or more with a Total Blocking Time of 150 ms at most,
+// desktop 98 or more, accessibility and best practices 100 (Budget*).
 //
 // Lighthouse is the npm package pinned in bench/lighthouse (installed by its
 // install.sh); it drives the same headless Chromium the wallet was signed in
@@ -21,8 +23,17 @@ import (
 // Categories are the Lighthouse categories measured, in report order.
 var Categories = []string{"performance", "accessibility", "best-practices"}
 
-// Goal is the score each category should reach (issue 16).
+// Goal is the score under which the report puts a score in bold (issue
+// 16); the budgets below are DESIGN.md's.
 const Goal = 95
+
+// DESIGN.md's budgets of the Lighthouse figures.
+const (
+	BudgetMobile      = 95  // mobile performance, every view
+	BudgetMobileTBTMs = 150 // mobile Total Blocking Time, every view
+	BudgetDesktop     = 98  // desktop performance, every view
+	BudgetOther       = 100 // accessibility and best practices, every view
+)
 
 // Result is one `make bench` Lighthouse step.
 type Result struct {
@@ -36,8 +47,9 @@ type Result struct {
 
 // PageResult is one page audited at one form factor.
 type PageResult struct {
-	Page       string `json:"page"` // "Home", "Send"
+	Page       string `json:"page"` // "Sign-in", "Home", "Send"
 	Path       string `json:"path"`
+	SignedIn   bool   `json:"signedIn"`
 	FormFactor string `json:"formFactor"` // "mobile" or "desktop"
 	// Scores are 0 to 100 by category; a category Lighthouse could not
 	// score is missing.

@@ -15,6 +15,7 @@ import (
 	"paywallet/internal/bench/browser"
 	"paywallet/internal/bench/lighthouse"
 	"paywallet/internal/bench/load"
+	"paywallet/internal/bench/pageload"
 )
 
 // Machine is where the figures were measured.
@@ -43,9 +44,13 @@ type Report struct {
 	BFF     []load.BFFCell     `json:"bff"`
 	// Events is the webhooks' cost and speed (events.go).
 	Events *load.EventsResult `json:"events,omitempty"`
-	// Lighthouse scores the signed-in Home and Send (lighthouse.go).
+	// Lighthouse scores the sign-in page and the signed-in Home and Send
+	// (lighthouse.go).
 	Lighthouse *lighthouse.Result `json:"lighthouse,omitempty"`
-	Errors     map[string]string  `json:"errors,omitempty"`
+	// PageLoad is the real page's loads, traced on a phone with the CPU
+	// slowed: main-thread tasks and the second visit (pageload.go).
+	PageLoad *pageload.Result  `json:"pageLoad,omitempty"`
+	Errors   map[string]string `json:"errors,omitempty"`
 	// Baseline is the service's figures of the last report made without
 	// the books (the journal), carried from report to report, and the
 	// commit that report measured: the journal's budget is a ratio to it.
@@ -142,27 +147,34 @@ func (r *Report) Budgets() []Budget {
 	}
 	mb := float64(br.WasmBrotli) / 1e6
 	add("wasm module, brotli", "≤ 0.75 MB", "≤ 0.6 MB", num(mb)+" MB", br.WasmBrotli > 0, mb <= 0.75, mb <= 0.6)
-	cl := br.ColdLoad.MedianMs
-	add("wasm cold load in Chromium (fetch + instantiate + ready), median", "≤ 100 ms", "≤ 60 ms", num(cl)+" ms", cl > 0, cl <= 100, cl <= 60)
-
-	// slower reports a ÷ b (how many times the wasm call takes the
-	// reference's time) and its text.
-	slower := func(name, implA, implB string) (float64, string, bool) {
-		x, ok := r.ratio(name, implA, implB)
-		if !ok {
-			return 0, "", false
-		}
-		a, _ := r.op(name, implA)
-		b, _ := r.op(name, implB)
-		return x, num(x) + "× (" + num(a.Stat.MedianMs) + " ms against " + num(b.Stat.MedianMs) + " ms)", true
+	ready, floor := br.ModuleReady.MedianMs, br.FloorReady.MedianMs
+	rx := 0.0
+	if floor > 0 {
+		rx = ready / floor
 	}
-	x, text, ok := slower("stamp", "wasm", "webcrypto")
-	js, _ := r.ratio("stamp", "wasm", "turnkey-js")
-	add("stamp in Chromium, warm, against the WebCrypto floor in the same page", "≤ 1.5×", "≤ 1.2×, and faster than `@turnkey/api-key-stamper`",
-		text, ok, x <= 1.5, x <= 1.2 && js > 0 && js < 1)
+	add("module ready in its Worker (fetch, compile, Go start, ready message), against a Go module that only starts its runtime, same Worker setup and run, medians",
+		"≤ 1.6×", "≤ 1.3×", num(rx)+"× ("+num(ready)+" ms against "+num(floor)+" ms)", ready > 0 && floor > 0, rx <= 1.6, rx <= 1.3)
+	add("main-thread tasks over 50 ms caused by the wallet module while a page loads (4× slower CPU)", "none", "none",
+		r.longTaskMeasured(), r.PageLoad != nil && len(r.PageLoad.Loads) > 0, r.moduleLongTasks() == 0, r.moduleLongTasks() == 0)
+	out = append(out, r.lighthouseBudgets()...)
+
+	// The stamp's budget is absolute and relative at once: at most 0.25 ms
+	// as the page calls it (worker hop included) and faster than the JS
+	// stamper in the same page; its aim is against the WebCrypto floor.
+	st, okS := r.op("stamp", "wasm")
+	tk, okT := r.op("stamp", "turnkey-js")
+	wc, okW := r.op("stamp", "webcrypto")
+	stampText := ""
+	if okS && okT && okW {
+		stampText = fmt.Sprintf("%s ms; %s× `@turnkey/api-key-stamper` (%s ms); %s× WebCrypto (%s ms)", num(st.Stat.MedianMs),
+			num(st.Stat.MedianMs/tk.Stat.MedianMs), num(tk.Stat.MedianMs), num(st.Stat.MedianMs/wc.Stat.MedianMs), num(wc.Stat.MedianMs))
+		stampText += r.workerFloor("stamp")
+	}
+	add("stamp as the page calls it (client → worker → client), warm, median", "≤ 0.25 ms, faster than `@turnkey/api-key-stamper` in the same page", "≤ 1.5× the WebCrypto floor",
+		stampText, stampText != "", st.Stat.MedianMs <= 0.25 && st.Stat.MedianMs < tk.Stat.MedianMs, st.Stat.MedianMs <= 1.5*wc.Stat.MedianMs)
 	for _, op := range []struct{ name, what string }{
-		{"hpke-seal", "HPKE seal in Chromium, against `@turnkey/crypto` in the same page"},
-		{"otp-seal", "OTP bundle seal in Chromium, against `@turnkey/crypto` in the same page"},
+		{"hpke-seal", "HPKE seal in Chromium through the page's client, against `@turnkey/crypto` in the same page"},
+		{"otp-seal", "OTP bundle seal in Chromium through the page's client, against `@turnkey/crypto` in the same page"},
 	} {
 		x, ok := r.ratio(op.name, "turnkey-js", "wasm")
 		text := ""
@@ -173,8 +185,15 @@ func (r *Report) Budgets() []Budget {
 		}
 		add(op.what, "≥ 5× faster", "≥ 10× faster", text, ok, x >= 5, x >= 10)
 	}
-	x, text, ok = slower("keygen", "wasm", "webcrypto")
-	add("key generation in Chromium, against the WebCrypto floor", "≤ 2×", "≤ 1.3×", text, ok, x <= 2, x <= 1.3)
+	x, okK := r.ratio("keygen", "wasm", "webcrypto")
+	text := ""
+	if okK {
+		a, _ := r.op("keygen", "wasm")
+		b, _ := r.op("keygen", "webcrypto")
+		text = num(x) + "× (" + num(a.Stat.MedianMs) + " ms against " + num(b.Stat.MedianMs) + " ms)" + r.workerFloor("keygen")
+	}
+	ok := okK
+	add("key generation in Chromium through the page's client, against the WebCrypto floor", "≤ 2×", "≤ 1.3×", text, ok, x <= 2, x <= 1.3)
 
 	// The BFF budget is the work one forwarded request adds, at p50: the
 	// one-client figure. With more clients than cores the BFF, the service
@@ -193,6 +212,19 @@ func (r *Report) Budgets() []Budget {
 		jt, okJ, jx >= 0.9, jx >= 1)
 	out = append(out, r.ledgerBudget())
 	return append(out, r.eventBudgets()...)
+}
+
+// workerFloor is the budget table's note on the floor of a call through a
+// Worker (WebCrypto in a bench-only worker) for op, when it was measured:
+// the module's figure against it is what the module adds beyond the round
+// trip every Worker call pays.
+func (r *Report) workerFloor(op string) string {
+	x, ok := r.ratio(op, "wasm", "webcrypto-worker")
+	if !ok {
+		return ""
+	}
+	f, _ := r.op(op, "webcrypto-worker")
+	return "; " + num(x) + "× the same WebCrypto in a Worker (" + num(f.Stat.MedianMs) + " ms)"
 }
 
 // ratio is "a ÷ b" of two browser medians, or "" when one is missing.
@@ -247,6 +279,7 @@ func (r *Report) Markdown(chartFile string) string {
 	r.scaleSection(&b)
 	r.eventsSection(&b)
 	r.ledgerSection(&b)
+	r.pageLoadSection(&b)
 	r.lighthouseSection(&b)
 	r.microSection(&b)
 	b.WriteString(howMeasured)
@@ -288,8 +321,9 @@ func (r *Report) headline(b *strings.Builder) {
 	b.WriteString("\n")
 }
 
-var implTitle = map[string]string{"wasm": "our wasm", "turnkey-js": "reference JS (@turnkey)",
-	"turnkey-js-purejs": "reference JS (@turnkey, pure-JS runtime)", "webcrypto": "WebCrypto (floor)"}
+var implTitle = map[string]string{"wasm": "our wasm (in its Worker)", "turnkey-js": "reference JS (@turnkey)",
+	"turnkey-js-purejs": "reference JS (@turnkey, pure-JS runtime)", "webcrypto": "WebCrypto (floor)",
+	"webcrypto-worker": "WebCrypto in a Worker (floor of a call through a Worker)"}
 
 func (r *Report) browserSection(b *strings.Builder) {
 	br := r.Browser
@@ -297,18 +331,21 @@ func (r *Report) browserSection(b *strings.Builder) {
 		return
 	}
 	b.WriteString("## In the browser: one Chromium page\n\n")
-	fmt.Fprintf(b, "crossOriginIsolated (fine timer): %v. Median of the runs per operation (ms), with the fastest and slowest run.\n\n", br.CrossOriginIsolated)
+	fmt.Fprintf(b, "Our module runs as the wallet page runs it, in its dedicated Worker, called through the page's client (web/static/js/wallet.js and wallet-worker.js, served unchanged): each of its figures includes the postMessage round trip. Turnkey's JavaScript and WebCrypto run on the page's main thread. "+
+		"crossOriginIsolated (fine timer): %v. Median of the runs per operation (ms), with the fastest and slowest run.\n\n", br.CrossOriginIsolated)
 	b.WriteString("| operation | implementation | function | median ms | min–max ms | iterations × runs |\n|---|---|---|---|---|---|\n")
 	for _, o := range br.Ops {
 		fmt.Fprintf(b, "| %s | %s | `%s` | %s | %s–%s | %d × %d |\n", o.Name, implTitle[o.Impl], o.Function,
 			num(o.Stat.MedianMs), num(o.Stat.MinMs), num(o.Stat.MaxMs), o.Stat.Iterations, o.Stat.Runs)
 	}
-	fmt.Fprintf(b, "\nwasm cold load (fetch + instantiateStreaming + ready): median %s ms (min %s, max %s, %d loads; fetch + instantiate %s ms, run until ready %s ms).\n",
-		num(br.ColdLoad.MedianMs), num(br.ColdLoad.MinMs), num(br.ColdLoad.MaxMs), br.ColdLoad.Runs,
-		num(br.ColdFetchInstantiate.MedianMs), num(br.ColdRunToReady.MedianMs))
-	if br.FloorColdLoad.Runs > 0 {
-		fmt.Fprintf(b, "Beside it, loaded in turn with it (the order rotating each round) in the same browser: a Go module that only starts the runtime and calls paywalletReady (same toolchain and flags, %s bytes raw, %s brotli), median %s ms (min %s, max %s); an empty module (8 bytes), median %s ms. The first is the least any module of the standard Go toolchain takes here; the second, what the browser and the harness take for any module.\n",
-			grouped(br.FloorRaw), grouped(br.FloorBrotli), num(br.FloorColdLoad.MedianMs), num(br.FloorColdLoad.MinMs), num(br.FloorColdLoad.MaxMs), num(br.EmptyColdLoad.MedianMs))
+	if br.ModuleReady.Runs > 0 {
+		fmt.Fprintf(b, "\nModule ready in its Worker (the page's loadWallet until the worker's ready message: worker start, wasm_exec.js and direct.js imported, the module fetched (%s), compiled and started), each load in a new tab with nothing cached: median %s ms (min %s, max %s, %d loads). "+
+			"Beside it, loaded in turn with it through the same client and worker: a Go module that only starts the runtime and says it is ready (same toolchain and flags, %s bytes raw, %s brotli), median %s ms (min %s, max %s): the least any module of the standard Go toolchain takes here.\n",
+			orDash(br.LoadEncoding), num(br.ModuleReady.MedianMs), num(br.ModuleReady.MinMs), num(br.ModuleReady.MaxMs), br.ModuleReady.Runs,
+			grouped(br.FloorRaw), grouped(br.FloorBrotli), num(br.FloorReady.MedianMs), num(br.FloorReady.MinMs), num(br.FloorReady.MaxMs))
+	}
+	if br.WasmCalls != "" {
+		fmt.Fprintf(b, "The module's calls in its worker: %s (paywallet.calls read in the worker).\n", br.WasmCalls)
 	}
 	fmt.Fprintf(b, "Sizes: wasm %s bytes raw, %s gzip -9, %s brotli -q 11; the reference JS bundle (esbuild, minified) %s bytes.\n",
 		grouped(br.WasmRaw), grouped(br.WasmGzip), grouped(br.WasmBrotli), grouped(br.BundleBytes))
@@ -382,7 +419,7 @@ func (r *Report) microSection(b *strings.Builder) {
 
 const howMeasured = `## How it was measured
 
-- Browser: one headless Chromium page holds our wasm module, the reference JavaScript (` + "`@turnkey/api-key-stamper`" + ` and ` + "`@turnkey/crypto`" + ` from npm, pinned in bench/js/package-lock.json, bundled locally with esbuild) and WebCrypto. Every operation is warmed up, then timed as several runs of many awaited calls; the median run is reported. The page is cross-origin isolated so performance.now() is fine-grained. Both sides' outputs are checked in Go (stamps verify, ciphertexts open) by the bench's smoke test.
+- Browser: one headless Chromium page holds our wasm module (in its Worker, through the page's client), the reference JavaScript (` + "`@turnkey/api-key-stamper`" + ` and ` + "`@turnkey/crypto`" + ` from npm, pinned in bench/js/package-lock.json, bundled locally with esbuild) and WebCrypto. Every operation is warmed up, then timed as several runs of many awaited calls; the median run is reported. The page is cross-origin isolated so performance.now() is fine-grained. Both sides' outputs are checked in Go (stamps verify, ciphertexts open) by the bench's smoke test.
 - BFF and service: a closed-loop Go load generator on loopback; each client sends its next request when the previous answer arrived. Latencies are exact percentiles of every request. Every answer's status is checked; errors are counted, not timed.
 - Go micro-benchmarks: ` + "`go test -bench -count 5`" + `, median of the runs.
 - One machine with two cores runs the load generator, the server and the database together, so absolute throughput is the machine's, not a deployment's; the comparisons side by side are the point.

@@ -1,16 +1,22 @@
 // The page side of internal/bench/browser. Go drives it over the DevTools
 // protocol: bench.start(), bench.setup(inputs), bench.samples(), then
-// bench.measure(op, ...) for each operation; a fresh tab per cold load calls
-// bench.loadWasm(url). Every function returns a Promise of plain JSON.
+// bench.measure(op, ...) for each operation; a fresh tab per load of a
+// module calls bench.loadModule(url). Every function returns a Promise of
+// plain JSON.
+//
+// The wallet module runs as the wallet page runs it: in its dedicated
+// Worker, reached through the page's client, both served from
+// web/static/js unchanged (wallet.js, wallet-worker.js). Every "wasm" call
+// below is a client call, one message to the worker and one back.
 //
 // Each operation has one entry per implementation in OPS. An entry's make()
 // returns {call, after}: call() does one operation and is what the loops
 // time (awaited one at a time, as a page would use it); after(), if any,
 // runs outside the timed region to release what the calls kept (wasm key
 // handles), so a run does not pay for the one before it.
-"use strict";
+import { loadWallet } from "/js/wallet.js";
 
-(() => {
+{
   const encoder = new TextEncoder();
   const ecdsa = { name: "ECDSA", namedCurve: "P-256" };
   const ecdsaSha256 = { name: "ECDSA", hash: "SHA-256" };
@@ -49,6 +55,29 @@
 
   const tk = () => globalThis.turnkeyBench;
 
+  // floorWorker asks floor-worker.js for the WebCrypto floor done in a
+  // Worker, one message per call, as the wallet's client asks its worker.
+  let floorWorker = null;
+  const floorPending = new Map();
+  let floorNext = 0;
+  function inFloorWorker(op, fields = {}) {
+    if (!floorWorker) {
+      floorWorker = new Worker("/floor-worker.js", { type: "module", name: "floor" });
+      floorWorker.onmessage = (event) => {
+        const m = event.data;
+        const p = floorPending.get(m.id);
+        floorPending.delete(m.id);
+        if (m.ok) p.resolve(m.value);
+        else p.reject(new Error(m.message));
+      };
+    }
+    return new Promise((resolve, reject) => {
+      const id = ++floorNext;
+      floorPending.set(id, { resolve, reject });
+      floorWorker.postMessage({ id, op, ...fields });
+    });
+  }
+
   const OPS = [
     {
       name: "stamp",
@@ -75,6 +104,13 @@
       function:
         'crypto.subtle.sign({name:"ECDSA",hash:"SHA-256"}, key imported once, payload): raw r||s, no DER, no stamp JSON',
       make: () => ({ call: () => crypto.subtle.sign(ecdsaSha256, webcryptoKey, encoder.encode(inp.payload)) }),
+    },
+    {
+      name: "stamp",
+      impl: "webcrypto-worker",
+      function:
+        "the WebCrypto floor's sign in a dedicated Worker (floor-worker.js), one postMessage each way: the round trip's own cost",
+      make: () => ({ call: () => inFloorWorker("sign", { payload: inp.payload }) }),
     },
     {
       name: "hpke-seal",
@@ -150,43 +186,33 @@
         },
       }),
     },
+    {
+      name: "keygen",
+      impl: "webcrypto-worker",
+      function: "the WebCrypto floor's generateKey + exportKey in a dedicated Worker (floor-worker.js), one postMessage each way",
+      make: () => ({ call: () => inFloorWorker("keygen") }),
+    },
   ];
 
-  // loadWasm fetches, instantiates and runs the wasm module at url and
-  // resolves when it has called paywalletReady, with the time of each phase.
-  // kind "floor" is the Go runtime's reference module (it calls
-  // paywalletReady without arguments and has no wallet to install); kind
-  // "empty" is a module with nothing in it, ready once instantiated.
-  async function loadWasm(url, kind = "wallet") {
-    let instance;
-    const ready = new Promise((resolve) => {
-      // As web/static/js/wallet.js does: the direct calls go in before the
-      // module freezes globalThis.paywallet.
-      globalThis.paywalletReady = (calls) => {
-        if (kind === "wallet") globalThis.installDirect(instance.exports, globalThis.paywallet, calls);
-        resolve();
-      };
-    });
+  // loadModule loads the module at url as the wallet page does, through
+  // the page's client: a new Worker, the Go runtime and the direct-call
+  // glue imported in it, the module fetched, compiled and started there,
+  // until its ready message reaches the page. It resolves with the time
+  // that took and the version the module reported. The floor module (kind
+  // "floor") goes the same way; only the module differs.
+  async function loadModule(url) {
+    if (globalThis.paywallet) throw new Error("loadModule: this tab has loaded a module already");
     const t0 = performance.now();
-    if (kind === "empty") {
-      await WebAssembly.instantiateStreaming(fetch(url), {});
-      const t1 = performance.now();
-      return { fetchInstantiateMs: t1 - t0, runMs: 0, totalMs: t1 - t0 };
-    }
-    const go = new Go();
-    ({ instance } = await WebAssembly.instantiateStreaming(fetch(url), go.importObject));
+    const w = await loadWallet(url, { timeoutMs: 60000 });
     const t1 = performance.now();
-    go.run(instance); // resolves only when main returns, which it never does
-    await ready;
-    const t2 = performance.now();
-    return { fetchInstantiateMs: t1 - t0, runMs: t2 - t1, totalMs: t2 - t0 };
+    return { readyMs: t1 - t0, version: w.version };
   }
 
   // start loads the module and makes the two client keys the benchmark
   // uses: a signing key the OTP seal names, and a recipient key the session
   // key bundle is sealed to (a key has one purpose).
   async function start(url) {
-    await loadWasm(url);
+    await loadWallet(url, { timeoutMs: 60000 });
     if (typeof globalThis.turnkeyBench !== "object") {
       throw new Error("turnkey.js did not define globalThis.turnkeyBench");
     }
@@ -201,7 +227,6 @@
       crossOriginIsolated: globalThis.crossOriginIsolated === true,
       userAgent: navigator.userAgent,
       wasmVersion: paywallet.version,
-      wasmCalls: paywallet.calls,
       clientPublicKey: client.publicKeyUncompressed,
       otpClientPublicKey: otpClient.publicKeyUncompressed,
     };
@@ -217,6 +242,7 @@
     }
     sessionHandle = session.handle;
     webcryptoKey = await crypto.subtle.importKey("jwk", inp.sessionJwk, ecdsa, false, ["sign"]);
+    await inFloorWorker("import", { jwk: inp.sessionJwk });
     const cfg = { apiPublicKey: inp.sessionPublicKey, apiPrivateKey: inp.sessionPrivateKey };
     stamper = new (tk().ApiKeyStamper)(cfg);
     stamperPure = new (tk().ApiKeyStamper)({ ...cfg, runtimeOverride: "purejs" });
@@ -265,5 +291,5 @@
     return ops.map((o, j) => ({ name: o.name, impl: o.impl, function: o.function, runs: times[j] }));
   }
 
-  globalThis.bench = Object.freeze({ loadWasm, start, setup, samples, measure });
-})();
+  globalThis.bench = Object.freeze({ loadModule, start, setup, samples, measure });
+}
