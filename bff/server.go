@@ -11,6 +11,7 @@ import (
 	"net/netip"
 	"regexp"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -139,6 +140,7 @@ type Server struct {
 	rpName     string
 	oauth      *OAuthProvider
 	conns      connSet
+	requests   requestSet // the requests being handled (logged when a shutdown is cut short)
 
 	// base is the parent of every /api request's context; Shutdown cancels
 	// it when the grace period ends, so nothing keeps waiting on the service.
@@ -156,6 +158,47 @@ type Server struct {
 	closeOnce    sync.Once
 	heartbeat    time.Duration
 	streamMaxAge time.Duration
+}
+
+// requestSet holds the requests being handled, so that a shutdown cut
+// short can say which ones kept it waiting.
+type requestSet struct {
+	mu   sync.Mutex
+	next uint64
+	m    map[uint64]string    // method and path
+	at   map[uint64]time.Time // when it began
+}
+
+// track registers the request of c until the rest of the chain is done.
+func (rs *requestSet) track(c *fiber.Ctx) error {
+	rs.mu.Lock()
+	if rs.m == nil {
+		rs.m, rs.at = map[uint64]string{}, map[uint64]time.Time{}
+	}
+	rs.next++
+	id := rs.next
+	rs.m[id] = c.Method() + " " + c.Path()
+	rs.at[id] = time.Now()
+	rs.mu.Unlock()
+	defer func() {
+		rs.mu.Lock()
+		delete(rs.m, id)
+		delete(rs.at, id)
+		rs.mu.Unlock()
+	}()
+	return c.Next()
+}
+
+// list returns the requests being handled, each with how long it has run.
+func (rs *requestSet) list() []string {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	out := make([]string, 0, len(rs.m))
+	for id, what := range rs.m {
+		out = append(out, what+" for "+time.Since(rs.at[id]).Round(time.Millisecond).String())
+	}
+	slices.Sort(out)
+	return out
 }
 
 // connSet holds the open client connections.
@@ -329,6 +372,7 @@ func New(cfg Config) (*Server, error) {
 
 	// First, so that a panic anywhere answers 500 and the process lives on.
 	s.app.Use(recover.New(recover.Config{EnableStackTrace: true, StackTraceHandler: s.logPanic}))
+	s.app.Use(s.requests.track)
 	s.app.Use(s.securityHeaders)
 
 	s.base, s.stop = context.WithCancel(context.Background())
@@ -434,7 +478,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		s.stop()
 		n := s.conns.interruptReads()
 		s.log.Warn("bff: shutdown grace period over; cancelled the requests in flight and ended the connections",
-			slog.Int("connections", n))
+			slog.Int("connections", n), slog.Any("requests", s.requests.list()))
 		time.AfterFunc(shutdownDrain, endDrain)
 	})
 	err := s.app.ShutdownWithContext(drain)

@@ -200,6 +200,10 @@ func TestShutdownCancelsWaitingHandlers(t *testing.T) {
 	if err := h.srv.Shutdown(ctx); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("Shutdown = %v, want context.DeadlineExceeded", err)
 	}
+	// The log says which request kept the shutdown waiting.
+	if logs := h.logs.String(); !strings.Contains(logs, "grace period over") || !strings.Contains(logs, "POST /api/login/start for ") {
+		t.Errorf("the log does not name the request in flight:\n%s", logs)
+	}
 	select {
 	case err := <-bt.ended:
 		if !errors.Is(err, context.Canceled) {
