@@ -2,6 +2,7 @@ package bff
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -14,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -201,6 +203,58 @@ func (rs *requestSet) list() []string {
 	return out
 }
 
+// quietListener hands out connections that remember whether their client
+// has sent anything yet (startedConn). fasthttp counts a new connection as
+// busy from the moment it accepts it, so a client's spare connection, dialled
+// and never used (an HTTP client whose request was cancelled while it
+// dialled, a browser's preconnect), would keep Shutdown waiting for its whole
+// grace period; with this, Shutdown ends those at once (interruptSilent).
+type quietListener struct{ net.Listener }
+
+func (l quietListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	if tc, ok := c.(tlsConn); ok {
+		// fasthttp tells HTTPS from the connection's TLS methods.
+		return &startedTLSConn{startedConn: startedConn{Conn: c}, tls: tc}, nil
+	}
+	return &startedConn{Conn: c}, nil
+}
+
+// startedConn is a connection that records its first byte read.
+type startedConn struct {
+	net.Conn
+	started atomic.Bool
+}
+
+func (c *startedConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if n > 0 {
+		c.started.Store(true)
+	}
+	return n, err
+}
+
+// sentNothing reports whether the client has sent no byte yet.
+func (c *startedConn) sentNothing() bool { return !c.started.Load() }
+
+// tlsConn is what a *tls.Conn has and fasthttp looks for.
+type tlsConn interface {
+	Handshake() error
+	ConnectionState() tls.ConnectionState
+}
+
+// startedTLSConn is a startedConn over TLS.
+type startedTLSConn struct {
+	startedConn
+	tls tlsConn
+}
+
+func (c *startedTLSConn) Handshake() error                     { return c.tls.Handshake() }
+func (c *startedTLSConn) ConnectionState() tls.ConnectionState { return c.tls.ConnectionState() }
+
 // connSet holds the open client connections.
 type connSet struct {
 	mu sync.Mutex
@@ -229,6 +283,19 @@ func (cs *connSet) track(c net.Conn, state fasthttp.ConnState) {
 // server is shutting down. (Closing connections outright is not safe:
 // fasthttp panics when a connection it is answering on has been closed, and
 // its ConnState cannot tell a silent new connection from a busy one.)
+// interruptSilent ends the connections whose client has sent nothing yet:
+// they carry no request, so nothing is cut short.
+func (cs *connSet) interruptSilent() {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	now := time.Now()
+	for c := range cs.m {
+		if sc, ok := c.(interface{ sentNothing() bool }); ok && sc.sentNothing() {
+			_ = c.SetReadDeadline(now)
+		}
+	}
+}
+
 func (cs *connSet) interruptReads() int {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
@@ -440,10 +507,16 @@ func (s *Server) handleHealthz(c *fiber.Ctx) error {
 func (s *Server) App() *fiber.App { return s.app }
 
 // Listen serves on addr until Shutdown.
-func (s *Server) Listen(addr string) error { return s.app.Listen(addr) }
+func (s *Server) Listen(addr string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	return s.Listener(ln)
+}
 
 // Listener serves on ln until Shutdown.
-func (s *Server) Listener(ln net.Listener) error { return s.app.Listener(ln) }
+func (s *Server) Listener(ln net.Listener) error { return s.app.Listener(quietListener{ln}) }
 
 // shutdownGrace bounds Shutdown when ctx has no deadline; shutdownDrain is
 // how long the requests cancelled at its end get to send their answer.
@@ -474,6 +547,23 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	// fasthttp waits until drain ends, which is shutdownDrain after ctx.
 	drain, endDrain := context.WithCancel(context.WithoutCancel(ctx))
 	defer endDrain()
+	// Connections that never sent a request are not waited for: end them
+	// now, and those accepted until the listener is closed, as fasthttp
+	// itself ends idle keep-alive connections while it waits.
+	silent, endSilent := context.WithCancel(context.Background())
+	defer endSilent()
+	go func() {
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			s.conns.interruptSilent()
+			select {
+			case <-silent.Done():
+				return
+			case <-tick.C:
+			}
+		}
+	}()
 	cut := context.AfterFunc(ctx, func() {
 		s.stop()
 		n := s.conns.interruptReads()
