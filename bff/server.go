@@ -208,7 +208,8 @@ func (rs *requestSet) list() []string {
 // busy from the moment it accepts it, so a client's spare connection, dialled
 // and never used (an HTTP client whose request was cancelled while it
 // dialled, a browser's preconnect), would keep Shutdown waiting for its whole
-// grace period; with this, Shutdown ends those at once (interruptSilent).
+// grace period; with this, Shutdown ends those that have been silent for a
+// second (interruptSilent).
 type quietListener struct{ net.Listener }
 
 func (l quietListener) Accept() (net.Conn, error) {
@@ -216,17 +217,20 @@ func (l quietListener) Accept() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	if tc, ok := c.(tlsConn); ok {
-		// fasthttp tells HTTPS from the connection's TLS methods.
-		return &startedTLSConn{startedConn: startedConn{Conn: c}, tls: tc}, nil
+	if _, ok := c.(tlsConn); ok {
+		// Left as it is: fasthttp tells HTTPS from the connection's TLS
+		// methods, and its handshake is read without going through a
+		// wrapper's Read, so a TLS connection is never taken for a silent one.
+		return c, nil
 	}
-	return &startedConn{Conn: c}, nil
+	return &startedConn{Conn: c, accepted: time.Now()}, nil
 }
 
 // startedConn is a connection that records its first byte read.
 type startedConn struct {
 	net.Conn
-	started atomic.Bool
+	accepted time.Time
+	started  atomic.Bool
 }
 
 func (c *startedConn) Read(p []byte) (int, error) {
@@ -237,23 +241,17 @@ func (c *startedConn) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// sentNothing reports whether the client has sent no byte yet.
-func (c *startedConn) sentNothing() bool { return !c.started.Load() }
+// silentSince reports whether the client connected before t and has sent no
+// byte yet.
+func (c *startedConn) silentSince(t time.Time) bool {
+	return c.accepted.Before(t) && !c.started.Load()
+}
 
 // tlsConn is what a *tls.Conn has and fasthttp looks for.
 type tlsConn interface {
 	Handshake() error
 	ConnectionState() tls.ConnectionState
 }
-
-// startedTLSConn is a startedConn over TLS.
-type startedTLSConn struct {
-	startedConn
-	tls tlsConn
-}
-
-func (c *startedTLSConn) Handshake() error                     { return c.tls.Handshake() }
-func (c *startedTLSConn) ConnectionState() tls.ConnectionState { return c.tls.ConnectionState() }
 
 // connSet holds the open client connections.
 type connSet struct {
@@ -275,6 +273,24 @@ func (cs *connSet) track(c net.Conn, state fasthttp.ConnState) {
 	}
 }
 
+// interruptSilent ends the connections whose client has sent nothing for a
+// second since it connected: they carry no request, so nothing is cut
+// short. (A younger one may have its request on the way.)
+func (cs *connSet) interruptSilent() {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	now := time.Now()
+	for c := range cs.m {
+		if sc, ok := c.(interface{ silentSince(time.Time) bool }); ok && sc.silentSince(now.Add(-silentAfter)) {
+			_ = c.SetReadDeadline(now)
+		}
+	}
+}
+
+// silentAfter is how long a connection may stay silent after it connected
+// before Shutdown takes it for a spare one.
+const silentAfter = time.Second
+
 // interruptReads ends every read the server is waiting on, by moving the
 // read deadline of each open connection to now, and reports how many
 // connections there were. A connection that has sent no (complete) request
@@ -283,18 +299,6 @@ func (cs *connSet) track(c net.Conn, state fasthttp.ConnState) {
 // server is shutting down. (Closing connections outright is not safe:
 // fasthttp panics when a connection it is answering on has been closed, and
 // its ConnState cannot tell a silent new connection from a busy one.)
-// interruptSilent ends the connections whose client has sent nothing yet:
-// they carry no request, so nothing is cut short.
-func (cs *connSet) interruptSilent() {
-	cs.mu.Lock()
-	defer cs.mu.Unlock()
-	now := time.Now()
-	for c := range cs.m {
-		if sc, ok := c.(interface{ sentNothing() bool }); ok && sc.sentNothing() {
-			_ = c.SetReadDeadline(now)
-		}
-	}
-}
 
 func (cs *connSet) interruptReads() int {
 	cs.mu.Lock()

@@ -87,7 +87,9 @@ var (
 	moduleScript = regexp.MustCompile(`<script type="module" src="(/[^"]+)"></script>`)
 	headAnchor   = regexp.MustCompile(`<link rel="stylesheet"|<script\b|</head>`)
 	shownWhen    = regexp.MustCompile(`<[a-z]+\b[^>]*\bdata-shown-when="([a-z-]+)"[^>]*>`)
-	hiddenAttr   = regexp.MustCompile(`\shidden(?:=""|="hidden")?(\s|/?>)`)
+	// tagAttr is one attribute of a tag: its name, and its quoted value if
+	// it has one (so that "hidden" inside a value is never taken for one).
+	tagAttr = regexp.MustCompile(`\s+([^\s="'>/]+)(?:="[^"]*"|='[^']*')?`)
 )
 
 // page returns the page at p (a path in the site) as served: see the
@@ -108,7 +110,12 @@ func (s *site) page(p string, body []byte) []byte {
 		if !s.shown[string(shownWhen.FindSubmatch(tag)[1])] {
 			return tag
 		}
-		return hiddenAttr.ReplaceAll(tag, []byte("$1"))
+		return tagAttr.ReplaceAllFunc(tag, func(attr []byte) []byte {
+			if strings.EqualFold(string(tagAttr.FindSubmatch(attr)[1]), "hidden") {
+				return nil
+			}
+			return attr
+		})
 	})
 	at := headAnchor.FindIndex(out)
 	if at == nil {

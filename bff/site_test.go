@@ -140,9 +140,11 @@ func TestHashedSite(t *testing.T) {
 			t.Errorf("GET %s: Content-Encoding %q", u, r.header.Get("Content-Encoding"))
 		}
 	}
-	// An old hash is gone, not served as the current file.
-	if r := h.do("GET", "/js/app.0000000000000000.js", "", nil); r.status != 404 {
-		t.Errorf("stale hash: %d", r.status)
+	// A hash of another build (a page loaded before a deploy) gets the
+	// current file, revalidated, never cached for good under that name.
+	r := h.do("GET", "/js/app.0000000000000000.js", "", nil)
+	if want := h.do("GET", "/js/app.js", "", nil); r.status != 200 || !bytes.Equal(r.body, want.body) || r.header.Get("Cache-Control") != "no-cache" {
+		t.Errorf("stale hash: %d %q", r.status, r.header.Get("Cache-Control"))
 	}
 }
 
@@ -155,7 +157,8 @@ func TestShownWhen(t *testing.T) {
 	page := `<!doctype html><head><title>t</title></head><body>` +
 		`<div id="banner" class="banner" data-shown-when="sandbox" hidden>Sandbox</div>` +
 		`<a id="mail" href="/dev/mailbox/" data-shown-when="dev-mailbox" hidden>Mailbox</a>` +
-		`<p id="other" hidden>other</p></body>`
+		`<p id="other" hidden>other</p>` +
+		`<p id="quoted" class="x hidden y" title="is hidden here" data-shown-when="sandbox" hidden>q</p></body>`
 	cases := []struct {
 		name         string
 		mode         string
@@ -179,9 +182,14 @@ func TestShownWhen(t *testing.T) {
 				}
 			})
 			got := string(h.do("GET", "/", "", nil).body)
-			for id, want := range map[string]bool{"banner": tc.banner, "mail": tc.mail, "other": false} {
+			// "hidden" inside an attribute's value is left alone.
+			if !strings.Contains(got, `class="x hidden y" title="is hidden here"`) {
+				t.Errorf("an attribute value was changed: %s", got)
+			}
+			for id, want := range map[string]bool{"banner": tc.banner, "mail": tc.mail, "other": false, "quoted": tc.banner} {
 				tag := regexp.MustCompile(`<[a-z]+ id="` + id + `"[^>]*>`).FindString(got)
-				if shown := tag != "" && !strings.Contains(tag, " hidden"); shown != want {
+				bare := regexp.MustCompile(`"[^"]*"`).ReplaceAllString(tag, `""`) // attribute values aside
+				if shown := tag != "" && !strings.Contains(bare, " hidden"); shown != want {
 					t.Errorf("%s: %q shown %v, want %v", id, tag, shown, want)
 				}
 			}

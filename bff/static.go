@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"path"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -319,6 +320,15 @@ func (s *Server) serveStatic(c *fiber.Ctx) error {
 	p := c.Path()
 	f, ok := s.assets.files[p]
 	if !ok {
+		if plain, stale := staleHash(p); stale && s.assets.files[plain] != nil {
+			// A hashed name of another build (a page loaded before a
+			// deploy, or from another instance of another version): the
+			// current file, revalidated, never cached for good under a
+			// name whose bytes these are not.
+			f = s.assets.files[plain]
+		}
+	}
+	if !ok && f == nil {
 		if _, view := web.View(p); view {
 			f = s.assets.files["/index.html"]
 		} else if !strings.Contains(path.Base(p), ".") {
@@ -355,6 +365,18 @@ func (s *Server) serveStatic(c *fiber.Ctx) error {
 		return c.SendStatus(fiber.StatusNotModified)
 	}
 	return c.Send(send.body)
+}
+
+// hashedName matches a content-hashed file name: <base>.<16 hex>.<ext>.
+var hashedName = regexp.MustCompile(`^(/.+)\.[0-9a-f]{16}(\.[A-Za-z0-9]+)$`)
+
+// staleHash returns the plain path of a content-hashed path p.
+func staleHash(p string) (string, bool) {
+	m := hashedName.FindStringSubmatch(p)
+	if m == nil {
+		return "", false
+	}
+	return m[1] + m[2], true
 }
 
 // acceptsEncoding reports whether an Accept-Encoding value allows coding

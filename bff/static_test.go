@@ -86,8 +86,14 @@ func TestWasmServing(t *testing.T) {
 		t.Errorf("the br ETag matched the gzip variant: %d", r3.status)
 	}
 
-	// A stale hash, and the precompressed files on their own, are not served.
-	for _, p := range []string{"/wasm/wallet.0000000000000000.wasm", "/wasm/wallet.wasm.br", "/wasm/.gitignore"} {
+	// A hash of another build gets the current file, revalidated, never
+	// immutable (a page loaded before a deploy still works).
+	r = h.do("GET", "/wasm/wallet.0000000000000000.wasm", "", nil)
+	if r.status != 200 || string(r.body) != testModule || r.header.Get("Cache-Control") != "no-cache" {
+		t.Errorf("stale hash: %d %q %q", r.status, r.header.Get("Cache-Control"), r.body)
+	}
+	// The precompressed files on their own are not served.
+	for _, p := range []string{"/wasm/wallet.wasm.br", "/wasm/.gitignore", "/wasm/gone.0000000000000000.wasm"} {
 		if r := h.do("GET", p, "", nil); r.status != 404 {
 			t.Errorf("GET %s = %d, want 404", p, r.status)
 		}

@@ -86,6 +86,9 @@ const state = {
 // person keeps working and the old key signs for nothing any more.
 const REFRESH_AHEAD_MS = 90 * 1000;
 const REFRESH_RETRY_MS = 15 * 1000;
+// How long Sign out waits for a key still being resumed before it signs
+// out without it (the wallet session then lapses on its own).
+const LOGOUT_KEY_WAIT_MS = 5000;
 // The Web Lock the tabs of this origin take to refresh the one session.
 const REFRESH_LOCK = "paywallet-session-refresh";
 
@@ -182,6 +185,10 @@ async function start() {
   firstPaint.then(walletModule);
 
   await showCurrent(me);
+}
+
+function delay(ms) {
+  return new Promise((resolve) => setTimeout(() => resolve(null), ms));
 }
 
 // yieldToPage lets the browser run what is waiting (input, rendering,
@@ -354,12 +361,25 @@ async function drawBeforeKey(me) {
   try {
     showSignedIn(me);
     await firstPaint;
-    await syncKey(me);
+    if (epoch === state.epoch) await syncKey(me);
   } finally {
     if (state.keyPending === pending) state.keyPending = null;
     settle();
   }
-  if (epoch !== state.epoch || !state.signedIn) return; // signed out meanwhile
+  if (epoch !== state.epoch) {
+    // This tab left the session meanwhile (signed out, a 401, another tab's
+    // sign-out). A key resumed for it after that is the ended session's:
+    // wipe it and its stored copy.
+    const key = state.key;
+    if (key && key.sessionId === me.session.id) {
+      state.key = null;
+      showKeyKept();
+      await forgetHandle(key.handle);
+      await dropStored(key.sessionId);
+    }
+    return;
+  }
+  if (!state.signedIn) return;
   if (state.key || !(await loadedWallet())) {
     showKey(me);
   } else {
@@ -1158,7 +1178,10 @@ async function refreshWith(old) {
 // the cookie session everywhere. Without the key only the cookie ends; the
 // wallet session then lapses on its own.
 async function onLogout() {
-  const key = state.key;
+  // Signed out while the key was still being resumed (the page draws before
+  // it): wait for it a little, so that the session is revoked with it and
+  // its stored copy deleted, not left to lapse.
+  const key = state.key || (state.keyPending ? await Promise.race([keyReady(), delay(LOGOUT_KEY_WAIT_MS)]) : null);
   if (key && key.sessionId) {
     try {
       await signedRetry("DELETE", "/api/auth/sessions/" + key.sessionId);

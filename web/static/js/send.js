@@ -564,7 +564,10 @@ async function onSend() {
     // page was drawn before the module had it, this waits for it.
     const key = ctx.key() || (await ctx.keyReady());
     if (!key) throw new Error(t("send.error.noKey"));
-    if (ctx.quote !== q) return;
+    if (ctx.quote !== q) {
+      ctx.setStatus(""); // another quote now: nothing was sent
+      return;
+    }
     const wallet = await ctx.wallet();
     let stamp;
     try {
