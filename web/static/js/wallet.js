@@ -19,6 +19,10 @@
 
 const DEFAULT_URL = "/wasm/wallet.wasm";
 const DEFAULT_TIMEOUT_MS = 20000;
+// A call the module has not answered in this long rejects: the person is
+// told, instead of a button that waits for ever (a worker that died, an
+// IndexedDB the browser holds blocked).
+const CALL_TIMEOUT_MS = 30000;
 
 let loading = null; // the Promise of the one load per page
 let ready = false;
@@ -29,9 +33,10 @@ let ready = false;
  * Promise; after a failure the next call tries again with a new worker.
  *
  * @param {string} [url] where wallet.wasm is served (application/wasm)
- * @param {{timeoutMs?: number, wasmExecUrl?: string}} [options] give up
- *   after timeoutMs (default 20 s); wasmExecUrl is the Go runtime's glue
- *   (default /wasm/wasm_exec.js, through the page's import map)
+ * @param {{timeoutMs?: number, wasmExecUrl?: string, callTimeoutMs?: number}} [options]
+ *   give up after timeoutMs (default 20 s); wasmExecUrl is the Go runtime's
+ *   glue (default /wasm/wasm_exec.js, through the page's import map); a call
+ *   not answered within callTimeoutMs rejects (default 30 s)
  * @returns {Promise<object>} the client
  */
 export function loadWallet(url = DEFAULT_URL, options = {}) {
@@ -73,6 +78,7 @@ async function load(url, options) {
   if (typeof Worker !== "function") throw fail("this browser cannot run the wallet module in a Worker");
   if (typeof url !== "string" || url === "") throw fail("url must be a non-empty string");
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const callTimeoutMs = options.callTimeoutMs ?? CALL_TIMEOUT_MS;
 
   let worker;
   try {
@@ -80,13 +86,17 @@ async function load(url, options) {
   } catch (err) {
     throw fail("cannot start the wallet's worker: " + err.message, err);
   }
-  const pending = new Map(); // call id -> {resolve, reject}
+  const pending = new Map(); // call id -> {resolve, reject, timer}
   let next = 0;
   let broken = null; // the Error every call gets once the worker has failed
+  let running = false; // the worker has said the module is ready
 
   const breakAll = (err) => {
     broken = err;
-    for (const p of pending.values()) p.reject(err);
+    for (const p of pending.values()) {
+      clearTimeout(p.timer);
+      p.reject(err);
+    }
     pending.clear();
   };
 
@@ -104,12 +114,14 @@ async function load(url, options) {
         const p = pending.get(m.id);
         if (!p) return;
         pending.delete(m.id);
+        clearTimeout(p.timer);
         if (m.ok) p.resolve(m.value);
         else p.reject(remoteError(m));
         return;
       }
       if (m.type === "ready") {
         clearTimeout(timer);
+        running = true;
         resolveReady(m);
       } else if (m.type === "failed") {
         clearTimeout(timer);
@@ -120,13 +132,23 @@ async function load(url, options) {
       }
     };
     worker.onerror = (event) => {
-      // The worker's script or an import of it did not load or run.
       event.preventDefault();
+      if (running) {
+        // An error nothing caught in the worker once the module runs (the
+        // module's own calls answer theirs): the worker goes on, and so do
+        // the calls; their timeouts cover one that never answers.
+        console.error("wallet module: an uncaught error in its worker:", event.message);
+        return;
+      }
+      // The worker's script or an import of it did not load or run.
       clearTimeout(timer);
       const err = fail("the wallet's worker failed: " + (event.message || "its script did not load"));
       breakAll(err);
       worker.terminate();
       rejectReady(err);
+    };
+    worker.onmessageerror = () => {
+      console.error("wallet module: a message from its worker could not be read");
     };
   });
 
@@ -143,12 +165,17 @@ async function load(url, options) {
     new Promise((resolveCall, rejectCall) => {
       if (broken) return rejectCall(broken);
       const id = ++next;
-      pending.set(id, { resolve: resolveCall, reject: rejectCall });
+      const timer = setTimeout(() => {
+        if (!pending.delete(id)) return;
+        rejectCall(new Error(method + ": the wallet module did not answer within " + callTimeoutMs / 1000 + " s"));
+      }, callTimeoutMs);
+      pending.set(id, { resolve: resolveCall, reject: rejectCall, timer });
       try {
         worker.postMessage({ id, method, args });
       } catch (err) {
         // An argument that cannot be cloned (a function, a DOM node).
         pending.delete(id);
+        clearTimeout(timer);
         rejectCall(new TypeError(method + ": " + err.message));
       }
     });
