@@ -167,25 +167,28 @@ type Server struct {
 type requestSet struct {
 	mu   sync.Mutex
 	next uint64
-	m    map[uint64]string    // method and path
-	at   map[uint64]time.Time // when it began
+	m    map[uint64]request
+}
+
+// request is one request being handled.
+type request struct {
+	what  string // method and path
+	begun time.Time
 }
 
 // track registers the request of c until the rest of the chain is done.
 func (rs *requestSet) track(c *fiber.Ctx) error {
 	rs.mu.Lock()
 	if rs.m == nil {
-		rs.m, rs.at = map[uint64]string{}, map[uint64]time.Time{}
+		rs.m = map[uint64]request{}
 	}
 	rs.next++
 	id := rs.next
-	rs.m[id] = c.Method() + " " + c.Path()
-	rs.at[id] = time.Now()
+	rs.m[id] = request{what: c.Method() + " " + c.Path(), begun: time.Now()}
 	rs.mu.Unlock()
 	defer func() {
 		rs.mu.Lock()
 		delete(rs.m, id)
-		delete(rs.at, id)
 		rs.mu.Unlock()
 	}()
 	return c.Next()
@@ -196,8 +199,8 @@ func (rs *requestSet) list() []string {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	out := make([]string, 0, len(rs.m))
-	for id, what := range rs.m {
-		out = append(out, what+" for "+time.Since(rs.at[id]).Round(time.Millisecond).String())
+	for _, r := range rs.m {
+		out = append(out, r.what+" for "+time.Since(r.begun).Round(time.Millisecond).String())
 	}
 	slices.Sort(out)
 	return out

@@ -126,15 +126,11 @@ func TestShutdownWithKeepAlive(t *testing.T) {
 func TestShutdownClosesIdleKeepAlive(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = h.srv.Listener(ln) }()
+	base := h.serve()
 	client := &http.Client{Transport: &http.Transport{}}
 	defer client.CloseIdleConnections()
 	for i := 0; i < 2; i++ {
-		resp, err := client.Get("http://" + ln.Addr().String() + "/")
+		resp, err := client.Get(base + "/")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -155,12 +151,8 @@ func TestShutdownClosesIdleKeepAlive(t *testing.T) {
 func TestShutdownWaitsForBegunRequest(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = h.srv.Listener(ln) }()
-	c, err := net.Dial("tcp", ln.Addr().String())
+	base := h.serve()
+	c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,14 +192,10 @@ func TestShutdownCancelsWaitingHandlers(t *testing.T) {
 	t.Parallel()
 	bt := newBlockingTransport()
 	h := newHarness(t, func(c *Config) { c.Transport = bt })
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = h.srv.Listener(ln) }()
+	base := h.serve()
 	answered := make(chan int, 1)
 	go func() {
-		req, _ := http.NewRequest("POST", "http://"+ln.Addr().String()+"/api/login/start", strings.NewReader(`{"email":"slow@example.com"}`))
+		req, _ := http.NewRequest("POST", base+"/api/login/start", strings.NewReader(`{"email":"slow@example.com"}`))
 		req.Header.Set("X-CSRF", "1")
 		resp, err := http.DefaultTransport.RoundTrip(req)
 		if err != nil {

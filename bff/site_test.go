@@ -72,10 +72,10 @@ func TestHashedSite(t *testing.T) {
 		}
 		return err
 	})
-	hashedName := regexp.MustCompile(`^(/.+)\.[0-9a-f]{16}(\.[a-z]+)$`)
+	hashedURL := regexp.MustCompile(`^(/.+)\.[0-9a-f]{16}(\.[a-z]+)$`)
 	check := func(plain, hashed string) {
 		t.Helper()
-		m := hashedName.FindStringSubmatch(hashed)
+		m := hashedURL.FindStringSubmatch(hashed)
 		if m == nil || m[1]+m[2] != plain {
 			t.Errorf("%s: hashed URL %q", plain, hashed)
 			return
@@ -104,7 +104,7 @@ func TestHashedSite(t *testing.T) {
 		if f, ok := h.srv.assets.files[u]; ok && !f.immutable && u != "/" && !strings.HasSuffix(u, ".html") {
 			t.Errorf("the page names %s by its plain URL", u)
 		}
-		if hashedName.MatchString(u) {
+		if hashedURL.MatchString(u) {
 			named++
 		}
 	}

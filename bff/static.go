@@ -48,6 +48,7 @@ const (
 // asset is one embedded file, ready to send.
 type asset struct {
 	body      []byte
+	sum       [32]byte // SHA-256 of body: its ETag, its hashed URL, its compression cache key
 	ctype     string
 	etag      string
 	immutable bool
@@ -128,7 +129,7 @@ func loadAssets(fsys fs.FS, log *slog.Logger, shown map[string]bool) (*assets, e
 		a.files["/"+p] = f
 		hashed := *f
 		hashed.immutable = true
-		u := hashedPath("/"+p, f.body)
+		u := hashedPath("/"+p, f.sum)
 		a.files[u] = &hashed
 		a.hashed["/"+p] = u
 	}
@@ -152,10 +153,9 @@ func loadAssets(fsys fs.FS, log *slog.Logger, shown map[string]bool) (*assets, e
 	return a, nil
 }
 
-// hashedPath is p with the first 16 hex digits of body's SHA-256 before
-// its extension: /js/app.js -> /js/app.0123456789abcdef.js.
-func hashedPath(p string, body []byte) string {
-	sum := sha256.Sum256(body)
+// hashedPath is p with the first 16 hex digits of its content's SHA-256
+// (sum) before its extension: /js/app.js -> /js/app.0123456789abcdef.js.
+func hashedPath(p string, sum [32]byte) string {
 	ext := path.Ext(p)
 	return strings.TrimSuffix(p, ext) + "." + hex.EncodeToString(sum[:8]) + ext
 }
@@ -173,7 +173,7 @@ func compress(f *asset, raw map[string][]byte, p string) {
 	if (f.br != nil || brEmbedded) && (f.gz != nil || gzEmbedded) {
 		return
 	}
-	c := compressedOf(f.body)
+	c := compressedOf(f.body, f.sum)
 	if f.br == nil && !brEmbedded && len(c.br) < len(f.body) {
 		f.br = newAsset(c.br, f.ctype)
 	}
@@ -187,13 +187,13 @@ type compressedBodies struct{ br, gz []byte }
 // compressed caches compressedOf's work by the SHA-256 of the content.
 var compressed sync.Map // [32]byte -> compressedBodies
 
-// compressedOf returns body compressed with brotli and gzip. Brotli's
+// compressedOf returns body, whose SHA-256 is key, compressed with brotli
+// and gzip. Brotli's
 // quality 6: the site's text is 127 KB at 6 and 115 KB at 11, but 11 takes
 // sixteen times longer (0.85 s of start-up here, ten seconds under the race
 // detector), and the wallet module, which build.sh compresses at 11, is
 // most of what a first visit downloads.
-func compressedOf(body []byte) compressedBodies {
-	key := sha256.Sum256(body)
+func compressedOf(body []byte, key [32]byte) compressedBodies {
 	if c, ok := compressed.Load(key); ok {
 		return c.(compressedBodies)
 	}
@@ -256,7 +256,7 @@ func decompressesTo(b []byte, ext string, want []byte) error {
 
 func newAsset(b []byte, ctype string) *asset {
 	sum := sha256.Sum256(b)
-	return &asset{body: b, ctype: ctype, etag: `"` + hex.EncodeToString(sum[:12]) + `"`}
+	return &asset{body: b, sum: sum, ctype: ctype, etag: `"` + hex.EncodeToString(sum[:12]) + `"`}
 }
 
 // contentType is a fixed table, so answers do not depend on the host's

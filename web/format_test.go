@@ -30,9 +30,21 @@ import (
 // of the page's own) in it.
 func moduleTab(t *testing.T, scripts ...string) context.Context {
 	t.Helper()
+	return moduleTabWith(t, nil, scripts...)
+}
+
+// moduleTabWith is moduleTab with some scripts of the site replaced:
+// replaced maps a URL path to the JavaScript served there instead.
+func moduleTabWith(t *testing.T, replaced map[string]string, scripts ...string) context.Context {
+	t.Helper()
 	files := http.FileServer(http.FS(Files()))
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Security-Policy", pageCSP)
+		if js, ok := replaced[r.URL.Path]; ok {
+			w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
+			_, _ = w.Write([]byte(js))
+			return
+		}
 		if r.URL.Path == "/blank.html" {
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
 			_, _ = w.Write([]byte(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>modules</title></head><body></body></html>`))

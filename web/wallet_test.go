@@ -1,16 +1,10 @@
 package web
 
 import (
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
-
-	"paywallet/internal/browsertest"
 )
 
 // fakeWorker stands for wallet-worker.js in TestWalletClient: it answers
@@ -39,29 +33,13 @@ const fakeWorker = `self.onmessage = (e) => {
 // uncaught error in the worker once the module runs leaves the client
 // working; a load the worker reports as failed rejects with its reason.
 func TestWalletClient(t *testing.T) {
-	files := http.FileServer(http.FS(Files()))
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Security-Policy", pageCSP)
-		switch r.URL.Path {
-		case "/blank.html":
-			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			_, _ = w.Write([]byte(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>client</title></head><body></body></html>`))
-		case "/js/wallet-worker.js":
-			w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
-			_, _ = w.Write([]byte(fakeWorker))
-		default:
-			files.ServeHTTP(w, r)
-		}
-	}))
-	t.Cleanup(srv.Close)
-	ctx := browsertest.New(t, 60*time.Second)
 	// Errors logged in the page, counted.
-	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
-		Source: `globalThis.logged = []; const real = console.error; console.error = (...a) => { logged.push(a.join(" ")); real(...a); };`,
-	}); err != nil {
+	ctx := moduleTabWith(t, map[string]string{"/js/wallet-worker.js": fakeWorker},
+		`globalThis.logged = []; const real = console.error; console.error = (...a) => { logged.push(a.join(" ")); real(...a); };`)
+	origin, err := chromedp.Run(ctx, chromedp.Evaluate[string](`location.origin`))
+	if err != nil {
 		t.Fatal(err)
 	}
-	do(t, ctx, chromedp.Navigate(srv.URL+"/blank.html"))
 
 	run := func(js string) string {
 		t.Helper()
@@ -76,7 +54,7 @@ func TestWalletClient(t *testing.T) {
 		return v
 	}
 
-	if got := run(`return settle(loadWallet("/broken.wasm"));`); got != "err Error: loadWallet: cannot instantiate "+srv.URL+"/broken.wasm" {
+	if got := run(`return settle(loadWallet("/broken.wasm"));`); got != "err Error: loadWallet: cannot instantiate "+origin+"/broken.wasm" {
 		t.Errorf("a failed load: %q", got)
 	}
 	got := run(`const w = await loadWallet("/wallet.wasm", {callTimeoutMs: 300});

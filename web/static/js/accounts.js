@@ -1108,8 +1108,13 @@ function fieldRow(f, required) {
 // signed in and the form is on screen. Before, the signed-out first page
 // asked for them, got a 401, and said "Could not load the list of banks:
 // not signed in".
+// formOnScreen reports whether the add-recipient form is laid out on screen.
+function formOnScreen() {
+  return $("add-account").getClientRects().length > 0;
+}
+
 function loadBanksWhenNeeded() {
-  if (!ctx.shown || $("add-account").getClientRects().length === 0) return;
+  if (!ctx.shown || !formOnScreen()) return;
   for (const select of $("account-fields").querySelectorAll("select[data-banks-pending]")) {
     delete select.dataset.banksPending;
     const { bankCountry: country, bankCurrency: currency, bankOptional } = select.dataset;
@@ -1345,7 +1350,7 @@ function resetForm() {
   $("account-type").value = type;
   $("account-fields").replaceChildren();
   ctx.formDrawn = false;
-  if ($("add-account").getClientRects().length > 0) renderFields();
+  if (formOnScreen()) renderFields();
 }
 
 // ---- errors -----------------------------------------------------------------

@@ -182,7 +182,7 @@ async function start() {
   }
   configured.resolve(state.config);
   applyConfig(state.config);
-  firstPaint.then(walletModule);
+  walletModule(); // its load begins after the first paint
 
   await showCurrent(me);
 }

@@ -25,7 +25,6 @@ const DEFAULT_TIMEOUT_MS = 20000;
 const CALL_TIMEOUT_MS = 30000;
 
 let loading = null; // the Promise of the one load per page
-let ready = false;
 
 /**
  * Starts the wallet module's worker once per page and resolves with the
@@ -42,21 +41,11 @@ let ready = false;
 export function loadWallet(url = DEFAULT_URL, options = {}) {
   if (!loading) {
     loading = load(url, options);
-    loading.then(
-      () => {
-        ready = true;
-      },
-      () => {
-        loading = null;
-      },
-    );
+    loading.catch(() => {
+      loading = null;
+    });
   }
   return loading;
-}
-
-/** Whether the module has reported it is ready (no call would wait for it). */
-export function walletReady() {
-  return ready;
 }
 
 function fail(message, cause) {
