@@ -13,7 +13,7 @@ var (
 	addressMembers        = []string{"line1", "line2", "city", "state", "postalCode", "country"}
 	businessInfoMembers   = []string{"legalName", "taxId", "registrationNumber"}
 
-	ruleBeneficiaryType = enum("INDIVIDUAL", "BUSINESS")
+	ruleBeneficiaryType = choices(say("INDIVIDUAL", "recipients.form.holderType.individual"), say("BUSINESS", "recipients.form.holderType.business"))
 )
 
 // addressRequired are the address members every given address needs (the

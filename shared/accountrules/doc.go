@@ -27,9 +27,24 @@
 //
 // [AccountTypes] lists the 21 account types and [RequiredCurrency] the currency
 // each requires. [PrimaryIdentifier] gives the value whose last three digits
-// choose sandbox outcomes. [RequiredBeneficiaryFields] gives the beneficiary
-// minimum that applies, for forms; [SenderRequirements] gives what a business
-// sender must provide for a destination currency, for quotes.
+// choose sandbox outcomes, [Rails] the payment rails an account is paid on.
+// [RequiredBeneficiaryFields] gives the beneficiary minimum that applies, for
+// forms; [SenderRequirements] gives what a business sender must provide for a
+// destination currency, for quotes.
+//
+// # One table
+//
+// An account type is one entry of the variants table (variants.go): its
+// currency, rails, the country it pays into, and its fields in the form's
+// order, each with its rule, whether it is required, its label (a message
+// key of the page's catalogue, which keeps the words), its list of values
+// and the input hints (inputMode, autocomplete…). The validator reads the
+// entry, and so does the page: [Form] describes the add-recipient form, which
+// the wasm module hands to the page as it is, and [TypeLabelKey] names a type
+// by convention so the page can name a recipient's type without the module.
+// [Currencies] gives the decimals and symbol of the types' currencies, which
+// the BFF's GET /api/config carries to the page and service/rates agrees
+// with. A new account type is one entry, its messages and its tests.
 //
 // # Account types
 //

@@ -164,7 +164,15 @@ type rule struct {
 	match    func(string) bool // the pattern, written out
 	want     string            // message when match fails, e.g. "must be 9 digits"
 	extra    func(string) (string, *wire.FieldConstraint)
+
+	// For the form: how it shows the enum's values, and the discovery list
+	// (GET /discoveries?country=&currency=) whose bankName the value must be.
+	choices []choice
+	banks   *bankList
 }
+
+// bankList names a discovery list: country "" is every country of the currency.
+type bankList struct{ country, currency string }
 
 func (ru *rule) check(s string) (string, *wire.FieldConstraint) {
 	if ru.max > 0 {

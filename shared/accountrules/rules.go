@@ -59,6 +59,23 @@ func text(min, max int) *rule { return &rule{min: min, max: max} }
 
 func enum(values ...string) *rule { return &rule{enum: values} }
 
+// choice is one value of an enum and how the form shows it: a message key of
+// the page's catalogue, a fixed text (codes and names shown as they are), or,
+// with neither, the value itself.
+type choice struct{ value, key, text string }
+
+func say(value, key string) choice    { return choice{value: value, key: key} }
+func shown(value, text string) choice { return choice{value: value, text: text} }
+
+// choices is an enum whose values the form shows with their own words.
+func choices(cs ...choice) *rule {
+	ru := &rule{choices: cs}
+	for _, c := range cs {
+		ru.enum = append(ru.enum, c.value)
+	}
+	return ru
+}
+
 // prefixedPhone is "+<code>" then n digits (n from min to max).
 func prefixedPhone(code string, min, max int) *rule {
 	count := "{" + itoa(min) + "}"
@@ -80,20 +97,21 @@ func prefixedPhone(code string, min, max int) *rule {
 // Account fields.
 var (
 	ruleAccountNumber   = text(1, 34) // the generic accountNumber of USD, COP and SLV
-	ruleBankAccountType = enum("CHECKING", "SAVINGS")
+	ruleBankAccountType = choices(say("CHECKING", "recipients.form.kind.checking"), say("SAVINGS", "recipients.form.kind.savings"))
 	ruleRoutingNumber   = digitsRule(9, 9, "must be 9 digits")
 	ruleClabe           = digitsRule(18, 18, "must be 18 digits")
 	rulePixKey          = text(1, 77)
-	rulePixKeyType      = enum("CPF", "CNPJ", "EMAIL", "PHONE", "RANDOM")
-	ruleBRLTaxID        = digitsRule(11, 14, "must be 11 to 14 digits (CPF or CNPJ)")
-	rulePHPAccount      = digitsRule(8, 16, "must be 8 to 16 digits")
-	ruleSortCode        = digitsRule(6, 6, "must be 6 digits")
-	ruleGBPAccount      = digitsRule(8, 8, "must be 8 digits")
-	ruleNGNAccount      = digitsRule(10, 10, "must be exactly 10 digits")
-	ruleZARAccount      = digitsRule(9, 13, "must be 9 to 13 digits")
-	ruleCADBankCode     = digitsRule(3, 3, "must be 3 digits")
-	ruleCADBranchCode   = digitsRule(5, 5, "must be 5 digits")
-	ruleCADAccount      = digitsRule(7, 12, "must be 7 to 12 digits")
+	rulePixKeyType      = choices(shown("CPF", "CPF"), shown("CNPJ", "CNPJ"), say("EMAIL", "recipients.form.pixKeyType.email"),
+		say("PHONE", "recipients.form.pixKeyType.phone"), say("RANDOM", "recipients.form.pixKeyType.random"))
+	ruleBRLTaxID      = digitsRule(11, 14, "must be 11 to 14 digits (CPF or CNPJ)")
+	rulePHPAccount    = digitsRule(8, 16, "must be 8 to 16 digits")
+	ruleSortCode      = digitsRule(6, 6, "must be 6 digits")
+	ruleGBPAccount    = digitsRule(8, 8, "must be 8 digits")
+	ruleNGNAccount    = digitsRule(10, 10, "must be exactly 10 digits")
+	ruleZARAccount    = digitsRule(9, 13, "must be 9 to 13 digits")
+	ruleCADBankCode   = digitsRule(3, 3, "must be 3 digits")
+	ruleCADBranchCode = digitsRule(5, 5, "must be 5 digits")
+	ruleCADAccount    = digitsRule(7, 12, "must be 7 to 12 digits")
 
 	ruleIntlPhone = &rule{
 		pattern: `^\+[0-9]{6,14}$`,
@@ -177,6 +195,7 @@ func xofRegion(s string) string {
 func knownBank(country, currency string) *rule {
 	return &rule{
 		min: 1, max: 255,
+		banks: &bankList{country: country, currency: currency},
 		extra: func(s string) (string, *wire.FieldConstraint) {
 			if banks.Known(country, currency, s) {
 				return "", nil
@@ -196,8 +215,11 @@ func knownBank(country, currency string) *rule {
 
 // Beneficiary fields.
 var (
-	ruleFullName       = text(1, 255)
-	ruleDocumentType   = enum("CC", "CE", "TI", "NIT", "PP")
+	ruleFullName = text(1, 255)
+	// The Colombian documents keep their Spanish names, which are what the
+	// holder calls them.
+	ruleDocumentType = choices(shown("CC", "Cédula de ciudadanía (CC)"), shown("CE", "Cédula de extranjería (CE)"),
+		shown("TI", "Tarjeta de identidad (TI)"), shown("NIT", "NIT"), say("PP", "recipients.form.document.passport"))
 	ruleDocumentNumber = text(1, 50)
 	ruleLine           = text(1, 255) // line1, line2, city, state
 	rulePostalCode     = text(1, 32)

@@ -105,7 +105,7 @@ func checkInfo(currency string, info map[string]any, path string, r *report) *va
 	}
 	v := lookup(t)
 	r.unknown(info, path, func(k string) bool {
-		return k == "accountType" || k == "beneficiary" || slices.Contains(v.allowed, k)
+		return k == "accountType" || k == "beneficiary" || v.allows(k)
 	}, nil)
 	for _, f := range v.fields(info, path, r) {
 		if f.forbid != "" {
