@@ -59,6 +59,17 @@ func (w *wallet) accountTypes(args []js.Value) (any, error) {
 	return stringList(accountrules.AccountTypes()), nil
 }
 
+// accountForm() -> the add-recipient form's description (accountrules.Form):
+// {types: [{accountType, label, currency, …, fields | shapes}], currency,
+// holderType, individual, document, business, address}, every label a
+// message key. js.ValueOf builds it from the generic tree: no JSON.
+func (w *wallet) accountForm(args []js.Value) (any, error) {
+	if err := checkCount(args); err != nil {
+		return nil, err
+	}
+	return accountrules.Form(), nil
+}
+
 // requiredBeneficiaryFields(accountType, currency, beneficiaryType) -> [string]
 //
 // The paths are relative to accountInfo.beneficiary; an unknown type, a

@@ -396,6 +396,56 @@ func TestAccountTypes(t *testing.T) {
 	wantReject(t, "accountTypes: expected 0 arguments, got 1", "accountTypes", "USD")
 }
 
+// TestAccountForm: the page gets accountrules.Form as a plain object, member
+// for member (numbers as numbers, false as false, lists as arrays).
+func TestAccountForm(t *testing.T) {
+	v := mustCall(t, "accountForm")
+	var same func(path string, js js.Value, want any)
+	same = func(path string, got js.Value, want any) {
+		switch w := want.(type) {
+		case map[string]any:
+			if got.Type() != js.TypeObject {
+				t.Errorf("%s is %v, want an object", path, got.Type())
+				return
+			}
+			if n := js.Global().Get("Object").Call("keys", got).Length(); n != len(w) {
+				t.Errorf("%s has %d members, want %d", path, n, len(w))
+			}
+			for k, e := range w {
+				same(path+"."+k, got.Get(k), e)
+			}
+		case []any:
+			if !js.Global().Get("Array").Call("isArray", got).Bool() || got.Length() != len(w) {
+				t.Errorf("%s is not an array of %d", path, len(w))
+				return
+			}
+			for i, e := range w {
+				same(path+"["+strconv.Itoa(i)+"]", got.Index(i), e)
+			}
+		case string:
+			if got.Type() != js.TypeString || got.String() != w {
+				t.Errorf("%s = %v, want %q", path, got, w)
+			}
+		case bool:
+			if got.Type() != js.TypeBoolean || got.Bool() != w {
+				t.Errorf("%s = %v, want %v", path, got, w)
+			}
+		case int:
+			if got.Type() != js.TypeNumber || got.Int() != w {
+				t.Errorf("%s = %v, want %d", path, got, w)
+			}
+		default:
+			t.Errorf("%s: unexpected %T in the form", path, want)
+		}
+	}
+	form := accountrules.Form()
+	if n := len(form["types"].([]any)); n != 21 {
+		t.Fatalf("the form has %d types", n)
+	}
+	same("form", v, form)
+	wantReject(t, "accountForm: expected 0 arguments, got 1", "accountForm", "USD")
+}
+
 func TestRequiredBeneficiaryFields(t *testing.T) {
 	for _, tc := range [][3]string{
 		{"USD_ACCOUNT", "USD", "INDIVIDUAL"},

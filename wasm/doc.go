@@ -101,17 +101,19 @@
 //   - forget(handle) -> boolean: drops a key (a CryptoKey has no bytes
 //     here to wipe) or wipes a secret, and forgets its handle; false if
 //     there was none.
-//   - validateAccountInfo, accountTypes, requiredBeneficiaryFields: below.
+//   - validateAccountInfo, accountTypes, accountForm, requiredBeneficiaryFields: below.
 //
 // The object also has version, a string that changes with the calls.
 //
 // # Account validation
 //
-// validateAccountInfo(body), accountTypes() and
+// validateAccountInfo(body), accountTypes(), accountForm() and
 // requiredBeneficiaryFields(accountType, currency, beneficiaryType) hold no
 // keys: they run paywallet/shared/accountrules, the code the service runs on
 // POST /customers/external-accounts, so the page can show the same field
-// errors before sending anything. validateAccountInfo converts the plain
+// errors before sending anything. accountForm() describes the add-recipient
+// form from the same table the validator reads (accountrules.Form): the page
+// keeps no list of account types or fields of its own. validateAccountInfo converts the plain
 // object into the tree encoding/json would decode from its JSON (see
 // accounts.go) and resolves with the service's details.errors entries, or an
 // empty array.

@@ -36,6 +36,7 @@ func newWallet(keys *keyStore) (js.Value, *wallet) {
 		{"revealSecret", w.revealSecret},
 		{"validateAccountInfo", w.validateAccountInfo},
 		{"accountTypes", w.accountTypes},
+		{"accountForm", w.accountForm},
 		{"requiredBeneficiaryFields", w.requiredBeneficiaryFields},
 	} {
 		obj.Set(m.name, promiseFunc(m.name, m.fn))

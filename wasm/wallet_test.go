@@ -558,7 +558,7 @@ func TestReadyAndShape(t *testing.T) {
 	if !js.Global().Get("Object").Call("isFrozen", pw).Bool() {
 		t.Error("paywallet is not frozen")
 	}
-	want := []string{"accountTypes", "decryptSessionKey", "deleteSession", "forget", "generateKey", "hpkeSeal", "openExportBundle",
+	want := []string{"accountForm", "accountTypes", "decryptSessionKey", "deleteSession", "forget", "generateKey", "hpkeSeal", "openExportBundle",
 		"requiredBeneficiaryFields", "resumeSession", "revealSecret", "sealOtp", "setExpiry", "stamp", "storeSession",
 		"validateAccountInfo", "verifyTargetBundle", "version"}
 	wantKeys := append(slices.Clone(want), "calls")
@@ -1486,7 +1486,7 @@ func TestBadCallsReturnRejectedPromises(t *testing.T) {
 	// Argument errors reject; they never throw synchronously.
 	pw := js.Global().Get("paywallet")
 	for _, name := range []string{"generateKey", "verifyTargetBundle", "sealOtp", "stamp", "decryptSessionKey", "hpkeSeal", "forget",
-		"validateAccountInfo", "accountTypes", "requiredBeneficiaryFields", "setExpiry", "openExportBundle", "revealSecret",
+		"validateAccountInfo", "accountTypes", "accountForm", "requiredBeneficiaryFields", "setExpiry", "openExportBundle", "revealSecret",
 		"storeSession", "resumeSession", "deleteSession"} {
 		p := pw.Call(name, js.Undefined(), 1, 2, 3, 4, 5)
 		if !p.InstanceOf(js.Global().Get("Promise")) {
