@@ -15,6 +15,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"paywallet/shared/accountrules"
 	"paywallet/shared/wire"
 )
 
@@ -29,7 +30,19 @@ type configResponse struct {
 	// OAuth is the identity provider offered for sign-in, when one is
 	// configured.
 	OAuth *OAuthProvider `json:"oauth,omitempty"`
+	// Currencies and AccountTypes are facts of shared/accountrules the page
+	// needs before the wasm module loads: decimals to write amounts (format.js),
+	// and what a recipient's type says of it (its country, whether it is a
+	// wallet).
+	Currencies   []accountrules.Currency  `json:"currencies"`
+	AccountTypes []accountrules.TypeFacts `json:"accountTypes"`
 }
+
+// accountFacts are the same for every answer of GET /api/config.
+var accountFacts = struct {
+	currencies []accountrules.Currency
+	types      []accountrules.TypeFacts
+}{accountrules.Currencies(), accountrules.Types()}
 
 func (s *Server) handleConfig(c *fiber.Ctx) error {
 	out := configResponse{
@@ -39,6 +52,8 @@ func (s *Server) handleConfig(c *fiber.Ctx) error {
 		WasmExecURL:        s.assets.url("/" + wasmExecFile),
 		DevMailbox:         s.devMailbox,
 		OAuth:              s.oauth,
+		Currencies:         accountFacts.currencies,
+		AccountTypes:       accountFacts.types,
 	}
 	if s.devMailbox {
 		out.DevMailboxURL = devMailboxPath + "/"

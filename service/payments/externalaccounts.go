@@ -442,32 +442,14 @@ func paymentRails(accountType string, info map[string]any) []string {
 	return typeRails(accountType, info)
 }
 
-// typeRails are the rails an account type pays out on (facts §6).
+// typeRails are the rails an account type pays out on (facts §6): the
+// variants table of shared/accountrules says, BANK_TRANSFER for a type it
+// does not know.
 func typeRails(accountType string, info map[string]any) []string {
-	switch accountType {
-	case "USD_ACCOUNT":
-		return []string{"ACH", "WIRE", "RTP", "FEDNOW"}
-	case "MXN_ACCOUNT":
-		return []string{"SPEI"}
-	case "BRL_ACCOUNT":
-		return []string{"PIX"}
-	case "EUR_ACCOUNT":
-		return []string{"SEPA", "SEPA_INSTANT"}
-	case "GBP_ACCOUNT":
-		return []string{"FASTER_PAYMENTS"}
-	case "INR_ACCOUNT":
-		return []string{"UPI"}
-	case "COP_ACCOUNT", "SLV_ACCOUNT":
-		if _, mobile := info["phoneNumber"]; mobile {
-			return []string{"MOBILE_MONEY"}
-		}
-		return []string{"BANK_TRANSFER"}
-	case "KES_ACCOUNT", "TZS_ACCOUNT", "ZMW_ACCOUNT", "RWF_ACCOUNT", "MWK_ACCOUNT", "UGX_ACCOUNT", "XOF_ACCOUNT":
-		return []string{"MOBILE_MONEY"}
-	case "SPARK_WALLET":
-		return []string{}
+	if rails := accountrules.Rails(accountType, info); rails != nil {
+		return rails
 	}
-	return []string{"BANK_TRANSFER"} // PHP, NGN, ZAR, CAD, AED
+	return []string{"BANK_TRANSFER"}
 }
 
 // verifyOutcome is the verifier's decision for a PENDING account. There is

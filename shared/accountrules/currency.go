@@ -25,3 +25,23 @@ var currencies = []Currency{
 func Currencies() []Currency {
 	return append([]Currency(nil), currencies...)
 }
+
+// TypeFacts is what a page needs of an account type to show a recipient
+// before the wasm module (and its [Form]) is there: the currency it
+// requires ("" = any), the country it pays into when it says, and whether
+// it is a wallet (no beneficiary). GET /api/config carries them.
+type TypeFacts struct {
+	AccountType string `json:"accountType"`
+	Currency    string `json:"currency"`
+	Country     string `json:"country,omitempty"`
+	Wallet      bool   `json:"wallet,omitempty"`
+}
+
+// Types returns the facts of every account type, in the spec's order.
+func Types() []TypeFacts {
+	out := make([]TypeFacts, len(variants))
+	for i, v := range variants {
+		out[i] = TypeFacts{AccountType: v.accountType, Currency: v.currency, Country: v.country, Wallet: v.wallet}
+	}
+	return out
+}

@@ -24,22 +24,22 @@ func TestRails(t *testing.T) {
 			t.Errorf("%s: no rails in the test", at)
 			continue
 		}
-		got := Rails(map[string]any{"accountType": at, "accountNumber": "1"})
+		got := Rails(at, map[string]any{"accountNumber": "1"})
 		if got == nil || !slices.Equal(got, w) {
 			t.Errorf("Rails(%s) = %q, want %q", at, got, w)
 		}
 	}
 	for _, at := range []string{"COP_ACCOUNT", "SLV_ACCOUNT"} {
-		if got := Rails(map[string]any{"accountType": at, "phoneNumber": "+57300"}); !slices.Equal(got, []string{"MOBILE_MONEY"}) {
+		if got := Rails(at, map[string]any{"phoneNumber": "+57300"}); !slices.Equal(got, []string{"MOBILE_MONEY"}) {
 			t.Errorf("Rails(%s mobile money) = %q", at, got)
 		}
 	}
-	if got := Rails(map[string]any{"accountType": "NOPE"}); got != nil {
+	if got := Rails("NOPE", nil); got != nil {
 		t.Errorf("Rails(unknown) = %q, want nil", got)
 	}
-	r := Rails(map[string]any{"accountType": "USD_ACCOUNT"})
+	r := Rails("USD_ACCOUNT", nil)
 	r[0] = "X"
-	if Rails(map[string]any{"accountType": "USD_ACCOUNT"})[0] != "ACH" {
+	if Rails("USD_ACCOUNT", nil)[0] != "ACH" {
 		t.Error("Rails returns the table's slice")
 	}
 }

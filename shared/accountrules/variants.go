@@ -382,13 +382,12 @@ func RequiredCurrency(accountType string) string {
 	return ""
 }
 
-// Rails returns the payment rails an account of info's accountType is paid
-// on: COP and SLV mobile money (a phoneNumber) MOBILE_MONEY, their bank
-// transfers BANK_TRANSFER; an empty list for SPARK_WALLET and nil for an
-// unknown type. The slice is the caller's.
-func Rails(info map[string]any) []string {
-	t, _ := info["accountType"].(string)
-	v := lookup(t)
+// Rails returns the payment rails an account of accountType with accountInfo
+// info is paid on: for COP and SLV, mobile money (a phoneNumber in info)
+// MOBILE_MONEY, else BANK_TRANSFER; an empty list for SPARK_WALLET and nil
+// for an unknown type. The slice is the caller's.
+func Rails(accountType string, info map[string]any) []string {
+	v := lookup(accountType)
 	switch {
 	case v == nil:
 		return nil
