@@ -408,7 +408,7 @@ func TestRecipientViewAndRemove(t *testing.T) {
 	eval[chromedp.Void](t, ctx, `(() => { const c = document.createElement("div"); c.id = "test-recipient"; document.body.prepend(c);
   globalThis.removed = [];
   document.addEventListener("wallet:recipient-removed", (e) => globalThis.removed.push(e.detail.account.id));
-  import("/js/accounts.js").then((m) => m.showRecipient(`+quote(id)+`, c)).then((a) => { globalThis.shownRecipient = a ? a.id : "none"; }); })()`)
+  import("/js/views/recipient.js").then((m) => m.showRecipient(`+quote(id)+`, c)).then((a) => { globalThis.shownRecipient = a ? a.id : "none"; }); })()`)
 	waitFor(t, ctx, `globalThis.shownRecipient === `+quote(id))
 	facts := eval[string](t, ctx, `[...document.querySelectorAll("#test-recipient dl > div")].map((d) => d.dataset.fact + "=" + d.querySelector("dd").textContent).join("; ")`)
 	for _, want := range []string{"holder=Grace Hopper", "type=US bank account", "bank=Chase", "number=Ending in 5678", "currency=USD", "country=United States", "status=Active", "added=November 2, 2026"} {
@@ -439,7 +439,7 @@ func TestRecipientViewAndRemove(t *testing.T) {
 	waitFor(t, ctx, `document.querySelectorAll("#accounts-list > li[data-id]").length === 0 && globalThis.removed.length === 1`)
 
 	// An id that is not one of the person's: the view says so.
-	eval[chromedp.Void](t, ctx, `import("/js/accounts.js").then((m) => m.showRecipient("ExternalAccount:0199a000-0000-7000-8000-0000000000ff", document.getElementById("test-recipient")))
+	eval[chromedp.Void](t, ctx, `import("/js/views/recipient.js").then((m) => m.showRecipient("ExternalAccount:0199a000-0000-7000-8000-0000000000ff", document.getElementById("test-recipient")))
   .then((a) => { globalThis.shownRecipient = a ? a.id : "none"; })`)
 	waitFor(t, ctx, `globalThis.shownRecipient === "none"`)
 	if got := eval[string](t, ctx, `document.getElementById("test-recipient").textContent`); !strings.Contains(got, "no such recipient") {

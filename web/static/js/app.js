@@ -43,14 +43,15 @@
 import { api, ApiError, messageOf, onSignedOut } from "./api.js";
 import { applyTranslations, getLocale, setLocale, t } from "./i18n.js";
 import { formatCountdown, formatWait, shortKey } from "./format.js";
-import { hideAccounts, initAccounts, showAccounts } from "./accounts.js";
+import * as recipientsView from "./views/recipients.js";
+import * as recipientView from "./views/recipient.js";
+import * as recipientNewView from "./views/recipient-new.js";
 import { hideMoney, initMoney, showMoney } from "./money.js";
 import { hideSessions, initSessions, showSessions, signedRetry } from "./sessions.js";
 import { hideCredentials, initCredentials, showCredentials } from "./credentials.js";
 import { closeReceipt, closeTransaction, openTransaction, showReceipt } from "./transactions.js";
 import { closeStatement, showStatement } from "./statement.js";
 import { enterSend } from "./send.js";
-import { accountLabel, holderName, showRecipient, showRecipientForm } from "./accounts.js";
 import { current, navigate, onRoute } from "./router.js";
 import { getAssertion, oauthToken, passkeyProblem, passkeysAvailable } from "./webauthn.js";
 
@@ -136,7 +137,9 @@ async function start() {
   const wallet = walletModule;
   const key = () => (state.key && state.key.sessionId ? state.key : null);
   const keys = { key, keyPending: () => state.keyPending !== null, keyReady };
-  initAccounts({ wallet, setStatus });
+  recipientsView.init();
+  recipientView.init({ setStatus });
+  recipientNewView.init({ wallet, setStatus });
   initSessions({ wallet, ...keys, setStatus });
   initMoney({ wallet, ...keys, config: () => state.config, setStatus });
   initCredentials({ wallet, config: () => state.config, setStatus });
@@ -153,11 +156,6 @@ async function start() {
   $("code-resend").addEventListener("click", onResend);
   $("logout").addEventListener("click", onLogout);
   onRoute((route, { pop, state: entry }) => showRoute(route, { pop, entry }));
-  // A recipient added goes to the list, where accounts.js then puts the
-  // focus on it.
-  document.addEventListener("wallet:account-added", () => {
-    if (current() && current().name === "recipient-new") navigate("/recipients");
-  });
   $("copy-key").addEventListener("click", onCopyKey);
   document.addEventListener("visibilitychange", () => {
     // Timers sleep in a hidden tab, and the session may have ended or
@@ -584,7 +582,8 @@ async function onOtherTab(message) {
     // here is void, and a key of this tab signs for nothing.
     state.login = null;
     await forgetKey();
-    hideAccounts(); // they may be another customer's now
+    recipientsView.signOut(); // they may be another customer's now
+    recipientNewView.signOut();
     hideMoney();
     hideSessions();
     hideCredentials();
@@ -626,7 +625,8 @@ function showLogin({ step = "email" } = {}) {
   keyEl.textContent = "";
   keyEl.removeAttribute("title");
   keyEl.dataset.value = "";
-  hideAccounts();
+  recipientsView.signOut();
+  recipientNewView.signOut();
   hideMoney();
   hideSessions();
   hideCredentials();
@@ -935,7 +935,8 @@ function showSignedIn(me, { quiet = false } = {}) {
   $("login").hidden = true;
   $("nav").hidden = false;
   $("logout").hidden = false;
-  showAccounts();
+  recipientsView.signIn();
+  recipientNewView.signIn();
   $("me-email").textContent = me.email || "";
 
   const acct = me.internalAccount || {};
@@ -1037,15 +1038,10 @@ function showRoute(route, { focus = true, pop = false, entry = null } = {}) {
       enterSend();
       break;
     case "recipient-new":
-      showRecipientForm();
+      recipientNewView.show();
       break;
     case "recipient":
-      $("recipient-title").textContent = t("recipients.detail.title");
-      showRecipient(route.id).then((account) => {
-        if (account && current() && current().name === "recipient" && current().id === route.id) {
-          $("recipient-title").textContent = holderName(account) || accountLabel(account);
-        }
-      });
+      recipientView.show(route);
       break;
   }
   document.title = t("app.documentTitle", { view: route ? VIEWS[name].title() : t("notFound.title") });

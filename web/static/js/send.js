@@ -27,7 +27,7 @@
 // again with the same body.
 
 import { api, ApiError, messageOf } from "./api.js";
-import { accountLabel } from "./accounts.js";
+import { accountLabel } from "./recipients.js";
 import { availableAmount, refreshBalance, walletCurrency } from "./balance.js";
 import { formatCountdown, formatExchangeRate, formatMoney, parseMoney } from "./format.js";
 import { t } from "./i18n.js";

@@ -24,7 +24,7 @@
 // EXPIRED); the list leaves them out: no money moved.
 
 import { api, ApiError, messageOf } from "./api.js";
-import { accountLabel, holderName } from "./accounts.js";
+import { accountLabel, holderName } from "./recipients.js";
 import { heldAmount, refreshBalance } from "./balance.js";
 import { formatExchangeRate, formatMoney, formatTime } from "./format.js";
 import { t } from "./i18n.js";

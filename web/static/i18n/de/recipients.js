@@ -6,7 +6,7 @@
 // sind die Beschriftungen dieser Schaltflächen, wie die Seite sie zeigt.
 
 export default {
-  // Die Liste der Empfänger (accounts.js).
+  // Die Liste der Empfänger (views/recipients.js).
   "recipients.list.error.load": "Deine Empfänger konnten nicht geladen werden. {reason} Wähle „{refresh}“, um es noch einmal zu versuchen.",
 
   // Ein Konto, für Menschen benannt: „Ada Lovelace, US-Bankkonto •••• 5678“.

@@ -1,4 +1,4 @@
-// English messages of the recipients part: Recipients, the add form, sign-in methods, recovery phrase (accounts.js, credentials.js).
+// English messages of the recipients part: Recipients, the add form, sign-in methods, recovery phrase (views/recipients.js, views/recipient.js, recipientform.js, credentials.js).
 // Merged into ../en.js; conventions at the top of ../../js/i18n.js.
 //
 // {reason} is the service's or the browser's own sentence, in English, put
@@ -6,7 +6,7 @@
 // of those buttons, as the page shows them.
 
 export default {
-  // The list of recipients (accounts.js).
+  // The list of recipients (views/recipients.js).
   "recipients.list.error.load": "Your recipients could not be loaded. {reason} Choose {refresh} to try again.",
 
   // An account named for a person: "Ada Lovelace, US bank account •••• 5678".
