@@ -75,6 +75,7 @@ func inModules(t *testing.T, ctx context.Context, in any, body string, out any) 
 	js := `(async () => {
   const f = await import("/js/format.js");
   const i = await import("/js/i18n.js");
+  f.setCurrencies(` + currencyFacts + `); // as the page does with GET /api/config's
   const input = ` + string(b) + `;
   const result = await (async () => {` + body + `})();
   return JSON.stringify(result, (k, v) => (typeof v === "bigint" ? v.toString() : v));
@@ -157,18 +158,19 @@ func TestFormatMoney(t *testing.T) {
 	inModules(t, ctx, map[string]any{"codes": codes, "locales": locales, "service": service}, `
   await i.setLocale("en-US");
   return {
-    decimals: f.CURRENCY_DECIMALS,
+    // The decimals of a bare code: those of GET /api/config's currencies.
+    decimals: Object.fromEntries(input.codes.map((c) => [c, (f.decimalAmount(1, c).split(".")[1] || "").length])),
     formatted: input.codes.map((c) => input.locales.map((l) => f.formatMoney(123456789n, c, { locale: l }))),
     // The service's Currency objects, with their own decimals, say the same.
     objects: Object.fromEntries(input.codes.map((c) => [c, f.formatMoney("123456789", { code: c, decimals: input.service[c], symbol: "?" }, { locale: "de-DE" })])),
   };`, &table)
 
 	if len(service) != 20 || len(want) != len(service) {
-		t.Errorf("the service has %d currencies, the table %d: add the new ones to CURRENCY_DECIMALS and here", len(service), len(want))
+		t.Errorf("the service has %d currencies, the table %d: add the new ones to shared/accountrules' currencies and here", len(service), len(want))
 	}
 	for code, decimals := range service {
 		if got, ok := table.Decimals[code]; !ok || got != decimals {
-			t.Errorf("CURRENCY_DECIMALS[%s] = %d (%v), the service says %d", code, got, ok, decimals)
+			t.Errorf("format.js writes %s with %d decimals (%v), the service says %d", code, got, ok, decimals)
 		}
 	}
 	for i, w := range want {

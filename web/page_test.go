@@ -43,8 +43,8 @@ const (
 // origin, as IndexedDB is); globalThis.refuseStore, set before the page's
 // code runs (refuseStore below), makes the browser refuse to keep it. The
 // n-th key made in a tab is "02" followed by n + globalThis.stubKeyBase in
-// 64 digits.
-const walletStub = `(() => {
+// 64 digits. accountForm answers as the module does (accountrules.Form).
+var walletStub = `(() => {
   if (typeof globalThis.Go !== "function") globalThis.Go = function () {};
   const calls = (globalThis.walletCalls = []);
   const publicKeys = new Map();
@@ -71,6 +71,7 @@ const walletStub = `(() => {
       return publicKeys.delete(handle);
     },
     setExpiry: async () => true,
+    accountForm: async () => (` + accountFormJSON + `),
     storeSession: async (handle, { sessionId, expiresAtMs }) => {
       calls.push(["storeSession", handle, sessionId]);
       if (globalThis.refuseStore) throw refused("storeSession");
@@ -190,7 +191,7 @@ func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch r.Method + " " + r.URL.Path {
 	case "GET /api/config":
 		send(reply{status: 200, body: `{"mode":"sandbox","otpSignerPublicKey":"` + fakeSigner +
-			`","wasmUrl":"/wasm/wallet.wasm","wasmExecUrl":"/wasm/wasm_exec.js","devMailbox":false}`})
+			`","wasmUrl":"/wasm/wallet.wasm","wasmExecUrl":"/wasm/wasm_exec.js","devMailbox":false` + configFacts + `}`})
 	case "POST /api/login/start":
 		if len(f.starts) > 0 {
 			rp := f.starts[0]

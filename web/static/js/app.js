@@ -42,7 +42,8 @@
 
 import { api, ApiError, messageOf, onSignedOut } from "./api.js";
 import { applyTranslations, getLocale, setLocale, t } from "./i18n.js";
-import { formatCountdown, formatWait, shortKey } from "./format.js";
+import { formatCountdown, formatWait, setCurrencies, shortKey } from "./format.js";
+import { setAccountTypes } from "./accounttypes.js";
 import * as recipientsView from "./views/recipients.js";
 import * as recipientView from "./views/recipient.js";
 import * as recipientNewView from "./views/recipient-new.js";
@@ -303,6 +304,9 @@ async function loadedWallet() {
 }
 
 function applyConfig(config) {
+  // Facts of shared/accountrules, for money and recipients drawn before the module.
+  setCurrencies(config.currencies);
+  setAccountTypes(config.accountTypes);
   $("sandbox-banner").hidden = config.mode !== "sandbox";
   $("passkey-login").hidden = !passkeysAvailable();
   $("oauth-login").hidden = !config.oauth;

@@ -58,16 +58,26 @@ export function formatTime(iso, { seconds = false } = {}) {
   return new Date(t).toLocaleString([], { dateStyle: "medium", timeStyle: seconds ? "medium" : "short" });
 }
 
+// The decimals of the account types' currencies (shared/accountrules
+// Currencies), which GET /api/config carries and the page tells this module
+// at start (setCurrencies), so that money is written before the wasm module
+// or the service's answers are there. The service's Currency objects carry
+// decimals too and win over these; they are for a bare code.
+const currencyDecimals = new Map();
+
 /**
- * The payments service's currencies and their decimals (smallest units per
- * major unit as a power of ten), as in service/rates/rates.json. The
- * service's Currency objects carry decimals too and win over this table; it
- * is for a bare code.
+ * Takes the currencies' facts of GET /api/config (currencies).
+ *
+ * @param {Array<{code: string, decimals: number}>} list
  */
-export const CURRENCY_DECIMALS = Object.freeze({
-  USD: 2, EUR: 2, GBP: 2, MXN: 2, BRL: 2, COP: 2, INR: 2, PHP: 2, NGN: 2, ZAR: 2,
-  CAD: 2, AED: 2, KES: 2, TZS: 2, ZMW: 2, RWF: 0, MWK: 2, UGX: 0, XOF: 0, BTC: 8,
-});
+export function setCurrencies(list) {
+  currencyDecimals.clear();
+  for (const c of Array.isArray(list) ? list : []) {
+    if (c && typeof c.code === "string" && Number.isInteger(c.decimals) && c.decimals >= 0 && c.decimals <= 18) {
+      currencyDecimals.set(c.code, c.decimals);
+    }
+  }
+}
 
 /**
  * Formats an amount given in the smallest unit of its currency for the
@@ -327,7 +337,7 @@ export function currencyName(currency, options = {}) {
 }
 
 // currencyOf normalizes a code or a Currency object to {code, decimals,
-// symbol}: the object's decimals, else the service's table, else what Intl
+// symbol}: the object's decimals, else those told by setCurrencies, else what Intl
 // knows of the ISO code; null when there is no well-formed code.
 function currencyOf(currency) {
   const code = codeOf(currency);
@@ -337,7 +347,7 @@ function currencyOf(currency) {
   if (Number.isInteger(object.decimals) && object.decimals >= 0 && object.decimals <= 18) {
     return { code, decimals: object.decimals, symbol };
   }
-  if (Object.hasOwn(CURRENCY_DECIMALS, code)) return { code, decimals: CURRENCY_DECIMALS[code], symbol };
+  if (currencyDecimals.has(code)) return { code, decimals: currencyDecimals.get(code), symbol };
   try {
     const iso = new Intl.NumberFormat("en", { style: "currency", currency: code }).resolvedOptions();
     return { code, decimals: iso.maximumFractionDigits, symbol };

@@ -1,8 +1,8 @@
 // The add-recipient form (the view /recipients/new, views/recipient-new.js):
 // a form to add an external account (POST /api/customers/external-accounts;
-// the BFF sets customerId from the cookie), laid out from the table of
-// account types (accounttypes.js). Bank names for PHP, NGN and ZAR come from
-// GET /api/discoveries.
+// the BFF sets customerId from the cookie), laid out from the wallet
+// module's description of the account types (accountForm, the table of
+// shared/accountrules). Bank names come from GET /api/discoveries.
 //
 // Every input carries data-field="<dot path>" with the body's path (e.g.
 // accountInfo.beneficiary.address.postalCode), and its error element
@@ -26,58 +26,12 @@
 
 import { api, ApiError, messageOf } from "./api.js";
 import { getLanguage, t } from "./i18n.js";
-import { choose, text, TYPES } from "./accounttypes.js";
 import { countryName, countryOptions } from "./countries.js";
 import { accountLabel, addToList, humanize, PRIMARY, recipientList, sentence, statusAdvice } from "./recipients.js";
 
 const $ = (id) => document.getElementById(id);
 
 const B = "accountInfo.beneficiary.";
-
-const HOLDER_TYPE = {
-  path: B + "beneficiaryType",
-  label: () => t("recipients.form.field.holderType"),
-  options: [["INDIVIDUAL", () => t("recipients.form.holderType.individual")], ["BUSINESS", () => t("recipients.form.holderType.business")]],
-  required: true,
-};
-
-const INDIVIDUAL = [
-  { path: B + "fullName", label: () => t("recipients.form.field.fullName"), autocomplete: "name", required: true },
-  { path: B + "birthDate", label: () => t("recipients.form.field.birthDate"), type: "date", autocomplete: "bday" },
-  { path: B + "nationality", label: () => t("recipients.form.field.nationality"), countries: true },
-];
-
-// Colombian individuals may give an identity document. The Colombian
-// documents keep their Spanish names, which are what the holder calls them.
-const DOCUMENT = [
-  {
-    path: B + "documentType",
-    label: () => t("recipients.form.field.documentType"),
-    options: choose(() => t("recipients.form.choose.noDocument")).concat([
-      ["CC", "Cédula de ciudadanía (CC)"],
-      ["CE", "Cédula de extranjería (CE)"],
-      ["TI", "Tarjeta de identidad (TI)"],
-      ["NIT", "NIT"],
-      ["PP", () => t("recipients.form.document.passport")],
-    ]),
-  },
-  { path: B + "documentNumber", label: () => t("recipients.form.field.documentNumber") },
-];
-
-const BUSINESS = [
-  { path: B + "businessInfo.legalName", label: () => t("recipients.form.field.legalName"), autocomplete: "organization", required: true },
-  { path: B + "businessInfo.registrationNumber", label: () => t("recipients.form.field.registrationNumber") },
-  { path: B + "businessInfo.taxId", label: () => t("recipients.form.field.taxId") },
-];
-
-const ADDRESS = [
-  { path: B + "address.line1", label: () => t("recipients.form.field.street"), autocomplete: "address-line1" },
-  { path: B + "address.city", label: () => t("recipients.form.field.city"), autocomplete: "address-level2" },
-  { path: B + "address.postalCode", label: () => t("recipients.form.field.postalCode"), autocomplete: "postal-code" },
-  { path: B + "address.country", label: () => t("recipients.form.field.country"), autocomplete: "country", countries: true },
-];
-
-const CURRENCY = { path: "currency", label: () => t("recipients.form.field.currency"), autocapitalize: "characters", maxLength: 3, required: true };
 
 // The parts of the body that have no input of their own, named for a
 // person in the form's error line.
@@ -99,6 +53,7 @@ const ctx = {
   live: 0, // generation of the check as the person types
   liveTimer: 0,
   language: "", // the language the form was laid out in
+  table: null, // Promise of the form's description (formTable)
   get list() {
     return recipientList(); // the accounts listed, for a duplicate's name
   },
@@ -112,8 +67,6 @@ const ctx = {
 export function initRecipientForm({ wallet, setStatus }) {
   ctx.wallet = wallet;
   ctx.setStatus = setStatus;
-  $("account-type").replaceChildren(...typeOptions());
-  $("account-type").value = "USD_ACCOUNT";
   $("account-type").addEventListener("change", renderFields);
   $("account-fields").addEventListener("change", onFieldsChange);
   $("account-fields").addEventListener("input", onFieldInput);
@@ -132,6 +85,10 @@ export function initRecipientForm({ wallet, setStatus }) {
  * shown.
  */
 export function showRecipientForm() {
+  if (!table) {
+    whenFormReady();
+    return;
+  }
   if (!ctx.formDrawn || ctx.language !== getLanguage()) renderFields();
   loadBanksWhenNeeded();
 }
@@ -141,7 +98,7 @@ export function signInRecipientForm() {
   ctx.shown = true;
   // The messages' language may have been chosen after initRecipientForm: the
   // form is written again in it, keeping what was typed.
-  if (ctx.language !== getLanguage()) {
+  if (table && ctx.language !== getLanguage()) {
     const type = currentType();
     $("account-type").replaceChildren(...typeOptions());
     $("account-type").value = type;
@@ -156,27 +113,140 @@ export function signOutRecipientForm() {
   resetForm();
 }
 
+// ---- the form's description ----------------------------------------------------
+//
+// The account types, their fields and the holder's come from the wallet
+// module's accountForm() (shared/accountrules Form: one table entry per
+// type), converted once for drawing: a label and an option's text become
+// functions that read the message catalogue when the form is laid out. A
+// field is
+//   {path, label, required, options?: [[value, text]], banks?: {country, currency},
+//    regions?: [code], countries?, inputMode?, autocomplete?, autocapitalize?,
+//    placeholder?, maxLength?, spellcheck?, type?}
+// banks: the bankName must be a discovery value, so it is a <select> filled
+// from /api/discoveries (country "" : banks of every country of the
+// currency). The form waits for the module ("Getting the form ready…"): the
+// person opened it, and the module checks what they type anyway.
+
+// table is the converted description, once the module gave it:
+// {order: [type], types: {type: spec}, currency, holderType, individual,
+// document, business, address}; a spec is {label, currency, defaultCurrency,
+// country, wallet, documents, fields | shapes: {key: {label, fields}}}.
+let table = null;
+
+// A label or an option's text is a function that reads the catalogue when
+// the form is laid out, or a fixed string; text() reads one either way.
+const text = (v) => (typeof v === "function" ? v() : String(v ?? ""));
+
+const HINTS = ["inputMode", "autocomplete", "autocapitalize", "placeholder", "type", "maxLength", "spellcheck", "countries", "regions", "banks"];
+
+function fieldOf(d) {
+  const f = { path: d.path, label: () => t(d.label, d.labelParams || {}), required: d.required === true };
+  for (const k of HINTS) if (d[k] !== undefined) f[k] = d[k];
+  if (Array.isArray(d.options)) {
+    f.options = d.options.map((o) => [o.value, o.label ? () => t(o.label) : (o.text ?? o.value)]);
+  }
+  return f;
+}
+
+const fieldsOf = (list) => (Array.isArray(list) ? list.map(fieldOf) : []);
+
+function tableOf(form) {
+  const types = {};
+  for (const d of form.types) {
+    const spec = { label: () => t(d.label), currency: d.currency || null, defaultCurrency: d.defaultCurrency || "",
+      country: d.country || "", wallet: d.wallet === true, documents: d.documents === true };
+    if (Array.isArray(d.shapes)) {
+      spec.shapes = {};
+      for (const s of d.shapes) spec.shapes[s.key] = { label: () => t(s.label), fields: fieldsOf(s.fields) };
+    } else {
+      spec.fields = fieldsOf(d.fields);
+    }
+    types[d.accountType] = spec;
+  }
+  return {
+    order: form.types.map((d) => d.accountType),
+    types,
+    currency: fieldOf(form.currency),
+    holderType: fieldOf(form.holderType),
+    individual: fieldsOf(form.individual),
+    document: fieldsOf(form.document),
+    business: fieldsOf(form.business),
+    address: fieldsOf(form.address),
+  };
+}
+
+// formTable resolves to the converted description, asking the module once
+// (again after a failure, on the next showing).
+function formTable() {
+  if (!ctx.table) {
+    ctx.table = ctx
+      .wallet()
+      .then((wallet) => wallet.accountForm())
+      .then((form) => (table = tableOf(form)));
+    ctx.table.catch(() => (ctx.table = null));
+  }
+  return ctx.table;
+}
+
+// whenFormReady says "Getting the form ready…" in the form while the
+// module is on its way, then lists the types and draws the fields (if the
+// form is still on screen); a failure is said in the form's error line.
+async function whenFormReady() {
+  const form = $("add-account");
+  if (form.dataset.preparing === "true") return;
+  form.dataset.preparing = "true";
+  form.setAttribute("aria-busy", "true");
+  $("account-submit").disabled = true;
+  $("account-type").disabled = true;
+  $("account-fields").replaceChildren(paragraph("hint", t("recipients.form.gettingReady")));
+  $("account-form-error").hidden = true;
+  try {
+    await formTable();
+  } catch (err) {
+    $("account-fields").replaceChildren();
+    formError(t("recipients.form.error.notReady", { reason: sentence(messageOf(err)) }));
+    return;
+  } finally {
+    delete form.dataset.preparing;
+    form.removeAttribute("aria-busy");
+    $("account-submit").disabled = false;
+    $("account-type").disabled = false;
+  }
+  $("account-type").replaceChildren(...typeOptions());
+  $("account-type").value = table.order[0];
+  $("account-fields").replaceChildren();
+  if (formOnScreen()) showRecipientForm();
+}
+
+function paragraph(className, content) {
+  const p = document.createElement("p");
+  p.className = className;
+  p.textContent = content;
+  return p;
+}
+
 // ---- form -------------------------------------------------------------------
 
 function currentType() {
   const type = $("account-type").value;
-  return TYPES[type] ? type : "USD_ACCOUNT";
+  return table && Object.hasOwn(table.types, type) ? type : table ? table.order[0] : "";
 }
 
 function currentShape(type) {
-  const shapes = TYPES[type].shapes;
+  const shapes = table.types[type].shapes;
   if (!shapes) return "";
   const s = ctx.shapes[type];
   return shapes[s] ? s : Object.keys(shapes)[0];
 }
 
 function accountFields(type) {
-  const spec = TYPES[type];
+  const spec = table.types[type];
   return spec.shapes ? spec.shapes[currentShape(type)].fields : spec.fields;
 }
 
 function typeOptions() {
-  return Object.entries(TYPES).map(
+  return Object.entries(table.types).map(
     ([type, spec]) => new Option(t("recipients.form.typeOption", { type: text(spec.label), currency: spec.currency || spec.defaultCurrency }), type),
   );
 }
@@ -189,7 +259,7 @@ function onFieldsChange(event) {
   if (el.id === "account-shape") {
     ctx.shapes[currentType()] = el.value;
     renderFields();
-  } else if (el.dataset && el.dataset.field === HOLDER_TYPE.path) {
+  } else if (el.dataset && el.dataset.field === table.holderType.path) {
     renderFields();
   } else if (el.dataset && el.dataset.field === "currency") {
     applyRequired(++ctx.rendering);
@@ -206,7 +276,7 @@ function renderFields() {
   for (const el of box.querySelectorAll("[data-field]")) kept[el.dataset.field] = el.value;
 
   const type = currentType();
-  const spec = TYPES[type];
+  const spec = table.types[type];
   ctx.language = getLanguage();
   ctx.formDrawn = true;
   const details = fieldset(t("recipients.form.section.account"));
@@ -218,20 +288,20 @@ function renderFields() {
     note.textContent = t("recipients.form.currencyFixed", { currency: spec.currency });
     details.append(note);
   } else {
-    details.append(fieldRow(CURRENCY, true));
+    details.append(fieldRow(table.currency, true));
   }
-  for (const fl of accountFields(type)) details.append(fieldRow(fl, !fl.optional));
+  for (const fl of accountFields(type)) details.append(fieldRow(fl, fl.required));
   const parts = [details];
 
   if (!spec.wallet) {
-    const business = kept[HOLDER_TYPE.path] === "BUSINESS";
+    const business = kept[table.holderType.path] === "BUSINESS";
     const holder = fieldset(t("recipients.form.section.holder"));
-    holder.append(fieldRow(HOLDER_TYPE, true));
-    const members = business ? BUSINESS : type === "COP_ACCOUNT" ? INDIVIDUAL.concat(DOCUMENT) : INDIVIDUAL;
+    holder.append(fieldRow(table.holderType, true));
+    const members = business ? table.business : spec.documents ? table.individual.concat(table.document) : table.individual;
     for (const fl of members) holder.append(fieldRow(fl, !!fl.required));
     const address = fieldset(t("recipients.form.section.address"));
     address.id = "acct-address";
-    for (const fl of ADDRESS) address.append(fieldRow(fl, false));
+    for (const fl of table.address) address.append(fieldRow(fl, false));
     parts.push(holder, address);
   }
   box.replaceChildren(...parts);
@@ -260,7 +330,7 @@ function shapeRow(type) {
   const select = document.createElement("select");
   select.id = "account-shape";
   select.name = "shape";
-  for (const [key, shape] of Object.entries(TYPES[type].shapes)) select.append(new Option(text(shape.label), key));
+  for (const [key, shape] of Object.entries(table.types[type].shapes)) select.append(new Option(text(shape.label), key));
   select.value = currentShape(type);
   row.append(label, select);
   return row;
@@ -272,11 +342,11 @@ function shapeRow(type) {
 // the address stays, optional, and the service decides.
 async function applyRequired(generation) {
   const type = currentType();
-  const spec = TYPES[type];
+  const spec = table.types[type];
   if (spec.wallet) return;
   const wallet = await walletWithin(15000);
   if (!wallet || typeof wallet.requiredBeneficiaryFields !== "function" || generation !== ctx.rendering) return;
-  const holderType = fieldValue(HOLDER_TYPE.path) || "INDIVIDUAL";
+  const holderType = fieldValue(table.holderType.path) || "INDIVIDUAL";
   const currency = spec.currency || fieldValue("currency");
   let list;
   try {
@@ -288,7 +358,7 @@ async function applyRequired(generation) {
   const required = new Set(list.map((p) => B + p));
   const box = $("account-fields");
   for (const el of box.querySelectorAll('[data-field^="' + B + '"]')) {
-    markRequired(el, el.dataset.field === HOLDER_TYPE.path || required.has(el.dataset.field));
+    markRequired(el, el.dataset.field === table.holderType.path || required.has(el.dataset.field));
   }
   const address = $("acct-address");
   if (address) {
@@ -437,12 +507,12 @@ async function fillBanks(select, { country, currency }, optional) {
 // reported on its own input. An optional address goes only when filled in.
 function buildBody() {
   const type = currentType();
-  const spec = TYPES[type];
+  const spec = table.types[type];
   const body = { accountInfo: { accountType: type } };
   if (spec.currency) body.currency = spec.currency;
   if (!spec.wallet) {
     const beneficiary = (body.accountInfo.beneficiary = {});
-    if (fieldValue(HOLDER_TYPE.path) === "BUSINESS") beneficiary.businessInfo = {};
+    if (fieldValue(table.holderType.path) === "BUSINESS") beneficiary.businessInfo = {};
     const address = $("acct-address");
     if (address && address.dataset.required === "true") beneficiary.address = {};
   }
@@ -465,6 +535,7 @@ function setPath(obj, path, value) {
 
 async function onSubmit(event) {
   event.preventDefault();
+  if (!table) return; // the submit waits for the form (whenFormReady)
   clearTimeout(ctx.liveTimer);
   ctx.live++;
   delete $("add-account").dataset.checking;
@@ -627,6 +698,7 @@ function setFieldError(field, message) {
 // resetForm empties the form; its fields are drawn again at once if it is
 // on screen, else when it is next shown.
 function resetForm() {
+  if (!table) return; // still being prepared, or never shown: nothing typed
   const type = currentType();
   $("add-account").reset();
   $("account-type").value = type;
@@ -690,10 +762,13 @@ function labelOf(field) {
 }
 
 function labelText(field) {
-  const all = [CURRENCY, HOLDER_TYPE, ...INDIVIDUAL, ...DOCUMENT, ...BUSINESS, ...ADDRESS];
-  for (const spec of Object.values(TYPES)) {
-    for (const fl of spec.fields || []) all.push(fl);
-    for (const shape of Object.values(spec.shapes || {})) all.push(...shape.fields);
+  const all = [];
+  if (table) {
+    all.push(table.currency, table.holderType, ...table.individual, ...table.document, ...table.business, ...table.address);
+    for (const spec of Object.values(table.types)) {
+      for (const fl of spec.fields || []) all.push(fl);
+      for (const shape of Object.values(spec.shapes || {})) all.push(...shape.fields);
+    }
   }
   const known = all.find((fl) => fl.path === field);
   if (known) return text(known.label);

@@ -15,7 +15,7 @@
 
 import { api, ApiError } from "./api.js";
 import { t } from "./i18n.js";
-import { text, TYPES } from "./accounttypes.js";
+import { typeFacts, typeLabelKey } from "./accounttypes.js";
 
 /** The badge text of a status ("" for none). */
 export function statusText(status) {
@@ -202,7 +202,10 @@ export function pathSegment(id) {
 
 /** The kind of an account in words ("US bank account"). */
 export function kindOf(info) {
-  return (TYPES[info.accountType] && text(TYPES[info.accountType].label)) || humanize(info.accountType) || t("recipients.account.kindUnknown");
+  const type = info.accountType;
+  const key = typeof type === "string" && type !== "" ? typeLabelKey(type) : "";
+  const name = key ? t(key) : "";
+  return (name !== key && name) || humanize(type) || t("recipients.account.kindUnknown");
 }
 
 /** The last four characters of an account's primary identifier ("" for none). */
@@ -221,14 +224,15 @@ export function countryOf(account) {
   const address = (info.beneficiary && info.beneficiary.address) || {};
   if (typeof address.country === "string" && address.country) return address.country;
   if (typeof info.region === "string" && info.region) return info.region;
-  const spec = TYPES[info.accountType];
-  return (spec && spec.country) || "";
+  const facts = typeFacts(info.accountType);
+  return (facts && facts.country) || "";
 }
 
 /** Whether an account is a wallet (no holder, no bank). */
 export function isWallet(account) {
   const info = (account && account.accountInfo) || {};
-  return !!(TYPES[info.accountType] && TYPES[info.accountType].wallet);
+  const facts = typeFacts(info.accountType);
+  return !!(facts && facts.wallet);
 }
 
 /** A message of the service as a sentence: capitalised, with a full stop. */
