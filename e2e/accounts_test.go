@@ -170,9 +170,14 @@ func TestExternalAccounts(t *testing.T) {
 	}
 }
 
-// chooseType picks an account type as a person would, firing change.
+// chooseType picks the account type as a person would, once the form
+// lists it (the types come from the wasm module: the form waits for it).
 func chooseType(t *testing.T, ctx context.Context, typ string) {
 	t.Helper()
+	listed := fmt.Sprintf(`[...document.getElementById("account-type").options].some((o) => o.value === %q)`, typ)
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](listed, chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(30*time.Second))); err != nil {
+		t.Fatalf("the form does not list %s: %v", typ, err)
+	}
 	js := fmt.Sprintf(`(() => { const s = document.getElementById("account-type"); s.value = %q; s.dispatchEvent(new Event("change", {bubbles: true})); return s.value; })()`, typ)
 	got, err := chromedp.Run(ctx, chromedp.Evaluate[string](js))
 	if err != nil || got != typ {
