@@ -138,7 +138,11 @@ func formField(prefix string, f field) map[string]any {
 			options = append(options, map[string]any{"value": "", "label": f.choose})
 		}
 		if f.regions != nil {
-			m["regions"] = stringsAny(f.regions)
+			regions := make([]any, len(f.regions))
+			for i, c := range f.regions {
+				regions[i] = c
+			}
+			m["regions"] = regions
 		} else {
 			for _, c := range ruleChoices(f.rule) {
 				o := map[string]any{"value": c.value}
@@ -169,14 +173,6 @@ func ruleChoices(ru *rule) []choice {
 	out := make([]choice, len(ru.enum))
 	for i, v := range ru.enum {
 		out[i] = choice{value: v}
-	}
-	return out
-}
-
-func stringsAny(s []string) []any {
-	out := make([]any, len(s))
-	for i, v := range s {
-		out[i] = v
 	}
 	return out
 }
