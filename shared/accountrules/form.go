@@ -46,7 +46,8 @@ const beneficiaryPath = "accountInfo.beneficiary."
 // object as it is:
 //
 //	{types: [type…], currency: field, holderType: field,
-//	 individual: [field…], document: [field…], business: [field…], address: [field…]}
+//	 individual: [field…], document: [field…], business: [field…], address: [field…],
+//	 countries: [code…]}
 //	type:  {accountType, label, currency, defaultCurrency, country, wallet, documents,
 //	        fields: [field…]  or  shapes: [{key, label, fields: [field…]}…]}
 //	field: {path, label, labelParams?: {name: value}, required,
@@ -61,7 +62,9 @@ const beneficiaryPath = "accountInfo.beneficiary."
 // says; wallet types have no beneficiary; documents: individuals may give an
 // identity document. A required account field is required by the validator;
 // beneficiary fields are marked required by requiredBeneficiaryFields once
-// drawn (those marked here are required whatever the type). banks: the
+// drawn (those marked here are required whatever the type). A countries
+// field offers every code of countries (the assigned ISO 3166-1 alpha-2
+// codes the validator takes), named in the page's language. banks: the
 // value is a bankName of GET /discoveries for that country ("" is any) and
 // currency.
 func Form() map[string]any {
@@ -91,7 +94,17 @@ func Form() map[string]any {
 		"document":   formFields(beneficiaryPath, documentFields),
 		"business":   formFields(beneficiaryPath, businessFields),
 		"address":    formFields(beneficiaryPath, addressFields),
+		"countries":  countryList(),
 	}
+}
+
+// countryList is every assigned country code, which a country field offers.
+func countryList() []any {
+	out := make([]any, 0, len(countryCodes)/2)
+	for i := 0; i+1 < len(countryCodes); i += 2 {
+		out = append(out, countryCodes[i:i+2])
+	}
+	return out
 }
 
 func formFields(prefix string, fs []field) []any {

@@ -210,6 +210,19 @@ func sameTree(a, b any) bool {
 	return a == b
 }
 
+// TestFormCountries: the form offers exactly the codes the validator takes.
+func TestFormCountries(t *testing.T) {
+	list := Form()["countries"].([]any)
+	if len(list) != 249 {
+		t.Fatalf("the form offers %d countries, want 249", len(list))
+	}
+	for _, c := range list {
+		if !CountryCode(c.(string)) {
+			t.Errorf("the form offers %v, which the validator refuses", c)
+		}
+	}
+}
+
 func TestTypeLabelKey(t *testing.T) {
 	for in, want := range map[string]string{
 		"USD_ACCOUNT": "recipients.type.usdAccount", "SPARK_WALLET": "recipients.type.sparkWallet", "X": "recipients.type.x",

@@ -6,19 +6,10 @@ import { getLanguage, getLocale } from "./i18n.js";
 // ---- countries ------------------------------------------------------------------
 //
 // Country fields are lists of names in the language of the page's messages
-// (Intl.DisplayNames; wordsLocale), sorted by name; the value sent is the ISO 3166-1 alpha-2 code. The service
-// takes any assigned code for a holder's nationality and address
-// (shared/accountrules countryCodes, the same 249 codes), so every one is offered.
-
-const COUNTRY_CODES = (
-  "ADAEAFAGAIALAMAOAQARASATAUAWAXAZBABBBDBEBFBGBHBIBJBLBMBNBOBQBRBSBTBVBWBYBZ" +
-  "CACCCDCFCGCHCICKCLCMCNCOCRCUCVCWCXCYCZDEDJDKDMDODZECEEEGEHERESETFIFJFKFMFOFR" +
-  "GAGBGDGEGFGGGHGIGLGMGNGPGQGRGSGTGUGWGYHKHMHNHRHTHUIDIEILIMINIOIQIRISITJEJMJOJP" +
-  "KEKGKHKIKMKNKPKRKWKYKZLALBLCLILKLRLSLTLULVLYMAMCMDMEMFMGMHMKMLMMMNMOMPMQMRMSMTMUMVMWMXMYMZ" +
-  "NANCNENFNGNINLNONPNRNUNZOMPAPEPFPGPHPKPLPMPNPRPSPTPWPYQARERORSRURW" +
-  "SASBSCSDSESGSHSISJSKSLSMSNSOSRSSSTSVSXSYSZTCTDTFTGTHTJTKTLTMTNTOTRTTTVTWTZ" +
-  "UAUGUMUSUYUZVAVCVEVGVIVNVUWFWSYEYTZAZMZW"
-).match(/../g);
+// (Intl.DisplayNames; wordsLocale), sorted by name; the value sent is the ISO
+// 3166-1 alpha-2 code. The codes offered are those the service takes for a
+// holder's nationality and address: the wasm module's form description gives
+// them (shared/accountrules, every assigned code).
 
 // wordsLocale is the locale of words the browser writes for the page
 // (country names, month names): the language of the messages (i18n.js
@@ -32,11 +23,11 @@ export function wordsLocale() {
 }
 
 // Country names and their sorted list, for the locale they were made in.
-const countries = { locale: "", names: null, list: null };
+const countries = { locale: "", names: null, list: null, codes: null };
 
 function countryCache() {
   const locale = wordsLocale();
-  if (countries.locale !== locale) Object.assign(countries, { locale, names: null, list: null });
+  if (countries.locale !== locale) Object.assign(countries, { locale, names: null, list: null, codes: null });
   return countries;
 }
 
@@ -58,12 +49,13 @@ export function countryName(code) {
   }
 }
 
-/** [[code, name]] of every country, sorted by name as the page's language sorts. */
-export function countryOptions() {
+/** [[code, name]] of these country codes, sorted by name as the page's language sorts. */
+export function countryOptions(codes) {
   const cache = countryCache();
-  if (cache.list === null) {
+  if (cache.list === null || cache.codes !== codes) {
     const collator = new Intl.Collator([cache.locale]);
-    cache.list = COUNTRY_CODES.map((c) => [c, countryName(c)]).sort((a, b) => collator.compare(a[1], b[1]));
+    cache.codes = codes;
+    cache.list = codes.map((c) => [c, countryName(c)]).sort((a, b) => collator.compare(a[1], b[1]));
   }
   return cache.list;
 }

@@ -130,7 +130,7 @@ export function signOutRecipientForm() {
 
 // table is the converted description, once the module gave it:
 // {order: [type], types: {type: spec}, currency, holderType, individual,
-// document, business, address}; a spec is {label, currency, defaultCurrency,
+// document, business, address, countries: [code]}; a spec is {label, currency, defaultCurrency,
 // country, wallet, documents, fields | shapes: {key: {label, fields}}}.
 let table = null;
 
@@ -173,6 +173,7 @@ function tableOf(form) {
     document: fieldsOf(form.document),
     business: fieldsOf(form.business),
     address: fieldsOf(form.address),
+    countries: Array.isArray(form.countries) ? form.countries : [],
   };
 }
 
@@ -418,7 +419,7 @@ function fieldRow(f, required) {
     input = document.createElement("select");
     input.autocomplete = f.autocomplete || "off";
     input.append(new Option(t("recipients.form.choose.country"), ""));
-    for (const [code, name] of countryOptions()) input.append(new Option(name, code));
+    for (const [code, name] of countryOptions(table.countries)) input.append(new Option(name, code));
   } else if (f.options || f.banks) {
     input = document.createElement("select");
     for (const [value, label] of f.options || [["", () => t("recipients.form.banks.loading")]]) input.append(new Option(text(label), value));
