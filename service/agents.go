@@ -1,7 +1,6 @@
 package service
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -140,8 +139,8 @@ func (s *Service) agentCreateQuote(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	agent := agentOf(r)
-	return s.idempotent(w, r, "agents.quotes.create "+agent.ID, body, http.StatusCreated, func(ctx context.Context) (any, error) {
-		return s.ops.AgentCreateQuote(ctx, agent, req)
+	return s.once(w, r, "agents.quotes.create "+agent.ID, body, http.StatusCreated, func(o payments.Once) (payments.Answer, error) {
+		return s.ops.AgentCreateQuote(r.Context(), o, agent, req)
 	})
 }
 
@@ -162,8 +161,8 @@ func (s *Service) agentExecuteQuote(w http.ResponseWriter, r *http.Request) erro
 	agent := agentOf(r)
 	id := r.PathValue("quoteId")
 	stamp := strings.TrimSpace(r.Header.Get(wire.HeaderWalletSignature))
-	return s.idempotent(w, r, "agents.quotes.execute "+agent.ID+" "+id, body, http.StatusOK, func(ctx context.Context) (any, error) {
-		return s.ops.AgentExecuteQuote(ctx, agent, id, stamp)
+	return s.once(w, r, "agents.quotes.execute "+agent.ID+" "+id, body, http.StatusOK, func(o payments.Once) (payments.Answer, error) {
+		return s.ops.AgentExecuteQuote(r.Context(), o, agent, id, payments.Stamp(stamp))
 	})
 }
 
@@ -196,8 +195,8 @@ func (s *Service) agentTransferIn(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	agent := agentOf(r)
-	return s.idempotent(w, r, "agents.transfers.in "+agent.ID, body, http.StatusCreated, func(ctx context.Context) (any, error) {
-		return s.ops.AgentTransferIn(ctx, agent, req)
+	return s.once(w, r, "agents.transfers.in "+agent.ID, body, http.StatusCreated, func(o payments.Once) (payments.Answer, error) {
+		return s.ops.AgentTransferIn(r.Context(), o, agent, req)
 	})
 }
 
@@ -219,8 +218,8 @@ func (s *Service) agentTransferOut(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	agent := agentOf(r)
-	return idempotentSigned(s, w, r, "agents.transfers.out "+agent.ID, body, http.StatusCreated, func(ctx context.Context) (payments.Signed[payments.AgentAction], error) {
-		return s.ops.AgentTransferOut(ctx, agent, req, call)
+	return s.once(w, r, "agents.transfers.out "+agent.ID, body, http.StatusCreated, func(o payments.Once) (payments.Answer, error) {
+		return s.ops.AgentTransferOut(r.Context(), o, agent, req, call)
 	})
 }
 
@@ -272,8 +271,8 @@ func (s *Service) approveAgentAction(w http.ResponseWriter, r *http.Request) err
 		return err
 	}
 	agentID, actionID := r.PathValue("agentId"), r.PathValue("actionId")
-	return s.idempotent(w, r, "agents.actions.approve "+agentID+" "+actionID, body, http.StatusOK, func(ctx context.Context) (any, error) {
-		return s.ops.ApproveAgentAction(ctx, agentID, actionID)
+	return s.once(w, r, "agents.actions.approve "+agentID+" "+actionID, body, http.StatusOK, func(o payments.Once) (payments.Answer, error) {
+		return s.ops.ApproveAgentAction(r.Context(), o, agentID, actionID)
 	})
 }
 

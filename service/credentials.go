@@ -3,6 +3,8 @@ package service
 import (
 	"net/http"
 
+	"paywallet/service/payments"
+
 	"paywallet/shared/wire"
 )
 
@@ -17,7 +19,7 @@ func (s *Service) credentialRoutes() []route {
 }
 
 func (s *Service) listCredentials(w http.ResponseWriter, r *http.Request) error {
-	out, err := s.ops.ListCredentials(r.Context(), r.URL.Query().Get("accountId"))
+	out, err := s.ops.ListCredentials(r.Context(), payments.AccountQuery{AccountID: r.URL.Query().Get("accountId")})
 	return reply(w, http.StatusOK, out, err)
 }
 

@@ -1,7 +1,6 @@
 package service
 
 import (
-	"context"
 	"net/http"
 
 	"paywallet/service/payments"
@@ -23,8 +22,8 @@ func (s *Service) sandboxUmaReceive(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	return s.idempotent(w, r, "sandbox.uma.receive", body, http.StatusOK, func(ctx context.Context) (any, error) {
-		return s.ops.SandboxUmaReceive(ctx, req)
+	return s.once(w, r, "sandbox.uma.receive", body, http.StatusOK, func(o payments.Once) (payments.Answer, error) {
+		return s.ops.SandboxUmaReceive(r.Context(), o, req)
 	})
 }
 

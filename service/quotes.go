@@ -1,7 +1,6 @@
 package service
 
 import (
-	"context"
 	"net/http"
 	"strings"
 
@@ -25,8 +24,8 @@ func (s *Service) createQuote(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return s.idempotent(w, r, "quotes.create", body, http.StatusCreated, func(ctx context.Context) (any, error) {
-		return s.ops.CreateQuote(ctx, req)
+	return s.once(w, r, "quotes.create", body, http.StatusCreated, func(o payments.Once) (payments.Answer, error) {
+		return s.ops.CreateQuote(r.Context(), o, req)
 	})
 }
 
@@ -46,8 +45,8 @@ func (s *Service) executeQuote(w http.ResponseWriter, r *http.Request) error {
 	}
 	id := r.PathValue("quoteId")
 	stamp := strings.TrimSpace(r.Header.Get(wire.HeaderWalletSignature))
-	return s.idempotent(w, r, "quotes.execute "+id, body, http.StatusOK, func(ctx context.Context) (any, error) {
-		return s.ops.ExecuteQuote(ctx, id, stamp)
+	return s.once(w, r, "quotes.execute "+id, body, http.StatusOK, func(o payments.Once) (payments.Answer, error) {
+		return s.ops.ExecuteQuote(r.Context(), o, id, payments.Stamp(stamp))
 	})
 }
 
@@ -58,8 +57,8 @@ func (s *Service) fundSandbox(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	id := r.PathValue("accountId")
-	return s.idempotent(w, r, "sandbox.fund "+id, body, http.StatusOK, func(ctx context.Context) (any, error) {
-		return s.ops.FundSandbox(ctx, id, req)
+	return s.once(w, r, "sandbox.fund "+id, body, http.StatusOK, func(o payments.Once) (payments.Answer, error) {
+		return s.ops.FundSandbox(r.Context(), o, id, req)
 	})
 }
 
@@ -71,7 +70,7 @@ func (s *Service) sandboxSend(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return s.idempotent(w, r, "sandbox.send", body, http.StatusOK, func(ctx context.Context) (any, error) {
-		return s.ops.SandboxSend(ctx, req)
+	return s.once(w, r, "sandbox.send", body, http.StatusOK, func(o payments.Once) (payments.Answer, error) {
+		return s.ops.SandboxSend(r.Context(), o, req)
 	})
 }

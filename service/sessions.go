@@ -3,6 +3,8 @@ package service
 import (
 	"net/http"
 
+	"paywallet/service/payments"
+
 	"paywallet/shared/wire"
 )
 
@@ -15,7 +17,7 @@ func (s *Service) sessionRoutes() []route {
 }
 
 func (s *Service) listSessions(w http.ResponseWriter, r *http.Request) error {
-	out, err := s.ops.ListSessions(r.Context(), r.URL.Query().Get("accountId"))
+	out, err := s.ops.ListSessions(r.Context(), payments.AccountQuery{AccountID: r.URL.Query().Get("accountId")})
 	return reply(w, http.StatusOK, out, err)
 }
 

@@ -1,8 +1,6 @@
 package service
 
 import (
-	"context"
-	"errors"
 	"net/http"
 	"strings"
 
@@ -64,30 +62,4 @@ func signedNoBody(r *http.Request) (payments.SignedCall, error) {
 		return payments.SignedCall{}, errorf(http.StatusBadRequest, payments.CodeInvalidRequestFormat, "this request takes no body")
 	}
 	return signedCall(r, nil)
-}
-
-// errChallenged carries a first call's challenge out of s.idempotent, which
-// passes an error it does not know through without recording it.
-var errChallenged = errors.New("service: the operation answered a signed-retry challenge")
-
-// idempotentSigned runs a signed operation under Idempotency-Key (see
-// Service.idempotent): the first call's challenge is answered 202 and never
-// recorded (it leaves the runner as errChallenged, which is not stored),
-// the signed retry's result is recorded and answered with status.
-func idempotentSigned[T any](s *Service, w http.ResponseWriter, r *http.Request, scope string, body []byte, status int,
-	op func(ctx context.Context) (payments.Signed[T], error)) error {
-	var challenge *wire.SignedRequestChallenge
-	err := s.idempotent(w, r, scope, body, status, func(ctx context.Context) (any, error) {
-		out, err := op(ctx)
-		if err == nil && out.Challenge != nil {
-			challenge = out.Challenge
-			return nil, errChallenged
-		}
-		return out.Result, err
-	})
-	if errors.Is(err, errChallenged) {
-		writeJSON(w, http.StatusAccepted, challenge)
-		return nil
-	}
-	return err
 }

@@ -1,11 +1,9 @@
 package service
 
 import (
-	"context"
 	"net/http"
 
 	"paywallet/service/payments"
-	"paywallet/shared/wire"
 )
 
 // Same-currency transfers (payments/transfers.go): POST /transfer-in and
@@ -26,8 +24,8 @@ func (s *Service) transferIn(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return s.idempotent(w, r, "transfers.in", body, http.StatusCreated, func(ctx context.Context) (any, error) {
-		return s.ops.TransferIn(ctx, req)
+	return s.once(w, r, "transfers.in", body, http.StatusCreated, func(o payments.Once) (payments.Answer, error) {
+		return s.ops.TransferIn(r.Context(), o, req)
 	})
 }
 
@@ -44,7 +42,7 @@ func (s *Service) transferOut(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(r, body, &req, false); err != nil {
 		return err
 	}
-	return idempotentSigned(s, w, r, "transfers.out", body, http.StatusCreated, func(ctx context.Context) (payments.Signed[wire.Transaction], error) {
-		return s.ops.TransferOut(ctx, req, call)
+	return s.once(w, r, "transfers.out", body, http.StatusCreated, func(o payments.Once) (payments.Answer, error) {
+		return s.ops.TransferOut(r.Context(), o, req, call)
 	})
 }

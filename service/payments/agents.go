@@ -200,7 +200,7 @@ func (s *Service) CreateAgent(ctx context.Context, req AgentRequest) (Agent, err
 	}
 	now := s.now()
 	a := store.Agent{ID: ids.New("Agent"), CustomerID: req.CustomerID, Name: strings.TrimSpace(req.Name), Policy: policy, CreatedAt: now, UpdatedAt: now}
-	return commit(ctx, s, "", func(tx store.Tx) (Agent, error) {
+	return commit(ctx, s, "", nil, func(tx store.Tx) (Agent, error) {
 		c, err := tx.GetCustomer(ctx, a.CustomerID)
 		switch {
 		case errors.Is(err, store.ErrNotFound):
@@ -271,7 +271,7 @@ func (s *Service) UpdateAgent(ctx context.Context, id string, req AgentUpdate) (
 	if req.IsPaused == nil {
 		return Agent{}, invalidField("isPaused", "required")
 	}
-	return commit(ctx, s, "", func(tx store.Tx) (Agent, error) {
+	return commit(ctx, s, "", nil, func(tx store.Tx) (Agent, error) {
 		a, err := loadAgent(ctx, tx, id)
 		if err != nil {
 			return Agent{}, err
@@ -322,7 +322,7 @@ func (s *Service) CreateDeviceCode(ctx context.Context, agentID string) (DeviceC
 	if err != nil {
 		return DeviceCode{}, err
 	}
-	return commit(ctx, s, "", func(tx store.Tx) (DeviceCode, error) {
+	return commit(ctx, s, "", nil, func(tx store.Tx) (DeviceCode, error) {
 		a, err := loadAgent(ctx, tx, agentID)
 		if err != nil {
 			return DeviceCode{}, err
@@ -377,7 +377,7 @@ func (s *Service) RedeemDeviceCode(ctx context.Context, code string) (AgentAcces
 	}
 	token := "gat_" + hex.EncodeToString(raw[:])
 	hash := sha256.Sum256([]byte(token))
-	return commit(ctx, s, "", func(tx store.Tx) (AgentAccess, error) {
+	return commit(ctx, s, "", nil, func(tx store.Tx) (AgentAccess, error) {
 		d, err := tx.GetDeviceCode(ctx, code)
 		if errors.Is(err, store.ErrNotFound) {
 			return AgentAccess{}, errNoDeviceCode
@@ -523,8 +523,8 @@ func (s *Service) agentUsage(ctx context.Context, tx store.Tx, a *store.Agent, p
 
 // AgentInternalAccountFilter is the query of AgentInternalAccounts.
 type AgentInternalAccountFilter struct {
-	Type     string
-	Currency string
+	Type     string `query:"type"`
+	Currency string `query:"currency"`
 	Page     PageRequest
 }
 
@@ -549,7 +549,7 @@ func (s *Service) AgentInternalAccounts(ctx context.Context, agent *store.Agent,
 
 // AgentExternalAccountFilter is the query of AgentExternalAccounts.
 type AgentExternalAccountFilter struct {
-	Currency string
+	Currency string `query:"currency"`
 	Page     PageRequest
 }
 
@@ -630,16 +630,16 @@ func (s *Service) AgentExternalAccount(ctx context.Context, agent *store.Agent, 
 // customer is implied); the sender, receiver and reference filters are not
 // offered and are refused rather than ignored.
 type AgentTransactionFilter struct {
-	CustomerID                string
-	AccountIdentifier         string
-	SenderAccountIdentifier   string
-	ReceiverAccountIdentifier string
-	Reference                 string
-	Status                    string
-	Type                      string
-	StartDate                 string
-	EndDate                   string
-	SortOrder                 string
+	CustomerID                string `query:"customerId"`
+	AccountIdentifier         string `query:"accountIdentifier"`
+	SenderAccountIdentifier   string `query:"senderAccountIdentifier"`
+	ReceiverAccountIdentifier string `query:"receiverAccountIdentifier"`
+	Reference                 string `query:"reference"`
+	Status                    string `query:"status"`
+	Type                      string `query:"type"`
+	StartDate                 string `query:"startDate"`
+	EndDate                   string `query:"endDate"`
+	SortOrder                 string `query:"sortOrder"`
 	Page                      PageRequest
 }
 
@@ -774,24 +774,6 @@ func (p *agentPolicy) checkPerTransaction(source string, spend int64) error {
 	return nil
 }
 
-// composeHook runs mine in the operation's transaction, then the caller's
-// own hook (the HTTP layer's Idempotency-Key record) with what mine
-// returns, so the record holds the agent operation's answer.
-func composeHook(ctx context.Context, mine func(ctx context.Context, tx store.Tx, result any) (any, error)) context.Context {
-	outer, _ := ctx.Value(commitHookKey{}).(*hookState)
-	composed := &hookState{outer: outer, hook: func(ctx context.Context, tx store.Tx, result any) error {
-		out, err := mine(ctx, tx, result)
-		if err != nil {
-			return err
-		}
-		if outer != nil {
-			return outer.hook(ctx, tx, out)
-		}
-		return nil
-	}}
-	return context.WithValue(ctx, commitHookKey{}, composed)
-}
-
 // agentAccountProblems names the accounts of a quote request that the agent
 // may not use, with the words CreateQuote uses for missing ones: another
 // customer's account, or one off the allow-list, must look missing.
@@ -829,7 +811,13 @@ func (s *Service) agentAccountProblems(ctx context.Context, agent *store.Agent, 
 // own checks). A quote above the per-transaction limit is refused (403
 // FORBIDDEN, reason SPENDING_LIMIT_EXCEEDED) and not stored. The quote is
 // recorded as the agent's, in the transaction that stores it.
-func (s *Service) AgentCreateQuote(ctx context.Context, agent *store.Agent, req QuoteRequest) (wire.Quote, error) {
+//
+// It runs under o's Idempotency-Key.
+func (s *Service) AgentCreateQuote(ctx context.Context, o Once, agent *store.Agent, req QuoteRequest) (Answer, error) {
+	return once(ctx, s, o, func(fin *then) (wire.Quote, error) { return s.agentCreateQuote(ctx, agent, req, fin) })
+}
+
+func (s *Service) agentCreateQuote(ctx context.Context, agent *store.Agent, req QuoteRequest, fin *then) (wire.Quote, error) {
 	p, err := agentPolicyFor(agent, "CREATE_QUOTES")
 	if err != nil {
 		return wire.Quote{}, err
@@ -850,7 +838,7 @@ func (s *Service) AgentCreateQuote(ctx context.Context, agent *store.Agent, req 
 	if e := fe.err(); e != nil {
 		return wire.Quote{}, e
 	}
-	hooked := composeHook(ctx, func(ctx context.Context, tx store.Tx, result any) (any, error) {
+	record := andThen(fin, func(ctx context.Context, tx store.Tx, result any) (any, error) {
 		q := result.(wire.Quote)
 		if sl := p.SpendingLimits; sl != nil {
 			spend, err := s.spendIn(sl.Currency, q.SendingCurrency.Code, q.TotalSendingAmount)
@@ -866,7 +854,7 @@ func (s *Service) AgentCreateQuote(ctx context.Context, agent *store.Agent, req 
 		}
 		return q, nil
 	})
-	return s.CreateQuote(hooked, req)
+	return s.createQuote(ctx, req, record)
 }
 
 // loadAgentQuote is a quote the agent created, with its transaction; any
@@ -987,7 +975,13 @@ func (s *Service) agentActionJSON(ctx context.Context, tx store.Tx, a *store.Age
 //     leaves an EMBEDDED_WALLET only with signature, a stamp over the
 //     quote's payloadToSign by an active session of that wallet (the
 //     reference requires it of agents too); the agent cannot skip it.
-func (s *Service) AgentExecuteQuote(ctx context.Context, agent *store.Agent, id, signature string) (AgentAction, error) {
+//
+// It runs under o's Idempotency-Key.
+func (s *Service) AgentExecuteQuote(ctx context.Context, o Once, agent *store.Agent, id string, signature Stamp) (Answer, error) {
+	return once(ctx, s, o, func(fin *then) (AgentAction, error) { return s.agentExecuteQuote(ctx, agent, id, string(signature), fin) })
+}
+
+func (s *Service) agentExecuteQuote(ctx context.Context, agent *store.Agent, id, signature string, fin *then) (AgentAction, error) {
 	p, err := agentPolicyFor(agent, "EXECUTE_QUOTES")
 	if err != nil {
 		return AgentAction{}, err
@@ -1010,10 +1004,10 @@ func (s *Service) AgentExecuteQuote(ctx context.Context, agent *store.Agent, id,
 		return AgentAction{}, err
 	}
 	if approval != "" {
-		return s.submitAgentQuote(ctx, agent, &p, id, signature, spend, limitCurrency)
+		return s.submitAgentQuote(ctx, agent, &p, id, signature, spend, limitCurrency, fin)
 	}
 	var action AgentAction
-	hooked := composeHook(ctx, func(ctx context.Context, tx store.Tx, result any) (any, error) {
+	record := andThen(fin, func(ctx context.Context, tx store.Tx, result any) (any, error) {
 		out, err := s.recordAgentAction(ctx, tx, agent, &p, "EXECUTE_QUOTE", q.ID, q.TransactionID, spend, limitCurrency)
 		if err != nil {
 			return nil, err
@@ -1021,7 +1015,7 @@ func (s *Service) AgentExecuteQuote(ctx context.Context, agent *store.Agent, id,
 		action = out
 		return out, nil
 	})
-	if _, err := s.ExecuteQuote(hooked, q.ID, signature); err != nil {
+	if _, err := s.executeQuote(ctx, q.ID, signature, record); err != nil {
 		return AgentAction{}, err
 	}
 	return action, nil
@@ -1085,7 +1079,7 @@ func read2[A, B any](ctx context.Context, s *Service, fn func(tx store.Tx) (A, B
 
 // AgentActionFilter is the query of AgentActions.
 type AgentActionFilter struct {
-	Status string
+	Status string `query:"status"`
 	Page   PageRequest
 }
 
@@ -1263,9 +1257,9 @@ func (s *Service) agentSpend(p *agentPolicy, currency string, amount int64) (spe
 // agentTransferHook records the transfer the operation made (its result, a
 // wire.Transaction) as the agent's action of type typ, in the transfer's
 // own transaction, after counting it against the limits; action receives
-// what the hook answers.
-func (s *Service) agentTransferHook(ctx context.Context, agent *store.Agent, p *agentPolicy, typ string, action *AgentAction) context.Context {
-	return composeHook(ctx, func(ctx context.Context, tx store.Tx, result any) (any, error) {
+// what it answers; fin then runs with that.
+func (s *Service) agentTransferThen(agent *store.Agent, p *agentPolicy, typ string, action *AgentAction, fin *then) *then {
+	return andThen(fin, func(ctx context.Context, tx store.Tx, result any) (any, error) {
 		x := result.(wire.Transaction)
 		// The accounts were read before the transfer's transaction; the
 		// limits are checked again with the transfer as it was made.
@@ -1296,7 +1290,13 @@ func (s *Service) agentTransferHook(ctx context.Context, agent *store.Agent, p *
 // account rule, approval, then the daily and monthly limits in the
 // transfer's own transaction); the answer is the APPROVED AgentAction of
 // type TRANSFER_IN with its transaction.
-func (s *Service) AgentTransferIn(ctx context.Context, agent *store.Agent, req TransferInRequest) (AgentAction, error) {
+//
+// It runs under o's Idempotency-Key.
+func (s *Service) AgentTransferIn(ctx context.Context, o Once, agent *store.Agent, req TransferInRequest) (Answer, error) {
+	return once(ctx, s, o, func(fin *then) (AgentAction, error) { return s.agentTransferIn(ctx, agent, req, fin) })
+}
+
+func (s *Service) agentTransferIn(ctx context.Context, agent *store.Agent, req TransferInRequest, fin *then) (AgentAction, error) {
 	p, err := agentPolicyFor(agent, "CREATE_TRANSFERS")
 	if err != nil {
 		return AgentAction{}, err
@@ -1319,11 +1319,11 @@ func (s *Service) AgentTransferIn(ctx context.Context, agent *store.Agent, req T
 		}
 		if approval != "" {
 			return s.submitAgentTransfer(ctx, agent, &p, "TRANSFER_IN", approval, spend, limitCurrency, pendingRequest{TransferIn: &req,
-				Details: &TransferDetails{Amount: *req.Amount, Currency: currency, SourceAccountID: req.Source.AccountID, DestinationAccountID: req.Destination.AccountID}})
+				Details: &TransferDetails{Amount: *req.Amount, Currency: currency, SourceAccountID: req.Source.AccountID, DestinationAccountID: req.Destination.AccountID}}, fin)
 		}
 	}
 	var action AgentAction
-	if _, err := s.TransferIn(s.agentTransferHook(ctx, agent, &p, "TRANSFER_IN", &action), req); err != nil {
+	if _, err := s.transferIn(ctx, req, s.agentTransferThen(agent, &p, "TRANSFER_IN", &action, fin)); err != nil {
 		return AgentAction{}, err
 	}
 	return action, nil
@@ -1337,7 +1337,14 @@ func (s *Service) AgentTransferIn(ctx context.Context, agent *store.Agent, req T
 // challenge (nothing is recorded, nothing counted) and only the retry
 // signed by an active session of the wallet makes the transfer; the agent
 // cannot skip the owner's signature.
-func (s *Service) AgentTransferOut(ctx context.Context, agent *store.Agent, req TransferOutRequest, call SignedCall) (Signed[AgentAction], error) {
+//
+// It runs under o's Idempotency-Key; the first call's challenge is never
+// recorded.
+func (s *Service) AgentTransferOut(ctx context.Context, o Once, agent *store.Agent, req TransferOutRequest, call SignedCall) (Answer, error) {
+	return onceSigned(ctx, s, o, func(fin *then) (Signed[AgentAction], error) { return s.agentTransferOut(ctx, agent, req, call, fin) })
+}
+
+func (s *Service) agentTransferOut(ctx context.Context, agent *store.Agent, req TransferOutRequest, call SignedCall, fin *then) (Signed[AgentAction], error) {
 	p, err := agentPolicyFor(agent, "CREATE_TRANSFERS")
 	if err != nil {
 		return Signed[AgentAction]{}, err
@@ -1360,7 +1367,7 @@ func (s *Service) AgentTransferOut(ctx context.Context, agent *store.Agent, req 
 		}
 		if approval != "" {
 			out, err := s.submitAgentTransfer(ctx, agent, &p, "TRANSFER_OUT", approval, spend, limitCurrency, pendingRequest{TransferOut: &req,
-				Details: &TransferDetails{Amount: *req.Amount, Currency: currency, SourceAccountID: req.Source.AccountID, DestinationAccountID: req.Destination.AccountID}})
+				Details: &TransferDetails{Amount: *req.Amount, Currency: currency, SourceAccountID: req.Source.AccountID, DestinationAccountID: req.Destination.AccountID}}, fin)
 			if err != nil {
 				return Signed[AgentAction]{}, err
 			}
@@ -1368,7 +1375,7 @@ func (s *Service) AgentTransferOut(ctx context.Context, agent *store.Agent, req 
 		}
 	}
 	var action AgentAction
-	out, err := s.TransferOut(s.agentTransferHook(ctx, agent, &p, "TRANSFER_OUT", &action), req, call)
+	out, err := s.transferOut(ctx, req, call, s.agentTransferThen(agent, &p, "TRANSFER_OUT", &action, fin))
 	if err != nil {
 		return Signed[AgentAction]{}, err
 	}

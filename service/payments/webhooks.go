@@ -215,7 +215,7 @@ func (s *Service) UpdateConfig(ctx context.Context, req PlatformConfigUpdate) (P
 		return PlatformConfig{}, e
 	}
 	defer s.forgetConfig() // emit reads what committed
-	return commit(ctx, s, "", func(tx store.Tx) (PlatformConfig, error) {
+	return commit(ctx, s, "", nil, func(tx store.Tx) (PlatformConfig, error) {
 		c, err := s.readConfig(ctx, tx)
 		if err != nil {
 			return PlatformConfig{}, err
