@@ -56,13 +56,6 @@ func etag(b []byte) string {
 	return `"` + hex.EncodeToString(sum[:16]) + `"`
 }
 
-func (s *Service) documentRoutes() []route {
-	return []route{
-		{"GET", "/openapi.json", s.serveDocument(false), authNone},
-		{"GET", "/openapi.yaml", s.serveDocument(true), authNone},
-	}
-}
-
 // serveDocument answers the OpenAPI document without credentials,
 // cacheable for five minutes and revalidated by its ETag.
 func (s *Service) serveDocument(asYAML bool) handlerFunc {

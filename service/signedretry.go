@@ -11,7 +11,7 @@ import (
 // signedCall reads what a signed operation needs of the request: the
 // canonical hash of its body and, on a retry, the Service-Wallet-Signature
 // and Request-Id headers, which must come together (SignedCall.Check).
-// Handlers read it before they decode the body, so a header problem is
+// route.call reads it before it decodes the body, so a header problem is
 // answered first.
 func signedCall(r *http.Request, body []byte) (payments.SignedCall, error) {
 	c := retryHeaders(r, body)
@@ -33,33 +33,4 @@ func retryHeaders(r *http.Request, body []byte) payments.SignedCall {
 	// the request before any operation sees the hash.
 	c.BodyHash, _ = payments.CanonicalBodyHash(body)
 	return c
-}
-
-// signedBody reads the request of a signed operation whose body is
-// required: the SignedCall first (signedCall), so a problem with the
-// headers is answered before one with the body, then the body decoded
-// into req.
-func signedBody(r *http.Request, req any) (payments.SignedCall, error) {
-	body, err := readBody(r)
-	if err != nil {
-		return payments.SignedCall{}, err
-	}
-	call, err := signedCall(r, body)
-	if err != nil {
-		return call, err
-	}
-	return call, decodeJSON(r, body, req, false)
-}
-
-// signedNoBody reads the request of a signed operation that takes no body
-// (or an empty JSON object).
-func signedNoBody(r *http.Request) (payments.SignedCall, error) {
-	body, err := readBody(r)
-	if err != nil {
-		return payments.SignedCall{}, err
-	}
-	if !emptyBody(body) {
-		return payments.SignedCall{}, errorf(http.StatusBadRequest, payments.CodeInvalidRequestFormat, "this request takes no body")
-	}
-	return signedCall(r, nil)
 }

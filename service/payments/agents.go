@@ -409,22 +409,30 @@ func (s *Service) RedeemDeviceCode(ctx context.Context, code string) (AgentAcces
 // names no agent, 403 FORBIDDEN for a paused one. The platform credential is
 // never an agent's: agent operations act for one customer and must not be
 // reachable with a credential that sees all of them.
-func (s *Service) AuthenticateAgent(ctx context.Context, token string) (*store.Agent, error) {
+func (s *Service) AuthenticateAgent(ctx context.Context, token string) (AgentPrincipal, error) {
 	if token == "" {
-		return nil, ErrAgentUnauthorized
+		return AgentPrincipal{}, ErrAgentUnauthorized
 	}
 	hash := sha256.Sum256([]byte(token))
 	a, err := read(ctx, s, func(tx store.Tx) (*store.Agent, error) { return tx.AgentByToken(ctx, hash[:]) })
 	if err != nil {
 		if errors.Is(err, store.ErrNotFound) {
-			return nil, ErrAgentUnauthorized
+			return AgentPrincipal{}, ErrAgentUnauthorized
 		}
-		return nil, err
+		return AgentPrincipal{}, err
 	}
 	if a.IsPaused {
-		return nil, errorf(CodeForbidden, "this agent is paused")
+		return AgentPrincipal{}, errorf(CodeForbidden, "this agent is paused")
 	}
-	return a, nil
+	return AgentPrincipal{ID: a.ID, CustomerID: a.CustomerID, agent: a}, nil
+}
+
+// AgentPrincipal is the agent an access token authenticated
+// (AuthenticateAgent): who calls the agent's own operations, with its
+// policy as it was when the request came.
+type AgentPrincipal struct {
+	ID, CustomerID string
+	agent          *store.Agent
 }
 
 // ErrAgentUnauthorized refuses an agent request without a valid token.
@@ -483,7 +491,8 @@ func agentPolicyFor(a *store.Agent, perms ...string) (agentPolicy, error) {
 
 // GetAgentMe is the agent itself, with its policy and usage (GET
 // /agents/me). It needs no permission.
-func (s *Service) GetAgentMe(ctx context.Context, agent *store.Agent) (Agent, error) {
+func (s *Service) GetAgentMe(ctx context.Context, caller AgentPrincipal) (Agent, error) {
+	agent := caller.agent
 	return read(ctx, s, func(tx store.Tx) (Agent, error) {
 		a, err := tx.GetAgent(ctx, agent.ID)
 		if err != nil {
@@ -533,7 +542,8 @@ type AgentInternalAccountFilter struct {
 // /agents/me/internal-accounts); they show balances, so it needs
 // VIEW_TRANSACTIONS ("list and retrieve transactions and account
 // balances").
-func (s *Service) AgentInternalAccounts(ctx context.Context, agent *store.Agent, req AgentInternalAccountFilter) (wire.List[wire.InternalAccount], error) {
+func (s *Service) AgentInternalAccounts(ctx context.Context, caller AgentPrincipal, req AgentInternalAccountFilter) (wire.List[wire.InternalAccount], error) {
+	agent := caller.agent
 	p, err := agentPolicyFor(agent, "VIEW_TRANSACTIONS")
 	if err != nil {
 		return wire.List[wire.InternalAccount]{}, err
@@ -556,7 +566,8 @@ type AgentExternalAccountFilter struct {
 // AgentExternalAccounts is a page of the external accounts of the agent's
 // customer that its allow-list lets it use (GET
 // /agents/me/external-accounts), with MANAGE_EXTERNAL_ACCOUNTS.
-func (s *Service) AgentExternalAccounts(ctx context.Context, agent *store.Agent, req AgentExternalAccountFilter) (wire.List[wire.ExternalAccount], error) {
+func (s *Service) AgentExternalAccounts(ctx context.Context, caller AgentPrincipal, req AgentExternalAccountFilter) (wire.List[wire.ExternalAccount], error) {
+	agent := caller.agent
 	p, err := agentPolicyFor(agent, "MANAGE_EXTERNAL_ACCOUNTS")
 	if err != nil {
 		return wire.List[wire.ExternalAccount]{}, err
@@ -580,7 +591,8 @@ func (s *Service) AgentExternalAccounts(ctx context.Context, agent *store.Agent,
 // customer) and may name no other customer. An account the allow-list does
 // not name is created but stays out of the agent's reach until the
 // platform adds it to the policy.
-func (s *Service) AgentCreateExternalAccount(ctx context.Context, agent *store.Agent, body map[string]any) (wire.ExternalAccount, error) {
+func (s *Service) AgentCreateExternalAccount(ctx context.Context, caller AgentPrincipal, body map[string]any) (wire.ExternalAccount, error) {
+	agent := caller.agent
 	if _, err := agentPolicyFor(agent, "MANAGE_EXTERNAL_ACCOUNTS"); err != nil {
 		return wire.ExternalAccount{}, err
 	}
@@ -606,7 +618,8 @@ func (s *Service) AgentCreateExternalAccount(ctx context.Context, agent *store.A
 // (and of its allow-list, when the policy has one), with
 // MANAGE_EXTERNAL_ACCOUNTS. Any other account is 404, exactly as a missing
 // one.
-func (s *Service) AgentExternalAccount(ctx context.Context, agent *store.Agent, id string) (wire.ExternalAccount, error) {
+func (s *Service) AgentExternalAccount(ctx context.Context, caller AgentPrincipal, id string) (wire.ExternalAccount, error) {
+	agent := caller.agent
 	p, err := agentPolicyFor(agent, "MANAGE_EXTERNAL_ACCOUNTS")
 	if err != nil {
 		return wire.ExternalAccount{}, err
@@ -646,7 +659,8 @@ type AgentTransactionFilter struct {
 // AgentTransactions is a page of the transactions of the agent's customer
 // (GET /agents/me/transactions), with VIEW_TRANSACTIONS; under an
 // allow-list, only those whose source or destination is on it.
-func (s *Service) AgentTransactions(ctx context.Context, agent *store.Agent, req AgentTransactionFilter) (wire.List[wire.Transaction], error) {
+func (s *Service) AgentTransactions(ctx context.Context, caller AgentPrincipal, req AgentTransactionFilter) (wire.List[wire.Transaction], error) {
+	agent := caller.agent
 	p, err := agentPolicyFor(agent, "VIEW_TRANSACTIONS")
 	if err != nil {
 		return wire.List[wire.Transaction]{}, err
@@ -682,7 +696,8 @@ func agentSees(agent *store.Agent, p *agentPolicy, x *store.Transaction) bool {
 // AgentTransaction is one transaction of the agent's customer (GET
 // /agents/me/transactions/{transactionId}), with VIEW_TRANSACTIONS; any
 // other is 404 TRANSACTION_NOT_FOUND, as a missing one.
-func (s *Service) AgentTransaction(ctx context.Context, agent *store.Agent, id string) (wire.Transaction, error) {
+func (s *Service) AgentTransaction(ctx context.Context, caller AgentPrincipal, id string) (wire.Transaction, error) {
+	agent := caller.agent
 	p, err := agentPolicyFor(agent, "VIEW_TRANSACTIONS")
 	if err != nil {
 		return wire.Transaction{}, err
@@ -813,7 +828,8 @@ func (s *Service) agentAccountProblems(ctx context.Context, agent *store.Agent, 
 // recorded as the agent's, in the transaction that stores it.
 //
 // It runs under o's Idempotency-Key.
-func (s *Service) AgentCreateQuote(ctx context.Context, o Once, agent *store.Agent, req QuoteRequest) (Answer, error) {
+func (s *Service) AgentCreateQuote(ctx context.Context, o Once, caller AgentPrincipal, req QuoteRequest) (Answer, error) {
+	agent := caller.agent
 	return once(ctx, s, o, func(fin *then) (wire.Quote, error) { return s.agentCreateQuote(ctx, agent, req, fin) })
 }
 
@@ -880,7 +896,8 @@ func loadAgentQuote(ctx context.Context, tx store.Tx, agent *store.Agent, p *age
 
 // AgentGetQuote is a quote the agent created (GET /agents/me/quotes/{id}),
 // with CREATE_QUOTES or EXECUTE_QUOTES.
-func (s *Service) AgentGetQuote(ctx context.Context, agent *store.Agent, id string) (wire.Quote, error) {
+func (s *Service) AgentGetQuote(ctx context.Context, caller AgentPrincipal, id string) (wire.Quote, error) {
+	agent := caller.agent
 	p, err := agentPolicyFor(agent, "CREATE_QUOTES", "EXECUTE_QUOTES")
 	if err != nil {
 		return wire.Quote{}, err
@@ -977,8 +994,11 @@ func (s *Service) agentActionJSON(ctx context.Context, tx store.Tx, a *store.Age
 //     reference requires it of agents too); the agent cannot skip it.
 //
 // It runs under o's Idempotency-Key.
-func (s *Service) AgentExecuteQuote(ctx context.Context, o Once, agent *store.Agent, id string, signature Stamp) (Answer, error) {
-	return once(ctx, s, o, func(fin *then) (AgentAction, error) { return s.agentExecuteQuote(ctx, agent, id, string(signature), fin) })
+func (s *Service) AgentExecuteQuote(ctx context.Context, o Once, caller AgentPrincipal, id string, signature Stamp) (Answer, error) {
+	agent := caller.agent
+	return once(ctx, s, o, func(fin *then) (AgentAction, error) {
+		return s.agentExecuteQuote(ctx, agent, id, string(signature), fin)
+	})
 }
 
 func (s *Service) agentExecuteQuote(ctx context.Context, agent *store.Agent, id, signature string, fin *then) (AgentAction, error) {
@@ -1087,7 +1107,8 @@ var agentActionStatuses = []string{"PENDING_APPROVAL", "APPROVED", "REJECTED", "
 
 // AgentActions is a page of the agent's own actions, newest first (GET
 // /agents/me/actions). It needs no permission: they are the agent's.
-func (s *Service) AgentActions(ctx context.Context, agent *store.Agent, req AgentActionFilter) (wire.List[AgentAction], error) {
+func (s *Service) AgentActions(ctx context.Context, caller AgentPrincipal, req AgentActionFilter) (wire.List[AgentAction], error) {
+	agent := caller.agent
 	var fe fieldErrors
 	f := store.AgentActionFilter{AgentID: agent.ID, Status: req.Status}
 	f.Limit, f.Cursor = req.Page.check("AgentAction", &fe)
@@ -1103,7 +1124,8 @@ func (s *Service) AgentActions(ctx context.Context, agent *store.Agent, req Agen
 
 // AgentGetAction is one of the agent's own actions (GET
 // /agents/me/actions/{actionId}); any other id is 404 NOT_FOUND.
-func (s *Service) AgentGetAction(ctx context.Context, agent *store.Agent, id string) (AgentAction, error) {
+func (s *Service) AgentGetAction(ctx context.Context, caller AgentPrincipal, id string) (AgentAction, error) {
+	agent := caller.agent
 	notFound := errorf(CodeNotFound, "no agent action with this id")
 	if !ids.Valid("AgentAction", id) {
 		return AgentAction{}, notFound
@@ -1124,8 +1146,8 @@ func (s *Service) AgentGetAction(ctx context.Context, agent *store.Agent, id str
 // agent's customer (DELETE /agents/me/external-accounts/{id}), with
 // MANAGE_EXTERNAL_ACCOUNTS; any account the agent may not see is 404, as a
 // missing one.
-func (s *Service) AgentDeleteExternalAccount(ctx context.Context, agent *store.Agent, id string) error {
-	if _, err := s.AgentExternalAccount(ctx, agent, id); err != nil {
+func (s *Service) AgentDeleteExternalAccount(ctx context.Context, caller AgentPrincipal, id string) error {
+	if _, err := s.AgentExternalAccount(ctx, caller, id); err != nil {
 		return err
 	}
 	return s.DeactivateExternalAccount(ctx, ExternalAccountRef{ID: id})
@@ -1292,7 +1314,8 @@ func (s *Service) agentTransferThen(agent *store.Agent, p *agentPolicy, typ stri
 // type TRANSFER_IN with its transaction.
 //
 // It runs under o's Idempotency-Key.
-func (s *Service) AgentTransferIn(ctx context.Context, o Once, agent *store.Agent, req TransferInRequest) (Answer, error) {
+func (s *Service) AgentTransferIn(ctx context.Context, o Once, caller AgentPrincipal, req TransferInRequest) (Answer, error) {
+	agent := caller.agent
 	return once(ctx, s, o, func(fin *then) (AgentAction, error) { return s.agentTransferIn(ctx, agent, req, fin) })
 }
 
@@ -1340,7 +1363,8 @@ func (s *Service) agentTransferIn(ctx context.Context, agent *store.Agent, req T
 //
 // It runs under o's Idempotency-Key; the first call's challenge is never
 // recorded.
-func (s *Service) AgentTransferOut(ctx context.Context, o Once, agent *store.Agent, req TransferOutRequest, call SignedCall) (Answer, error) {
+func (s *Service) AgentTransferOut(ctx context.Context, o Once, caller AgentPrincipal, req TransferOutRequest, call SignedCall) (Answer, error) {
+	agent := caller.agent
 	return onceSigned(ctx, s, o, func(fin *then) (Signed[AgentAction], error) { return s.agentTransferOut(ctx, agent, req, call, fin) })
 }
 
