@@ -364,15 +364,7 @@ type webhookEnvelope struct {
 	Sequence  int64  `json:"sequence,omitempty"`
 }
 
-func encodeEnvelope(e webhookEnvelope) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(e); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
+func encodeEnvelope(e webhookEnvelope) ([]byte, error) { return encodeJSON(e) }
 
 // eventBody is the body of e as it is sent and signed: the stored
 // envelope with "sequence" added as its last member, which is where
