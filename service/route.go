@@ -147,9 +147,6 @@ func public(method, path string, op any, opts ...option) route {
 }
 
 func platformRoute(method, path string, need permission, op any, opts []option) route {
-	if need == (permission{}) {
-		panic("service: " + method + " " + path + " has no permission")
-	}
 	return newRoute(method, path, authPlatform, need, op, opts)
 }
 
@@ -157,6 +154,11 @@ func newRoute(method, path string, auth authKind, need permission, op any, opts 
 	rt := route{method: method, path: path, auth: auth, need: need, status: http.StatusOK}
 	for _, o := range opts {
 		o(&rt)
+	}
+	if platform := rt.auth == authPlatform || rt.auth == authSandbox; platform != (need != permission{}) {
+		// A platform route without a permission, or sandboxOnly on a
+		// route of another credential.
+		panic("service: " + method + " " + path + " has no permission, or a permission without the platform credential")
 	}
 	if h, ok := op.(handlerFunc); ok {
 		rt.h = h

@@ -45,6 +45,7 @@ func TestRouteTable(t *testing.T) {
 		{"an error alone, not 204", "noContent", func() route { return del("/x/{id}", manage, noop) }},
 		{"not an operation", "context.Context", func() route { return get("/x", view, func(string) error { return nil }) }},
 		{"optionalBody without a body", "optionalBody", func() route { return post("/x/{id}", manage, o.GetQuote, optionalBody) }},
+		{"sandboxOnly without the platform credential", "no permission", func() route { return public("POST", "/x", o.TestWebhook, sandboxOnly) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			defer func() {
