@@ -83,7 +83,7 @@ var statusOf = map[string]int{
 	payments.CodeInternal:           http.StatusInternalServerError,
 	payments.CodeServiceUnavailable: http.StatusServiceUnavailable,
 
-	// API tokens and the End User Terms (tokens.go)
+	// API tokens and the End User Terms (payments/apitokens.go)
 	payments.CodeTokenNotFound:               http.StatusNotFound,
 	payments.CodeEndUserTermsVersionNotFound: http.StatusBadRequest,
 }

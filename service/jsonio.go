@@ -37,32 +37,10 @@ func readBody(r *http.Request) ([]byte, error) {
 	return b, nil
 }
 
-// decodeBody reads the body and decodes it into v (see decodeJSON),
-// returning the bytes read for the body hash of a signed retry or an
-// Idempotency-Key.
-func decodeBody(r *http.Request, v any, optional bool) ([]byte, error) {
-	body, err := readBody(r)
-	if err != nil {
-		return nil, err
-	}
-	return body, decodeJSON(r, body, v, optional)
-}
-
 // emptyBody reports whether a body is empty or the empty JSON object.
 func emptyBody(body []byte) bool {
 	t := bytes.TrimSpace(body)
 	return len(t) == 0 || bytes.Equal(t, []byte("{}"))
-}
-
-// readEmptyBody reads the body of an operation without parameters: none,
-// or an empty JSON object; any field is refused as unknown.
-func readEmptyBody(r *http.Request) error {
-	body, err := readBody(r)
-	if err != nil {
-		return err
-	}
-	var none struct{}
-	return decodeJSON(r, body, &none, true)
 }
 
 // decodeJSON decodes body into v strictly: the body must be one JSON object,
@@ -132,10 +110,4 @@ func writeRawJSON(w http.ResponseWriter, status int, body []byte) {
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
 	_, _ = w.Write([]byte("\n"))
-}
-
-// page is the paging of a list request's query (payments.PageRequest).
-func page(r *http.Request) payments.PageRequest {
-	q := r.URL.Query()
-	return payments.PageRequest{Limit: q.Get("limit"), Cursor: q.Get("cursor")}
 }

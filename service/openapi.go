@@ -15,8 +15,11 @@ import (
 
 // openapiYAML is the OpenAPI document of this interface, written by hand
 // (openapi.yaml). The tests keep it true: every request they send goes
-// through a validator built from it (openapi_test.go), and the route table
-// and the document must list the same operations.
+// through a validator built from it (openapi_test.go), the route table and
+// the document must list the same operations, and each route line's
+// status, permission (the document's x-permission), the parameters its
+// operation reads and its request type's fields must be the document's
+// (openapi_routes_test.go).
 //
 //go:embed openapi.yaml
 var openapiYAML []byte
@@ -54,13 +57,6 @@ func parseAPIDocument(b []byte) (*openapi3.T, error) {
 func etag(b []byte) string {
 	sum := sha256.Sum256(b)
 	return `"` + hex.EncodeToString(sum[:16]) + `"`
-}
-
-func (s *Service) documentRoutes() []route {
-	return []route{
-		{"GET", "/openapi.json", s.serveDocument(false), authNone},
-		{"GET", "/openapi.yaml", s.serveDocument(true), authNone},
-	}
 }
 
 // serveDocument answers the OpenAPI document without credentials,

@@ -34,8 +34,10 @@ import (
 // each request's operation in the document and checks the answer against
 // it (every status, error bodies included) and, when the service accepted
 // the request, the request too. TestDocumentCoversRouteTable keeps the
-// document's operations and the route table the same set, and
-// TestEveryDocumentedOperation drives each one through the validator.
+// document's operations and the route table the same set,
+// TestDocumentMatchesRouteLines holds each operation to its route line and
+// its Go types, and TestEveryDocumentedOperation drives each one through
+// the validator.
 
 // testDocument is the embedded document, loaded and validated once.
 var testDocument = sync.OnceValues(func() (*openapi3.T, error) {

@@ -6,13 +6,22 @@
 //
 // [New] builds a [Service] from a [Config]: the domain's operations and
 // workers (its methods are promoted) and [Service.Handler], the HTTP
-// interface. The layer does only what is HTTP's: the route table (routes.go)
-// with each route's credential (the platform's Basic credential, an agent's
-// bearer token, or none), a 1 MiB body limit and strict JSON decoding
-// (jsonio.go), the Service-Wallet-Signature and Request-Id headers of
-// signed retries (signedretry.go), Idempotency-Key (idempotency.go), and
-// the one table from an operation's error code to the HTTP status
-// (errors.go). Every handler decodes, calls one operation and answers.
+// interface. The layer does only what is HTTP's, and imports no store
+// package (TestHTTPLayerKnowsNoStore): the route table (routes.go), where
+// each operation is one line naming its method and path, its credential
+// (the platform's Basic credential with the permission an API token needs,
+// an agent's bearer token, or none), its success status, its
+// Idempotency-Key scope and the domain method it runs; the one generic
+// piece that reads a request from that method's signature and answers its
+// result (route.go): path values, filters bound from the query, a 1 MiB
+// body decoded strictly (jsonio.go), the Service-Wallet-Signature and
+// Request-Id headers of signed retries (signedretry.go), the
+// Idempotency-Key handed to the domain as a payments.Once; and the one
+// table from an operation's error code to the HTTP status (errors.go).
+//
+// To add an operation: write it in package payments, add its line to
+// routes.go and its description to openapi.yaml (the tests hold the two
+// to each other), and a test.
 package service
 
 import (
@@ -24,7 +33,6 @@ import (
 	"time"
 
 	"paywallet/service/payments"
-	"paywallet/service/store"
 	"paywallet/shared/wire"
 )
 
@@ -51,9 +59,8 @@ var CounterpartyFields = payments.CounterpartyFields
 // interface.
 type Service struct {
 	*payments.Service
-	ops   *payments.Service
-	store store.Store
-	log   *slog.Logger
+	ops *payments.Service
+	log *slog.Logger
 	tokenID,
 	secret string
 }
@@ -70,27 +77,8 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Service{Service: ops, ops: ops, store: cfg.Store, log: log, tokenID: id, secret: secret}, nil
+	return &Service{Service: ops, ops: ops, log: log, tokenID: id, secret: secret}, nil
 }
-
-// handlerFunc is a handler that returns its refusal instead of writing it.
-type handlerFunc func(w http.ResponseWriter, r *http.Request) error
-
-// route is one line of the route table.
-type route struct {
-	method, path string
-	h            handlerFunc
-	auth         authKind
-}
-
-type authKind int
-
-const (
-	authPlatform authKind = iota // Basic platform credential
-	authAgent                    // Bearer agent access token, never the platform credential
-	authNone                     // the request itself is the proof (device-code redeem, public keys)
-	authSandbox                  // the platform credential, and only in sandbox mode
-)
 
 // Handler returns the HTTP interface. Paths not in the route table answer
 // 404, known paths with another method 405, both as JSON error bodies.
@@ -149,7 +137,8 @@ func (s *Service) healthz(w http.ResponseWriter, r *http.Request) {
 }
 
 // serve checks the route's credential, bounds the body and runs the
-// handler, answering its refusal (or a panic) as a JSON error.
+// operation (route.call), answering its refusal (or a panic) as a JSON
+// error.
 func (s *Service) serve(w http.ResponseWriter, r *http.Request, rt route) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -160,6 +149,7 @@ func (s *Service) serve(w http.ResponseWriter, r *http.Request, rt route) {
 			s.writeError(w, r, internalError)
 		}
 	}()
+	var who principals
 	switch rt.auth {
 	case authPlatform, authSandbox:
 		p, err := s.platformPrincipal(r)
@@ -178,7 +168,7 @@ func (s *Service) serve(w http.ResponseWriter, r *http.Request, rt route) {
 			s.writeError(w, r, err)
 			return
 		}
-		r = withPrincipal(r, p)
+		who.platform = p
 	case authAgent:
 		agent, err := s.ops.AuthenticateAgent(r.Context(), bearerToken(r))
 		if err != nil {
@@ -186,10 +176,16 @@ func (s *Service) serve(w http.ResponseWriter, r *http.Request, rt route) {
 			s.writeError(w, r, err)
 			return
 		}
-		r = r.WithContext(context.WithValue(r.Context(), agentKey{}, agent))
+		who.agent = agent
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxBody)
-	if err := rt.h(w, r); err != nil {
+	err := func() error {
+		if rt.h != nil {
+			return rt.h(w, r)
+		}
+		return rt.call(w, r, who)
+	}()
+	if err != nil {
 		s.writeError(w, r, err)
 	}
 }
@@ -203,14 +199,6 @@ func bearerToken(r *http.Request) string {
 		return ""
 	}
 	return token
-}
-
-type agentKey struct{}
-
-// agentOf is the agent an authAgent route was called by.
-func agentOf(r *http.Request) *store.Agent {
-	a, _ := r.Context().Value(agentKey{}).(*store.Agent)
-	return a
 }
 
 // writeError answers err: its own status and body for a refusal, 500

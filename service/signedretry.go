@@ -1,8 +1,6 @@
 package service
 
 import (
-	"context"
-	"errors"
 	"net/http"
 	"strings"
 
@@ -13,7 +11,7 @@ import (
 // signedCall reads what a signed operation needs of the request: the
 // canonical hash of its body and, on a retry, the Service-Wallet-Signature
 // and Request-Id headers, which must come together (SignedCall.Check).
-// Handlers read it before they decode the body, so a header problem is
+// route.call reads it before it decodes the body, so a header problem is
 // answered first.
 func signedCall(r *http.Request, body []byte) (payments.SignedCall, error) {
 	c := retryHeaders(r, body)
@@ -35,59 +33,4 @@ func retryHeaders(r *http.Request, body []byte) payments.SignedCall {
 	// the request before any operation sees the hash.
 	c.BodyHash, _ = payments.CanonicalBodyHash(body)
 	return c
-}
-
-// signedBody reads the request of a signed operation whose body is
-// required: the SignedCall first (signedCall), so a problem with the
-// headers is answered before one with the body, then the body decoded
-// into req.
-func signedBody(r *http.Request, req any) (payments.SignedCall, error) {
-	body, err := readBody(r)
-	if err != nil {
-		return payments.SignedCall{}, err
-	}
-	call, err := signedCall(r, body)
-	if err != nil {
-		return call, err
-	}
-	return call, decodeJSON(r, body, req, false)
-}
-
-// signedNoBody reads the request of a signed operation that takes no body
-// (or an empty JSON object).
-func signedNoBody(r *http.Request) (payments.SignedCall, error) {
-	body, err := readBody(r)
-	if err != nil {
-		return payments.SignedCall{}, err
-	}
-	if !emptyBody(body) {
-		return payments.SignedCall{}, errorf(http.StatusBadRequest, payments.CodeInvalidRequestFormat, "this request takes no body")
-	}
-	return signedCall(r, nil)
-}
-
-// errChallenged carries a first call's challenge out of s.idempotent, which
-// passes an error it does not know through without recording it.
-var errChallenged = errors.New("service: the operation answered a signed-retry challenge")
-
-// idempotentSigned runs a signed operation under Idempotency-Key (see
-// Service.idempotent): the first call's challenge is answered 202 and never
-// recorded (it leaves the runner as errChallenged, which is not stored),
-// the signed retry's result is recorded and answered with status.
-func idempotentSigned[T any](s *Service, w http.ResponseWriter, r *http.Request, scope string, body []byte, status int,
-	op func(ctx context.Context) (payments.Signed[T], error)) error {
-	var challenge *wire.SignedRequestChallenge
-	err := s.idempotent(w, r, scope, body, status, func(ctx context.Context) (any, error) {
-		out, err := op(ctx)
-		if err == nil && out.Challenge != nil {
-			challenge = out.Challenge
-			return nil, errChallenged
-		}
-		return out.Result, err
-	})
-	if errors.Is(err, errChallenged) {
-		writeJSON(w, http.StatusAccepted, challenge)
-		return nil
-	}
-	return err
 }

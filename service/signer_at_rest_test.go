@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"paywallet/service/atrest"
@@ -169,10 +170,15 @@ func assertSignerRowSealed(t *testing.T, st store.Store, pinned *walletcrypto.Pu
 
 // assertSigns checks that a target bundle and an export bundle of this
 // service verify against pinned, through a full login and export.
+var signerWallets atomic.Int64
+
 func (e *env) assertSigns(pinned *walletcrypto.PublicKey) {
 	t := e.t
 	t.Helper()
-	w := e.newWallet(fmt.Sprintf("signer-%p@example.com", e))
+	// A number, not the env's address: a second env on the same database
+	// may be allocated where a dead first one was, and the customer's
+	// e-mail would then be taken (409).
+	w := e.newWallet(fmt.Sprintf("signer-%d@example.com", signerWallets.Add(1)))
 	am, _ := e.challenge(w)
 	if _, err := walletcrypto.VerifyTargetBundle(am.OTPEncryptionTargetBundle, pinned); err != nil {
 		t.Fatalf("target bundle does not verify against the pinned key: %v", err)

@@ -118,8 +118,8 @@ func quoteNotPending(q *store.Quote, st string) error {
 // after the checks the execute would make now: the quote is PENDING and
 // executable, the signature (from an embedded wallet) verifies, and the
 // day's and month's limits leave room for it. Nothing is held.
-func (s *Service) submitAgentQuote(ctx context.Context, agent *store.Agent, p *agentPolicy, id, signature string, spend int64, limitCurrency string) (AgentAction, error) {
-	return commit(ctx, s, "", func(tx store.Tx) (AgentAction, error) {
+func (s *Service) submitAgentQuote(ctx context.Context, agent *store.Agent, p *agentPolicy, id, signature string, spend int64, limitCurrency string, fin *then) (AgentAction, error) {
+	return commit(ctx, s, "", fin, func(tx store.Tx) (AgentAction, error) {
 		q, x, err := loadAgentQuote(ctx, tx, agent, p, id)
 		if err != nil {
 			return AgentAction{}, err
@@ -148,8 +148,8 @@ func (s *Service) submitAgentQuote(ctx context.Context, agent *store.Agent, p *a
 // checks the transfer would make now (its accounts, its rail) and the
 // day's and month's limits. A transfer-out from an embedded wallet is
 // refused: its signature answers a one-time challenge that cannot wait.
-func (s *Service) submitAgentTransfer(ctx context.Context, agent *store.Agent, p *agentPolicy, typ, why string, spend int64, limitCurrency string, req pendingRequest) (AgentAction, error) {
-	return commit(ctx, s, "", func(tx store.Tx) (AgentAction, error) {
+func (s *Service) submitAgentTransfer(ctx context.Context, agent *store.Agent, p *agentPolicy, typ, why string, spend int64, limitCurrency string, req pendingRequest, fin *then) (AgentAction, error) {
+	return commit(ctx, s, "", fin, func(tx store.Tx) (AgentAction, error) {
 		var fe fieldErrors
 		if in := req.TransferIn; in != nil {
 			_, ext, err := transferEnds(ctx, tx, in.Destination.AccountID, "destination.accountId", in.Source.AccountID, "source.accountId", &fe)
@@ -186,13 +186,13 @@ func (s *Service) submitAgentTransfer(ctx context.Context, agent *store.Agent, p
 
 // AgentListFilter is the query of ListAgents, as text.
 type AgentListFilter struct {
-	CustomerID    string
-	IsPaused      string
-	IsConnected   string
-	CreatedAfter  string
-	CreatedBefore string
-	UpdatedAfter  string
-	UpdatedBefore string
+	CustomerID    string `query:"customerId"`
+	IsPaused      string `query:"isPaused"`
+	IsConnected   string `query:"isConnected"`
+	CreatedAfter  string `query:"createdAfter"`
+	CreatedBefore string `query:"createdBefore"`
+	UpdatedAfter  string `query:"updatedAfter"`
+	UpdatedBefore string `query:"updatedBefore"`
 	Page          PageRequest
 }
 
@@ -250,7 +250,7 @@ func (s *Service) ListAgents(ctx context.Context, req AgentListFilter) (wire.Lis
 // agent is kept for the actions, quotes and transactions that name it, but
 // every operation answers 404 for it from now on.
 func (s *Service) DeleteAgent(ctx context.Context, id string) error {
-	_, err := commit(ctx, s, "", func(tx store.Tx) (struct{}, error) {
+	_, err := commit(ctx, s, "", nil, func(tx store.Tx) (struct{}, error) {
 		a, err := loadAgent(ctx, tx, id)
 		if err != nil {
 			return struct{}{}, err
@@ -294,7 +294,7 @@ func (s *Service) DeleteAgent(ctx context.Context, id string) error {
 // checked as CreateAgent checks a policy, every bad member named (without
 // the policy. prefix); the change applies to every later request of the
 // agent and to every approval from now on.
-func (s *Service) UpdateAgentPolicy(ctx context.Context, id string, body []byte) (Agent, error) {
+func (s *Service) UpdateAgentPolicy(ctx context.Context, id string, body json.RawMessage) (Agent, error) {
 	var fe fieldErrors
 	var upd agentPolicy
 	var members map[string]json.RawMessage
@@ -318,7 +318,7 @@ func (s *Service) UpdateAgentPolicy(ctx context.Context, id string, body []byte)
 			return Agent{}, invalidField("spendingLimits", "must be an object")
 		}
 	}
-	return commit(ctx, s, "", func(tx store.Tx) (Agent, error) {
+	return commit(ctx, s, "", nil, func(tx store.Tx) (Agent, error) {
 		fe := fe
 		a, err := loadAgent(ctx, tx, id)
 		if err != nil {
@@ -399,11 +399,11 @@ func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "
 
 // AgentApprovalFilter is the query of AgentApprovals, as text.
 type AgentApprovalFilter struct {
-	AgentID    string
-	CustomerID string
-	StartDate  string
-	EndDate    string
-	SortOrder  string
+	AgentID    string `query:"agentId"`
+	CustomerID string `query:"customerId"`
+	StartDate  string `query:"startDate"`
+	EndDate    string `query:"endDate"`
+	SortOrder  string `query:"sortOrder"`
 	Page       PageRequest
 }
 
@@ -477,7 +477,14 @@ func (e errDecided) Error() string { return "payments: agent action already " + 
 // its transaction, or FAILED with failureReason when the operation refused.
 // A paused agent's actions wait: approving one is 409 CONFLICT (reason
 // AGENT_PAUSED) until the agent is resumed; rejecting it works.
-func (s *Service) ApproveAgentAction(ctx context.Context, agentID, actionID string) (AgentAction, error) {
+//
+// It runs under o's Idempotency-Key: the answer is recorded in the
+// operation's commit, or in the FAILED action's.
+func (s *Service) ApproveAgentAction(ctx context.Context, o Once, agentID, actionID string) (Answer, error) {
+	return once(ctx, s, o, func(fin *then) (AgentAction, error) { return s.approveAgentAction(ctx, agentID, actionID, fin) })
+}
+
+func (s *Service) approveAgentAction(ctx context.Context, agentID, actionID string, fin *then) (AgentAction, error) {
 	agent, a, err := read2(ctx, s, func(tx store.Tx) (*store.Agent, *store.AgentAction, error) {
 		return loadDecidable(ctx, tx, agentID, actionID)
 	})
@@ -492,25 +499,25 @@ func (s *Service) ApproveAgentAction(ctx context.Context, agentID, actionID stri
 		return AgentAction{}, err
 	}
 	var out AgentAction
-	hooked := composeHook(ctx, func(ctx context.Context, tx store.Tx, result any) (any, error) {
+	approve := andThen(fin, func(ctx context.Context, tx store.Tx, result any) (any, error) {
 		var err error
 		out, err = s.approveIn(ctx, tx, a.ID, result)
 		return out, err
 	})
 	switch a.Type {
 	case "EXECUTE_QUOTE":
-		_, err = s.ExecuteQuote(hooked, a.QuoteID, req.Signature)
+		_, err = s.executeQuote(ctx, a.QuoteID, req.Signature, approve)
 	case "TRANSFER_IN":
 		if req.TransferIn == nil {
 			return AgentAction{}, errors.New("payments: agent action " + a.ID + " keeps no transfer-in")
 		}
-		_, err = s.TransferIn(hooked, *req.TransferIn)
+		_, err = s.transferIn(ctx, *req.TransferIn, approve)
 	case "TRANSFER_OUT":
 		if req.TransferOut == nil {
 			return AgentAction{}, errors.New("payments: agent action " + a.ID + " keeps no transfer-out")
 		}
 		var signed Signed[wire.Transaction]
-		signed, err = s.TransferOut(hooked, *req.TransferOut, SignedCall{})
+		signed, err = s.transferOut(ctx, *req.TransferOut, SignedCall{}, approve)
 		if err == nil && signed.Challenge != nil {
 			err = errorf(CodeSignatureMissing, "the transfer-out now needs the wallet's signature")
 		}
@@ -527,7 +534,7 @@ func (s *Service) ApproveAgentAction(ctx context.Context, agentID, actionID stri
 	case errors.As(err, &decided):
 		return AgentAction{}, errNotPending(decided.status)
 	case errors.As(err, &refused):
-		return s.failAgentAction(ctx, agent.ID, a.ID, refused)
+		return s.failAgentAction(ctx, agent.ID, a.ID, refused, fin)
 	}
 	return AgentAction{}, err
 }
@@ -599,9 +606,9 @@ func (s *Service) approveIn(ctx context.Context, tx store.Tx, actionID string, r
 
 // failAgentAction records that the approved operation of an action
 // refused (the operation's transaction rolled back): FAILED, with why. It
-// is the approval's one commit.
-func (s *Service) failAgentAction(ctx context.Context, agentID, actionID string, why *Error) (AgentAction, error) {
-	return commit(ctx, s, "", func(tx store.Tx) (AgentAction, error) {
+// is the approval's one commit, and runs fin.
+func (s *Service) failAgentAction(ctx context.Context, agentID, actionID string, why *Error, fin *then) (AgentAction, error) {
+	return commit(ctx, s, "", fin, func(tx store.Tx) (AgentAction, error) {
 		_, a, err := loadDecidable(ctx, tx, agentID, actionID)
 		if err != nil {
 			return AgentAction{}, err
@@ -634,7 +641,7 @@ func (s *Service) RejectAgentAction(ctx context.Context, agentID, actionID strin
 	if utf8.RuneCountInString(reason) > 500 || !plainText(reason) {
 		return AgentAction{}, invalidField("reason", "must be at most 500 characters of text without control characters")
 	}
-	return commit(ctx, s, "", func(tx store.Tx) (AgentAction, error) {
+	return commit(ctx, s, "", nil, func(tx store.Tx) (AgentAction, error) {
 		_, a, err := loadDecidable(ctx, tx, agentID, actionID)
 		if err != nil {
 			return AgentAction{}, err

@@ -200,7 +200,7 @@ func (s *Service) CreateAgent(ctx context.Context, req AgentRequest) (Agent, err
 	}
 	now := s.now()
 	a := store.Agent{ID: ids.New("Agent"), CustomerID: req.CustomerID, Name: strings.TrimSpace(req.Name), Policy: policy, CreatedAt: now, UpdatedAt: now}
-	return commit(ctx, s, "", func(tx store.Tx) (Agent, error) {
+	return commit(ctx, s, "", nil, func(tx store.Tx) (Agent, error) {
 		c, err := tx.GetCustomer(ctx, a.CustomerID)
 		switch {
 		case errors.Is(err, store.ErrNotFound):
@@ -271,7 +271,7 @@ func (s *Service) UpdateAgent(ctx context.Context, id string, req AgentUpdate) (
 	if req.IsPaused == nil {
 		return Agent{}, invalidField("isPaused", "required")
 	}
-	return commit(ctx, s, "", func(tx store.Tx) (Agent, error) {
+	return commit(ctx, s, "", nil, func(tx store.Tx) (Agent, error) {
 		a, err := loadAgent(ctx, tx, id)
 		if err != nil {
 			return Agent{}, err
@@ -322,7 +322,7 @@ func (s *Service) CreateDeviceCode(ctx context.Context, agentID string) (DeviceC
 	if err != nil {
 		return DeviceCode{}, err
 	}
-	return commit(ctx, s, "", func(tx store.Tx) (DeviceCode, error) {
+	return commit(ctx, s, "", nil, func(tx store.Tx) (DeviceCode, error) {
 		a, err := loadAgent(ctx, tx, agentID)
 		if err != nil {
 			return DeviceCode{}, err
@@ -377,7 +377,7 @@ func (s *Service) RedeemDeviceCode(ctx context.Context, code string) (AgentAcces
 	}
 	token := "gat_" + hex.EncodeToString(raw[:])
 	hash := sha256.Sum256([]byte(token))
-	return commit(ctx, s, "", func(tx store.Tx) (AgentAccess, error) {
+	return commit(ctx, s, "", nil, func(tx store.Tx) (AgentAccess, error) {
 		d, err := tx.GetDeviceCode(ctx, code)
 		if errors.Is(err, store.ErrNotFound) {
 			return AgentAccess{}, errNoDeviceCode
@@ -409,22 +409,30 @@ func (s *Service) RedeemDeviceCode(ctx context.Context, code string) (AgentAcces
 // names no agent, 403 FORBIDDEN for a paused one. The platform credential is
 // never an agent's: agent operations act for one customer and must not be
 // reachable with a credential that sees all of them.
-func (s *Service) AuthenticateAgent(ctx context.Context, token string) (*store.Agent, error) {
+func (s *Service) AuthenticateAgent(ctx context.Context, token string) (AgentPrincipal, error) {
 	if token == "" {
-		return nil, ErrAgentUnauthorized
+		return AgentPrincipal{}, ErrAgentUnauthorized
 	}
 	hash := sha256.Sum256([]byte(token))
 	a, err := read(ctx, s, func(tx store.Tx) (*store.Agent, error) { return tx.AgentByToken(ctx, hash[:]) })
 	if err != nil {
 		if errors.Is(err, store.ErrNotFound) {
-			return nil, ErrAgentUnauthorized
+			return AgentPrincipal{}, ErrAgentUnauthorized
 		}
-		return nil, err
+		return AgentPrincipal{}, err
 	}
 	if a.IsPaused {
-		return nil, errorf(CodeForbidden, "this agent is paused")
+		return AgentPrincipal{}, errorf(CodeForbidden, "this agent is paused")
 	}
-	return a, nil
+	return AgentPrincipal{ID: a.ID, CustomerID: a.CustomerID, agent: a}, nil
+}
+
+// AgentPrincipal is the agent an access token authenticated
+// (AuthenticateAgent): who calls the agent's own operations, with its
+// policy as it was when the request came.
+type AgentPrincipal struct {
+	ID, CustomerID string
+	agent          *store.Agent
 }
 
 // ErrAgentUnauthorized refuses an agent request without a valid token.
@@ -483,7 +491,8 @@ func agentPolicyFor(a *store.Agent, perms ...string) (agentPolicy, error) {
 
 // GetAgentMe is the agent itself, with its policy and usage (GET
 // /agents/me). It needs no permission.
-func (s *Service) GetAgentMe(ctx context.Context, agent *store.Agent) (Agent, error) {
+func (s *Service) GetAgentMe(ctx context.Context, caller AgentPrincipal) (Agent, error) {
+	agent := caller.agent
 	return read(ctx, s, func(tx store.Tx) (Agent, error) {
 		a, err := tx.GetAgent(ctx, agent.ID)
 		if err != nil {
@@ -523,8 +532,8 @@ func (s *Service) agentUsage(ctx context.Context, tx store.Tx, a *store.Agent, p
 
 // AgentInternalAccountFilter is the query of AgentInternalAccounts.
 type AgentInternalAccountFilter struct {
-	Type     string
-	Currency string
+	Type     string `query:"type"`
+	Currency string `query:"currency"`
 	Page     PageRequest
 }
 
@@ -533,7 +542,8 @@ type AgentInternalAccountFilter struct {
 // /agents/me/internal-accounts); they show balances, so it needs
 // VIEW_TRANSACTIONS ("list and retrieve transactions and account
 // balances").
-func (s *Service) AgentInternalAccounts(ctx context.Context, agent *store.Agent, req AgentInternalAccountFilter) (wire.List[wire.InternalAccount], error) {
+func (s *Service) AgentInternalAccounts(ctx context.Context, caller AgentPrincipal, req AgentInternalAccountFilter) (wire.List[wire.InternalAccount], error) {
+	agent := caller.agent
 	p, err := agentPolicyFor(agent, "VIEW_TRANSACTIONS")
 	if err != nil {
 		return wire.List[wire.InternalAccount]{}, err
@@ -549,14 +559,15 @@ func (s *Service) AgentInternalAccounts(ctx context.Context, agent *store.Agent,
 
 // AgentExternalAccountFilter is the query of AgentExternalAccounts.
 type AgentExternalAccountFilter struct {
-	Currency string
+	Currency string `query:"currency"`
 	Page     PageRequest
 }
 
 // AgentExternalAccounts is a page of the external accounts of the agent's
 // customer that its allow-list lets it use (GET
 // /agents/me/external-accounts), with MANAGE_EXTERNAL_ACCOUNTS.
-func (s *Service) AgentExternalAccounts(ctx context.Context, agent *store.Agent, req AgentExternalAccountFilter) (wire.List[wire.ExternalAccount], error) {
+func (s *Service) AgentExternalAccounts(ctx context.Context, caller AgentPrincipal, req AgentExternalAccountFilter) (wire.List[wire.ExternalAccount], error) {
+	agent := caller.agent
 	p, err := agentPolicyFor(agent, "MANAGE_EXTERNAL_ACCOUNTS")
 	if err != nil {
 		return wire.List[wire.ExternalAccount]{}, err
@@ -580,7 +591,8 @@ func (s *Service) AgentExternalAccounts(ctx context.Context, agent *store.Agent,
 // customer) and may name no other customer. An account the allow-list does
 // not name is created but stays out of the agent's reach until the
 // platform adds it to the policy.
-func (s *Service) AgentCreateExternalAccount(ctx context.Context, agent *store.Agent, body map[string]any) (wire.ExternalAccount, error) {
+func (s *Service) AgentCreateExternalAccount(ctx context.Context, caller AgentPrincipal, body map[string]any) (wire.ExternalAccount, error) {
+	agent := caller.agent
 	if _, err := agentPolicyFor(agent, "MANAGE_EXTERNAL_ACCOUNTS"); err != nil {
 		return wire.ExternalAccount{}, err
 	}
@@ -606,7 +618,8 @@ func (s *Service) AgentCreateExternalAccount(ctx context.Context, agent *store.A
 // (and of its allow-list, when the policy has one), with
 // MANAGE_EXTERNAL_ACCOUNTS. Any other account is 404, exactly as a missing
 // one.
-func (s *Service) AgentExternalAccount(ctx context.Context, agent *store.Agent, id string) (wire.ExternalAccount, error) {
+func (s *Service) AgentExternalAccount(ctx context.Context, caller AgentPrincipal, id string) (wire.ExternalAccount, error) {
+	agent := caller.agent
 	p, err := agentPolicyFor(agent, "MANAGE_EXTERNAL_ACCOUNTS")
 	if err != nil {
 		return wire.ExternalAccount{}, err
@@ -630,23 +643,24 @@ func (s *Service) AgentExternalAccount(ctx context.Context, agent *store.Agent, 
 // customer is implied); the sender, receiver and reference filters are not
 // offered and are refused rather than ignored.
 type AgentTransactionFilter struct {
-	CustomerID                string
-	AccountIdentifier         string
-	SenderAccountIdentifier   string
-	ReceiverAccountIdentifier string
-	Reference                 string
-	Status                    string
-	Type                      string
-	StartDate                 string
-	EndDate                   string
-	SortOrder                 string
+	CustomerID                string `query:"customerId"`
+	AccountIdentifier         string `query:"accountIdentifier"`
+	SenderAccountIdentifier   string `query:"senderAccountIdentifier"`
+	ReceiverAccountIdentifier string `query:"receiverAccountIdentifier"`
+	Reference                 string `query:"reference"`
+	Status                    string `query:"status"`
+	Type                      string `query:"type"`
+	StartDate                 string `query:"startDate"`
+	EndDate                   string `query:"endDate"`
+	SortOrder                 string `query:"sortOrder"`
 	Page                      PageRequest
 }
 
 // AgentTransactions is a page of the transactions of the agent's customer
 // (GET /agents/me/transactions), with VIEW_TRANSACTIONS; under an
 // allow-list, only those whose source or destination is on it.
-func (s *Service) AgentTransactions(ctx context.Context, agent *store.Agent, req AgentTransactionFilter) (wire.List[wire.Transaction], error) {
+func (s *Service) AgentTransactions(ctx context.Context, caller AgentPrincipal, req AgentTransactionFilter) (wire.List[wire.Transaction], error) {
+	agent := caller.agent
 	p, err := agentPolicyFor(agent, "VIEW_TRANSACTIONS")
 	if err != nil {
 		return wire.List[wire.Transaction]{}, err
@@ -682,7 +696,8 @@ func agentSees(agent *store.Agent, p *agentPolicy, x *store.Transaction) bool {
 // AgentTransaction is one transaction of the agent's customer (GET
 // /agents/me/transactions/{transactionId}), with VIEW_TRANSACTIONS; any
 // other is 404 TRANSACTION_NOT_FOUND, as a missing one.
-func (s *Service) AgentTransaction(ctx context.Context, agent *store.Agent, id string) (wire.Transaction, error) {
+func (s *Service) AgentTransaction(ctx context.Context, caller AgentPrincipal, id string) (wire.Transaction, error) {
+	agent := caller.agent
 	p, err := agentPolicyFor(agent, "VIEW_TRANSACTIONS")
 	if err != nil {
 		return wire.Transaction{}, err
@@ -774,24 +789,6 @@ func (p *agentPolicy) checkPerTransaction(source string, spend int64) error {
 	return nil
 }
 
-// composeHook runs mine in the operation's transaction, then the caller's
-// own hook (the HTTP layer's Idempotency-Key record) with what mine
-// returns, so the record holds the agent operation's answer.
-func composeHook(ctx context.Context, mine func(ctx context.Context, tx store.Tx, result any) (any, error)) context.Context {
-	outer, _ := ctx.Value(commitHookKey{}).(*hookState)
-	composed := &hookState{outer: outer, hook: func(ctx context.Context, tx store.Tx, result any) error {
-		out, err := mine(ctx, tx, result)
-		if err != nil {
-			return err
-		}
-		if outer != nil {
-			return outer.hook(ctx, tx, out)
-		}
-		return nil
-	}}
-	return context.WithValue(ctx, commitHookKey{}, composed)
-}
-
 // agentAccountProblems names the accounts of a quote request that the agent
 // may not use, with the words CreateQuote uses for missing ones: another
 // customer's account, or one off the allow-list, must look missing.
@@ -829,7 +826,14 @@ func (s *Service) agentAccountProblems(ctx context.Context, agent *store.Agent, 
 // own checks). A quote above the per-transaction limit is refused (403
 // FORBIDDEN, reason SPENDING_LIMIT_EXCEEDED) and not stored. The quote is
 // recorded as the agent's, in the transaction that stores it.
-func (s *Service) AgentCreateQuote(ctx context.Context, agent *store.Agent, req QuoteRequest) (wire.Quote, error) {
+//
+// It runs under o's Idempotency-Key.
+func (s *Service) AgentCreateQuote(ctx context.Context, o Once, caller AgentPrincipal, req QuoteRequest) (Answer, error) {
+	agent := caller.agent
+	return once(ctx, s, o, func(fin *then) (wire.Quote, error) { return s.agentCreateQuote(ctx, agent, req, fin) })
+}
+
+func (s *Service) agentCreateQuote(ctx context.Context, agent *store.Agent, req QuoteRequest, fin *then) (wire.Quote, error) {
 	p, err := agentPolicyFor(agent, "CREATE_QUOTES")
 	if err != nil {
 		return wire.Quote{}, err
@@ -850,7 +854,7 @@ func (s *Service) AgentCreateQuote(ctx context.Context, agent *store.Agent, req 
 	if e := fe.err(); e != nil {
 		return wire.Quote{}, e
 	}
-	hooked := composeHook(ctx, func(ctx context.Context, tx store.Tx, result any) (any, error) {
+	record := andThen(fin, func(ctx context.Context, tx store.Tx, result any) (any, error) {
 		q := result.(wire.Quote)
 		if sl := p.SpendingLimits; sl != nil {
 			spend, err := s.spendIn(sl.Currency, q.SendingCurrency.Code, q.TotalSendingAmount)
@@ -866,7 +870,7 @@ func (s *Service) AgentCreateQuote(ctx context.Context, agent *store.Agent, req 
 		}
 		return q, nil
 	})
-	return s.CreateQuote(hooked, req)
+	return s.createQuote(ctx, req, record)
 }
 
 // loadAgentQuote is a quote the agent created, with its transaction; any
@@ -892,7 +896,8 @@ func loadAgentQuote(ctx context.Context, tx store.Tx, agent *store.Agent, p *age
 
 // AgentGetQuote is a quote the agent created (GET /agents/me/quotes/{id}),
 // with CREATE_QUOTES or EXECUTE_QUOTES.
-func (s *Service) AgentGetQuote(ctx context.Context, agent *store.Agent, id string) (wire.Quote, error) {
+func (s *Service) AgentGetQuote(ctx context.Context, caller AgentPrincipal, id string) (wire.Quote, error) {
+	agent := caller.agent
 	p, err := agentPolicyFor(agent, "CREATE_QUOTES", "EXECUTE_QUOTES")
 	if err != nil {
 		return wire.Quote{}, err
@@ -987,7 +992,16 @@ func (s *Service) agentActionJSON(ctx context.Context, tx store.Tx, a *store.Age
 //     leaves an EMBEDDED_WALLET only with signature, a stamp over the
 //     quote's payloadToSign by an active session of that wallet (the
 //     reference requires it of agents too); the agent cannot skip it.
-func (s *Service) AgentExecuteQuote(ctx context.Context, agent *store.Agent, id, signature string) (AgentAction, error) {
+//
+// It runs under o's Idempotency-Key.
+func (s *Service) AgentExecuteQuote(ctx context.Context, o Once, caller AgentPrincipal, id string, signature Stamp) (Answer, error) {
+	agent := caller.agent
+	return once(ctx, s, o, func(fin *then) (AgentAction, error) {
+		return s.agentExecuteQuote(ctx, agent, id, string(signature), fin)
+	})
+}
+
+func (s *Service) agentExecuteQuote(ctx context.Context, agent *store.Agent, id, signature string, fin *then) (AgentAction, error) {
 	p, err := agentPolicyFor(agent, "EXECUTE_QUOTES")
 	if err != nil {
 		return AgentAction{}, err
@@ -1010,10 +1024,10 @@ func (s *Service) AgentExecuteQuote(ctx context.Context, agent *store.Agent, id,
 		return AgentAction{}, err
 	}
 	if approval != "" {
-		return s.submitAgentQuote(ctx, agent, &p, id, signature, spend, limitCurrency)
+		return s.submitAgentQuote(ctx, agent, &p, id, signature, spend, limitCurrency, fin)
 	}
 	var action AgentAction
-	hooked := composeHook(ctx, func(ctx context.Context, tx store.Tx, result any) (any, error) {
+	record := andThen(fin, func(ctx context.Context, tx store.Tx, result any) (any, error) {
 		out, err := s.recordAgentAction(ctx, tx, agent, &p, "EXECUTE_QUOTE", q.ID, q.TransactionID, spend, limitCurrency)
 		if err != nil {
 			return nil, err
@@ -1021,7 +1035,7 @@ func (s *Service) AgentExecuteQuote(ctx context.Context, agent *store.Agent, id,
 		action = out
 		return out, nil
 	})
-	if _, err := s.ExecuteQuote(hooked, q.ID, signature); err != nil {
+	if _, err := s.executeQuote(ctx, q.ID, signature, record); err != nil {
 		return AgentAction{}, err
 	}
 	return action, nil
@@ -1085,7 +1099,7 @@ func read2[A, B any](ctx context.Context, s *Service, fn func(tx store.Tx) (A, B
 
 // AgentActionFilter is the query of AgentActions.
 type AgentActionFilter struct {
-	Status string
+	Status string `query:"status"`
 	Page   PageRequest
 }
 
@@ -1093,7 +1107,8 @@ var agentActionStatuses = []string{"PENDING_APPROVAL", "APPROVED", "REJECTED", "
 
 // AgentActions is a page of the agent's own actions, newest first (GET
 // /agents/me/actions). It needs no permission: they are the agent's.
-func (s *Service) AgentActions(ctx context.Context, agent *store.Agent, req AgentActionFilter) (wire.List[AgentAction], error) {
+func (s *Service) AgentActions(ctx context.Context, caller AgentPrincipal, req AgentActionFilter) (wire.List[AgentAction], error) {
+	agent := caller.agent
 	var fe fieldErrors
 	f := store.AgentActionFilter{AgentID: agent.ID, Status: req.Status}
 	f.Limit, f.Cursor = req.Page.check("AgentAction", &fe)
@@ -1109,7 +1124,8 @@ func (s *Service) AgentActions(ctx context.Context, agent *store.Agent, req Agen
 
 // AgentGetAction is one of the agent's own actions (GET
 // /agents/me/actions/{actionId}); any other id is 404 NOT_FOUND.
-func (s *Service) AgentGetAction(ctx context.Context, agent *store.Agent, id string) (AgentAction, error) {
+func (s *Service) AgentGetAction(ctx context.Context, caller AgentPrincipal, id string) (AgentAction, error) {
+	agent := caller.agent
 	notFound := errorf(CodeNotFound, "no agent action with this id")
 	if !ids.Valid("AgentAction", id) {
 		return AgentAction{}, notFound
@@ -1130,8 +1146,8 @@ func (s *Service) AgentGetAction(ctx context.Context, agent *store.Agent, id str
 // agent's customer (DELETE /agents/me/external-accounts/{id}), with
 // MANAGE_EXTERNAL_ACCOUNTS; any account the agent may not see is 404, as a
 // missing one.
-func (s *Service) AgentDeleteExternalAccount(ctx context.Context, agent *store.Agent, id string) error {
-	if _, err := s.AgentExternalAccount(ctx, agent, id); err != nil {
+func (s *Service) AgentDeleteExternalAccount(ctx context.Context, caller AgentPrincipal, id string) error {
+	if _, err := s.AgentExternalAccount(ctx, caller, id); err != nil {
 		return err
 	}
 	return s.DeactivateExternalAccount(ctx, ExternalAccountRef{ID: id})
@@ -1263,9 +1279,9 @@ func (s *Service) agentSpend(p *agentPolicy, currency string, amount int64) (spe
 // agentTransferHook records the transfer the operation made (its result, a
 // wire.Transaction) as the agent's action of type typ, in the transfer's
 // own transaction, after counting it against the limits; action receives
-// what the hook answers.
-func (s *Service) agentTransferHook(ctx context.Context, agent *store.Agent, p *agentPolicy, typ string, action *AgentAction) context.Context {
-	return composeHook(ctx, func(ctx context.Context, tx store.Tx, result any) (any, error) {
+// what it answers; fin then runs with that.
+func (s *Service) agentTransferThen(agent *store.Agent, p *agentPolicy, typ string, action *AgentAction, fin *then) *then {
+	return andThen(fin, func(ctx context.Context, tx store.Tx, result any) (any, error) {
 		x := result.(wire.Transaction)
 		// The accounts were read before the transfer's transaction; the
 		// limits are checked again with the transfer as it was made.
@@ -1296,7 +1312,14 @@ func (s *Service) agentTransferHook(ctx context.Context, agent *store.Agent, p *
 // account rule, approval, then the daily and monthly limits in the
 // transfer's own transaction); the answer is the APPROVED AgentAction of
 // type TRANSFER_IN with its transaction.
-func (s *Service) AgentTransferIn(ctx context.Context, agent *store.Agent, req TransferInRequest) (AgentAction, error) {
+//
+// It runs under o's Idempotency-Key.
+func (s *Service) AgentTransferIn(ctx context.Context, o Once, caller AgentPrincipal, req TransferInRequest) (Answer, error) {
+	agent := caller.agent
+	return once(ctx, s, o, func(fin *then) (AgentAction, error) { return s.agentTransferIn(ctx, agent, req, fin) })
+}
+
+func (s *Service) agentTransferIn(ctx context.Context, agent *store.Agent, req TransferInRequest, fin *then) (AgentAction, error) {
 	p, err := agentPolicyFor(agent, "CREATE_TRANSFERS")
 	if err != nil {
 		return AgentAction{}, err
@@ -1319,11 +1342,11 @@ func (s *Service) AgentTransferIn(ctx context.Context, agent *store.Agent, req T
 		}
 		if approval != "" {
 			return s.submitAgentTransfer(ctx, agent, &p, "TRANSFER_IN", approval, spend, limitCurrency, pendingRequest{TransferIn: &req,
-				Details: &TransferDetails{Amount: *req.Amount, Currency: currency, SourceAccountID: req.Source.AccountID, DestinationAccountID: req.Destination.AccountID}})
+				Details: &TransferDetails{Amount: *req.Amount, Currency: currency, SourceAccountID: req.Source.AccountID, DestinationAccountID: req.Destination.AccountID}}, fin)
 		}
 	}
 	var action AgentAction
-	if _, err := s.TransferIn(s.agentTransferHook(ctx, agent, &p, "TRANSFER_IN", &action), req); err != nil {
+	if _, err := s.transferIn(ctx, req, s.agentTransferThen(agent, &p, "TRANSFER_IN", &action, fin)); err != nil {
 		return AgentAction{}, err
 	}
 	return action, nil
@@ -1337,7 +1360,15 @@ func (s *Service) AgentTransferIn(ctx context.Context, agent *store.Agent, req T
 // challenge (nothing is recorded, nothing counted) and only the retry
 // signed by an active session of the wallet makes the transfer; the agent
 // cannot skip the owner's signature.
-func (s *Service) AgentTransferOut(ctx context.Context, agent *store.Agent, req TransferOutRequest, call SignedCall) (Signed[AgentAction], error) {
+//
+// It runs under o's Idempotency-Key; the first call's challenge is never
+// recorded.
+func (s *Service) AgentTransferOut(ctx context.Context, o Once, caller AgentPrincipal, req TransferOutRequest, call SignedCall) (Answer, error) {
+	agent := caller.agent
+	return onceSigned(ctx, s, o, func(fin *then) (Signed[AgentAction], error) { return s.agentTransferOut(ctx, agent, req, call, fin) })
+}
+
+func (s *Service) agentTransferOut(ctx context.Context, agent *store.Agent, req TransferOutRequest, call SignedCall, fin *then) (Signed[AgentAction], error) {
 	p, err := agentPolicyFor(agent, "CREATE_TRANSFERS")
 	if err != nil {
 		return Signed[AgentAction]{}, err
@@ -1360,7 +1391,7 @@ func (s *Service) AgentTransferOut(ctx context.Context, agent *store.Agent, req 
 		}
 		if approval != "" {
 			out, err := s.submitAgentTransfer(ctx, agent, &p, "TRANSFER_OUT", approval, spend, limitCurrency, pendingRequest{TransferOut: &req,
-				Details: &TransferDetails{Amount: *req.Amount, Currency: currency, SourceAccountID: req.Source.AccountID, DestinationAccountID: req.Destination.AccountID}})
+				Details: &TransferDetails{Amount: *req.Amount, Currency: currency, SourceAccountID: req.Source.AccountID, DestinationAccountID: req.Destination.AccountID}}, fin)
 			if err != nil {
 				return Signed[AgentAction]{}, err
 			}
@@ -1368,7 +1399,7 @@ func (s *Service) AgentTransferOut(ctx context.Context, agent *store.Agent, req 
 		}
 	}
 	var action AgentAction
-	out, err := s.TransferOut(s.agentTransferHook(ctx, agent, &p, "TRANSFER_OUT", &action), req, call)
+	out, err := s.transferOut(ctx, req, call, s.agentTransferThen(agent, &p, "TRANSFER_OUT", &action, fin))
 	if err != nil {
 		return Signed[AgentAction]{}, err
 	}

@@ -163,7 +163,7 @@ func (s *Service) CreateAPIToken(ctx context.Context, by Principal, req APIToken
 	if t.SecretHash, err = s.tokenMAC(t.ID, t.ClientID, secret); err != nil {
 		return APIToken{}, err
 	}
-	out, err := commit(ctx, s, "", func(tx store.Tx) (APIToken, error) {
+	out, err := commit(ctx, s, "", nil, func(tx store.Tx) (APIToken, error) {
 		if err := tx.CreateAPIToken(ctx, &t); err != nil {
 			return APIToken{}, err
 		}
@@ -179,10 +179,12 @@ func (s *Service) CreateAPIToken(ctx context.Context, by Principal, req APIToken
 // APITokenFilter is the query of ListAPITokens (GET /tokens): name exactly,
 // the four RFC 3339 bounds inclusive.
 type APITokenFilter struct {
-	Name                        string
-	CreatedAfter, CreatedBefore string
-	UpdatedAfter, UpdatedBefore string
-	Page                        PageRequest
+	Name          string `query:"name"`
+	CreatedAfter  string `query:"createdAfter"`
+	CreatedBefore string `query:"createdBefore"`
+	UpdatedAfter  string `query:"updatedAfter"`
+	UpdatedBefore string `query:"updatedBefore"`
+	Page          PageRequest
 }
 
 // ListAPITokens pages the platform's tokens, oldest first, without their
@@ -231,7 +233,7 @@ func (s *Service) GetAPIToken(ctx context.Context, id string) (APIToken, error) 
 // the reference gives MANAGE the platform's tokens without an owner. The
 // configured credential is no token and cannot be deleted here.
 func (s *Service) DeleteAPIToken(ctx context.Context, id string) error {
-	_, err := commit(ctx, s, "", func(tx store.Tx) (struct{}, error) {
+	_, err := commit(ctx, s, "", nil, func(tx store.Tx) (struct{}, error) {
 		t, err := loadAPIToken(ctx, tx, id)
 		if err != nil {
 			return struct{}{}, err

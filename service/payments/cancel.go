@@ -92,7 +92,7 @@ func (s *Service) CancelTransaction(ctx context.Context, id string, req CancelRe
 		return wire.Transaction{}, err
 	}
 	known := s.booksOf(ctx, id)
-	out, err := commit(ctx, s, transferTurn(first), func(tx store.Tx) (wire.Transaction, error) {
+	out, err := commit(ctx, s, transferTurn(first), nil, func(tx store.Tx) (wire.Transaction, error) {
 		x, err := loadTransaction(ctx, tx, id)
 		if err != nil {
 			return wire.Transaction{}, err

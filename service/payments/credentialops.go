@@ -54,7 +54,7 @@ func (s *Service) CreateCredential(ctx context.Context, req wire.CredentialCreat
 		challenge *store.Challenge
 		issuedCode
 	}
-	got, err := commit(ctx, s, "", func(tx store.Tx) (created, error) {
+	got, err := commit(ctx, s, "", nil, func(tx store.Tx) (created, error) {
 		acct, err := s.walletAccount(ctx, tx, req.AccountID)
 		if err != nil {
 			return created{}, err
@@ -293,7 +293,7 @@ func createActivityParams(req *wire.CredentialCreateRequest, accountID string, c
 // vouch for its own removal) removes it. The credential's sessions go with
 // it. The account's last credential cannot be removed.
 func (s *Service) DeleteCredential(ctx context.Context, id string, call SignedCall) (Signed[struct{}], error) {
-	return commit(ctx, s, "", func(tx store.Tx) (Signed[struct{}], error) {
+	return commit(ctx, s, "", nil, func(tx store.Tx) (Signed[struct{}], error) {
 		cred, err := loadCredential(ctx, tx, id)
 		if err != nil {
 			return Signed[struct{}]{}, err
@@ -331,7 +331,7 @@ func (s *Service) challengePasskey(ctx context.Context, id string, req *wire.Cha
 	if _, err := walletcrypto.ParseClientPublicKey(req.ClientPublicKey); err != nil {
 		return nil, invalidField("clientPublicKey", clientKeyRule)
 	}
-	return commit(ctx, s, "", func(tx store.Tx) (*wire.PasskeyAuthChallenge, error) {
+	return commit(ctx, s, "", nil, func(tx store.Tx) (*wire.PasskeyAuthChallenge, error) {
 		cred, err := loadCredential(ctx, tx, id)
 		if err != nil {
 			return nil, err
@@ -394,7 +394,7 @@ func (s *Service) verifyPasskey(ctx context.Context, id string, a *wire.PasskeyA
 	if requestID == "" {
 		return Signed[wire.Session]{}, errorf(CodeRequestIDMissing, "a PASSKEY verification needs the Request-Id of its challenge")
 	}
-	return commit(ctx, s, "", func(tx store.Tx) (Signed[wire.Session], error) {
+	return commit(ctx, s, "", nil, func(tx store.Tx) (Signed[wire.Session], error) {
 		cred, err := loadCredential(ctx, tx, id)
 		if err != nil {
 			return Signed[wire.Session]{}, err
@@ -460,7 +460,7 @@ func (s *Service) verifyOAuth(ctx context.Context, id string, req *wire.VerifyRe
 	if token.Nonce != hex.EncodeToString(nonce[:]) {
 		return Signed[wire.Session]{}, errorf(CodeUnauthorized, "the token's nonce is not the SHA-256 of clientPublicKey")
 	}
-	return commit(ctx, s, "", func(tx store.Tx) (Signed[wire.Session], error) {
+	return commit(ctx, s, "", nil, func(tx store.Tx) (Signed[wire.Session], error) {
 		cred, err := loadCredential(ctx, tx, id)
 		if err != nil {
 			return Signed[wire.Session]{}, err

@@ -21,10 +21,17 @@ import (
 	"paywallet/shared/wire"
 )
 
+// AccountQuery is the query of the lists of an account's credentials and
+// sessions.
+type AccountQuery struct {
+	AccountID string `query:"accountId"`
+}
+
 // ListCredentials is the account's credentials (GET
 // /auth/credentials?accountId=). An unknown account gives an empty list,
 // not 404 (facts §3.3).
-func (s *Service) ListCredentials(ctx context.Context, accountID string) (wire.Data[wire.AuthMethod], error) {
+func (s *Service) ListCredentials(ctx context.Context, q AccountQuery) (wire.Data[wire.AuthMethod], error) {
+	accountID := q.AccountID
 	if err := checkAccountID(accountID); err != nil {
 		return wire.Data[wire.AuthMethod]{}, err
 	}
@@ -100,6 +107,15 @@ type CredentialChallenge struct {
 	Passkey    *wire.PasskeyAuthChallenge
 }
 
+// MarshalJSON is the answer: the member that is set (the passkey's
+// challenge when both are).
+func (c CredentialChallenge) MarshalJSON() ([]byte, error) {
+	if c.Passkey != nil {
+		return encodeJSON(c.Passkey)
+	}
+	return encodeJSON(c.AuthMethod)
+}
+
 // ChallengeCredential starts a sign-in with a credential (POST
 // /auth/credentials/{id}/challenge, body {clientPublicKey} for PASSKEY,
 // none or {} otherwise). EMAIL_OTP gets a fresh code by e-mail and the
@@ -128,7 +144,7 @@ func (s *Service) ChallengeCredential(ctx context.Context, id string, req wire.C
 		return CredentialChallenge{}, errorf(CodeInvalidInput, "OAUTH credentials have no challenge: verify with a fresh oidcToken")
 	}
 
-	got, err := commit(ctx, s, "", func(tx store.Tx) (issuedCode, error) {
+	got, err := commit(ctx, s, "", nil, func(tx store.Tx) (issuedCode, error) {
 		cred, err := loadCredential(ctx, tx, id)
 		if err != nil {
 			return issuedCode{}, err
@@ -395,7 +411,7 @@ type otpAttempt struct {
 // challenge whose payload is a verification token bound to the sealed key.
 // Wrong codes count towards the lock-out even though the request is refused.
 func (s *Service) startOTPLogin(ctx context.Context, id string, sealed walletcrypto.Bundle, bodyHash []byte) (Signed[wire.Session], error) {
-	got, err := commit(ctx, s, "", func(tx store.Tx) (otpAttempt, error) {
+	got, err := commit(ctx, s, "", nil, func(tx store.Tx) (otpAttempt, error) {
 		cred, err := loadCredential(ctx, tx, id)
 		if err != nil {
 			return otpAttempt{}, err
@@ -491,7 +507,7 @@ const opVerifyCredential = "auth.credentials.verify"
 // bundle, with the Request-Id of leg 1. The sealed key becomes the session
 // API key; no encryptedSessionSigningKey is returned.
 func (s *Service) completeOTPLogin(ctx context.Context, id string, call SignedCall) (Signed[wire.Session], error) {
-	return commit(ctx, s, "", func(tx store.Tx) (Signed[wire.Session], error) {
+	return commit(ctx, s, "", nil, func(tx store.Tx) (Signed[wire.Session], error) {
 		cred, err := loadCredential(ctx, tx, id)
 		if err != nil {
 			return Signed[wire.Session]{}, err

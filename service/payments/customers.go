@@ -89,7 +89,7 @@ func (s *Service) CreateCustomer(ctx context.Context, req wire.CustomerCreateReq
 	if err != nil {
 		return wire.Customer{}, err
 	}
-	return commit(ctx, s, "", func(tx store.Tx) (wire.Customer, error) {
+	return commit(ctx, s, "", nil, func(tx store.Tx) (wire.Customer, error) {
 		c := store.Customer{
 			ID:                 id,
 			PlatformCustomerID: pcid,
@@ -306,11 +306,11 @@ func (s *Service) GetCustomer(ctx context.Context, id string) (wire.Customer, er
 // CustomerFilter is the request of ListCustomers (the query of GET
 // /customers): each filter applies when not empty.
 type CustomerFilter struct {
-	PlatformCustomerID string
-	CustomerType       string // INDIVIDUAL or BUSINESS
+	PlatformCustomerID string `query:"platformCustomerId"`
+	CustomerType       string `query:"customerType"` // INDIVIDUAL or BUSINESS
 	// IsIncludingDeleted is the query's isIncludingDeleted: "true" lists
 	// deleted customers too; empty or "false" leaves them out.
-	IsIncludingDeleted string
+	IsIncludingDeleted string `query:"isIncludingDeleted"`
 	Page               PageRequest
 }
 
@@ -341,9 +341,9 @@ var internalAccountTypes = []string{"INTERNAL_FIAT", "INTERNAL_CRYPTO", "EMBEDDE
 // InternalAccountFilter is the request of ListInternalAccounts (the query
 // of GET /customers/internal-accounts): each filter applies when not empty.
 type InternalAccountFilter struct {
-	CustomerID string
-	Type       string // INTERNAL_FIAT, INTERNAL_CRYPTO or EMBEDDED_WALLET
-	Currency   string
+	CustomerID string `query:"customerId"`
+	Type       string `query:"type"` // INTERNAL_FIAT, INTERNAL_CRYPTO or EMBEDDED_WALLET
+	Currency   string `query:"currency"`
 	Page       PageRequest
 }
 
@@ -388,8 +388,8 @@ func (s *Service) listInternalAccounts(ctx context.Context, f store.InternalAcco
 // page before. They stay text so that the operation names a bad value
 // among the request's other bad fields, in one answer.
 type PageRequest struct {
-	Limit  string
-	Cursor string
+	Limit  string `query:"limit"`
+	Cursor string `query:"cursor"`
 }
 
 // check reads the page's limit and cursor (an id of the listed type),
@@ -533,7 +533,7 @@ func errCustomerDeleted(id string) *Error {
 // leave it out unless isIncludingDeleted=true, PATCH answers 410. The
 // reference has no webhook type for a deleted customer.
 func (s *Service) DeleteCustomer(ctx context.Context, id string) (wire.Customer, error) {
-	return commit(ctx, s, "", func(tx store.Tx) (wire.Customer, error) {
+	return commit(ctx, s, "", nil, func(tx store.Tx) (wire.Customer, error) {
 		c, err := loadCustomer(ctx, tx, id)
 		if err != nil {
 			return wire.Customer{}, err

@@ -115,8 +115,11 @@ type UmaProvider struct {
 
 // UmaProviderFilter is the query of GET /uma-providers.
 type UmaProviderFilter struct {
-	CountryCode, CurrencyCode, HasBlockedProviders, SortOrder string
-	Page                                                      PageRequest
+	CountryCode         string `query:"countryCode"`
+	CurrencyCode        string `query:"currencyCode"`
+	HasBlockedProviders string `query:"hasBlockedProviders"`
+	SortOrder           string `query:"sortOrder"`
+	Page                PageRequest
 }
 
 // onlyEntryCursor checks the paging of a list of at most one entry: the

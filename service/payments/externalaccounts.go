@@ -27,8 +27,8 @@ import (
 // DiscoveryFilter is the query of Discoveries: an ISO 3166 country code
 // and an ISO 4217 currency code, each optional.
 type DiscoveryFilter struct {
-	Country  string
-	Currency string
+	Country  string `query:"country"`
+	Currency string `query:"currency"`
 }
 
 // Discoveries lists the banks an external account can name (GET
@@ -160,7 +160,7 @@ func (s *Service) CreateExternalAccount(ctx context.Context, req ExternalAccount
 	}
 	a.Fingerprint = fp
 
-	return commit(ctx, s, "", func(tx store.Tx) (wire.ExternalAccount, error) {
+	return commit(ctx, s, "", nil, func(tx store.Tx) (wire.ExternalAccount, error) {
 		if customerID != "" {
 			c, err := tx.GetCustomer(ctx, customerID)
 			switch {
@@ -278,8 +278,8 @@ type ExternalAccountFilter struct {
 	// customer's accounts are listed. The platform's accounts are never
 	// listed there.
 	Platform   bool
-	CustomerID string
-	Currency   string // optional
+	CustomerID string `query:"customerId"`
+	Currency   string `query:"currency"` // optional
 	Page       PageRequest
 }
 
@@ -345,7 +345,7 @@ func (s *Service) GetExternalAccount(ctx context.Context, ref ExternalAccountRef
 // reference. Deactivating an INACTIVE account changes nothing and emits no
 // event.
 func (s *Service) DeactivateExternalAccount(ctx context.Context, ref ExternalAccountRef) error {
-	_, err := commit(ctx, s, "", func(tx store.Tx) (struct{}, error) {
+	_, err := commit(ctx, s, "", nil, func(tx store.Tx) (struct{}, error) {
 		a, err := loadOwnedExternalAccount(ctx, tx, ref)
 		if err != nil {
 			return struct{}{}, err
@@ -623,12 +623,53 @@ func (s *Service) runVerifier(ctx context.Context) {
 	}
 }
 
-// idempotencyTTL is how long a stored Idempotency-Key answer is replayed.
-const idempotencyTTL = 24 * time.Hour
+// The routes of the customers' and the platform's external accounts, one
+// operation each (the Platform flag of the requests above set by the
+// route's operation, not by its caller).
 
-func (s *Service) sweepIdempotency(ctx context.Context) error {
-	return s.store.Tx(ctx, func(tx store.Tx) error {
-		_, err := tx.DeleteIdempotencyRecords(ctx, s.now().Add(-idempotencyTTL))
-		return err
-	})
+// CreateCustomerExternalAccount is POST /customers/external-accounts: body
+// is any JSON object, which the validator checks.
+func (s *Service) CreateCustomerExternalAccount(ctx context.Context, body map[string]any) (wire.ExternalAccount, error) {
+	return s.CreateExternalAccount(ctx, ExternalAccountRequest{Body: body})
+}
+
+// CreatePlatformExternalAccount is POST /platform/external-accounts.
+func (s *Service) CreatePlatformExternalAccount(ctx context.Context, body map[string]any) (wire.ExternalAccount, error) {
+	return s.CreateExternalAccount(ctx, ExternalAccountRequest{Platform: true, Body: body})
+}
+
+// PlatformExternalAccountFilter is the query of
+// ListPlatformExternalAccounts (a customerId is not read there).
+type PlatformExternalAccountFilter struct {
+	Currency string `query:"currency"` // optional
+	Page     PageRequest
+}
+
+// ListPlatformExternalAccounts is GET /platform/external-accounts.
+func (s *Service) ListPlatformExternalAccounts(ctx context.Context, q PlatformExternalAccountFilter) (wire.List[wire.ExternalAccount], error) {
+	return s.ListExternalAccounts(ctx, ExternalAccountFilter{Platform: true, Currency: q.Currency, Page: q.Page})
+}
+
+// GetCustomerExternalAccount is GET
+// /customers/external-accounts/{externalAccountId}.
+func (s *Service) GetCustomerExternalAccount(ctx context.Context, id string) (wire.ExternalAccount, error) {
+	return s.GetExternalAccount(ctx, ExternalAccountRef{ID: id})
+}
+
+// GetPlatformExternalAccount is GET
+// /platform/external-accounts/{externalAccountId}.
+func (s *Service) GetPlatformExternalAccount(ctx context.Context, id string) (wire.ExternalAccount, error) {
+	return s.GetExternalAccount(ctx, ExternalAccountRef{Platform: true, ID: id})
+}
+
+// DeactivateCustomerExternalAccount is DELETE
+// /customers/external-accounts/{externalAccountId}.
+func (s *Service) DeactivateCustomerExternalAccount(ctx context.Context, id string) error {
+	return s.DeactivateExternalAccount(ctx, ExternalAccountRef{ID: id})
+}
+
+// DeactivatePlatformExternalAccount is DELETE
+// /platform/external-accounts/{externalAccountId}.
+func (s *Service) DeactivatePlatformExternalAccount(ctx context.Context, id string) error {
+	return s.DeactivateExternalAccount(ctx, ExternalAccountRef{Platform: true, ID: id})
 }

@@ -91,7 +91,13 @@ type RejectPaymentRequest struct {
 // bad field; 404 UMA_NOT_FOUND for a sender that is not a sandbox address
 // or a receiverUmaAddress of no customer; 404 USER_NOT_FOUND for an
 // unknown customerId.
-func (s *Service) SandboxUmaReceive(ctx context.Context, req SandboxUmaReceiveRequest) (wire.Transaction, error) {
+//
+// It runs under o's Idempotency-Key.
+func (s *Service) SandboxUmaReceive(ctx context.Context, o Once, req SandboxUmaReceiveRequest) (Answer, error) {
+	return once(ctx, s, o, func(fin *then) (wire.Transaction, error) { return s.sandboxUmaReceive(ctx, req, fin) })
+}
+
+func (s *Service) sandboxUmaReceive(ctx context.Context, req SandboxUmaReceiveRequest, fin *then) (wire.Transaction, error) {
 	if s.mode != ModeSandbox {
 		return wire.Transaction{}, ErrSandboxOnly
 	}
@@ -136,7 +142,7 @@ func (s *Service) SandboxUmaReceive(ctx context.Context, req SandboxUmaReceiveRe
 	outcome := map[string]string{"success": umaSuccess, "pending.long": umaPendingLong, "fail.compliance": umaCompliance}[m[1]]
 	sending := strings.ToUpper(m[2])
 	amount := *req.ReceivingCurrencyAmount
-	return commit(ctx, s, "", func(tx store.Tx) (wire.Transaction, error) {
+	return commit(ctx, s, "", fin, func(tx store.Tx) (wire.Transaction, error) {
 		cust, err := s.umaReceiver(ctx, tx, req.ReceiverUmaAddress, req.CustomerID)
 		if err != nil {
 			return wire.Transaction{}, err
@@ -289,7 +295,7 @@ func (s *Service) decide(ctx context.Context, id string, apply func(x, next *sto
 	if err != nil {
 		return wire.Transaction{}, err
 	}
-	return commit(ctx, s, x0.DestinationAccountID, func(tx store.Tx) (wire.Transaction, error) {
+	return commit(ctx, s, x0.DestinationAccountID, nil, func(tx store.Tx) (wire.Transaction, error) {
 		x, err := s.decidable(ctx, tx, id)
 		if err != nil {
 			return wire.Transaction{}, err
@@ -352,9 +358,9 @@ type ReceiverUmaLookup struct {
 
 // UmaLookupRequest is the request of LookupUma.
 type UmaLookupRequest struct {
-	ReceiverUmaAddress string // the path's
-	CustomerID         string // the sender; required
-	SenderUmaAddress   string // optional; must be the customer's umaAddress
+	ReceiverUmaAddress string `path:"receiverUmaAddress"` // the path's
+	CustomerID         string `query:"customerId"`        // the sender; required
+	SenderUmaAddress   string `query:"senderUmaAddress"`  // optional; must be the customer's umaAddress
 }
 
 // LookupUma answers GET /receiver/uma/{receiverUmaAddress}: what one of the

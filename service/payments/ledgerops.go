@@ -21,10 +21,10 @@ import (
 // LedgerEntryFilter is the request of ListLedgerEntries, as the path and
 // the query give it.
 type LedgerEntryFilter struct {
-	AccountID     string // the internal account, from the path
-	CreatedAfter  string // RFC 3339, inclusive
-	CreatedBefore string // RFC 3339, exclusive
-	SortOrder     string // desc (the default: newest first) or asc
+	AccountID     string `path:"id"`             // the internal account, from the path
+	CreatedAfter  string `query:"createdAfter"`  // RFC 3339, inclusive
+	CreatedBefore string `query:"createdBefore"` // RFC 3339, exclusive
+	SortOrder     string `query:"sortOrder"`     // desc (the default: newest first) or asc
 	Page          PageRequest
 }
 

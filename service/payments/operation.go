@@ -2,62 +2,10 @@ package payments
 
 import (
 	"context"
-	"errors"
-	"sync/atomic"
 
 	"paywallet/service/store"
 	"paywallet/shared/wire"
 )
-
-// CommitHook runs inside an operation's transaction, after the operation's
-// effect and before the commit, with the operation's result. The HTTP layer
-// records the answer of a request with an Idempotency-Key there, so an
-// answer is recorded exactly when its effect commits and nothing that can
-// fail runs after the commit. An error rolls the effect back.
-type CommitHook func(ctx context.Context, tx store.Tx, result any) error
-
-type commitHookKey struct{}
-
-// hookState is a CommitHook under a context, with whether a commit has
-// already run it: a hook runs in exactly one commit, so an operation that
-// committed twice under one would record two answers for one request.
-type hookState struct {
-	hook CommitHook
-	ran  atomic.Bool
-	// outer is the hook this one runs inside of (composeHook): it is spent
-	// with it.
-	outer *hookState
-}
-
-// spent tells whether the hook, or one it runs inside of, already ran.
-func (h *hookState) spent() bool {
-	for ; h != nil; h = h.outer {
-		if h.ran.Load() {
-			return true
-		}
-	}
-	return false
-}
-
-// markRan records that the hook, and those it runs inside of, ran.
-func (h *hookState) markRan() {
-	for ; h != nil; h = h.outer {
-		h.ran.Store(true)
-	}
-}
-
-// WithCommitHook returns a context under which the next writing operation
-// runs h before it commits. Operations that never write ignore it. A second
-// commit under the same context fails (errHookSpent) rather than run h
-// again: an operation that writes more than once must say which of its
-// commits answers the request.
-func WithCommitHook(ctx context.Context, h CommitHook) context.Context {
-	return context.WithValue(ctx, commitHookKey{}, &hookState{hook: h})
-}
-
-// errHookSpent is a programming error: a second commit under a context
-// whose CommitHook already ran in an earlier one.
-var errHookSpent = errors.New("payments: a second commit under a CommitHook that already ran (an operation must record its answer in one commit)")
 
 // read runs fn in a store transaction and returns its value. For
 // operations that only look.
@@ -71,30 +19,29 @@ func read[T any](ctx context.Context, s *Service, fn func(tx store.Tx) (T, error
 	return out, err
 }
 
-// commit runs fn, an operation's effect, in one store transaction, then the
-// context's CommitHook (if any) with fn's result, and commits. turn, when
-// not empty, names the hot row fn works on (a wallet): the transaction then
+// commit runs fn, an operation's effect, in one store transaction, then
+// fin (if not nil; see then) with fn's result, and commits. turn, when not
+// empty, names the hot row fn works on (a wallet): the transaction then
 // waits for that row's turn (store.Store.TxFor). fn may run more than once
 // when the store retries a serialization failure; it must not have effects
 // outside tx.
-func commit[T any](ctx context.Context, s *Service, turn string, fn func(tx store.Tx) (T, error)) (T, error) {
-	state, _ := ctx.Value(commitHookKey{}).(*hookState)
+func commit[T any](ctx context.Context, s *Service, turn string, fin *then, fn func(tx store.Tx) (T, error)) (T, error) {
 	var out T
-	if state.spent() {
-		return out, errHookSpent
+	if fin.spent() {
+		return out, errThenSpent
 	}
 	err := s.tx(ctx, turn, func(tx store.Tx) error {
 		var err error
 		if out, err = fn(tx); err != nil {
 			return err
 		}
-		if state != nil {
-			return state.hook(ctx, tx, out)
+		if fin != nil {
+			return fin.run(ctx, tx, out)
 		}
 		return nil
 	})
 	if err == nil {
-		state.markRan()
+		fin.markRan()
 	}
 	return out, err
 }

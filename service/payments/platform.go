@@ -68,8 +68,8 @@ func (s *Service) provisionPlatformAccounts(ctx context.Context) error {
 // PlatformInternalAccountFilter is the query of ListPlatformInternalAccounts:
 // each filter applies when not empty.
 type PlatformInternalAccountFilter struct {
-	Type     string // INTERNAL_FIAT, INTERNAL_CRYPTO or EMBEDDED_WALLET
-	Currency string
+	Type     string `query:"type"` // INTERNAL_FIAT, INTERNAL_CRYPTO or EMBEDDED_WALLET
+	Currency string `query:"currency"`
 }
 
 // ListPlatformInternalAccounts is every internal account of the platform

@@ -147,12 +147,17 @@ func plainText(s string) bool {
 }
 
 // CreateQuote prices a payment (POST /quotes) and stores the quote with
-// its PENDING transaction.
-func (s *Service) CreateQuote(ctx context.Context, req QuoteRequest) (wire.Quote, error) {
+// its PENDING transaction, under o's Idempotency-Key.
+func (s *Service) CreateQuote(ctx context.Context, o Once, req QuoteRequest) (Answer, error) {
+	return once(ctx, s, o, func(fin *then) (wire.Quote, error) { return s.createQuote(ctx, req, fin) })
+}
+
+// createQuote is CreateQuote with fin run in its commit.
+func (s *Service) createQuote(ctx context.Context, req QuoteRequest, fin *then) (wire.Quote, error) {
 	if e := req.check().err(); e != nil {
 		return wire.Quote{}, e
 	}
-	return commit(ctx, s, "", func(tx store.Tx) (wire.Quote, error) {
+	return commit(ctx, s, "", fin, func(tx store.Tx) (wire.Quote, error) {
 		q, x, err := s.priceQuote(ctx, tx, &req)
 		if err != nil {
 			return wire.Quote{}, err
@@ -565,11 +570,21 @@ func loadQuote(ctx context.Context, tx store.Tx, id string) (*store.Quote, *stor
 // PROCESSING, for the settlement worker to finish. signature is the
 // Service-Wallet-Signature of the request: a stamp over the quote's
 // payloadToSign by an active session of the paying wallet, required when
-// the quote has one.
-func (s *Service) ExecuteQuote(ctx context.Context, id, signature string) (wire.Quote, error) {
+// the quote has one. It runs under o's Idempotency-Key.
+func (s *Service) ExecuteQuote(ctx context.Context, o Once, id string, signature Stamp) (Answer, error) {
+	return once(ctx, s, o, func(fin *then) (wire.Quote, error) { return s.executeQuote(ctx, id, string(signature), fin) })
+}
+
+// Stamp is the Service-Wallet-Signature of an execute: a stamp over the
+// quote's payloadToSign, not a signed retry's (it comes without
+// Request-Id).
+type Stamp string
+
+// executeQuote is ExecuteQuote with fin run in its commit.
+func (s *Service) executeQuote(ctx context.Context, id, signature string, fin *then) (wire.Quote, error) {
 	// Executes from one wallet take turns (the hold updates its balance
 	// row); the wallet is read first to know which turn to wait for.
-	return commit(ctx, s, s.sourceOf(ctx, id), func(tx store.Tx) (wire.Quote, error) {
+	return commit(ctx, s, s.sourceOf(ctx, id), fin, func(tx store.Tx) (wire.Quote, error) {
 		q, x, err := loadQuote(ctx, tx, id)
 		if err != nil {
 			return wire.Quote{}, err

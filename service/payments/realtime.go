@@ -204,8 +204,12 @@ type SandboxSendRequest struct {
 
 // SandboxSend simulates the arrival of the funds of a REALTIME_FUNDING
 // quote (POST /sandbox/send, sandbox mode only) and answers its
-// transaction, now PROCESSING.
-func (s *Service) SandboxSend(ctx context.Context, req SandboxSendRequest) (wire.Transaction, error) {
+// transaction, now PROCESSING. It runs under o's Idempotency-Key.
+func (s *Service) SandboxSend(ctx context.Context, o Once, req SandboxSendRequest) (Answer, error) {
+	return once(ctx, s, o, func(fin *then) (wire.Transaction, error) { return s.sandboxSend(ctx, req, fin) })
+}
+
+func (s *Service) sandboxSend(ctx context.Context, req SandboxSendRequest, fin *then) (wire.Transaction, error) {
 	if s.mode != ModeSandbox {
 		return wire.Transaction{}, ErrSandboxOnly
 	}
@@ -225,7 +229,7 @@ func (s *Service) SandboxSend(ctx context.Context, req SandboxSendRequest) (wire
 	if e := fe.err(); e != nil {
 		return wire.Transaction{}, e
 	}
-	return commit(ctx, s, "", func(tx store.Tx) (wire.Transaction, error) {
+	return commit(ctx, s, "", fin, func(tx store.Tx) (wire.Transaction, error) {
 		q, x, err := loadQuote(ctx, tx, req.QuoteID)
 		if err != nil {
 			return wire.Transaction{}, err
@@ -261,7 +265,7 @@ func (s *Service) recordQuoteDeposit(ctx context.Context, ref string, req Deposi
 	if quoteID == "" {
 		return wire.Transaction{}, false, nil
 	}
-	out, err = commit(ctx, s, "", func(tx store.Tx) (wire.Transaction, error) {
+	out, err = commit(ctx, s, "", nil, func(tx store.Tx) (wire.Transaction, error) {
 		q, x, err := loadQuote(ctx, tx, quoteID)
 		if err != nil {
 			return wire.Transaction{}, err

@@ -38,9 +38,9 @@ import (
 
 // ReceiverLookupRequest is the request of LookupExternalAccount.
 type ReceiverLookupRequest struct {
-	AccountID        string // the path's accountId
-	CustomerID       string // the sender; optional: the account's customer
-	SenderUmaAddress string // optional; must be the sender's umaAddress
+	AccountID        string `path:"accountId"`         // the path's accountId
+	CustomerID       string `query:"customerId"`       // the sender; optional: the account's customer
+	SenderUmaAddress string `query:"senderUmaAddress"` // optional; must be the sender's umaAddress
 }
 
 // errLookupNotFound is a lookupId no lookup of the quote's customer and

@@ -3,9 +3,9 @@
 // takes a typed request and returns a typed result or an *[Error], over a
 // SQL store, with the wallet cryptography done for real. It knows nothing
 // of HTTP: package service is the thin HTTP layer over it (routing,
-// credentials, decoding, the code-to-status table, the signed-retry headers,
-// Idempotency-Key), and the workers here and the operator's commands call
-// the same operations.
+// credentials, decoding, the code-to-status table, the signed-retry
+// headers), and the workers here and the operator's commands call the same
+// operations.
 //
 // # Adding an operation
 //
@@ -14,10 +14,16 @@
 // with commit (writes, one transaction, events emitted in it) or read,
 // refuses with *[Error] (a code of the reference API; add a new code to the
 // HTTP layer's statusOf table) and returns the resource as the wire type the
-// API answers with. An operation that needs a wallet signature takes a
-// [SignedCall] and returns a [Signed] result (see signedretry.go). Then add
-// its route to the HTTP layer's route table with a handler of a few lines
-// that decodes the request, calls the operation and answers.
+// API answers with. Its signature is what the HTTP layer reads: path values
+// as strings, a filter struct whose fields carry query (and path) tags, a
+// request body type, the [Principal] or [AgentPrincipal] that calls. An
+// operation that needs a wallet signature takes a [SignedCall] and returns a
+// [Signed] result (see signedretry.go); one that moves money takes a [Once]
+// and answers an [Answer] (idempotency.go): it runs its internal form under
+// once, which passes the Idempotency-Key record to its commit as a then, the
+// after-effect an agent operation also passes explicitly. Then add its one
+// line to the HTTP layer's route table (service/routes.go) and describe it
+// in service/openapi.yaml.
 //
 // # Modes
 //

@@ -17,7 +17,8 @@ import (
 // ListSessions is the account's active sessions (GET
 // /auth/sessions?accountId=): neither expired nor revoked, never with key
 // material.
-func (s *Service) ListSessions(ctx context.Context, accountID string) (wire.Data[wire.Session], error) {
+func (s *Service) ListSessions(ctx context.Context, q AccountQuery) (wire.Data[wire.Session], error) {
+	accountID := q.AccountID
 	if err := checkAccountID(accountID); err != nil {
 		return wire.Data[wire.Session]{}, err
 	}
@@ -151,7 +152,7 @@ func (s *Service) activity(accountID, typ string, params map[string]any) (string
 // type; the retry, signed by any active session of the same account (the
 // session itself included: that is signing out), revokes it.
 func (s *Service) RevokeSession(ctx context.Context, id string, call SignedCall) (Signed[struct{}], error) {
-	return commit(ctx, s, "", func(tx store.Tx) (Signed[struct{}], error) {
+	return commit(ctx, s, "", nil, func(tx store.Tx) (Signed[struct{}], error) {
 		sess, err := s.activeSession(ctx, tx, id)
 		if err != nil {
 			return Signed[struct{}]{}, err
@@ -186,7 +187,7 @@ func (s *Service) RefreshSession(ctx context.Context, id string, req wire.Challe
 	} else if _, err := walletcrypto.ParseClientPublicKey(req.ClientPublicKey); err != nil {
 		return Signed[wire.Session]{}, invalidField("clientPublicKey", clientKeyRule)
 	}
-	return commit(ctx, s, "", func(tx store.Tx) (Signed[wire.Session], error) {
+	return commit(ctx, s, "", nil, func(tx store.Tx) (Signed[wire.Session], error) {
 		// Unknown: 404. Known but revoked or expired: 401 on either leg
 		// (grid-api-facts §3.3): the person must sign in again.
 		sess, err := sessionByID(ctx, tx, id)

@@ -213,6 +213,10 @@ type Signed[T any] struct {
 	Result    T
 }
 
+// Parts is the challenge of a first call (nil on a retry) and the retry's
+// result, for a transport that answers any signed operation alike.
+func (v Signed[T]) Parts() (*wire.SignedRequestChallenge, any) { return v.Challenge, v.Result }
+
 // challenged is the first call's answer of a signed operation.
 func challenged[T any](c *wire.SignedRequestChallenge) Signed[T] { return Signed[T]{Challenge: c} }
 

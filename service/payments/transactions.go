@@ -117,13 +117,13 @@ func (s *Service) GetTransaction(ctx context.Context, id string) (wire.Transacti
 // TransactionFilter is the query of ListTransactions, as the query gives
 // it (text, so that every bad value is named in one answer).
 type TransactionFilter struct {
-	CustomerID string
-	AccountID  string // the source or the destination
-	Status     string
-	Type       string // INCOMING or OUTGOING
-	StartDate  string // RFC 3339, inclusive
-	EndDate    string // RFC 3339, exclusive
-	SortOrder  string // asc, or desc (the default: newest first)
+	CustomerID string `query:"customerId"`
+	AccountID  string `query:"accountId"` // the source or the destination
+	Status     string `query:"status"`
+	Type       string `query:"type"`      // INCOMING or OUTGOING
+	StartDate  string `query:"startDate"` // RFC 3339, inclusive
+	EndDate    string `query:"endDate"`   // RFC 3339, exclusive
+	SortOrder  string `query:"sortOrder"` // asc, or desc (the default: newest first)
 	Page       PageRequest
 }
 
@@ -208,7 +208,7 @@ func (s *Service) ConfirmReceipt(ctx context.Context, id string, req wire.Confir
 			return wire.Transaction{}, invalidField("receiptDeliveryConfirmedAt", "is in the future; a receipt cannot be delivered before now")
 		}
 	}
-	return commit(ctx, s, "", func(tx store.Tx) (wire.Transaction, error) {
+	return commit(ctx, s, "", nil, func(tx store.Tx) (wire.Transaction, error) {
 		x, err := loadTransaction(ctx, tx, id)
 		if err != nil {
 			return wire.Transaction{}, err
@@ -235,8 +235,13 @@ type FundRequest struct {
 // FundSandbox credits an internal account of a customer (POST
 // /sandbox/internal-accounts/{accountId}/fund) and records a COMPLETED
 // INCOMING transaction; in production mode it is refused (403 FORBIDDEN).
-// It answers the account as it is after the credit.
-func (s *Service) FundSandbox(ctx context.Context, accountID string, req FundRequest) (wire.InternalAccount, error) {
+// It answers the account as it is after the credit, under o's
+// Idempotency-Key.
+func (s *Service) FundSandbox(ctx context.Context, o Once, accountID string, req FundRequest) (Answer, error) {
+	return once(ctx, s, o, func(fin *then) (wire.InternalAccount, error) { return s.fundSandbox(ctx, accountID, req, fin) })
+}
+
+func (s *Service) fundSandbox(ctx context.Context, accountID string, req FundRequest, fin *then) (wire.InternalAccount, error) {
 	if s.mode != ModeSandbox {
 		return wire.InternalAccount{}, ErrSandboxOnly
 	}
@@ -248,7 +253,7 @@ func (s *Service) FundSandbox(ctx context.Context, accountID string, req FundReq
 	}
 	// Fundings of one account take turns (the credit updates its balance
 	// row), as executes from one wallet do.
-	return commit(ctx, s, accountID, func(tx store.Tx) (wire.InternalAccount, error) {
+	return commit(ctx, s, accountID, fin, func(tx store.Tx) (wire.InternalAccount, error) {
 		a, err := s.walletAccount(ctx, tx, accountID)
 		if err != nil {
 			return wire.InternalAccount{}, err
@@ -303,9 +308,9 @@ const noRailPayout = "SPARK"
 
 // ExchangeRatesRequest is the query of ExchangeRates.
 type ExchangeRatesRequest struct {
-	SourceCurrency        string   // the wallet currency when empty
-	DestinationCurrencies []string // every one offered when empty
-	SendingAmount         string   // 10000 when empty
+	SourceCurrency        string   `query:"sourceCurrency"`      // the wallet currency when empty
+	DestinationCurrencies []string `query:"destinationCurrency"` // every one offered when empty
+	SendingAmount         string   `query:"sendingAmount"`       // 10000 when empty
 }
 
 // ExchangeRates is the rates offered from one currency (GET

@@ -376,12 +376,17 @@ func transferRail(ext *store.ExternalAccount, asked string, fe *fieldErrors) str
 // TransferIn starts a pull from an external account into an internal
 // account of the same customer (POST /transfer-in). It answers the INCOMING
 // transaction, PENDING; the settlement worker moves it on and credits the
-// account when it completes.
-func (s *Service) TransferIn(ctx context.Context, req TransferInRequest) (wire.Transaction, error) {
+// account when it completes. It runs under o's Idempotency-Key.
+func (s *Service) TransferIn(ctx context.Context, o Once, req TransferInRequest) (Answer, error) {
+	return once(ctx, s, o, func(fin *then) (wire.Transaction, error) { return s.transferIn(ctx, req, fin) })
+}
+
+// transferIn is TransferIn with fin run in its commit.
+func (s *Service) transferIn(ctx context.Context, req TransferInRequest, fin *then) (wire.Transaction, error) {
 	if e := req.check().err(); e != nil {
 		return wire.Transaction{}, e
 	}
-	return commit(ctx, s, "", func(tx store.Tx) (wire.Transaction, error) {
+	return commit(ctx, s, "", fin, func(tx store.Tx) (wire.Transaction, error) {
 		var fe fieldErrors
 		in, ext, err := transferEnds(ctx, tx, req.Destination.AccountID, "destination.accountId", req.Source.AccountID, "source.accountId", &fe)
 		if err != nil {
@@ -420,7 +425,14 @@ const opTransferOut = "transfers.out"
 // names the source, the destination, the amount and the currency; the
 // retry with the same body, signed by an active session of the wallet, makes
 // the transfer. From another internal account the first call makes it.
-func (s *Service) TransferOut(ctx context.Context, req TransferOutRequest, call SignedCall) (Signed[wire.Transaction], error) {
+// It runs under o's Idempotency-Key; the first call's challenge is never
+// recorded.
+func (s *Service) TransferOut(ctx context.Context, o Once, req TransferOutRequest, call SignedCall) (Answer, error) {
+	return onceSigned(ctx, s, o, func(fin *then) (Signed[wire.Transaction], error) { return s.transferOut(ctx, req, call, fin) })
+}
+
+// transferOut is TransferOut with fin run in its commit.
+func (s *Service) transferOut(ctx context.Context, req TransferOutRequest, call SignedCall, fin *then) (Signed[wire.Transaction], error) {
 	if e := req.check().err(); e != nil {
 		return Signed[wire.Transaction]{}, e
 	}
@@ -444,7 +456,7 @@ func (s *Service) TransferOut(ctx context.Context, req TransferOutRequest, call 
 	op := operation{name: opTransferOut, targetID: req.Source.AccountID, accountID: req.Source.AccountID, bodyHash: call.BodyHash}
 	if !call.IsRetry() {
 		// The first call from a wallet only issues the challenge: it runs
-		// outside commit, so an Idempotency-Key records nothing for it.
+		// outside commit, so fin (an Idempotency-Key) records nothing.
 		var challenge *wire.SignedRequestChallenge
 		err := s.store.Tx(ctx, func(tx store.Tx) error {
 			challenge = nil
@@ -476,7 +488,7 @@ func (s *Service) TransferOut(ctx context.Context, req TransferOutRequest, call 
 			return challenged[wire.Transaction](challenge), nil
 		}
 	}
-	x, err := commit(ctx, s, req.Source.AccountID, func(tx store.Tx) (wire.Transaction, error) {
+	x, err := commit(ctx, s, req.Source.AccountID, fin, func(tx store.Tx) (wire.Transaction, error) {
 		src, dst, rail, err := prepare(tx)
 		if err != nil {
 			return wire.Transaction{}, err
@@ -605,7 +617,7 @@ func (s *Service) RecordDeposit(ctx context.Context, req DepositRequest) (wire.T
 		}
 		return err
 	})
-	return commit(ctx, s, accountID, func(tx store.Tx) (wire.Transaction, error) {
+	return commit(ctx, s, accountID, nil, func(tx store.Tx) (wire.Transaction, error) {
 		a, err := tx.InternalAccountByDepositReference(ctx, ref)
 		if errors.Is(err, store.ErrNotFound) {
 			return wire.Transaction{}, &Error{Code: "REFERENCE_NOT_FOUND", Message: "no internal account has the deposit reference " + ref,

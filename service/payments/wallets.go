@@ -79,7 +79,7 @@ func (s *Service) embeddedWallet(ctx context.Context, tx store.Tx, id string) (*
 func walletOperation[T any](ctx context.Context, s *Service, id, name string, call SignedCall,
 	activityOf func(*store.InternalAccount) (string, map[string]any),
 	effect func(store.Tx, *store.InternalAccount) (T, error)) (Signed[T], error) {
-	return commit(ctx, s, "", func(tx store.Tx) (Signed[T], error) {
+	return commit(ctx, s, "", nil, func(tx store.Tx) (Signed[T], error) {
 		acct, err := s.embeddedWallet(ctx, tx, id)
 		if err != nil {
 			return Signed[T]{}, err
@@ -197,7 +197,7 @@ func (s *Service) UpdateCustomer(ctx context.Context, id string, req wire.Custom
 		}
 		return Signed[wire.Customer]{}, fe.termsErr()
 	}
-	return commit(ctx, s, "", func(tx store.Tx) (Signed[wire.Customer], error) {
+	return commit(ctx, s, "", nil, func(tx store.Tx) (Signed[wire.Customer], error) {
 		c, err := loadCustomer(ctx, tx, id)
 		if err != nil {
 			return Signed[wire.Customer]{}, err

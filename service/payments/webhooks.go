@@ -215,7 +215,7 @@ func (s *Service) UpdateConfig(ctx context.Context, req PlatformConfigUpdate) (P
 		return PlatformConfig{}, e
 	}
 	defer s.forgetConfig() // emit reads what committed
-	return commit(ctx, s, "", func(tx store.Tx) (PlatformConfig, error) {
+	return commit(ctx, s, "", nil, func(tx store.Tx) (PlatformConfig, error) {
 		c, err := s.readConfig(ctx, tx)
 		if err != nil {
 			return PlatformConfig{}, err
@@ -364,15 +364,7 @@ type webhookEnvelope struct {
 	Sequence  int64  `json:"sequence,omitempty"`
 }
 
-func encodeEnvelope(e webhookEnvelope) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(e); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
+func encodeEnvelope(e webhookEnvelope) ([]byte, error) { return encodeJSON(e) }
 
 // eventBody is the body of e as it is sent and signed: the stored
 // envelope with "sequence" added as its last member, which is where

@@ -423,8 +423,8 @@ var deliveryStatuses = []string{store.WebhookPending, store.WebhookDelivered, st
 
 // WebhookDeliveryFilter is the query of ListWebhookDeliveries.
 type WebhookDeliveryFilter struct {
-	Status     string // PENDING, DELIVERED or FAILED
-	ResourceID string
+	Status     string `query:"status"` // PENDING, DELIVERED or FAILED
+	ResourceID string `query:"resourceId"`
 	Page       PageRequest
 }
 
@@ -464,7 +464,7 @@ func (s *Service) ReplayWebhookDelivery(ctx context.Context, id string) (Webhook
 	if !ids.Valid("Webhook", id) {
 		return WebhookDelivery{}, notFound
 	}
-	out, err := commit(ctx, s, "", func(tx store.Tx) (WebhookDelivery, error) {
+	out, err := commit(ctx, s, "", nil, func(tx store.Tx) (WebhookDelivery, error) {
 		now := s.now()
 		err := tx.ReplayWebhookEvent(ctx, id, now, now.Add(s.cfg.WebhookRetryFor))
 		if errors.Is(err, store.ErrNotFound) {
