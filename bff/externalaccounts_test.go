@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"paywallet/shared/wire"
 )
@@ -13,7 +14,10 @@ import (
 // discovery routes and the BFF's own create against the fake service.
 func TestExternalAccountRoutes(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
+	// The subtests count the calls that reach the service: the BFF's own
+	// look at the wallet session (every 500 ms by default) must not fall
+	// between them on a slow machine.
+	h := newHarness(t, func(c *Config) { c.SessionCheck = time.Hour })
 	h.login("owner@example.com")
 	mine := h.svc.accountOf("owner@example.com").CustomerID
 	other := h.svc.addCustomer("other@example.com").ID

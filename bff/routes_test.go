@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"paywallet/shared/wire"
 )
@@ -54,7 +55,9 @@ var testRoutes = []route{
 
 func TestScopedRoutes(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, func(c *Config) { c.routes = testRoutes })
+	// SessionCheck: the test counts the calls that reach the service, and
+	// the BFF's own look at the wallet session must not fall among them.
+	h := newHarness(t, func(c *Config) { c.routes, c.SessionCheck = testRoutes, time.Hour })
 	h.login("owner@example.com")
 	mine := h.svc.accountOf("owner@example.com").CustomerID
 	other := h.svc.addCustomer("other@example.com").ID
