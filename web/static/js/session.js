@@ -28,7 +28,7 @@
 // flows of app.js, which start a session (newKey, keepKey, tell("login")).
 
 import { api, ApiError, messageOf } from "./api.js";
-import { t } from "./i18n.js";
+import { getLocale, t } from "./i18n.js";
 import { formatCountdown, shortKey } from "./format.js";
 import { signedRetry } from "./sessions.js";
 
@@ -42,9 +42,9 @@ export function setSessionPage(hooks) {
   Object.assign(page, hooks);
 }
 
-const showLogin = (options) => page.showLogin(options);
+export const showLogin = (options) => page.showLogin(options);
 const showSignedIn = (me, options) => page.showSignedIn(me, options);
-const setStatus = (text) => page.setStatus(text);
+export const setStatus = (text) => page.setStatus(text);
 const signOutViews = () => page.signOutViews();
 
 export const state = {
@@ -696,4 +696,24 @@ export async function logoutQuietly() {
   } catch {
     // The cookie session ends on the server anyway when the wallet session does.
   }
+}
+
+/**
+ * Shows the session of me (GET /api/me): when it ends, counted down on the
+ * monotonic clock, and this tab's key.
+ */
+export function showSession(me) {
+  // Count down from the server's expiresIn on the monotonic clock: the
+  // device's wall clock may be off by any amount. Without a usable value
+  // the page does not end the session itself; the BFF's 401 will.
+  const session = me.session || {};
+  const left = session.expiresIn;
+  state.deadline = typeof left === "number" && Number.isFinite(left) && left >= 0 ? performance.now() + left * 1000 : 0;
+  const time = $("session-expiry");
+  time.dateTime = typeof session.expiresAt === "string" ? session.expiresAt : "";
+  time.title = state.deadline
+    ? t("security.facts.untilAbout", { time: new Date(Date.now() + left * 1000).toLocaleTimeString(getLocale()) })
+    : "";
+  startCountdown();
+  showKey(me);
 }
