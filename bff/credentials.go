@@ -127,55 +127,6 @@ func (s *Server) handleAddCredential(c *fiber.Ctx) error {
 	return writeReply(c, r)
 }
 
-// handleDeleteCredential is DELETE /api/auth/credentials/:id for a
-// credential of the cookie's account; any other id is 404 before anything
-// is forwarded.
-func (s *Server) handleDeleteCredential(c *fiber.Ctx) error {
-	cs, err := s.signedIn(c)
-	if err != nil {
-		return err
-	}
-	id := c.Params("id")
-	if !validID("AuthMethod", id) {
-		return notFound()
-	}
-	creds, err := s.accountCredentials(c.UserContext(), cs.data.InternalAccountID)
-	if err != nil {
-		return err
-	}
-	owned := false
-	for _, m := range creds {
-		owned = owned || m.ID == id
-	}
-	if !owned {
-		return notFound()
-	}
-	header, err := forwardable(c)
-	if err != nil {
-		return err
-	}
-	r, err := s.up.do(c.UserContext(), call{method: http.MethodDelete, path: "/auth/credentials/" + id, header: header})
-	if err != nil {
-		return s.unreachable(err)
-	}
-	return writeReply(c, r)
-}
-
-// handleAccountOperation forwards the signed retries on the wallet account
-// itself (export, PATCH) for the cookie's account only.
-func (s *Server) handleAccountOperation(method, suffix string) fiber.Handler {
-	return func(c *fiber.Ctx) error {
-		cs, err := s.signedIn(c)
-		if err != nil {
-			return err
-		}
-		if c.Params("InternalAccount") != cs.data.InternalAccountID {
-			return notFound()
-		}
-		return s.forwardJSON(c, method, "/internal-accounts/"+cs.data.InternalAccountID+suffix, c.Body())
-	}
-}
-
 // accountCredentials lists the account's credentials with the platform
 // credential.
 func (s *Server) accountCredentials(ctx context.Context, accountID string) ([]wire.AuthMethod, error) {

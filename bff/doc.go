@@ -17,28 +17,35 @@
 //
 // # What the browser can do
 //
-// The BFF's own routes are few: GET /api/config, POST /api/login/start,
-// POST /api/login/verify, GET /api/me, POST /api/logout, POST
-// /api/customers/external-accounts and GET /api/events (see Events). Every other /api route mirrors one
-// service operation and is declared in one table (routes in routes.go) with
-// its method, upstream path template and scope: the query parameters bound
-// to the cookie's customer or account, the owner fields a resource must
-// have, checked before any operation with effects, the ids in the path that
-// must be the cookie's own (the wallet's statement, GET
-// /api/internal-accounts/{id}/entries), or "shared" for reference
-// data that holds no customer's data (GET /api/discoveries), which still
-// needs a signed-in cookie. A resource of another customer answers the same
-// 404 as a missing one. Without a signed-in cookie every route answers 401,
-// except GET /api/me, which answers the question a page asks first, "who is
-// signed in here?", with 200 {"signedIn": false}: a signed-out visit then
-// logs no failed request in the browser.
+// The BFF's own routes are few: GET /api/config, the logins (POST
+// /api/login/start, /api/login/verify, the passkey and OAuth ones), GET
+// /api/me, POST /api/logout, GET /api/events (see Events), and the three
+// that change the cookie session itself (adding a credential, refreshing or
+// revoking a session). Every other /api route mirrors one service operation
+// and is one line of one table (routes in routes.go): its method, upstream
+// path template and scope: the query parameters bound to the cookie's
+// customer or account, the owner fields a resource must have, checked
+// before any operation with effects, the ids in the path that must be the
+// cookie's own (the wallet's statement, GET
+// /api/internal-accounts/{id}/entries, and its signed retries), ids taken
+// from the cookie rather than the path (POST /api/sandbox/fund), the
+// listing an id must be among (a credential of the wallet), the body fields
+// a create gets from the cookie (set), or "shared" for reference data that
+// holds no customer's data (GET /api/discoveries), which still needs a
+// signed-in cookie. The table is checked when the server starts: a route
+// whose scope does not confine it to the cookie's own resources refuses to
+// mount. A resource of another customer answers the same 404 as a missing
+// one. Without a signed-in cookie every route answers 401, except GET
+// /api/me, which answers the question a page asks first, "who is signed in
+// here?", with 200 {"signedIn": false}: a signed-out visit then logs no
+// failed request in the browser.
 //
-// Creating an external account has no resource to own yet, so it is the
-// BFF's own handler: the body's customerId is set to the cookie's customer,
-// replacing whatever the browser sent (another customer's id, or null, which
-// would mean a platform account), as bound query parameters are, and checks
-// the body with shared/accountrules, the rules the service and the wasm
-// module run, before anything is sent.
+// A create has no resource to own yet, so its line binds the body: creating
+// an external account sets the body's customerId to the cookie's customer,
+// replacing whatever the browser sent (another customer's id, or null,
+// which would mean a platform account), and checks the body with
+// shared/accountrules, the rules the service and the wasm module run,
+// before anything is sent; a quote's source becomes the cookie's wallet.
 //
 // POST /api/login/start is anonymous, so it is throttled per client address
 // and per e-mail address ([Config.LoginPerIP], [Config.LoginPerEmail], a

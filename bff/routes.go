@@ -1,14 +1,18 @@
 package bff
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
+
+	"paywallet/shared/wire"
 )
 
 // route mirrors one service operation under /api. It is the whole allowlist
@@ -31,18 +35,17 @@ type route struct {
 	// before it is relayed (for example, GET /auth/sessions adds the
 	// device each session was signed in from: signin.go).
 	annotate func(s *Server, ctx context.Context, body []byte) []byte
+	// vet, when set, checks the body about to be forwarded (after scope.set
+	// rewrote it); an error is the answer and the service is never asked.
+	vet func(body []byte) *Error
 }
 
-// routes is the table of mirrored service routes. Later routes are one line
-// each, for example:
-//
-//	{method: "GET", path: "/customers/external-accounts", upstream: "/customers/external-accounts", query: []string{"limit", "cursor"}, scope: scope{bind: boundTo("customerId", customer)}},
-//	{method: "GET", path: "/customers/external-accounts/:ExternalAccount", upstream: "/customers/external-accounts/{ExternalAccount}", scope: scope{owner: boundTo("customerId", customer)}},
-//	{method: "POST", path: "/quotes/:Quote/execute", upstream: "/quotes/{Quote}/execute", scope: scope{owner: boundTo("source.customerId", customer), check: "/quotes/{Quote}"}},
-//
-// POST /api/customers/external-accounts is not here: a create has no resource
-// to own yet, so it is the BFF's own handler (externalaccounts.go), which
-// sets the body's customerId itself.
+// routes is the table of mirrored service routes, one line each. The BFF's
+// own handlers (server.go) are only those that do more than forward with a
+// scope: config, the logins, me, logout, the event stream, and the three
+// that change the cookie session itself (adding a credential consumes the
+// registration challenge it keeps, refreshing the session follows the new
+// one, revoking the cookie's own session signs the browser out).
 var routes = []route{
 	{method: "GET", path: "/auth/sessions", upstream: "/auth/sessions", scope: scope{bind: boundTo("accountId", account)}, annotate: (*Server).withDevices},
 	{method: "GET", path: "/auth/credentials", upstream: "/auth/credentials", scope: scope{bind: boundTo("accountId", account)}},
@@ -61,6 +64,23 @@ var routes = []route{
 	{method: "GET", path: "/transactions", upstream: "/transactions", query: []string{"limit", "cursor", "status", "type", "startDate", "endDate", "sortOrder"}, scope: scope{bind: boundTo("customerId", customer)}},
 	{method: "GET", path: "/transactions/:Transaction", upstream: "/transactions/{Transaction}", scope: scope{owner: boundTo("customerId", customer)}},
 	{method: "POST", path: "/transactions/:Transaction/confirm", upstream: "/transactions/{Transaction}/confirm", scope: scope{owner: boundTo("customerId", customer), check: "/transactions/{Transaction}"}},
+	// A create has no resource to own yet: the body is bound instead. The
+	// recipient is checked with the rules the service and the wasm module
+	// run (shared/accountrules), so a body the service would refuse is
+	// answered here with the same 400 and never reaches it.
+	{method: "POST", path: "/customers/external-accounts", upstream: "/customers/external-accounts", scope: scope{set: []bodyField{field("customerId", customer)}}, vet: checkAccount},
+	// A quote pays from the cookie's wallet whatever source the browser
+	// sent; the service refuses a destination of another customer.
+	{method: "POST", path: "/quotes", upstream: "/quotes", scope: scope{set: []bodyField{walletSource}}},
+	// Sandbox money for the cookie's wallet (403 unless the service runs in
+	// sandbox mode).
+	{method: "POST", path: "/sandbox/fund", upstream: "/sandbox/internal-accounts/{InternalAccount}/fund", scope: scope{fill: boundTo("InternalAccount", account)}},
+	// The signed retries on the wallet account itself.
+	{method: "POST", path: "/internal-accounts/:InternalAccount/export", upstream: "/internal-accounts/{InternalAccount}/export", scope: scope{param: boundTo("InternalAccount", account), signed: true}},
+	{method: "PATCH", path: "/internal-accounts/:InternalAccount", upstream: "/internal-accounts/{InternalAccount}", scope: scope{param: boundTo("InternalAccount", account), signed: true}},
+	// A credential of the cookie's wallet: listed among the account's own
+	// before the delete is sent.
+	{method: "DELETE", path: "/auth/credentials/:AuthMethod", upstream: "/auth/credentials/{AuthMethod}", scope: scope{listed: &listing{path: "/auth/credentials", by: boundTo("accountId", account)}}},
 }
 
 // subject names a value of the cookie session a request is bound to.
@@ -107,6 +127,8 @@ func boundTo(name string, to subject) []binding { return []binding{{name, to}} }
 //     names) stands alone: only for a GET that names no resource, and never
 //     with bind, owner, param or check. It still requires a signed-in
 //     cookie.
+//   - A create (set) names no resource; fill, signed with param, and listed
+//     each confine a write to the cookie's own resource before it is sent.
 type scope struct {
 	// bind sets these upstream query parameters from the cookie session,
 	// replacing whatever the browser sent. It never touches the body.
@@ -130,6 +152,50 @@ type scope struct {
 	// (for example GET /discoveries): nothing to bind or own, but the route
 	// still answers only a signed-in cookie.
 	shared bool
+	// set binds a create's body: the browser's JSON object with these
+	// fields replaced by the cookie session's values, whatever it sent. A
+	// create has no resource to own yet; set is what confines it.
+	set []bodyField
+	// fill takes upstream path ids, by id type, from the cookie session: the
+	// path does not name the resource, the cookie does (POST /sandbox/fund
+	// funds the cookie's own wallet).
+	fill []binding
+	// signed marks a signed retry on the resource param binds: the service
+	// acts only on a retry stamped by a session key of that very account,
+	// so param (the cookie's own account) confines the write with no check.
+	signed bool
+	// listed, for a route naming one resource that has no GET of its own,
+	// requires the id to be among those the listing answers for the cookie
+	// session, before anything is sent (a credential of the cookie's
+	// wallet).
+	listed *listing
+}
+
+// bodyField is one field scope.set writes into a create's body: value
+// returns it from the cookie session, or false when the session lacks it
+// (the browser is then treated as signed out).
+type bodyField struct {
+	name  string
+	value func(Session) (any, bool)
+}
+
+// field sets name to the session's subject.
+func field(name string, to subject) bodyField {
+	return bodyField{name, func(d Session) (any, bool) { v := to.of(d); return v, v != "" }}
+}
+
+// walletSource makes a quote's source the cookie's wallet account.
+var walletSource = bodyField{"source", func(d Session) (any, bool) {
+	return map[string]any{"sourceType": "ACCOUNT", "accountId": d.InternalAccountID, "customerId": d.CustomerID},
+		d.InternalAccountID != "" && d.CustomerID != ""
+}}
+
+// listing is a list operation of the service whose items are the cookie
+// session's own: path with the by bindings as query parameters; an item
+// counts only when its by fields equal the session's too.
+type listing struct {
+	path string
+	by   []binding
 }
 
 // mount registers the routes on the /api group after checking that every
@@ -153,19 +219,40 @@ func (rt route) validate() error {
 	if !strings.HasPrefix(rt.path, "/") || !strings.HasPrefix(rt.upstream, "/") {
 		return fmt.Errorf("paths must start with /")
 	}
-	for _, tmpl := range []string{rt.upstream, rt.scope.check} {
+	sc := rt.scope
+	filled := map[string]bool{}
+	for _, b := range sc.fill {
+		filled[b.name] = true
+		if strings.Contains(rt.path+"/", "/:"+b.name+"/") {
+			return fmt.Errorf("fill takes {%s} from the cookie, but the path names it too", b.name)
+		}
+	}
+	// named lists the ids the browser's path names (not those fill takes
+	// from the cookie).
+	var named []string
+	for i, tmpl := range []string{rt.upstream, sc.check} {
 		types, err := placeholders(tmpl)
 		if err != nil {
 			return err
 		}
 		for _, typ := range types {
+			if i == 0 && filled[typ] {
+				continue
+			}
 			if !strings.Contains(rt.path+"/", "/:"+typ+"/") {
 				return fmt.Errorf("template names {%s} but the path has no :%s", typ, typ)
 			}
+			if i == 0 {
+				named = append(named, typ)
+			}
 		}
 	}
-	sc := rt.scope
-	byID := strings.Contains(rt.upstream, "{")
+	for b := range filled {
+		if !strings.Contains(rt.upstream, "{"+b+"}") {
+			return fmt.Errorf("fill takes {%s} but the upstream template has none", b)
+		}
+	}
+	byID := len(named) > 0
 	for _, b := range sc.param {
 		if !strings.Contains(rt.path+"/", "/:"+b.name+"/") {
 			return fmt.Errorf("param binds :%s but the path has none", b.name)
@@ -177,21 +264,47 @@ func (rt route) validate() error {
 			return fmt.Errorf("shared reference data is read-only; a %s must be scoped to the cookie's customer", rt.method)
 		case byID:
 			return fmt.Errorf("a route naming a resource by id needs owner fields, not shared")
-		case len(sc.bind) > 0 || len(sc.owner) > 0 || len(sc.param) > 0 || sc.check != "":
-			return fmt.Errorf("shared excludes bind, owner, param and check: a route either holds a customer's data or none")
+		case len(sc.bind) > 0 || len(sc.owner) > 0 || len(sc.param) > 0 || sc.check != "" ||
+			len(sc.set) > 0 || len(sc.fill) > 0 || sc.signed || sc.listed != nil:
+			return fmt.Errorf("shared excludes every other scope: a route either holds a customer's data or none")
 		}
 		return nil
+	}
+	write := rt.method != http.MethodGet
+	// confined: the write acts only on the cookie's own resource, known
+	// before anything is sent.
+	var confined bool
+	switch {
+	case len(sc.set) > 0:
+		if rt.method != http.MethodPost || byID {
+			return fmt.Errorf("set binds the body of a create: a POST that names no resource")
+		}
+		confined = true
+	case len(sc.fill) > 0:
+		confined = !byID
+	case sc.signed:
+		if !write || !byID || !paramsBound(rt.upstream, sc.param) {
+			return fmt.Errorf("signed confines a write only with a param for every id the path names")
+		}
+		confined = true
+	case sc.listed != nil:
+		if len(named) != 1 || len(sc.listed.by) == 0 || !strings.HasPrefix(sc.listed.path, "/") {
+			return fmt.Errorf("listed needs exactly one id in the path and a listing bound to the cookie")
+		}
+		confined = true
 	}
 	switch {
 	case sc.check != "" && len(sc.owner) == 0:
 		return fmt.Errorf("a check without owner fields checks nothing")
-	case len(sc.bind) == 0 && len(sc.owner) == 0 && len(sc.param) == 0:
+	case len(sc.bind) == 0 && len(sc.owner) == 0 && len(sc.param) == 0 && !confined:
 		return fmt.Errorf("a route must be scoped to the cookie's customer or account")
+	case confined:
+		return nil
 	case byID && len(sc.owner) == 0 && !paramsBound(rt.upstream, sc.param):
 		return fmt.Errorf("a route naming a resource by id needs owner fields or a param for each id; bind does not confine it")
-	case rt.method != http.MethodGet && len(sc.owner) == 0:
+	case write && len(sc.owner) == 0:
 		return fmt.Errorf("a %s scoped by bind alone forwards its body unbound; it needs a resource with owner fields and a check", rt.method)
-	case rt.method != http.MethodGet && sc.check == "":
+	case write && sc.check == "":
 		return fmt.Errorf("a %s would act before its owner is known; it needs a check", rt.method)
 	}
 	return nil
@@ -218,15 +331,30 @@ func paramsBound(template string, param []binding) bool {
 
 // mirror is the handler of one route.
 func (s *Server) mirror(rt route) fiber.Handler {
-	hasID := strings.Contains(rt.upstream, "{")
+	named := false // the browser's path names a resource
+	if types, err := placeholders(rt.upstream); err == nil {
+		for _, typ := range types {
+			named = named || !slices.ContainsFunc(rt.scope.fill, func(b binding) bool { return b.name == typ })
+		}
+	}
 	return func(c *fiber.Ctx) error {
 		cs, err := s.signedIn(c)
 		if err != nil {
 			return err
 		}
-		param := func(typ string) string { return c.Params(typ) }
+		param := func(typ string) string {
+			for _, b := range rt.scope.fill {
+				if b.name == typ {
+					return b.to.of(cs.data)
+				}
+			}
+			return c.Params(typ)
+		}
 		p, ok := expand(rt.upstream, param)
 		if !ok {
+			if len(rt.scope.fill) > 0 {
+				return errSignedOut // the cookie session lacks what fill needs
+			}
 			return notFound()
 		}
 		for _, b := range rt.scope.param {
@@ -234,9 +362,30 @@ func (s *Server) mirror(rt route) fiber.Handler {
 				return notFound() // another's, as if missing, without asking
 			}
 		}
+		var body []byte
+		if rt.method != http.MethodGet {
+			if body, err = rt.scope.bindBody(c.Body(), cs.data); err != nil {
+				return err
+			}
+			if rt.vet != nil {
+				if e := rt.vet(body); e != nil {
+					return e
+				}
+			}
+		}
+		ctx := c.UserContext()
+		if l := rt.scope.listed; l != nil {
+			types, _ := placeholders(rt.upstream)
+			if ok, err := s.isListed(ctx, l, cs.data, param(types[0])); err != nil || !ok {
+				return cmp.Or(err, error(notFound()))
+			}
+		}
 		header, err := forwardable(c)
 		if err != nil {
 			return err
+		}
+		if len(rt.scope.set) > 0 {
+			header.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
 		}
 		q := url.Values{}
 		for _, name := range rt.query {
@@ -247,7 +396,6 @@ func (s *Server) mirror(rt route) fiber.Handler {
 		for _, b := range rt.scope.bind {
 			q.Set(b.name, b.to.of(cs.data))
 		}
-		ctx := c.UserContext()
 
 		if rt.scope.check != "" {
 			cp, ok := expand(rt.scope.check, param)
@@ -269,15 +417,11 @@ func (s *Server) mirror(rt route) fiber.Handler {
 			}
 		}
 
-		in := call{method: rt.method, path: p, query: q, header: header}
-		if rt.method != http.MethodGet {
-			in.body = c.Body()
-		}
-		r, err := s.up.do(ctx, in)
+		r, err := s.up.do(ctx, call{method: rt.method, path: p, query: q, header: header, body: body})
 		if err != nil {
 			return s.unreachable(err)
 		}
-		if hasID && r.status == http.StatusNotFound {
+		if named && r.status == http.StatusNotFound {
 			return notFound() // one body for "missing" and "not yours"
 		}
 		if rt.scope.check == "" && len(rt.scope.owner) > 0 && r.status >= 200 && r.status < 300 && !owns(r.body, rt.scope.owner, cs.data) {
@@ -290,6 +434,54 @@ func (s *Server) mirror(rt route) fiber.Handler {
 	}
 }
 
+// bindBody is the body forwarded for a write: the browser's bytes as they
+// are, or, for a create (set), its JSON object with the set fields written
+// from the cookie session and encoded again, so the service sees exactly
+// the object built here whatever duplicate keys the browser sent.
+func (sc scope) bindBody(in []byte, d Session) ([]byte, error) {
+	if len(sc.set) == 0 {
+		return in, nil
+	}
+	obj, err := decodeObject(in)
+	if err != nil {
+		return nil, &Error{Status: http.StatusBadRequest, Code: codeInvalidRequestFormat, Message: "the body must be one JSON object"}
+	}
+	for _, f := range sc.set {
+		v, ok := f.value(d)
+		if !ok {
+			return nil, errSignedOut
+		}
+		obj[f.name] = v
+	}
+	return json.Marshal(obj)
+}
+
+// isListed reports whether id is among the items the listing answers for
+// the cookie session (each item's by fields equal to the session's too).
+func (s *Server) isListed(ctx context.Context, l *listing, d Session, id string) (bool, error) {
+	q := url.Values{}
+	for _, b := range l.by {
+		q.Set(b.name, b.to.of(d))
+	}
+	r, err := s.up.do(ctx, call{method: http.MethodGet, path: l.path, query: q})
+	if err != nil {
+		return false, s.unreachable(err)
+	}
+	if r.status != http.StatusOK {
+		return false, s.relayInternal(r)
+	}
+	var list wire.Data[map[string]any]
+	if err := json.Unmarshal(r.body, &list); err != nil {
+		return false, s.malformed(l.path, err)
+	}
+	for _, item := range list.Data {
+		if got, _ := item["id"].(string); got == id && ownsObject(item, l.by, d) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
 // owns reports whether every owner field of the JSON object body equals the
 // session's value. A missing field or an empty session value is not a match.
 func owns(body []byte, owner []binding, d Session) bool {
@@ -297,6 +489,11 @@ func owns(body []byte, owner []binding, d Session) bool {
 	if json.Unmarshal(body, &obj) != nil {
 		return false
 	}
+	return ownsObject(obj, owner, d)
+}
+
+// ownsObject is owns for a decoded object.
+func ownsObject(obj map[string]any, owner []binding, d Session) bool {
 	for _, b := range owner {
 		want := b.to.of(d)
 		got, ok := lookup(obj, b.name)

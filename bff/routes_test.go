@@ -219,6 +219,27 @@ func TestRouteTableIsChecked(t *testing.T) {
 			scope: scope{param: boundTo("InternalAccount", account)}},
 		"shared and param": {method: "GET", path: "/internal-accounts/:InternalAccount/entries", upstream: "/internal-accounts/{InternalAccount}/entries",
 			scope: scope{shared: true, param: boundTo("InternalAccount", account)}},
+		// set binds a create's body: not a route that names a resource, nor a read.
+		"set on a resource": {method: "POST", path: "/quotes/:Quote/execute", upstream: "/quotes/{Quote}/execute",
+			scope: scope{set: []bodyField{field("customerId", customer)}}},
+		"set on a read": {method: "GET", path: "/quotes", upstream: "/quotes", scope: scope{set: []bodyField{walletSource}}},
+		// fill takes an id from the cookie: the path may not name it, the template must.
+		"fill the path names": {method: "POST", path: "/sandbox/internal-accounts/:InternalAccount/fund", upstream: "/sandbox/internal-accounts/{InternalAccount}/fund",
+			scope: scope{fill: boundTo("InternalAccount", account)}},
+		"fill the template lacks": {method: "POST", path: "/sandbox/fund", upstream: "/sandbox/fund", scope: scope{fill: boundTo("InternalAccount", account)}},
+		"fill beside a path id, unchecked": {method: "POST", path: "/quotes/:Quote/fund", upstream: "/internal-accounts/{InternalAccount}/quotes/{Quote}",
+			scope: scope{fill: boundTo("InternalAccount", account)}},
+		// signed confines a write only on the cookie's own account (param).
+		"signed without param": {method: "POST", path: "/internal-accounts/:InternalAccount/export", upstream: "/internal-accounts/{InternalAccount}/export",
+			scope: scope{signed: true, owner: boundTo("customerId", customer)}},
+		"signed read": {method: "GET", path: "/internal-accounts/:InternalAccount", upstream: "/internal-accounts/{InternalAccount}",
+			scope: scope{signed: true, param: boundTo("InternalAccount", account)}},
+		// listed needs the one id it looks for and a listing bound to the cookie.
+		"listed without id": {method: "DELETE", path: "/auth/credentials", upstream: "/auth/credentials",
+			scope: scope{listed: &listing{path: "/auth/credentials", by: boundTo("accountId", account)}}},
+		"listed unbound": {method: "DELETE", path: "/auth/credentials/:AuthMethod", upstream: "/auth/credentials/{AuthMethod}",
+			scope: scope{listed: &listing{path: "/auth/credentials"}}},
+		"shared and set": {method: "GET", path: "/discoveries", upstream: "/discoveries", scope: scope{shared: true, fill: boundTo("InternalAccount", account)}},
 	}
 	for name, rt := range bad {
 		_, err := New(Config{ServiceURL: "http://127.0.0.1:1/2025-10-13", PlatformCredential: testCred,

@@ -459,17 +459,11 @@ func New(cfg Config) (*Server, error) {
 	api.Post("/logout", s.handleLogout)
 	api.Delete("/auth/sessions/:id", s.handleRevokeSession)
 	api.Post("/auth/sessions/:id/refresh", s.handleRefreshSession)
-	api.Post("/customers/external-accounts", s.handleCreateExternalAccount)
-	api.Post("/quotes", s.handleCreateQuote)
-	api.Post("/sandbox/fund", s.handleSandboxFund)
 	api.Post("/login/passkey/start", s.handlePasskeyStart)
 	api.Post("/login/passkey/verify", s.handlePasskeyVerify)
 	api.Post("/login/oauth", s.handleOAuthLogin)
 	api.Post("/passkeys/registration-options", s.handleRegistrationOptions)
 	api.Post("/auth/credentials", s.handleAddCredential)
-	api.Delete("/auth/credentials/:id", s.handleDeleteCredential)
-	api.Post("/internal-accounts/:InternalAccount/export", s.handleAccountOperation(http.MethodPost, "/export"))
-	api.Patch("/internal-accounts/:InternalAccount", s.handleAccountOperation(http.MethodPatch, ""))
 	table := cfg.routes
 	if table == nil {
 		table = routes
@@ -571,7 +565,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 			}
 		}
 	}()
+	cutDone := make(chan struct{})
 	cut := context.AfterFunc(ctx, func() {
+		defer close(cutDone)
 		s.stop()
 		n := s.conns.interruptReads()
 		s.log.Warn("bff: shutdown grace period over; cancelled the requests in flight and ended the connections",
@@ -582,6 +578,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	cutShort := !cut() // the grace period ended before fasthttp was done
 	s.stop()
 	if cutShort {
+		// Return only once the cut is done (its log line written), so a
+		// caller that reads the log or exits next misses nothing.
+		<-cutDone
 		return ctx.Err()
 	}
 	return err
