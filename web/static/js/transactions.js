@@ -36,7 +36,7 @@ const FINAL = new Set(["COMPLETED", "FAILED", "REJECTED", "REFUNDED", "EXPIRED"]
 const RECEIPT = new Set(["COMPLETED", "REFUNDED", "FAILED", "REJECTED"]);
 
 // status → [key of the badge text, badge class]
-const STATUS = {
+export const STATUS = {
   CREATED: ["activity.status.created", "pending"],
   PENDING: ["activity.status.pending", "pending"],
   PENDING_AUTHORIZATION: ["activity.status.pendingAuthorization", "pending"],
@@ -84,7 +84,7 @@ const PAGE = 20;
 // Home shows this many of the newest entries.
 const RECENT = 4;
 // Statuses in which an outgoing payment's money came back (or is coming back).
-const MONEY_BACK = new Set(["FAILED", "REJECTED", "REFUNDED"]);
+export const MONEY_BACK = new Set(["FAILED", "REJECTED", "REFUNDED"]);
 
 const ctx = {
   setStatus: () => {},
@@ -102,7 +102,7 @@ const ctx = {
   view: { id: "", tx: null, generation: 0, timer: 0, delay: 0, held: null, sent: false, asking: 0, again: false },
   filter: "", // the status the list shows, "" for every one
   recent: [], // the newest entries, unfiltered, for Home
-  receipt: { id: "", tx: null, generation: 0, fees: "" }, // the receipt shown
+  namesChanged: [], // called when the names of the accounts changed (onNamesChanged)
   live: false, // the event stream carries the service's webhooks: no polling
   confirming: new Set(), // ids whose receipt confirmation was sent from this page
 };
@@ -120,11 +120,6 @@ export function initTransactions({ setStatus }) {
     ctx.filter = $("transactions-filter").value;
     reloadTransactions();
   });
-  $("receipt-fee-currency").addEventListener("change", () => {
-    ctx.receipt.fees = $("receipt-fee-currency").value;
-    if (ctx.receipt.tx) renderReceipt(ctx.receipt.tx);
-  });
-  $("receipt-print").addEventListener("click", () => window.print());
   document.addEventListener("wallet:accounts", (event) => {
     const labels = (accounts) => [...accounts.values()].map((a) => a.id + "\t" + accountLabel(a)).join("\n");
     const before = labels(ctx.accounts);
@@ -132,7 +127,7 @@ export function initTransactions({ setStatus }) {
     if (labels(ctx.accounts) === before) return; // the names shown did not change
     if (ctx.shown) renderList();
     if (ctx.view.tx) renderView(ctx.view.tx);
-    if (ctx.receipt.tx) renderReceipt(ctx.receipt.tx);
+    for (const fn of ctx.namesChanged) fn();
   });
   document.addEventListener("visibilitychange", () => {
     if (!document.hidden && ctx.view.tx) confirmReceipt(ctx.view.tx, ctx.view.generation);
@@ -165,7 +160,6 @@ export function hideTransactions() {
   $("transactions-list").replaceChildren();
   $("recent-list").replaceChildren();
   $("recent-empty").hidden = true;
-  closeReceipt();
   $("transactions-empty").hidden = true;
   $("transactions-more").hidden = true;
   showListError("");
@@ -202,6 +196,11 @@ export function setTransactionsLive(live) {
     follow(view.generation);
   }
   if (!ctx.watchTimer) watch();
+}
+
+/** Calls fn whenever the names of the accounts that payments name change. */
+export function onNamesChanged(fn) {
+  ctx.namesChanged.push(fn);
 }
 
 /** Loads the first page of the list again (after a payment or a funding). */
@@ -407,7 +406,7 @@ function counterparty(x, short = false) {
 
 // destinationName names the account paid; short: the holder's name alone
 // when it is known.
-function destinationName(x, short = false) {
+export function destinationName(x, short = false) {
   const id = x && x.destination && typeof x.destination.accountId === "string" ? x.destination.accountId : "";
   const account = ctx.accounts.get(id);
   if (account) return (short && holderName(account)) || accountLabel(account);
@@ -603,7 +602,7 @@ function renderView(tx) {
   }
 }
 
-function fact(key, label, value, code, iso) {
+export function fact(key, label, value, code, iso) {
   const row = document.createElement("div");
   row.dataset.fact = key;
   const dt = document.createElement("dt");
@@ -627,7 +626,7 @@ function fact(key, label, value, code, iso) {
   return row;
 }
 
-function statusSentence(tx) {
+export function statusSentence(tx) {
   const out = tx.type === "OUTGOING";
   switch (tx.status) {
     case "CREATED":
@@ -654,7 +653,7 @@ function statusSentence(tx) {
 // failureText says in plain words what went wrong and where the money is.
 // held: for an OFFRAMP_FAILED payment, whether its money is still on hold
 // (its return failed too), null while that is not known.
-function failureText(tx, held) {
+export function failureText(tx, held) {
   switch (tx.status) {
     case "REJECTED":
       return t("payment.failure.rejected");
@@ -729,155 +728,6 @@ async function confirmReceipt(tx, generation) {
   }
 }
 
-// ---- the receipt -------------------------------------------------------------
-
-/**
- * Shows the receipt of a transaction (/activity/{id}/receipt): what was
- * sent and what arrived, the fees in the currency the person picks, the
- * rate as people read it, the reference and the times.
- *
- * @param {string} id a Transaction id
- */
-export async function showReceipt(id) {
-  const r = ctx.receipt;
-  const generation = ++r.generation;
-  r.id = String(id || "");
-  r.tx = null;
-  $("receipt").hidden = false;
-  $("receipt-back").href = paths.payment(r.id);
-  $("receipt-summary").textContent = t("receipt.loading");
-  $("receipt-facts").replaceChildren();
-  $("receipt-fee-choice").hidden = true;
-  receiptError("");
-  try {
-    const { data } = await api("GET", "/api/transactions/" + r.id); // ids are [A-Za-z0-9:_-]: the BFF matches them as they are
-    if (generation !== r.generation) return;
-    if (!data || data.id !== r.id) throw new Error(t("receipt.error.unexpected"));
-    r.tx = data;
-    renderReceipt(data);
-  } catch (err) {
-    if (generation !== r.generation) return;
-    if (err instanceof ApiError && err.status === 401) return;
-    $("receipt-summary").textContent = "";
-    if (err instanceof ApiError && (err.status === 404 || err.status === 400)) {
-      return receiptError(t("receipt.error.notFound"));
-    }
-    receiptError(t("receipt.error.load", { reason: messageOf(err) }));
-  }
-}
-
-/** Forgets the receipt shown. */
-export function closeReceipt() {
-  const r = ctx.receipt;
-  r.generation++;
-  r.id = "";
-  r.tx = null;
-  $("receipt").hidden = true;
-}
-
-function renderReceipt(tx) {
-  const outgoing = tx.type === "OUTGOING";
-  const sent = tx.sentAmount || null;
-  const received = tx.receivedAmount || {};
-  const sc = (sent && sent.currency) || {};
-  const rc = received.currency || {};
-  $("receipt-title").textContent = t(outgoing ? "receipt.title.payment" : "receipt.title.funding");
-  $("receipt-summary").textContent = receiptSummary(tx);
-
-  // The fees are the receiving side's (Transaction.fees); the person may
-  // read them in the currency they paid in, converted at the payment's rate.
-  const choice = $("receipt-fee-currency");
-  const twoCurrencies = outgoing && sent && sc.code && rc.code && sc.code !== rc.code && Number.isFinite(tx.fees);
-  if (twoCurrencies) {
-    const drawn = sc.code + "\t" + rc.code;
-    if (choice.dataset.drawn !== drawn) {
-      choice.replaceChildren(
-        new Option(t("receipt.fees.paidIn", { currency: sc.code }), sc.code),
-        new Option(t("receipt.fees.receivedIn", { currency: rc.code }), rc.code),
-      );
-      choice.dataset.drawn = drawn;
-    }
-    if (ctx.receipt.fees !== sc.code && ctx.receipt.fees !== rc.code) ctx.receipt.fees = sc.code;
-    choice.value = ctx.receipt.fees;
-  }
-  $("receipt-fee-choice").hidden = !twoCurrencies;
-
-  const rows = [];
-  rows.push(["status", t("receipt.fact.status"), STATUS[tx.status] ? t(STATUS[tx.status][0]) : humanize(tx.status)]);
-  if (outgoing) {
-    if (sent) rows.push(["sent", t("payment.fact.sent"), formatMoney(sent.amount, sc)]);
-    if (Number.isFinite(tx.fees)) rows.push(["fees", t("payment.fact.fees"), feesIn(tx, twoCurrencies ? ctx.receipt.fees : rc.code)]);
-    const receivedKey = MONEY_BACK.has(tx.status)
-      ? "receipt.fact.wouldHaveReceived"
-      : tx.status === "COMPLETED" ? "receipt.fact.received" : "payment.fact.receiving";
-    rows.push(["received", t(receivedKey), formatMoney(received.amount, rc)]);
-    if (sent && sc.code && rc.code && sc.code !== rc.code) {
-      const rate = formatExchangeRate(tx.exchangeRate, sc, rc);
-      if (rate) rows.push(["rate", t("payment.fact.rate"), rate]);
-    }
-    rows.push(["to", t("payment.fact.to"), destinationName(tx)]);
-    if (tx.paymentRail) rows.push(["rail", t("payment.fact.rail"), railName(tx.paymentRail)]);
-  } else {
-    rows.push(["received", t("receipt.fact.added"), formatMoney(received.amount, rc)]);
-  }
-  if (tx.description) rows.push(["note", t("payment.fact.note"), tx.description]);
-  const ref = tx.reconciliationInstructions && tx.reconciliationInstructions.reference;
-  if (ref) rows.push(["reference", t("payment.fact.reference"), ref, true]);
-  if (tx.createdAt) rows.push(["created", t("receipt.fact.started"), formatTime(tx.createdAt, { seconds: true }), false, tx.createdAt]);
-  if (tx.settledAt) {
-    const settled = t(tx.status === "COMPLETED" ? "receipt.fact.delivered" : "payment.fact.settled");
-    rows.push(["settled", settled, formatTime(tx.settledAt, { seconds: true }), false, tx.settledAt]);
-  }
-  if (tx.updatedAt && tx.updatedAt !== tx.settledAt) {
-    rows.push(["updated", t("receipt.fact.updated"), formatTime(tx.updatedAt, { seconds: true }), false, tx.updatedAt]);
-  }
-  rows.push(["id", t("payment.fact.id"), tx.id, true]);
-  $("receipt-facts").replaceChildren(...rows.map(([key, label, value, code, iso]) => fact(key, label, value, code, iso)));
-}
-
-function receiptSummary(tx) {
-  const sent = tx.sentAmount || null;
-  const received = tx.receivedAmount || {};
-  if (tx.type !== "OUTGOING") {
-    return tx.status === "COMPLETED"
-      ? t("receipt.summary.added", { amount: formatMoney(received.amount, received.currency || {}) })
-      : statusSentence(tx);
-  }
-  const amount = sent ? formatMoney(sent.amount, sent.currency || {}) : formatMoney(received.amount, received.currency || {});
-  const name = destinationName(tx);
-  switch (tx.status) {
-    case "COMPLETED":
-      return t("receipt.summary.delivered", { amount, name });
-    case "PROCESSING":
-      return t("receipt.summary.processing", { amount, name });
-    case "REFUNDED":
-      return t("receipt.summary.returned", { amount, name });
-    case "FAILED":
-    case "REJECTED":
-      return t("receipt.summary.notDelivered", { amount, name, reason: failureText(tx, null) });
-  }
-  return statusSentence(tx);
-}
-
-// feesIn gives the fees (which the service counts in the receiving
-// currency) in the currency code asked for, converted at the payment's
-// rate when that is the sending one ("≈": the conversion rounds).
-function feesIn(tx, code) {
-  const rc = (tx.receivedAmount && tx.receivedAmount.currency) || {};
-  const sc = (tx.sentAmount && tx.sentAmount.currency) || {};
-  if (code !== sc.code || !(tx.exchangeRate > 0) || !Number.isInteger(sc.decimals) || !Number.isInteger(rc.decimals)) {
-    return formatMoney(tx.fees, rc);
-  }
-  // exchangeRate is sending units per receiving unit.
-  const minor = Math.round((tx.fees / 10 ** rc.decimals) * tx.exchangeRate * 10 ** sc.decimals);
-  return t("receipt.fees.converted", { converted: formatMoney(minor, sc), fees: formatMoney(tx.fees, rc) });
-}
-
-function receiptError(text) {
-  $("receipt-error").textContent = text;
-  $("receipt-error").hidden = text === "";
-}
-
 function viewError(text) {
   $("tx-error").textContent = text;
   $("tx-error").hidden = false;
@@ -894,7 +744,7 @@ export function railName(rail) {
   return (typeof name === "function" ? name() : name) || humanize(rail);
 }
 
-function humanize(value) {
+export function humanize(value) {
   if (typeof value !== "string" || value === "") return "";
   const s = value.toLowerCase().replaceAll("_", " ");
   return s[0].toUpperCase() + s.slice(1);
