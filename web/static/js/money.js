@@ -11,7 +11,7 @@
 
 import { refreshBalance } from "./balance.js";
 import { startEvents, stopEvents } from "./events.js";
-import { statementChanged } from "./statement.js";
+import { statementChanged } from "./views/statement.js";
 import { reloadTransactions, setTransactionsLive, transactionChanged } from "./transactions.js";
 
 // What the events asked for, done together once the burst is over.

@@ -3,7 +3,7 @@
 // Drawn while signed in whatever the view, so that Home is there at once.
 
 import { hideBalance, initBalance, showBalance } from "../balance.js";
-import { statementChanged } from "../statement.js";
+import { statementChanged } from "./statement.js";
 import { reloadTransactions } from "../transactions.js";
 
 /** Wires the view once. */
