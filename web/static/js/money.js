@@ -12,7 +12,8 @@
 import { refreshBalance } from "./balance.js";
 import { startEvents, stopEvents } from "./events.js";
 import { statementChanged } from "./views/statement.js";
-import { reloadTransactions, setTransactionsLive, transactionChanged } from "./transactions.js";
+import { reloadTransactions, setListLive } from "./views/activity.js";
+import { setPaymentLive, transactionChanged } from "./views/payment.js";
 
 // What the events asked for, done together once the burst is over.
 const pending = { balance: false, payments: new Map(), resync: false, timer: 0 };
@@ -50,7 +51,10 @@ const eventHandlers = {
   onResync: () => soon((p) => {
     p.resync = true;
   }),
-  onLive: (live) => setTransactionsLive(live),
+  onLive: (live) => {
+    setPaymentLive(live);
+    setListLive(live);
+  },
 };
 
 /** Signed in: the event stream is followed. */

@@ -16,7 +16,7 @@ import {
   railName,
   STATUS,
   statusSentence,
-} from "../transactions.js";
+} from "../payments.js";
 
 const $ = (id) => document.getElementById(id);
 

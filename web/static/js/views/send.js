@@ -31,7 +31,8 @@ import { accountLabel } from "../recipients.js";
 import { availableAmount, refreshBalance, walletCurrency } from "../balance.js";
 import { formatCountdown, formatExchangeRate, formatMoney, parseMoney } from "../format.js";
 import { t } from "../i18n.js";
-import { railName, reloadTransactions } from "../transactions.js";
+import { railName } from "../payments.js";
+import { reloadTransactions } from "./activity.js";
 import { navigate, paths } from "../router.js";
 
 const $ = (id) => document.getElementById(id);
