@@ -30,7 +30,6 @@
 import { api, ApiError, messageOf } from "./api.js";
 import { getLocale, t } from "./i18n.js";
 import { formatCountdown, shortKey } from "./format.js";
-import { signedRetry } from "./sessions.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -192,6 +191,36 @@ export async function loadedWallet() {
   } catch {
     return null;
   }
+}
+
+/**
+ * Runs a signed-retry operation with this tab's session key and returns the
+ * answer of the signed call (DESIGN.md "Signed retry"): the first call
+ * answers 202 {payloadToSign, requestId}; the wallet module stamps
+ * payloadToSign with this tab's session key; the same call, with the same
+ * body bytes, is sent again with Service-Wallet-Signature and Request-Id.
+ * Every account operation of a session uses it (refresh, sign-out, the
+ * Security view's).
+ *
+ * @param {string} method
+ * @param {string} path an /api path
+ * @param {object} [body] sent as the same JSON bytes on both legs
+ * @returns {Promise<{status: number, data: any}>}
+ */
+export async function signedRetry(method, path, body) {
+  const key = (state.key && state.key.sessionId ? state.key : null) || (await keyReady());
+  if (!key) throw new Error(t("app.error.noKey"));
+  const wallet = await walletModule();
+  const options = body === undefined ? {} : { body: JSON.stringify(body) };
+  const first = await api(method, path, options);
+  if (first.status !== 202 || !first.data || typeof first.data.payloadToSign !== "string") {
+    throw new Error("unexpected answer " + first.status + " to " + method + " " + path);
+  }
+  const stamp = await wallet.stamp(key.handle, first.data.payloadToSign);
+  return api(method, path, {
+    ...options,
+    headers: { "Service-Wallet-Signature": stamp, "Request-Id": first.data.requestId },
+  });
 }
 
 // showCurrent asks the BFF who is signed in (or takes the answer started

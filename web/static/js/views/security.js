@@ -1,11 +1,12 @@
 // The Security view (/security): who is signed in and the wallet account,
 // the session (its end and key, drawn by the session module), the sessions
-// (sessions.js), the sign-in methods and the recovery phrase
-// (credentials.js).
+// (security/sessions.js), the sign-in methods and the recovery phrase
+// (security/credentials.js): two parts with their own markup, kept in
+// modules of their own beside this one.
 
 import { t } from "../i18n.js";
-import { hideCredentials, initCredentials, showCredentials } from "../credentials.js";
-import { hideSessions, initSessions, showSessions } from "../sessions.js";
+import { hideCredentials, initCredentials, showCredentials } from "./security/credentials.js";
+import { hideSessions, initSessions, showSessions } from "./security/sessions.js";
 
 const $ = (id) => document.getElementById(id);
 

@@ -1,4 +1,5 @@
-// The "Sign-in methods" and "Recovery phrase" parts of the signed-in view.
+// The "Sign-in methods" and "Recovery phrase" parts of the Security view
+// (views/security.js).
 //
 // Sign-in methods lists the wallet's credentials (GET /api/auth/credentials):
 // the e-mail code, passkeys, a linked OAuth identity. Adding a passkey asks
@@ -18,10 +19,10 @@
 // linking a method): reloading the list after a refused removal does not
 // wipe the reason it was refused.
 
-import { api, ApiError, messageOf } from "./api.js";
-import { t } from "./i18n.js";
-import { signedRetry } from "./sessions.js";
-import { createPasskey, oauthToken, passkeyProblem, passkeysAvailable } from "./webauthn.js";
+import { api, ApiError, messageOf } from "../../api.js";
+import { t } from "../../i18n.js";
+import { signedRetry } from "../../session.js";
+import { createPasskey, oauthToken, passkeyProblem, passkeysAvailable } from "../../webauthn.js";
 
 const $ = (id) => document.getElementById(id);
 
