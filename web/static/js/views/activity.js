@@ -12,6 +12,7 @@
 // EXPIRED); the list leaves them out: no money moved.
 
 import { api, ApiError, messageOf } from "../api.js";
+import { backoff } from "../backoff.js";
 import { refreshBalance } from "../balance.js";
 import { t } from "../i18n.js";
 import { FINAL, forgetNames, listItem, onNamesChanged } from "../payments.js";
@@ -30,8 +31,7 @@ const ctx = {
   cursor: "", // nextCursor of the last page, "" when there is no more
   pages: 0,
   loading: 0, // generation of the list being loaded
-  watchTimer: 0,
-  watchDelay: 0,
+  watch: backoff(LIST_DELAYS), // the next look while a payment is on its way
   more: false, // "Load more" is under way
   filter: "", // the status the list shows, "" for every one
   recent: [], // the newest entries, unfiltered, for Home
@@ -99,7 +99,7 @@ export function onRecent(fn) {
 export function setListLive(live) {
   ctx.live = !!live;
   if (ctx.live) return;
-  if (!ctx.watchTimer) watch();
+  if (!ctx.watch.pending) watch();
 }
 
 /** Loads the first page of the list again (after a payment or a funding). */
@@ -175,26 +175,20 @@ function onMore() {
 // way, so that its status (and the balance) follow without a click. Not
 // once more pages were loaded: that would fold them away.
 function watch() {
-  clearTimeout(ctx.watchTimer);
-  ctx.watchTimer = 0;
+  ctx.watch.stop();
   const moving = ctx.items.some((x) => x.status === "PROCESSING" || x.status === "CREATED" || x.status === "PENDING_AUTHORIZATION");
   if (!ctx.shown || !moving || ctx.pages > 1 || ctx.live) {
-    ctx.watchDelay = 0;
+    ctx.watch.reset();
     return;
   }
-  const i = LIST_DELAYS.indexOf(ctx.watchDelay);
-  ctx.watchDelay = LIST_DELAYS[Math.min(i + 1, LIST_DELAYS.length - 1)];
-  ctx.watchTimer = setTimeout(() => {
-    ctx.watchTimer = 0;
+  ctx.watch.later(() => {
     if (ctx.more) watch(); // not over a "Load more": look again later
     else if (ctx.shown && ctx.pages <= 1) loadPage("");
-  }, ctx.watchDelay);
+  });
 }
 
 function stopWatching() {
-  clearTimeout(ctx.watchTimer);
-  ctx.watchTimer = 0;
-  ctx.watchDelay = 0;
+  ctx.watch.reset();
 }
 
 // listed: the list shows every transaction but quotes that were never sent.

@@ -43,17 +43,16 @@ const exportNotice = {
   shown: () => t("security.export.notice.shown", { hide: buttonName("export-hide") }),
 };
 
+// The message key of each kind of sign-in method.
+const TYPE_KEY = {
+  EMAIL_OTP: "security.methods.type.emailCode",
+  PASSKEY: "security.methods.type.passkey",
+  OAUTH: "security.methods.type.oauth",
+};
+
 /** The kind of a sign-in method, for a person ("Passkey"). */
 function typeText(type) {
-  switch (type) {
-    case "EMAIL_OTP":
-      return t("security.methods.type.emailCode");
-    case "PASSKEY":
-      return t("security.methods.type.passkey");
-    case "OAUTH":
-      return t("security.methods.type.oauth");
-  }
-  return String(type || "");
+  return Object.hasOwn(TYPE_KEY, type) ? t(TYPE_KEY[type]) : String(type || "");
 }
 
 export function initCredentials({ wallet, config, setStatus }) {
