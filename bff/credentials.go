@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -130,24 +131,10 @@ func (s *Server) handleAddCredential(c *fiber.Ctx) error {
 // accountCredentials lists the account's credentials with the platform
 // credential.
 func (s *Server) accountCredentials(ctx context.Context, accountID string) ([]wire.AuthMethod, error) {
-	r, err := s.up.do(ctx, call{method: http.MethodGet, path: "/auth/credentials", query: url.Values{"accountId": {accountID}}})
-	if err != nil {
-		return nil, s.unreachable(err)
-	}
-	if r.status != http.StatusOK {
-		return nil, s.relayInternal(r)
-	}
-	var list wire.Data[wire.AuthMethod]
-	if err := json.Unmarshal(r.body, &list); err != nil {
-		return nil, s.malformed("credential list", err)
-	}
-	var out []wire.AuthMethod
-	for _, m := range list.Data {
-		if validID("AuthMethod", m.ID) && m.AccountID == accountID {
-			out = append(out, m)
-		}
-	}
-	return out, nil
+	list, err := platformList[wire.AuthMethod](ctx, s, "/auth/credentials", url.Values{"accountId": {accountID}})
+	return slices.DeleteFunc(list, func(m wire.AuthMethod) bool {
+		return !validID("AuthMethod", m.ID) || m.AccountID != accountID
+	}), err
 }
 
 // findWallet finds the wallet account of an e-mail address without

@@ -463,18 +463,11 @@ func (s *Server) isListed(ctx context.Context, l *listing, d Session, id string)
 	for _, b := range l.by {
 		q.Set(b.name, b.to.of(d))
 	}
-	r, err := s.up.do(ctx, call{method: http.MethodGet, path: l.path, query: q})
+	list, err := platformList[map[string]any](ctx, s, l.path, q)
 	if err != nil {
-		return false, s.unreachable(err)
+		return false, err
 	}
-	if r.status != http.StatusOK {
-		return false, s.relayInternal(r)
-	}
-	var list wire.Data[map[string]any]
-	if err := json.Unmarshal(r.body, &list); err != nil {
-		return false, s.malformed(l.path, err)
-	}
-	for _, item := range list.Data {
+	for _, item := range list {
 		if got, _ := item["id"].(string); got == id && ownsObject(item, l.by, d) {
 			return true, nil
 		}
@@ -490,6 +483,24 @@ func owns(body []byte, owner []binding, d Session) bool {
 		return false
 	}
 	return ownsObject(obj, owner, d)
+}
+
+// platformList reads one page of a list operation with the platform
+// credential, for a check the BFF makes on its own account: a refusal is
+// relayed as relayInternal says, an answer it cannot read is a 502.
+func platformList[T any](ctx context.Context, s *Server, path string, q url.Values) ([]T, error) {
+	r, err := s.up.do(ctx, call{method: http.MethodGet, path: path, query: q})
+	if err != nil {
+		return nil, s.unreachable(err)
+	}
+	if r.status != http.StatusOK {
+		return nil, s.relayInternal(r)
+	}
+	var list wire.Data[T]
+	if err := json.Unmarshal(r.body, &list); err != nil {
+		return nil, s.malformed(path, err)
+	}
+	return list.Data, nil
 }
 
 // ownsObject is owns for a decoded object.

@@ -116,16 +116,5 @@ func (s *Server) handleRefreshSession(c *fiber.Ctx) error {
 // walletSessions lists the account's active wallet sessions, asked of the
 // service with the platform credential.
 func (s *Server) walletSessions(ctx context.Context, accountID string) ([]wire.Session, error) {
-	r, err := s.up.do(ctx, call{method: http.MethodGet, path: "/auth/sessions", query: url.Values{"accountId": {accountID}}})
-	if err != nil {
-		return nil, s.unreachable(err)
-	}
-	if r.status != http.StatusOK {
-		return nil, s.relayInternal(r)
-	}
-	var list wire.Data[wire.Session]
-	if err := json.Unmarshal(r.body, &list); err != nil {
-		return nil, s.malformed("session list", err)
-	}
-	return list.Data, nil
+	return platformList[wire.Session](ctx, s, "/auth/sessions", url.Values{"accountId": {accountID}})
 }
