@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"paywallet/web"
 )
 
 // The pages (web/static/*.html) are plain HTML that name the site's files
@@ -26,8 +28,10 @@ import (
 //     the Worker's files go through it too (import.meta.resolve in
 //     wallet.js);
 //   - a modulepreload link for every module the page's module scripts
-//     import statically, directly or not, so the browser fetches them all
-//     at once instead of discovering them one level at a time;
+//     import statically, directly or not, and for the views' modules that
+//     app.js imports by name from the table of views (viewModules), so the
+//     browser fetches them all at once instead of discovering them one
+//     level at a time;
 //   - an element marked data-shown-when="<condition>" loses its hidden
 //     attribute when the condition holds for this server ("sandbox",
 //     "dev-mailbox"): the sandbox banner is there in the first paint rather
@@ -123,7 +127,9 @@ func (s *site) page(p string, body []byte) []byte {
 	}
 	var head bytes.Buffer
 	head.WriteString(s.importMap)
-	for _, u := range s.closure(roots) {
+	preloads := s.closure(roots, nil)
+	preloads = append(preloads, s.closure(append(slices.Clone(roots), preloads...), s.viewModules(roots))...)
+	for _, u := range preloads {
 		if h, ok := s.hashed[u]; ok {
 			head.WriteString("\n  <link rel=\"modulepreload\" href=\"" + h + "\">")
 		}
@@ -132,15 +138,38 @@ func (s *site) page(p string, body []byte) []byte {
 	return slices.Concat(out[:at[0]], head.Bytes(), out[at[0]:])
 }
 
+// viewModules returns the modules of the views (js/views/<name>.js, one per
+// entry of the table of views, web.Views) when the page runs app.js, which
+// imports them by name from the table: dynamic imports the static closure
+// cannot see, preloaded all the same because the page runs them at once.
+func (s *site) viewModules(roots []string) []string {
+	if !slices.Contains(roots, "/js/app.js") {
+		return nil
+	}
+	var out []string
+	for _, v := range web.Views() {
+		out = append(out, "/js/views/"+v.Name+".js")
+	}
+	return out
+}
+
 // closure returns the modules roots import statically, directly or
-// through others, roots excluded, in a stable order (breadth first).
-func (s *site) closure(roots []string) []string {
+// through others, roots excluded, in a stable order (breadth first); then
+// the modules of also, each followed by what it imports that is not listed
+// yet.
+func (s *site) closure(roots, also []string) []string {
 	seen := map[string]bool{}
 	for _, r := range roots {
 		seen[r] = true
 	}
 	var out []string
-	queue := slices.Clone(roots)
+	for _, a := range also {
+		if !seen[a] {
+			seen[a] = true
+			out = append(out, a)
+		}
+	}
+	queue := append(slices.Clone(roots), also...)
 	for len(queue) > 0 {
 		u := queue[0]
 		queue = queue[1:]

@@ -119,7 +119,9 @@ func TestHashedSite(t *testing.T) {
 	}
 	// The preloads are app.js's static imports, transitively: api.js is
 	// one, and wallet.js (a dynamic import, after the first paint) is not.
-	for _, want := range []string{"/js/api.js", "/js/i18n.js", "/i18n/en.js", "/js/money.js"} {
+	// The views' modules, imported by name from the table of views, are
+	// preloaded too, after the static imports.
+	for _, want := range []string{"/js/api.js", "/js/i18n.js", "/i18n/en.js", "/js/money.js", "/js/views.js", "/js/views/home.js", "/js/views/recipient-new.js"} {
 		if !slices.Contains(preloads, importMap.Imports[want]) {
 			t.Errorf("%s is not preloaded; preloads %q", want, preloads)
 		}

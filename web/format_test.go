@@ -549,6 +549,12 @@ func TestI18nCatalogue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The titles the table of views names (app.js reads them with t).
+	for _, v := range Views() {
+		if _, ok := en.Entries[v.Title]; !ok {
+			t.Errorf("view %q: its title %q is not in i18n/en.js", v.Name, v.Title)
+		}
+	}
 }
 
 // TestI18nLocale: the language and the number locale from

@@ -612,6 +612,8 @@ func TestPageFollowsOtherTabs(t *testing.T) {
 	aKey := eval[string](t, a, `document.getElementById("session-public-key").dataset.value`)
 	b := anotherTab(t, a)
 	do(t, b, chromedp.Navigate(site+"/"), chromedp.WaitVisible(chromedp.ID("signed-in")))
+	// The wallet is drawn before the key is resumed (draw first, keys after).
+	waitFor(t, b, `document.getElementById("session-public-key").dataset.value !== ""`)
 	if got := eval[string](t, b, `document.getElementById("session-public-key").dataset.value`); got != aKey || !called(walletCalls(t, b), "resumeSession") {
 		t.Errorf("tab B shows key %q, want tab A's %q resumed; calls %v", got, aKey, walletCalls(t, b))
 	}

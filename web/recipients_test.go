@@ -264,7 +264,7 @@ func TestAddedAccountTakesFocus(t *testing.T) {
 	t.Parallel()
 	site, _, _ := startRecipientsSite(t)
 	// With views, the list is another view: the page goes there on
-	// "wallet:account-added", before accounts.js moves the focus.
+	// "wallet:account-added", before recipientform.js moves the focus.
 	ctx := newTab(t, localValidator, `document.addEventListener("wallet:account-added", () => {
   if (!document.getElementById("nav")) return;
   const a = document.createElement("a"); a.href = "/recipients"; document.body.append(a); a.click(); a.remove(); });`)

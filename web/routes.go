@@ -1,6 +1,7 @@
 package web
 
 import (
+	"encoding/json"
 	"net/url"
 	"strings"
 )
@@ -9,36 +10,53 @@ import (
 // (js/router.js, History API); the server answers every address of a view
 // with index.html so that a reload or a deep link lands on the view, and any
 // other page address with index.html and status 404, which the pages show as
-// their "not found" view. The two tables must agree: TestRoutesAgree loads
-// router.js in Chromium and compares them path by path.
+// their "not found" view.
 //
-// The views, by address ({id} is one path segment, a resource id such as
-// "Transaction:019…"):
-//
-//	/                         home           balance, Send and Add funds, last payments
-//	/send                     send           the send flow, in steps
-//	/activity                 activity       every payment and funding, by status
-//	/activity/statement       statement      every change to the balance, with the balance after it; a month as CSV
-//	/activity/{id}            payment        one payment, followed live
-//	/activity/{id}/receipt    receipt        its receipt
-//	/recipients               recipients     external accounts
-//	/recipients/new           recipient-new  add one
-//	/recipients/{id}          recipient      one of them, with remove
-//	/security                 security       sessions, sign-in methods, recovery phrase, ids
-//
-// Signed out, every view's address shows the sign-in page first and the
-// view after sign-in.
+// Both read one table, static/js/views.js: router.js imports it, and this
+// file reads it from the embedded files at start-up, as the JSON array it
+// exports.
+// TestRoutesAgree loads router.js in Chromium and checks that the two read
+// it alike. Signed out, every view's address shows the sign-in page first
+// and the view after sign-in.
+
+// ViewInfo is one entry of the table of views.
+type ViewInfo struct {
+	Name  string `json:"name"`  // "payment"; its module is js/views/<name>.js
+	Path  string `json:"path"`  // its address pattern, "/activity/{id}": {id} is one path segment
+	Title string `json:"title"` // the message key of its title
+	Nav   string `json:"nav"`   // the name of the navigation entry it belongs to
+}
+
+// views is the table, in the order its patterns are tried.
+var views = mustViews()
+
+func mustViews() []ViewInfo {
+	b, err := Static.ReadFile("static/js/views.js")
+	if err != nil {
+		panic("web: the table of views: " + err.Error())
+	}
+	// The module's comment, then "export default [ … ];": the array is JSON.
+	_, table, _ := strings.Cut(string(b), "\nexport default ")
+	var v []ViewInfo
+	if err := json.Unmarshal([]byte(strings.TrimSuffix(strings.TrimSpace(table), ";")), &v); err != nil {
+		panic("web: the table of views: " + err.Error())
+	}
+	return v
+}
+
+// Views returns the table of views (a copy), in the order its patterns are
+// tried.
+func Views() []ViewInfo {
+	return append([]ViewInfo(nil), views...)
+}
 
 // View returns the name of the view at the URL path p ("/activity/…"),
 // and false when p is not the address of a view.
 func View(p string) (string, bool) {
-	if p == "/" {
-		return "home", true
-	}
-	if !strings.HasPrefix(p, "/") || strings.HasSuffix(p, "/") {
+	if !strings.HasPrefix(p, "/") || (strings.HasSuffix(p, "/") && p != "/") {
 		return "", false
 	}
-	seg := strings.Split(p[1:], "/")
+	seg := segments(p)
 	for i, s := range seg {
 		u, err := url.PathUnescape(s)
 		if err != nil || !idLike(u) {
@@ -46,27 +64,34 @@ func View(p string) (string, bool) {
 		}
 		seg[i] = u
 	}
-	switch {
-	case len(seg) == 1 && seg[0] == "send":
-		return "send", true
-	case len(seg) == 1 && seg[0] == "activity":
-		return "activity", true
-	case len(seg) == 2 && seg[0] == "activity" && seg[1] == "statement":
-		return "statement", true
-	case len(seg) == 2 && seg[0] == "activity":
-		return "payment", true
-	case len(seg) == 3 && seg[0] == "activity" && seg[2] == "receipt":
-		return "receipt", true
-	case len(seg) == 1 && seg[0] == "recipients":
-		return "recipients", true
-	case len(seg) == 2 && seg[0] == "recipients" && seg[1] == "new":
-		return "recipient-new", true
-	case len(seg) == 2 && seg[0] == "recipients":
-		return "recipient", true
-	case len(seg) == 1 && seg[0] == "security":
-		return "security", true
+	for _, v := range views {
+		if matches(segments(v.Path), seg) {
+			return v.Name, true
+		}
 	}
 	return "", false
+}
+
+// segments splits an absolute path into its segments ("/" has none).
+func segments(p string) []string {
+	if p == "/" {
+		return nil
+	}
+	return strings.Split(p[1:], "/")
+}
+
+// matches reports whether the segments of an address fit a pattern's: the
+// same words, and anything in place of {id}.
+func matches(pattern, seg []string) bool {
+	if len(pattern) != len(seg) {
+		return false
+	}
+	for i, want := range pattern {
+		if want != "{id}" && want != seg[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // idLike reports whether s may be a path segment of a view's address: the

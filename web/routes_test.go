@@ -3,26 +3,22 @@ package web
 import (
 	"context"
 	"encoding/json"
+	"io/fs"
+	"regexp"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
 )
 
 // routeCases are addresses with the view each names ("" for none), shared
-// by the Go table test and the check that router.js agrees.
-var routeCases = []struct{ path, view string }{
-	{"/", "home"},
-	{"/send", "send"},
-	{"/activity", "activity"},
-	{"/activity/Transaction:019a1b2c-0000-7000-8000-000000000001", "payment"},
-	{"/activity/Transaction%3A019a1b2c-0000-7000-8000-000000000001", "payment"},
-	{"/activity/Transaction:019a/receipt", "receipt"},
-	{"/activity/statement", "statement"},
+// by the Go table test and the check that router.js agrees: an address of
+// every view of the table (its {id} filled in, plain and escaped), the
+// words of the table taken for an id where one may stand, and addresses
+// that are no view.
+var routeCases = append(tableCases(), []struct{ path, view string }{
 	{"/activity/Statement", "payment"},
-	{"/recipients", "recipients"},
-	{"/recipients/new", "recipient-new"},
-	{"/recipients/ExternalAccount:019a", "recipient"},
-	{"/security", "security"},
 	{"/send/", ""},
 	{"/activity/", ""},
 	{"/activity/a/b", ""},
@@ -37,6 +33,76 @@ var routeCases = []struct{ path, view string }{
 	{"//send", ""},
 	{"", ""},
 	{"send", ""},
+}...)
+
+// tableCases are, for every view of the table, its address with a
+// resource id for {id}, as it is and with its ':' escaped.
+func tableCases() []struct{ path, view string } {
+	var out []struct{ path, view string }
+	for _, v := range Views() {
+		out = append(out, struct{ path, view string }{strings.ReplaceAll(v.Path, "{id}", "Transaction:019a1b2c-0000-7000-8000-000000000001"), v.Name})
+		if strings.Contains(v.Path, "{id}") {
+			out = append(out, struct{ path, view string }{strings.ReplaceAll(v.Path, "{id}", "Transaction%3A019a"), v.Name})
+		}
+	}
+	return out
+}
+
+// TestViewsTable: the table has every view once, each with a module of
+// its own and a navigation entry that is a view;
+// and no address of a view is hidden by an earlier pattern.
+func TestViewsTable(t *testing.T) {
+	names := map[string]bool{}
+	for _, v := range Views() {
+		if names[v.Name] {
+			t.Errorf("view %q twice", v.Name)
+		}
+		names[v.Name] = true
+		if _, err := fs.Stat(Files(), "js/views/"+v.Name+".js"); err != nil {
+			t.Errorf("view %q has no module: %v", v.Name, err)
+		}
+		if got, _ := View(strings.ReplaceAll(v.Path, "{id}", "x1")); got != v.Name {
+			t.Errorf("the address %s of view %q is read as %q", v.Path, v.Name, got)
+		}
+	}
+	for _, v := range Views() {
+		if !names[v.Nav] {
+			t.Errorf("view %q: navigation entry %q is no view", v.Name, v.Nav)
+		}
+	}
+	if len(names) < 10 {
+		t.Errorf("only %d views", len(names))
+	}
+}
+
+// TestViewsInPage: index.html has a section for every view of the table
+// (id view-<name>, data-view <name>), and its navigation lists, in the
+// table's order, the views that are a navigation entry of their own, each
+// linked to its address.
+func TestViewsInPage(t *testing.T) {
+	b, err := fs.ReadFile(Files(), "index.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	var want, got []string
+	for _, v := range Views() {
+		if !strings.Contains(page, `<div id="view-`+v.Name+`" class="view" data-view="`+v.Name+`" hidden>`) {
+			t.Errorf("index.html has no section for view %q", v.Name)
+		}
+		if v.Nav == v.Name {
+			want = append(want, v.Path+" "+v.Name)
+		}
+	}
+	for _, m := range regexp.MustCompile(`<a href="([^"]*)" data-nav="([^"]*)">`).FindAllStringSubmatch(page, -1) {
+		got = append(got, m[1]+" "+m[2])
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("the navigation of index.html links %q; the table of views has %q", got, want)
+	}
+	if n := strings.Count(page, `class="view" data-view="`); n != len(Views()) {
+		t.Errorf("index.html has %d view sections, the table %d views", n, len(Views()))
+	}
 }
 
 func TestView(t *testing.T) {

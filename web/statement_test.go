@@ -19,7 +19,7 @@ import (
 	"paywallet/internal/browsertest"
 )
 
-// The statement (/activity/statement, statement.js) against the fake's
+// The statement (/activity/statement, views/statement.js) against the fake's
 // ledger entries: lines per ledger transaction with the balance after
 // each, "Load more", and a month downloaded as CSV.
 
@@ -370,7 +370,7 @@ func TestStatementDownload(t *testing.T) {
 }
 
 // TestStatementPureParts: csv.js's fields (quoting, formula injection,
-// numbers), format.js's decimalAmount, and statement.js's months and
+// numbers), format.js's decimalAmount, and views/statement.js's months and
 // lines, in the browser that runs them.
 func TestStatementPureParts(t *testing.T) {
 	t.Parallel()
@@ -388,7 +388,7 @@ func TestStatementPureParts(t *testing.T) {
 	var got result
 	inModules(t, ctx, nil, `
   const c = await import("/js/csv.js");
-  const s = await import("/js/statement.js");
+  const s = await import("/js/views/statement.js");
   const fields = [
     c.csvField("plain"), c.csvField("a,b"), c.csvField('say "hi"'), c.csvField("two\nlines"), c.csvField(" padded"),
     c.csvField("=1+2"), c.csvField("+1"), c.csvField("-1"), c.csvField("@SUM(A1)"), c.csvField("\t=1"), c.csvField("\r=1"),

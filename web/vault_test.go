@@ -151,6 +151,8 @@ func TestVaultPageTwoTabsRefreshOnce(t *testing.T) {
 	old := shownKey(t, a)
 	b := anotherTab(t, a, `globalThis.stubKeyBase = 500;`)
 	do(t, b, chromedp.Navigate(site+"/"), chromedp.WaitVisible(chromedp.ID("signed-in")))
+	// The wallet is drawn before the key is resumed (draw first, keys after).
+	waitFor(t, b, `document.getElementById("session-public-key").dataset.value !== ""`)
 	if got := shownKey(t, b); got != old {
 		t.Fatalf("tab B shows key %q, want %q", got, old)
 	}

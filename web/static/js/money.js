@@ -1,33 +1,19 @@
-// The money parts of the signed-in view, wired together for app.js: the
-// balance (with sandbox funding), sending (quotes), and the transactions.
+// The service's webhooks, live (GET /api/events, events.js), moving the
+// money views while signed in: a payment event updates the open payment
+// view and the list and reads the balance again; a balance event reads the
+// balance again; both load the statement's newest lines. Events come in
+// bursts (a payment's status and its balance together), so the reads they
+// cause are gathered for 50 ms.
 //
-//   balance.js       Balance card, "Add funds" in sandbox mode
-//   send.js          Send money: quote, review, sign and execute
-//   transactions.js  the history, and the view that follows one payment
-//   statement.js     the statement: every change to the balance, a month as CSV
-//   events.js        the service's webhooks, live (GET /api/events)
-//
-// The event stream moves the others: a payment event updates the open
-// payment view and the list and reads the balance again; a balance event
-// reads the balance again; both load the statement's newest lines. Events
-// come in bursts (a payment's status and its balance together), so the
-// reads they cause are gathered for 50 ms.
-//
-// app.js calls initMoney once, showMoney(me) whenever it shows the signed-in
-// view (GET /api/me), and hideMoney when it leaves it.
+// app.js calls startMoneyEvents whenever it shows the signed-in page (GET
+// /api/me), once the views have been told, and stopMoneyEvents when it
+// leaves it, before they are.
 
-import { hideBalance, initBalance, refreshBalance, showBalance } from "./balance.js";
+import { refreshBalance } from "./balance.js";
 import { startEvents, stopEvents } from "./events.js";
-import { hideSend, initSend, showSend } from "./send.js";
-import { hideStatement, initStatement, statementChanged } from "./statement.js";
-import {
-  hideTransactions,
-  initTransactions,
-  reloadTransactions,
-  setTransactionsLive,
-  showTransactions,
-  transactionChanged,
-} from "./transactions.js";
+import { statementChanged } from "./views/statement.js";
+import { reloadTransactions, setListLive } from "./views/activity.js";
+import { setPaymentLive, transactionChanged } from "./views/payment.js";
 
 // What the events asked for, done together once the burst is over.
 const pending = { balance: false, payments: new Map(), resync: false, timer: 0 };
@@ -65,51 +51,23 @@ const eventHandlers = {
   onResync: () => soon((p) => {
     p.resync = true;
   }),
-  onLive: (live) => setTransactionsLive(live),
+  onLive: (live) => {
+    setPaymentLive(live);
+    setListLive(live);
+  },
 };
 
-/**
- * Wires the sections once.
- *
- * @param {{wallet: () => Promise<object>, key: () => object|null, config: () => object|null,
- *          setStatus: (text: string) => void}} options
- */
-export function initMoney({ wallet, key, keyPending, keyReady, config, setStatus }) {
-  initBalance({
-    config,
-    setStatus,
-    onFunded: () => {
-      reloadTransactions();
-      statementChanged();
-    },
-  });
-  initTransactions({ setStatus });
-  initStatement();
-  initSend({ wallet, key, keyPending, keyReady, setStatus });
-}
-
-/**
- * Shows the sections for the signed-in person.
- *
- * @param {object} me the answer of GET /api/me
- */
-export function showMoney(me) {
-  showBalance((me && me.internalAccount) || null);
-  showSend();
-  showTransactions();
+/** Signed in: the event stream is followed. */
+export function startMoneyEvents() {
   startEvents(eventHandlers);
 }
 
-/** Hides the sections and forgets what they showed. */
-export function hideMoney() {
+/** Signed out: the event stream ends and what it asked for is dropped. */
+export function stopMoneyEvents() {
   stopEvents();
   clearTimeout(pending.timer);
   pending.timer = 0;
   pending.balance = false;
   pending.payments = new Map();
   pending.resync = false;
-  hideSend();
-  hideTransactions();
-  hideStatement();
-  hideBalance();
 }

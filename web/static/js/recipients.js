@@ -14,6 +14,7 @@
 // and a recipient's view change it (addToList).
 
 import { api, ApiError } from "./api.js";
+import { backoff } from "./backoff.js";
 import { t } from "./i18n.js";
 import { typeFacts, typeLabelKey } from "./accounttypes.js";
 
@@ -50,21 +51,20 @@ export function statusAdvice(status) {
 // Where an account's primary identifier is, by preference.
 export const PRIMARY = ["accountNumber", "iban", "clabeNumber", "phoneNumber", "address", "pixKey", "vpa"];
 
+// While an account is PENDING, the list is asked for again after these
+// delays (ms), the last one repeating.
+const PENDING_DELAYS = [1000, 2000, 3000, 5000, 10000, 30000];
+
 const store = {
   shown: false, // signed in: the list is kept
   loading: 0, // generation of the list being loaded
   list: [], // the accounts, as last loaded or changed
-  pendingTimer: 0, // the next look at PENDING accounts
-  pendingDelay: 0, // ms until then; grows while they stay PENDING
+  pending: backoff(PENDING_DELAYS), // the next look at PENDING accounts; later while they stay PENDING
   // What draws the list (the Recipients view): loading() when it is asked
   // for, loaded(all) with every account, put(account) when one changed,
   // failed(err) when it could not be loaded.
   view: { loading() {}, loaded() {}, put() {}, failed() {} },
 };
-
-// While an account is PENDING, the list is asked for again after these
-// delays (ms), the last one repeating.
-const PENDING_DELAYS = [1000, 2000, 3000, 5000, 10000, 30000];
 
 /**
 
@@ -90,9 +90,7 @@ export function showRecipients() {
 export function hideRecipients() {
   store.shown = false;
   store.loading++;
-  clearTimeout(store.pendingTimer);
-  store.pendingTimer = 0;
-  store.pendingDelay = 0;
+  store.pending.reset();
   store.list = [];
 }
 
@@ -129,7 +127,7 @@ export const listable = (a) => a && a.status !== "INACTIVE";
 /** Puts a new or changed account into the list (a removed one: INACTIVE). */
 export function addToList(account) {
   store.view.put(account);
-  store.pendingDelay = 0; // a new account: look at it again soon
+  store.pending.reset(); // a new account: look at it again soon
   listChanged(store.list.filter((a) => a.id !== account.id).concat([account]));
 }
 
@@ -138,18 +136,14 @@ export function addToList(account) {
 function listChanged(list) {
   store.list = list;
   document.dispatchEvent(new CustomEvent("wallet:accounts", { detail: { accounts: list.slice() } }));
-  clearTimeout(store.pendingTimer);
-  store.pendingTimer = 0;
+  store.pending.stop();
   if (!store.shown || !list.some((a) => a && a.status === "PENDING")) {
-    store.pendingDelay = 0;
+    store.pending.reset();
     return;
   }
-  const i = PENDING_DELAYS.indexOf(store.pendingDelay);
-  store.pendingDelay = PENDING_DELAYS[Math.min(i + 1, PENDING_DELAYS.length - 1)];
-  store.pendingTimer = setTimeout(() => {
-    store.pendingTimer = 0;
+  store.pending.later(() => {
     if (store.shown) loadRecipients();
-  }, store.pendingDelay);
+  });
 }
 
 /**

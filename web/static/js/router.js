@@ -2,30 +2,28 @@
 // History API, so that back and forward, a reload and a shared link work as
 // people expect of any web page.
 //
-// The table of views is the same as the server's (web/routes.go, checked
-// against this file by TestRoutesAgree): the server answers every view's
-// address with index.html, and any other page address with index.html and
-// status 404, shown as the "notfound" view.
+// The table of views is views.js, read here and by the server
+// (web/routes.go): the server answers every view's address with index.html,
+// and any other page address with index.html and status 404, shown as the
+// "notfound" view. Each entry is {name, path, title, nav}: the path is a
+// pattern whose {id} is one path segment, a resource id such as
+// "Transaction:019…"; the first entry whose pattern matches names the view.
 //
-//   /                        home
-//   /send                    send
-//   /activity                activity
-//   /activity/statement      statement
-//   /activity/{id}           payment
-//   /activity/{id}/receipt   receipt
-//   /recipients              recipients
-//   /recipients/new          recipient-new
-//   /recipients/{id}         recipient
-//   /security                security
-//
-// app.js owns what a view shows; this module only reads addresses, changes
+// app.js owns which view is shown; this module only reads addresses, changes
 // them, and tells app.js (onRoute) when the address changed. Links to a
 // view's address are followed here without a page load: the document
 // listens for clicks on same-origin <a href> elements.
 
+import views from "./views.js";
+
+export { views };
+
 // An id in an address: letters, digits, ':', '-' and '_' (the service's
 // "Transaction:019…" ids), at most 100 characters, like routes.go.
 const ID = /^[A-Za-z0-9:_-]{1,100}$/;
+
+// The table's patterns, split into segments once.
+const patterns = views.map((v) => ({ name: v.name, seg: v.path === "/" ? [] : v.path.slice(1).split("/") }));
 
 /**
  * The view at a URL path, or null when the path is not one of them.
@@ -34,10 +32,9 @@ const ID = /^[A-Za-z0-9:_-]{1,100}$/;
  * @returns {{name: string, id: string, path: string} | null}
  */
 export function routeOf(path) {
-  if (path === "/") return { name: "home", id: "", path };
-  if (typeof path !== "string" || !path.startsWith("/") || path.endsWith("/")) return null;
+  if (typeof path !== "string" || !path.startsWith("/") || (path.endsWith("/") && path !== "/")) return null;
   const seg = [];
-  for (const raw of path.slice(1).split("/")) {
+  for (const raw of path === "/" ? [] : path.slice(1).split("/")) {
     let s;
     try {
       s = decodeURIComponent(raw);
@@ -47,17 +44,11 @@ export function routeOf(path) {
     if (!ID.test(s)) return null;
     seg.push(s);
   }
-  const [a, b, c] = seg;
-  const route = (name, id = "") => ({ name, id, path });
-  if (seg.length === 1 && a === "send") return route("send");
-  if (seg.length === 1 && a === "activity") return route("activity");
-  if (seg.length === 2 && a === "activity" && b === "statement") return route("statement");
-  if (seg.length === 2 && a === "activity") return route("payment", b);
-  if (seg.length === 3 && a === "activity" && c === "receipt") return route("receipt", b);
-  if (seg.length === 1 && a === "recipients") return route("recipients");
-  if (seg.length === 2 && a === "recipients" && b === "new") return route("recipient-new");
-  if (seg.length === 2 && a === "recipients") return route("recipient", b);
-  if (seg.length === 1 && a === "security") return route("security");
+  for (const p of patterns) {
+    if (p.seg.length !== seg.length) continue;
+    let id = "";
+    if (p.seg.every((want, i) => (want === "{id}" ? ((id = seg[i]), true) : want === seg[i]))) return { name: p.name, id, path };
+  }
   return null;
 }
 

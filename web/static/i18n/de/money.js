@@ -177,7 +177,7 @@ export default {
   "receipt.error.load": "Der Beleg konnte gerade nicht geladen werden. Lade die Seite neu, um es noch einmal zu versuchen. ({reason})",
   "receipt.error.unexpected": "unerwartete Antwort",
 
-  // Kontoauszug (/activity/statement, statement.js; auch der Text in index.html)
+  // Kontoauszug (/activity/statement, views/statement.js; auch der Text in index.html)
   "activity.statementLink": "Kontoauszug mit Guthaben und Monats-Downloads",
   "statement.title": "Kontoauszug",
   "statement.back": "Aktivität",

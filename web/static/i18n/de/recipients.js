@@ -167,7 +167,7 @@ export default {
   "recipients.form.error.duplicateOf": "Dieses Konto hast du schon: {recipient}. Sende über deine Empfänger dorthin, oder prüfe die Daten, falls du ein anderes Konto gemeint hast.",
   "recipients.form.error.duplicate": "Du hast bereits ein Konto mit diesen Daten, deshalb wurde es nicht noch einmal hinzugefügt. Such es in deinen Empfängern, oder prüfe die Daten, falls du ein anderes Konto gemeint hast.",
 
-  // Anmeldemethoden (credentials.js).
+  // Anmeldemethoden (views/security/credentials.js).
   "security.methods.type.emailCode": "E-Mail-Code",
   "security.methods.type.passkey": "Passkey",
   "security.methods.type.oauth": "Single Sign-on",

@@ -1,5 +1,6 @@
 // English messages of the money part: Send, Activity, a payment, its receipt, the statement
-// (send.js, transactions.js, statement.js, money.js, events.js).
+// (views/send.js, views/activity.js, views/payment.js, views/receipt.js,
+// payments.js, views/statement.js, money.js, events.js).
 // Merged into ../en.js; conventions at the top of ../../js/i18n.js.
 //
 // Amounts ({amount}, {available}, {min}…) and rates ({rate}) come already
@@ -178,7 +179,7 @@ export default {
   "receipt.error.load": "The receipt could not be loaded just now. Reload the page to try again. ({reason})",
   "receipt.error.unexpected": "unexpected answer",
 
-  // The statement (/activity/statement, statement.js; index.html's text too).
+  // The statement (/activity/statement, views/statement.js; index.html's text too).
   "activity.statementLink": "Statement with your balance, and monthly downloads",
   "statement.title": "Statement",
   "statement.back": "Activity",

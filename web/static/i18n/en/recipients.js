@@ -1,4 +1,4 @@
-// English messages of the recipients part: Recipients, the add form, sign-in methods, recovery phrase (views/recipients.js, views/recipient.js, recipientform.js, credentials.js).
+// English messages of the recipients part: Recipients, the add form, sign-in methods, recovery phrase (views/recipients.js, views/recipient.js, recipientform.js, views/security/credentials.js).
 // Merged into ../en.js; conventions at the top of ../../js/i18n.js.
 //
 // {reason} is the service's or the browser's own sentence, in English, put
@@ -168,7 +168,7 @@ export default {
   "recipients.form.error.duplicateOf": "You already have this account: {recipient}. Send to it from your recipients, or check the details if you meant a different account.",
   "recipients.form.error.duplicate": "You already have an account with these details, so it was not added again. Look for it in your recipients, or check the details if you meant a different account.",
 
-  // Sign-in methods (credentials.js).
+  // Sign-in methods (views/security/credentials.js).
   "security.methods.type.emailCode": "E-mail code",
   "security.methods.type.passkey": "Passkey",
   "security.methods.type.oauth": "Single sign-on",

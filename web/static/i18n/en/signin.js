@@ -1,4 +1,4 @@
-// English messages of the signin part: sign-in page, header, navigation, Home, Security's facts, sessions (app.js, balance.js, sessions.js, webauthn.js, api.js, index.html's static text).
+// English messages of the signin part: sign-in page, header, navigation, Home, Security's facts, sessions (app.js, views/home.js, views/security.js, views/security/sessions.js, webauthn.js, api.js, index.html's static text).
 // Merged into ../en.js; conventions at the top of ../../js/i18n.js.
 //
 // index.html is one file, so every static text of it is here, whichever
@@ -91,7 +91,7 @@ export default {
   "oauthCallback.failed": "The sign-in was not completed. You can close this window.",
   "oauthCallback.done": "Signed in. You can close this window.",
 
-  // Home (index.html, balance.js)
+  // Home (index.html, views/home.js)
   "home.title": "Your wallet",
   "home.documentTitle": "Home",
   "home.balance.title": "Balance",
@@ -116,7 +116,7 @@ export default {
   "home.recent.all": "See all",
   "home.recent.empty": "No payments yet. Send money or add funds, and they show here.",
 
-  // Send (index.html's static text; send.js has the rest)
+  // Send (index.html's static text; views/send.js has the rest)
   "send.title": "Send money",
   "send.steps.label": "Progress",
   "send.steps.recipient": "Recipient",
@@ -183,7 +183,7 @@ export default {
   "recipients.new.submit": "Add recipient",
   "recipients.detail.title": "Recipient",
 
-  // Security (index.html, app.js, sessions.js)
+  // Security (index.html, views/security.js, views/security/sessions.js)
   "security.title": "Security",
   "security.facts.email": "Signed in as",
   "security.facts.account": "Wallet account",

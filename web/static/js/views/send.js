@@ -26,13 +26,14 @@
 // or the service answers that the quote expired, "Get a new quote" asks
 // again with the same body.
 
-import { api, ApiError, messageOf } from "./api.js";
-import { accountLabel } from "./recipients.js";
-import { availableAmount, refreshBalance, walletCurrency } from "./balance.js";
-import { formatCountdown, formatExchangeRate, formatMoney, parseMoney } from "./format.js";
-import { t } from "./i18n.js";
-import { railName, reloadTransactions } from "./transactions.js";
-import { navigate, paths } from "./router.js";
+import { api, ApiError, messageOf } from "../api.js";
+import { accountLabel } from "../recipients.js";
+import { availableAmount, refreshBalance, walletCurrency } from "../balance.js";
+import { formatCountdown, formatExchangeRate, formatMoney, parseMoney } from "../format.js";
+import { t } from "../i18n.js";
+import { railName } from "../payments.js";
+import { reloadTransactions } from "./activity.js";
+import { navigate, paths } from "../router.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -65,14 +66,14 @@ const ctx = {
 const STEPS = ["recipient", "amount", "review", "result"];
 
 /**
- * Wires the section once.
+ * Wires the view once (shell: app.js).
  *
  * key is this tab's session key, or null; while keyPending() the page is
  * drawn and the key still being resumed, and keyReady() waits for it.
  *
  * @param {{wallet: () => Promise<object>, key: () => object|null, keyPending: () => boolean, keyReady: () => Promise<object|null>, setStatus: (text: string) => void}} options
  */
-export function initSend({ wallet, key, keyPending, keyReady, setStatus }) {
+export function init({ wallet, key, keyPending, keyReady, setStatus }) {
   ctx.wallet = wallet;
   ctx.key = key;
   ctx.keyPending = keyPending;
@@ -104,7 +105,7 @@ export function initSend({ wallet, key, keyPending, keyReady, setStatus }) {
  * The Send view was entered (its address, a link, back or forward): a
  * payment sent before starts a new one; one under way is kept as it is.
  */
-export function enterSend() {
+export function show() {
   if (ctx.step === "result") {
     $("send-form").reset();
     renderSide();
@@ -151,16 +152,16 @@ function renderAvailable() {
   el.hidden = el.textContent === "";
 }
 
-/** Shows the section (again): the key may have come or gone since. */
-export function showSend() {
+/** Signed in: shows the view's section (again): the key may have come or gone since. */
+export function signIn() {
   $("send").hidden = false;
   renderAccounts();
   renderAvailable();
   updateSendButton();
 }
 
-/** Hides the section and forgets what it held (another person may sign in). */
-export function hideSend() {
+/** Signed out: hides the section and forgets what it held (another person may sign in). */
+export function signOut() {
   ctx.quoting++;
   ctx.accounts = [];
   ctx.rates.clear();

@@ -1,4 +1,4 @@
-// The statement (/activity/statement): every change to the wallet's
+// The Statement view (/activity/statement): every change to the wallet's
 // balance, newest first, each with the balance after it, read from the
 // service's books (GET /api/internal-accounts/{id}/entries: the wallet's
 // ledger entries, newest first, "Load more" with nextCursor), and a month
@@ -21,12 +21,12 @@
 // <a download>: nothing leaves the browser, and the page's CSP allows it
 // (a download is no fetch and runs no script).
 
-import { api, ApiError, messageOf } from "./api.js";
-import { walletAccountId, walletCurrency } from "./balance.js";
-import { toCSV } from "./csv.js";
-import { decimalAmount, formatMoney, formatTime } from "./format.js";
-import { getLocale, t } from "./i18n.js";
-import { paths } from "./router.js";
+import { api, ApiError, messageOf } from "../api.js";
+import { walletAccountId, walletCurrency } from "../balance.js";
+import { toCSV } from "../csv.js";
+import { decimalAmount, formatMoney, formatTime } from "../format.js";
+import { getLocale, t } from "../i18n.js";
+import { paths } from "../router.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -58,12 +58,12 @@ const ctx = {
   pages: 0,
   generation: 0, // of the list being loaded; older answers are dropped
   more: false, // a "Load more" is under way
-  epoch: 0, // counts sign-outs (hideStatement): a download begun before saves nothing
+  epoch: 0, // counts sign-outs (signOut): a download begun before saves nothing
   downloading: false,
 };
 
 /** Wires the view once. */
-export function initStatement() {
+export function init() {
   $("statement-refresh").addEventListener("click", () => loadPage(""));
   $("statement-more").addEventListener("click", () => {
     if (ctx.cursor) loadPage(ctx.cursor);
@@ -72,14 +72,14 @@ export function initStatement() {
 }
 
 /** Shows the statement (the view at /activity/statement) and loads its newest lines. */
-export function showStatement() {
+export function show() {
   ctx.shown = true;
   fillMonths();
   loadPage("");
 }
 
 /** Leaves the view; its lines stay until the next time it is shown. */
-export function closeStatement() {
+export function hide() {
   ctx.shown = false;
 }
 
@@ -92,8 +92,8 @@ export function statementChanged() {
   if (ctx.shown && ctx.pages <= 1 && !ctx.more) loadPage("");
 }
 
-/** Forgets everything shown (another person may sign in next). */
-export function hideStatement() {
+/** Signed out: forgets everything shown (another person may sign in next). */
+export function signOut() {
   ctx.shown = false;
   ctx.generation++;
   ctx.epoch++;

@@ -1,30 +1,23 @@
-// The "Sessions" part of the signed-in view, and the signed retry every
-// account operation of a session uses.
-//
-// A signed retry (DESIGN.md "Signed retry"): the first call answers 202
-// {payloadToSign, requestId}; the wallet module stamps payloadToSign with
-// this tab's session key; the same call, with the same body bytes, is sent
-// again with Service-Wallet-Signature and Request-Id.
+// The "Sessions" part of the Security view (views/security.js).
 //
 // The panel lists the wallet's active sessions (GET /api/auth/sessions),
 // each named by the device it was signed in from when the BFF knows it
 // (its "device" member, from the browser's User-Agent at sign-in): this
 // tab's own is marked, every other one (another device, another
 // browser) has a "Sign out" button that revokes it with a signed
-// DELETE /api/auth/sessions/{id}. Without the session's key in this tab
-// (the wallet module did not start) nothing can be signed, and the buttons
-// say so.
+// DELETE /api/auth/sessions/{id} (session.js signedRetry). Without the
+// session's key in this tab (the wallet module did not start) nothing can
+// be signed, and the buttons say so.
 
-import { api, ApiError, messageOf } from "./api.js";
-import { getLocale, t } from "./i18n.js";
+import { api, ApiError, messageOf } from "../../api.js";
+import { getLocale, t } from "../../i18n.js";
+import { signedRetry } from "../../session.js";
 
 const $ = (id) => document.getElementById(id);
 
 const ctx = {
-  wallet: null, // () => Promise<paywallet>
   key: null, // () => {handle, publicKey, sessionId} | null
   keyPending: () => false, // the key is being resumed (the view was drawn first)
-  keyReady: async () => null, // () => Promise of the key, once it is known
   setStatus: null,
   currentId: "", // the cookie's wallet session
   loading: 0, // generation of the list being loaded
@@ -47,15 +40,13 @@ const TYPE_INLINE = {
  * Wires the panel once.
  *
  * key is this tab's session key, or null; while keyPending() it is being
- * resumed, and keyReady() waits for it.
+ * resumed (signedRetry waits for it).
  *
- * @param {{wallet: () => Promise<object>, key: () => object|null, keyPending: () => boolean, keyReady: () => Promise<object|null>, setStatus: (text: string) => void}} options
+ * @param {{key: () => object|null, keyPending: () => boolean, setStatus: (text: string) => void}} options
  */
-export function initSessions({ wallet, key, keyPending, keyReady, setStatus }) {
-  ctx.wallet = wallet;
+export function initSessions({ key, keyPending, setStatus }) {
   ctx.key = key;
   ctx.keyPending = keyPending;
-  ctx.keyReady = keyReady;
   ctx.setStatus = setStatus;
   $("sessions-list").addEventListener("click", onListClick);
   $("sessions-refresh").addEventListener("click", () => loadSessions());
@@ -75,31 +66,6 @@ export function hideSessions() {
   $("sessions").hidden = true;
   $("sessions-list").replaceChildren();
   $("sessions-error").hidden = true;
-}
-
-/**
- * Runs a signed-retry operation with this tab's session key and returns the
- * answer of the signed call.
- *
- * @param {string} method
- * @param {string} path an /api path
- * @param {object} [body] sent as the same JSON bytes on both legs
- * @returns {Promise<{status: number, data: any}>}
- */
-export async function signedRetry(method, path, body) {
-  const key = ctx.key() || (await ctx.keyReady());
-  if (!key) throw new Error(t("app.error.noKey"));
-  const wallet = await ctx.wallet();
-  const options = body === undefined ? {} : { body: JSON.stringify(body) };
-  const first = await api(method, path, options);
-  if (first.status !== 202 || !first.data || typeof first.data.payloadToSign !== "string") {
-    throw new Error("unexpected answer " + first.status + " to " + method + " " + path);
-  }
-  const stamp = await wallet.stamp(key.handle, first.data.payloadToSign);
-  return api(method, path, {
-    ...options,
-    headers: { "Service-Wallet-Signature": stamp, "Request-Id": first.data.requestId },
-  });
 }
 
 async function loadSessions() {

@@ -1,4 +1,5 @@
-// The "Sign-in methods" and "Recovery phrase" parts of the signed-in view.
+// The "Sign-in methods" and "Recovery phrase" parts of the Security view
+// (views/security.js).
 //
 // Sign-in methods lists the wallet's credentials (GET /api/auth/credentials):
 // the e-mail code, passkeys, a linked OAuth identity. Adding a passkey asks
@@ -18,10 +19,10 @@
 // linking a method): reloading the list after a refused removal does not
 // wipe the reason it was refused.
 
-import { api, ApiError, messageOf } from "./api.js";
-import { t } from "./i18n.js";
-import { signedRetry } from "./sessions.js";
-import { createPasskey, oauthToken, passkeyProblem, passkeysAvailable } from "./webauthn.js";
+import { api, ApiError, messageOf } from "../../api.js";
+import { t } from "../../i18n.js";
+import { signedRetry } from "../../session.js";
+import { createPasskey, oauthToken, passkeyProblem, passkeysAvailable } from "../../webauthn.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -42,17 +43,16 @@ const exportNotice = {
   shown: () => t("security.export.notice.shown", { hide: buttonName("export-hide") }),
 };
 
+// The message key of each kind of sign-in method.
+const TYPE_KEY = {
+  EMAIL_OTP: "security.methods.type.emailCode",
+  PASSKEY: "security.methods.type.passkey",
+  OAUTH: "security.methods.type.oauth",
+};
+
 /** The kind of a sign-in method, for a person ("Passkey"). */
 function typeText(type) {
-  switch (type) {
-    case "EMAIL_OTP":
-      return t("security.methods.type.emailCode");
-    case "PASSKEY":
-      return t("security.methods.type.passkey");
-    case "OAUTH":
-      return t("security.methods.type.oauth");
-  }
-  return String(type || "");
+  return Object.hasOwn(TYPE_KEY, type) ? t(TYPE_KEY[type]) : String(type || "");
 }
 
 export function initCredentials({ wallet, config, setStatus }) {

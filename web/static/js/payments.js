@@ -1,0 +1,286 @@
+// What the page says about a payment, shared by the views that show one
+// (Activity and Home's recent payments, the payment view, its receipt, Send):
+// the status words and badges, the sentence that says where a payment is and
+// what went wrong, the rails' names, the name of the account paid, and one
+// row of a list or of a payment's facts. It builds elements but touches none
+// of the page's: each view draws them where it wants them.
+//
+// The names of the accounts paid come from the recipients' store (the
+// "wallet:accounts" event); a view that shows them is drawn again when they
+// change (onNamesChanged).
+
+import { accountLabel, holderName } from "./recipients.js";
+import { formatMoney, formatTime } from "./format.js";
+import { t } from "./i18n.js";
+import { paths } from "./router.js";
+
+/** The statuses a payment ends in (a completed one can still come back: REFUNDED). */
+export const FINAL = new Set(["COMPLETED", "FAILED", "REJECTED", "REFUNDED", "EXPIRED"]);
+/** The statuses that have a final receipt. */
+export const RECEIPT = new Set(["COMPLETED", "REFUNDED", "FAILED", "REJECTED"]);
+
+// status → [key of the badge text, badge class]
+export const STATUS = {
+  CREATED: ["activity.status.created", "pending"],
+  PENDING: ["activity.status.pending", "pending"],
+  PENDING_AUTHORIZATION: ["activity.status.pendingAuthorization", "pending"],
+  PROCESSING: ["activity.status.processing", "processing"],
+  COMPLETED: ["activity.status.completed", "completed"],
+  FAILED: ["activity.status.failed", "failed"],
+  REJECTED: ["activity.status.rejected", "failed"],
+  REFUNDED: ["activity.status.refunded", "refunded"],
+  EXPIRED: ["activity.status.expired", "expired"],
+};
+
+// Rails' names: a proper name as it is, a description from the catalogue.
+const RAILS = {
+  ACH: "ACH",
+  ACH_COLOMBIA: "ACH Colombia",
+  BANK_TRANSFER: () => t("payment.rail.bankTransfer"),
+  BRE_B: "Bre-B",
+  CIPS: "CIPS",
+  FAST: "FAST",
+  FASTER_PAYMENTS: "Faster Payments",
+  FEDNOW: "FedNow",
+  INSTAPAY: "InstaPay",
+  MOBILE_MONEY: () => t("payment.rail.mobileMoney"),
+  NEFT: "NEFT",
+  PAYNOW: "PayNow",
+  PESONET: "PESONet",
+  PIX: "Pix",
+  RTGS: "RTGS",
+  RTP: () => t("payment.rail.rtp"),
+  SEPA: "SEPA",
+  SEPA_INSTANT: "SEPA Instant",
+  SPEI: "SPEI",
+  SWIFT: "SWIFT",
+  UNIONPAY: "UnionPay",
+  UPI: "UPI",
+  WIRE: () => t("payment.rail.wire"),
+};
+
+// Statuses in which an outgoing payment's money came back (or is coming back).
+export const MONEY_BACK = new Set(["FAILED", "REJECTED", "REFUNDED"]);
+
+const names = {
+  accounts: new Map(), // ExternalAccount id → account
+  changed: [], // called when the names of the accounts changed (onNamesChanged)
+};
+
+document.addEventListener("wallet:accounts", (event) => {
+  const labels = (accounts) => [...accounts.values()].map((a) => a.id + "\t" + accountLabel(a)).join("\n");
+  const before = labels(names.accounts);
+  names.accounts = new Map((event.detail.accounts || []).filter((a) => a && a.id).map((a) => [a.id, a]));
+  if (labels(names.accounts) === before) return; // the names shown did not change
+  for (const fn of names.changed) fn();
+});
+
+/** Calls fn whenever the names of the accounts that payments name change. */
+export function onNamesChanged(fn) {
+  names.changed.push(fn);
+}
+
+/** Forgets the accounts' names (signed out: another person may sign in). */
+export function forgetNames() {
+  names.accounts = new Map();
+}
+
+// listItem is one row: a link to the payment's view with its time, what it
+// was, the amount and the status. compact (Home) names the recipient only
+// and leaves out the lines under it, so that Home fits a phone's screen.
+export function listItem(x, { compact = false } = {}) {
+  const li = document.createElement("li");
+  li.className = "tx";
+  li.dataset.id = String(x.id || "");
+  li.dataset.status = String(x.status || "");
+  li.dataset.type = String(x.type || "");
+
+  // A link to the payment's own address: it opens in place, in a new tab,
+  // and can be copied.
+  const button = document.createElement("a");
+  button.className = "tx-open";
+  button.href = paths.payment(li.dataset.id);
+  button.dataset.open = li.dataset.id;
+
+  const when = document.createElement("time");
+  when.className = "tx-when";
+  when.dateTime = typeof x.createdAt === "string" ? x.createdAt : "";
+  when.textContent = formatTime(x.createdAt);
+
+  const what = document.createElement("span");
+  what.className = "tx-what";
+  const direction = document.createElement("span");
+  direction.className = "tx-direction";
+  direction.textContent = directionText(x);
+  what.append(direction);
+  const other = counterparty(x, compact);
+  if (other) {
+    const party = document.createElement("span");
+    party.className = "tx-party";
+    party.textContent = other;
+    what.append(" ", party);
+  }
+
+  const amount = document.createElement("span");
+  amount.className = "tx-amount";
+  amount.textContent = signedAmount(x);
+  const back = x.type === "OUTGOING" && MONEY_BACK.has(x.status);
+  if (back) amount.classList.add("tx-amount-back");
+
+  button.append(when, what, amount, badge(x.status));
+  // A payment that did not arrive reads as money coming back, not as money lost.
+  if (back && !compact) {
+    const note = document.createElement("span");
+    note.className = "tx-received tx-back";
+    note.textContent = t(x.status === "REFUNDED" ? "activity.item.returned" : "activity.item.notDelivered");
+    button.append(note);
+  }
+  // What arrives, while it is on its way and once it did.
+  if (!compact && x.type === "OUTGOING" && x.receivedAmount && (x.status === "PROCESSING" || x.status === "COMPLETED")) {
+    const received = document.createElement("span");
+    received.className = "tx-received";
+    received.textContent = t(x.status === "COMPLETED" ? "activity.item.received" : "activity.item.receiving", {
+      amount: formatMoney(x.receivedAmount.amount, x.receivedAmount.currency || {}),
+    });
+    button.append(received);
+  }
+  li.append(button);
+  return li;
+}
+
+function directionText(x) {
+  return t(x.type === "OUTGOING" ? "activity.item.sent" : "activity.item.added");
+}
+
+function counterparty(x, short = false) {
+  if (x.type === "OUTGOING") return t("activity.item.to", { name: destinationName(x, short) });
+  return typeof x.description === "string" ? x.description : "";
+}
+
+// destinationName names the account paid; short: the holder's name alone
+// when it is known.
+export function destinationName(x, short = false) {
+  const id = x && x.destination && typeof x.destination.accountId === "string" ? x.destination.accountId : "";
+  const account = names.accounts.get(id);
+  if (account) return (short && holderName(account)) || accountLabel(account);
+  return id ? t("payment.account.short", { end: id.slice(-6) }) : t("payment.account.unknown");
+}
+
+// signedAmount is what the transaction did to the wallet, with the sign
+// where the person's locale puts it: "-$10.25" for a payment (what left the
+// wallet), "+$100.00" for money added; a payment whose money came back has
+// no sign.
+function signedAmount(x) {
+  if (x.type === "OUTGOING") {
+    const a = x.sentAmount || x.receivedAmount || {};
+    if (MONEY_BACK.has(x.status)) return formatMoney(a.amount, a.currency || {});
+    return formatMoney(Number.isFinite(a.amount) ? -a.amount : a.amount, a.currency || {}, { signDisplay: "exceptZero" });
+  }
+  const a = x.receivedAmount || {};
+  return formatMoney(a.amount, a.currency || {}, { signDisplay: "exceptZero" });
+}
+
+export function badge(status) {
+  const el = document.createElement("span");
+  const [key, kind] = STATUS[status] || ["", "pending"];
+  el.className = "badge badge-" + kind;
+  el.textContent = key ? t(key) : humanize(status) || t("activity.status.unknown");
+  return el;
+}
+
+export function fact(key, label, value, code, iso) {
+  const row = document.createElement("div");
+  row.dataset.fact = key;
+  const dt = document.createElement("dt");
+  dt.textContent = label;
+  const dd = document.createElement("dd");
+  let inner;
+  if (code) {
+    inner = document.createElement("code");
+    inner.className = "break";
+  } else if (iso) {
+    inner = document.createElement("time");
+    inner.dateTime = iso;
+  }
+  if (inner) {
+    inner.textContent = value;
+    dd.append(inner);
+  } else {
+    dd.textContent = value;
+  }
+  row.append(dt, dd);
+  return row;
+}
+
+export function statusSentence(tx) {
+  const out = tx.type === "OUTGOING";
+  switch (tx.status) {
+    case "CREATED":
+    case "PENDING":
+      return t(out ? "payment.status.notSent" : "payment.status.incoming");
+    case "PENDING_AUTHORIZATION":
+      return t("payment.status.awaitingApproval");
+    case "PROCESSING":
+      return t(out ? "payment.status.processing" : "payment.status.incoming");
+    case "COMPLETED":
+      return t(out ? "payment.status.delivered" : "payment.status.inWallet");
+    case "FAILED":
+      return t("payment.status.failed");
+    case "REJECTED":
+      return t("payment.status.rejected");
+    case "REFUNDED":
+      return t("payment.status.returned");
+    case "EXPIRED":
+      return t("payment.status.expired");
+  }
+  return t("payment.status.other", { status: humanize(tx.status) || t("payment.status.unknown") });
+}
+
+// failureText says in plain words what went wrong and where the money is.
+// held: for an OFFRAMP_FAILED payment, whether its money is still on hold
+// (its return failed too), null while that is not known.
+export function failureText(tx, held) {
+  switch (tx.status) {
+    case "REJECTED":
+      return t("payment.failure.rejected");
+    case "REFUNDED":
+      return t("payment.failure.refunded");
+    case "EXPIRED":
+      return t("payment.failure.expired");
+    case "FAILED":
+      break;
+    default:
+      return "";
+  }
+  switch (tx.failureReason) {
+    case "OFFRAMP_FAILED":
+      if (held === true) return t("payment.failure.offrampHeld");
+      if (held === false) return t("payment.failure.offrampBack");
+      return t("payment.failure.offramp");
+    case "QUOTE_EXECUTION_FAILED":
+      return t("payment.failure.notStarted");
+    case "QUOTE_EXPIRED":
+      return t("payment.failure.expired");
+    case "MISSING_MANDATORY_PAYEE_DATA":
+      return t("payment.failure.missingPayeeData");
+  }
+  const why = humanize(tx.failureReason);
+  return why ? t("payment.failure.otherReason", { reason: why.toLowerCase() }) : t("payment.failure.other");
+}
+
+/**
+ * A payment rail's name for a person ("SEPA Instant", "Faster Payments").
+ *
+ * @param {string} rail a PaymentRail such as "SEPA_INSTANT"
+ * @returns {string}
+ */
+export function railName(rail) {
+  const name = Object.hasOwn(RAILS, rail) ? RAILS[rail] : "";
+  return (typeof name === "function" ? name() : name) || humanize(rail);
+}
+
+export function humanize(value) {
+  if (typeof value !== "string" || value === "") return "";
+  const s = value.toLowerCase().replaceAll("_", " ");
+  return s[0].toUpperCase() + s.slice(1);
+}
