@@ -92,7 +92,9 @@ func TestLogoutRevokesSession(t *testing.T) {
 	site, api := startSite(t)
 	ctx := newTab(t)
 	signIn(t, ctx, site)
-	own := eval[string](t, ctx, `document.querySelector("#sessions-list > li") ? document.querySelector("#sessions-list > li").dataset.id : ""`)
+	// The list of sessions is asked for once the signed-in page is drawn.
+	waitFor(t, ctx, `!!document.querySelector("#sessions-list > li")`)
+	own := eval[string](t, ctx, `document.querySelector("#sessions-list > li").dataset.id`)
 	do(t, ctx, chromedp.Click(chromedp.ID("logout")))
 	waitFor(t, ctx, shown("login"))
 	// The login is shown first, then the cookie session is ended: wait for

@@ -180,6 +180,27 @@ export function t(key, params = {}) {
   return fill(String(message), params);
 }
 
+/** A service value ("UNDER_REVIEW") in words ("Under review"), for one the catalogue has no words for. */
+export function humanize(value) {
+  if (typeof value !== "string" || value === "") return "";
+  const s = value.toLowerCase().replaceAll("_", " ");
+  return s[0].toUpperCase() + s.slice(1);
+}
+
+/**
+ * The entry of a table of words for a service value (a status, a reason),
+ * or null when the table has none: only the table's own keys count, so a
+ * value such as "constructor" finds nothing.
+ *
+ * @template T
+ * @param {Record<string, T>} table
+ * @param {unknown} value
+ * @returns {T | null}
+ */
+export function said(table, value) {
+  return typeof value === "string" && Object.hasOwn(table, value) ? table[value] : null;
+}
+
 /**
  * Fills the elements under root (and root itself) marked with data-i18n
  * (text) and data-i18n-attr (attributes), with the parameters of

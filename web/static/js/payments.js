@@ -11,7 +11,7 @@
 
 import { accountLabel, holderName } from "./recipients.js";
 import { formatMoney, formatTime } from "./format.js";
-import { t } from "./i18n.js";
+import { humanize, said, t } from "./i18n.js";
 import { paths } from "./router.js";
 
 /** The statuses a payment ends in (a completed one can still come back: REFUNDED). */
@@ -212,58 +212,50 @@ export function fact(key, label, value, code, iso) {
   return row;
 }
 
+// The sentence of each status, for a payment out (out) and one in.
+const STATUS_SENTENCE = {
+  CREATED: (out) => t(out ? "payment.status.notSent" : "payment.status.incoming"),
+  PENDING: (out) => t(out ? "payment.status.notSent" : "payment.status.incoming"),
+  PENDING_AUTHORIZATION: () => t("payment.status.awaitingApproval"),
+  PROCESSING: (out) => t(out ? "payment.status.processing" : "payment.status.incoming"),
+  COMPLETED: (out) => t(out ? "payment.status.delivered" : "payment.status.inWallet"),
+  FAILED: () => t("payment.status.failed"),
+  REJECTED: () => t("payment.status.rejected"),
+  REFUNDED: () => t("payment.status.returned"),
+  EXPIRED: () => t("payment.status.expired"),
+};
+
 export function statusSentence(tx) {
-  const out = tx.type === "OUTGOING";
-  switch (tx.status) {
-    case "CREATED":
-    case "PENDING":
-      return t(out ? "payment.status.notSent" : "payment.status.incoming");
-    case "PENDING_AUTHORIZATION":
-      return t("payment.status.awaitingApproval");
-    case "PROCESSING":
-      return t(out ? "payment.status.processing" : "payment.status.incoming");
-    case "COMPLETED":
-      return t(out ? "payment.status.delivered" : "payment.status.inWallet");
-    case "FAILED":
-      return t("payment.status.failed");
-    case "REJECTED":
-      return t("payment.status.rejected");
-    case "REFUNDED":
-      return t("payment.status.returned");
-    case "EXPIRED":
-      return t("payment.status.expired");
-  }
+  const say = said(STATUS_SENTENCE, tx.status);
+  if (say) return say(tx.type === "OUTGOING");
   return t("payment.status.other", { status: humanize(tx.status) || t("payment.status.unknown") });
 }
+
+// What went wrong with a payment that ended without failing (FAILED has
+// its reasons, FAILURE_REASON).
+const ENDED = {
+  REJECTED: () => t("payment.failure.rejected"),
+  REFUNDED: () => t("payment.failure.refunded"),
+  EXPIRED: () => t("payment.failure.expired"),
+};
+
+// What went wrong with a FAILED payment, by its failureReason. held: for
+// OFFRAMP_FAILED, whether its money is still on hold.
+const FAILURE_REASON = {
+  OFFRAMP_FAILED: (held) =>
+    held === true ? t("payment.failure.offrampHeld") : held === false ? t("payment.failure.offrampBack") : t("payment.failure.offramp"),
+  QUOTE_EXECUTION_FAILED: () => t("payment.failure.notStarted"),
+  QUOTE_EXPIRED: () => t("payment.failure.expired"),
+  MISSING_MANDATORY_PAYEE_DATA: () => t("payment.failure.missingPayeeData"),
+};
 
 // failureText says in plain words what went wrong and where the money is.
 // held: for an OFFRAMP_FAILED payment, whether its money is still on hold
 // (its return failed too), null while that is not known.
 export function failureText(tx, held) {
-  switch (tx.status) {
-    case "REJECTED":
-      return t("payment.failure.rejected");
-    case "REFUNDED":
-      return t("payment.failure.refunded");
-    case "EXPIRED":
-      return t("payment.failure.expired");
-    case "FAILED":
-      break;
-    default:
-      return "";
-  }
-  switch (tx.failureReason) {
-    case "OFFRAMP_FAILED":
-      if (held === true) return t("payment.failure.offrampHeld");
-      if (held === false) return t("payment.failure.offrampBack");
-      return t("payment.failure.offramp");
-    case "QUOTE_EXECUTION_FAILED":
-      return t("payment.failure.notStarted");
-    case "QUOTE_EXPIRED":
-      return t("payment.failure.expired");
-    case "MISSING_MANDATORY_PAYEE_DATA":
-      return t("payment.failure.missingPayeeData");
-  }
+  if (tx.status !== "FAILED") return said(ENDED, tx.status)?.() ?? "";
+  const say = said(FAILURE_REASON, tx.failureReason);
+  if (say) return say(held);
   const why = humanize(tx.failureReason);
   return why ? t("payment.failure.otherReason", { reason: why.toLowerCase() }) : t("payment.failure.other");
 }
@@ -277,10 +269,4 @@ export function failureText(tx, held) {
 export function railName(rail) {
   const name = Object.hasOwn(RAILS, rail) ? RAILS[rail] : "";
   return (typeof name === "function" ? name() : name) || humanize(rail);
-}
-
-export function humanize(value) {
-  if (typeof value !== "string" || value === "") return "";
-  const s = value.toLowerCase().replaceAll("_", " ");
-  return s[0].toUpperCase() + s.slice(1);
 }

@@ -25,9 +25,9 @@
 // while the form is on screen: the signed-out first page asks for nothing.
 
 import { api, ApiError, messageOf } from "./api.js";
-import { getLanguage, t } from "./i18n.js";
+import { getLanguage, humanize, t } from "./i18n.js";
 import { countryName, countryOptions } from "./countries.js";
-import { accountLabel, addToList, humanize, PRIMARY, recipientList, sentence, statusAdvice } from "./recipients.js";
+import { accountLabel, addToList, PRIMARY, recipientList, sentence, statusAdvice } from "./recipients.js";
 
 const $ = (id) => document.getElementById(id);
 

@@ -15,37 +15,26 @@
 
 import { api, ApiError } from "./api.js";
 import { backoff } from "./backoff.js";
-import { t } from "./i18n.js";
+import { humanize, said, t } from "./i18n.js";
 import { typeFacts, typeLabelKey } from "./accounttypes.js";
+
+// The words of each status of an account: its badge, and what a person can
+// do with an account in it.
+const STATUS = {
+  PENDING: { badge: () => t("recipients.status.pending"), advice: () => t("recipients.advice.pending") },
+  ACTIVE: { badge: () => t("recipients.status.active"), advice: () => t("recipients.advice.active") },
+  UNDER_REVIEW: { badge: () => t("recipients.status.underReview"), advice: () => t("recipients.advice.underReview") },
+  INACTIVE: { badge: () => t("recipients.status.removed"), advice: () => t("recipients.advice.removed") },
+};
 
 /** The badge text of a status ("" for none). */
 export function statusText(status) {
-  switch (status) {
-    case "PENDING":
-      return t("recipients.status.pending");
-    case "ACTIVE":
-      return t("recipients.status.active");
-    case "UNDER_REVIEW":
-      return t("recipients.status.underReview");
-    case "INACTIVE":
-      return t("recipients.status.removed");
-  }
-  return humanize(status) || t("recipients.status.unknown");
+  return said(STATUS, status)?.badge() || humanize(status) || t("recipients.status.unknown");
 }
 
 /** What a person can do with an account in each status ("" when unknown). */
 export function statusAdvice(status) {
-  switch (status) {
-    case "PENDING":
-      return t("recipients.advice.pending");
-    case "ACTIVE":
-      return t("recipients.advice.active");
-    case "UNDER_REVIEW":
-      return t("recipients.advice.underReview");
-    case "INACTIVE":
-      return t("recipients.advice.removed");
-  }
-  return "";
+  return said(STATUS, status)?.advice() ?? "";
 }
 
 // Where an account's primary identifier is, by preference.
@@ -234,11 +223,4 @@ export function sentence(message) {
   let s = typeof message === "string" && message !== "" ? message : t("recipients.form.error.invalid");
   s = s[0].toUpperCase() + s.slice(1);
   return /[.!?]$/.test(s) ? s : s + ".";
-}
-
-/** A service value ("UNDER_REVIEW") in words ("Under review"). */
-export function humanize(value) {
-  if (typeof value !== "string" || value === "") return "";
-  const s = value.toLowerCase().replaceAll("_", " ");
-  return s[0].toUpperCase() + s.slice(1);
 }

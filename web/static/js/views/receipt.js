@@ -4,13 +4,12 @@
 
 import { api, ApiError, messageOf } from "../api.js";
 import { formatExchangeRate, formatMoney, formatTime } from "../format.js";
-import { t } from "../i18n.js";
+import { humanize, t } from "../i18n.js";
 import { paths } from "../router.js";
 import {
   destinationName,
   fact,
   failureText,
-  humanize,
   MONEY_BACK,
   onNamesChanged,
   railName,

@@ -4,7 +4,7 @@
 // (security/credentials.js): two parts with their own markup, kept in
 // modules of their own beside this one.
 
-import { t } from "../i18n.js";
+import { humanize, t } from "../i18n.js";
 import { hideCredentials, initCredentials, showCredentials } from "./security/credentials.js";
 import { hideSessions, initSessions, showSessions } from "./security/sessions.js";
 
@@ -64,9 +64,4 @@ function valueText(value) {
   const key = "security.value." + value.toLowerCase().replace(/_([a-z0-9])/g, (_, c) => c.toUpperCase());
   const text = t(key);
   return text === key ? humanize(value) : text;
-}
-
-function humanize(value) {
-  const s = value.toLowerCase().replaceAll("_", " ");
-  return s[0].toUpperCase() + s.slice(1);
 }
