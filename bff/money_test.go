@@ -41,6 +41,32 @@ func TestMoneyRoutes(t *testing.T) {
 		t.Fatalf("non-object body: %d", r.status)
 	}
 
+	// encoding/json takes a key equal to a field's name but for case
+	// ("ſource" folds to "source") as that field, the last one winning: a
+	// browser that spells the source so must not outvote the cookie.
+	for _, spelled := range []string{"Source", "SOURCE", "ſource", "sourcE"} {
+		h.svc.reset()
+		body := `{"source":{"sourceType":"ACCOUNT"},"` + spelled + `":{"sourceType":"ACCOUNT","accountId":"InternalAccount:0199a3c4-0000-7000-8000-000000000099","customerId":"` + other + `"},
+			"destination":{"destinationType":"ACCOUNT","accountId":"ExternalAccount:0199a3c4-0000-7000-8000-000000000001"},
+			"lockedCurrencySide":"SENDING","lockedCurrencyAmount":1000}`
+		if r := h.do("POST", "/api/quotes", body, nil); r.status != 201 {
+			t.Fatalf("%s: create quote: %d %s", spelled, r.status, r.body)
+		}
+		rs := h.svc.forwarded()
+		var as struct {
+			Source struct {
+				AccountID  string `json:"accountId"`
+				CustomerID string `json:"customerId"`
+			} `json:"source"`
+		}
+		if err := json.Unmarshal(rs[len(rs)-1].body, &as); err != nil {
+			t.Fatal(err)
+		}
+		if as.Source.AccountID != mine.ID || as.Source.CustomerID != mine.CustomerID {
+			t.Errorf("a %q key outvoted the cookie: the service would read the source %+v", spelled, as.Source)
+		}
+	}
+
 	h.svc.reset()
 	if r := h.do("POST", "/api/sandbox/fund", `{"amount":500}`, nil); r.status != 200 {
 		t.Fatalf("fund: %d %s", r.status, r.body)

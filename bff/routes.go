@@ -253,6 +253,14 @@ func (rt route) validate() error {
 		}
 	}
 	byID := len(named) > 0
+	if sc.check != "" {
+		checked, _ := placeholders(sc.check)
+		for _, typ := range named {
+			if !slices.Contains(checked, typ) {
+				return fmt.Errorf("the check does not look at {%s}, which the request acts on", typ)
+			}
+		}
+	}
 	for _, b := range sc.param {
 		if !strings.Contains(rt.path+"/", "/:"+b.name+"/") {
 			return fmt.Errorf("param binds :%s but the path has none", b.name)
@@ -384,7 +392,9 @@ func (s *Server) mirror(rt route) fiber.Handler {
 		if err != nil {
 			return err
 		}
-		if len(rt.scope.set) > 0 {
+		if len(rt.scope.set) > 0 || len(rt.scope.fill) > 0 || rt.scope.signed {
+			// Bodies the BFF builds or binds itself are JSON, whatever the
+			// browser said.
 			header.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
 		}
 		q := url.Values{}
@@ -450,6 +460,16 @@ func (sc scope) bindBody(in []byte, d Session) ([]byte, error) {
 		v, ok := f.value(d)
 		if !ok {
 			return nil, errSignedOut
+		}
+		// The service decodes into structs, and encoding/json takes a key
+		// that equals a field's name but for case (Unicode folding: "ſource"
+		// is "source") as that field, the last one read winning. A key the
+		// browser spelled so would outvote the cookie's value: every
+		// spelling of the name goes before the cookie's is written.
+		for k := range obj {
+			if strings.EqualFold(k, f.name) {
+				delete(obj, k)
+			}
 		}
 		obj[f.name] = v
 	}

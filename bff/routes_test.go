@@ -242,6 +242,9 @@ func TestRouteTableIsChecked(t *testing.T) {
 			scope: scope{listed: &listing{path: "/auth/credentials", by: boundTo("accountId", account)}}},
 		"listed unbound": {method: "DELETE", path: "/auth/credentials/:AuthMethod", upstream: "/auth/credentials/{AuthMethod}",
 			scope: scope{listed: &listing{path: "/auth/credentials"}}},
+		// The check must look at every resource the request acts on.
+		"check of another id": {method: "POST", path: "/quotes/:Quote/transactions/:Transaction/confirm", upstream: "/transactions/{Transaction}/confirm",
+			scope: scope{owner: boundTo("customerId", customer), check: "/quotes/{Quote}"}},
 		"shared and set": {method: "GET", path: "/discoveries", upstream: "/discoveries", scope: scope{shared: true, fill: boundTo("InternalAccount", account)}},
 	}
 	for name, rt := range bad {
