@@ -340,10 +340,9 @@ func paramsBound(template string, param []binding) bool {
 // mirror is the handler of one route.
 func (s *Server) mirror(rt route) fiber.Handler {
 	named := false // the browser's path names a resource
-	if types, err := placeholders(rt.upstream); err == nil {
-		for _, typ := range types {
-			named = named || !slices.ContainsFunc(rt.scope.fill, func(b binding) bool { return b.name == typ })
-		}
+	types, _ := placeholders(rt.upstream)
+	for _, typ := range types {
+		named = named || !slices.ContainsFunc(rt.scope.fill, func(b binding) bool { return b.name == typ })
 	}
 	return func(c *fiber.Ctx) error {
 		cs, err := s.signedIn(c)
@@ -383,7 +382,7 @@ func (s *Server) mirror(rt route) fiber.Handler {
 		}
 		ctx := c.UserContext()
 		if l := rt.scope.listed; l != nil {
-			types, _ := placeholders(rt.upstream)
+			// validate: a listed route names exactly one id.
 			if ok, err := s.isListed(ctx, l, cs.data, param(types[0])); err != nil || !ok {
 				return cmp.Or(err, error(notFound()))
 			}

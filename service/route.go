@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"reflect"
 	"regexp"
 	"slices"
@@ -82,6 +83,7 @@ type route struct {
 	optionalBody bool       // an empty body decodes as {}
 	ignoresBody  bool       // the body is not read
 	byOp         bool       // the operation checks the retry headers' pairing itself, after the body
+	wildcards    []string   // the path's wildcards, in order (bind)
 	op           reflect.Value
 	args         []arg
 	h            handlerFunc // a route that is no operation
@@ -225,6 +227,7 @@ func (rt *route) bind(op reflect.Value) error {
 	for _, m := range wildcard.FindAllStringSubmatch(rt.path, -1) {
 		wildcards = append(wildcards, m[1])
 	}
+	rt.wildcards = wildcards
 	var read []string // the wildcards the arguments read
 	counts := map[argKind]int{}
 	for i := range t.NumIn() {
@@ -339,7 +342,7 @@ func (rt *route) call(w http.ResponseWriter, r *http.Request, who principals) er
 			v = r.PathValue(a.name)
 		case argURL:
 			p := reflect.New(a.t)
-			bindURL(r, p.Elem())
+			bindURL(r, r.URL.Query(), p.Elem())
 			in[i] = p.Elem()
 			continue
 		case argStamp:
@@ -406,8 +409,8 @@ func (rt *route) keyScope(r *http.Request, who principals) string {
 	if rt.auth == authAgent {
 		parts = append(parts, who.agent.ID)
 	}
-	for _, m := range wildcard.FindAllStringSubmatch(rt.path, -1) {
-		parts = append(parts, r.PathValue(m[1]))
+	for _, name := range rt.wildcards {
+		parts = append(parts, r.PathValue(name))
 	}
 	return strings.Join(parts, " ")
 }
@@ -451,8 +454,7 @@ func urlNames(t reflect.Type, kind string) []string {
 // []string field: all of them) or a path value; untagged struct fields
 // (a page) are bound the same way. Values are text: the operation checks
 // them and names the bad ones.
-func bindURL(r *http.Request, v reflect.Value) {
-	q := r.URL.Query()
+func bindURL(r *http.Request, q url.Values, v reflect.Value) {
 	t := v.Type()
 	for i := range t.NumField() {
 		f, fv := t.Field(i), v.Field(i)
@@ -464,7 +466,7 @@ func bindURL(r *http.Request, v reflect.Value) {
 		case f.Tag.Get("path") != "":
 			fv.SetString(r.PathValue(f.Tag.Get("path")))
 		case f.Type.Kind() == reflect.Struct:
-			bindURL(r, fv)
+			bindURL(r, q, fv)
 		}
 	}
 }

@@ -25,6 +25,8 @@ type ViewInfo struct {
 	Path  string `json:"path"`  // its address pattern, "/activity/{id}": {id} is one path segment
 	Title string `json:"title"` // the message key of its title
 	Nav   string `json:"nav"`   // the name of the navigation entry it belongs to
+
+	pattern []string // Path's segments, split once (mustViews)
 }
 
 // views is the table, in the order its patterns are tried.
@@ -40,6 +42,9 @@ func mustViews() []ViewInfo {
 	var v []ViewInfo
 	if err := json.Unmarshal([]byte(strings.TrimSuffix(strings.TrimSpace(table), ";")), &v); err != nil {
 		panic("web: the table of views: " + err.Error())
+	}
+	for i := range v {
+		v[i].pattern = segments(v[i].Path)
 	}
 	return v
 }
@@ -65,7 +70,7 @@ func View(p string) (string, bool) {
 		seg[i] = u
 	}
 	for _, v := range views {
-		if matches(segments(v.Path), seg) {
+		if matches(v.pattern, seg) {
 			return v.Name, true
 		}
 	}
