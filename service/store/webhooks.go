@@ -5,135 +5,257 @@ import (
 	"time"
 )
 
-// WebhookTx is the webhook outbox: events written in the same transaction
-// as the change they report, and the record of their deliveries. It is part
-// of [Tx].
+// WebhookTx is the service's events and their delivery to the platform's
+// webhook endpoints. It is part of [Tx]. Three stages, each with its own
+// tables, so that the API's transactions only ever append:
 //
-// An event is PENDING until a delivery succeeds (DELIVERED) or its retries
-// ran out (FAILED). Workers on several instances take events with
-// [WebhookTx.ClaimWebhookEvents], which gives each due event to one worker
-// at a time (a lease), and report the outcome with
-// [WebhookTx.FinishWebhookAttempt], which only the lease holder can do.
+//  1. The log. An API transaction appends its events with
+//     [WebhookTx.RecordEvents]: one row per call, a primary key only, never
+//     updated. On PostgreSQL the row rides on the transaction's next
+//     statement (no round trip of its own) where there is one.
+//  2. The catalog. [WebhookTx.CatalogEvents] (one worker at a time, in a
+//     lazy transaction) moves the log's rows, in the order their
+//     transactions committed, into the events table: each event gets Seq,
+//     its place in one order of all events, and Sequence, 1, 2, 3, … per
+//     resource, kept per resource even after its old events are dropped.
+//     The log rows it moved are deleted. Events are read from here
+//     ([WebhookTx.GetEvent], [WebhookTx.ListEvents]) and dropped by time
+//     ([WebhookTx.DeleteEventsBefore]).
+//  3. Delivery. Each endpoint holds a cursor (the Seq through which it has
+//     handled events) and its own retries. A worker leases an endpoint
+//     ([WebhookTx.ClaimWebhookEndpoints]), reads its work
+//     ([WebhookTx.WebhookWork]), delivers, and records the round
+//     ([WebhookTx.FinishWebhookRound]) only while it still holds the lease.
 type WebhookTx interface {
-	// NextWebhookSequence is one more than the highest sequence of the
-	// resource's events (1 for its first).
-	NextWebhookSequence(ctx context.Context, resourceID string) (int64, error)
-	// CreateWebhookEvent stores a new event. With Sequence 0 the store
-	// gives it the resource's next sequence (as NextWebhookSequence would,
-	// in the same statement) and sets e.Sequence. A taken id is
-	// ErrConflict. A taken (ResourceID, Sequence) means a concurrent
-	// transaction wrote an event of the same resource first: the store runs
-	// the transaction again (as on a serialization failure), where the
-	// next sequence then counts that event.
-	CreateWebhookEvent(ctx context.Context, e *WebhookEvent) error
-	// CreateWebhookEvents stores the events one transaction recorded, as
-	// CreateWebhookEvent would one after the other (in that order, so a
-	// resource's later event gets the later sequence), in one statement
-	// where the store can: an execute records two events, and each
-	// statement is a round trip and a parse inside the API's transaction.
-	CreateWebhookEvents(ctx context.Context, es []*WebhookEvent) error
-	GetWebhookEvent(ctx context.Context, id string) (*WebhookEvent, error)
-	// ListWebhookEvents pages by id, newest first.
-	ListWebhookEvents(ctx context.Context, f WebhookEventFilter) (Page[WebhookEvent], error)
-	// ClaimWebhookEvents takes up to limit PENDING events whose
-	// NextAttemptAt is not after now and that are the lowest PENDING
-	// sequence of their resource (so a resource's events go out in
-	// order), oldest due first. Each claimed event gets Lease = lease and
-	// LeaseUntil = until, so no other claim takes it before until
-	// (NextAttemptAt stays as it was); the
-	// events are returned as updated, in the order they were recorded (by
-	// id). On PostgreSQL rows another transaction is claiming are passed
-	// over (SKIP LOCKED).
-	ClaimWebhookEvents(ctx context.Context, now, until time.Time, lease string, limit int) ([]WebhookEvent, error)
-	// ClaimWebhookFollowers extends a claim: it leases (as
-	// ClaimWebhookEvents does) up to limit PENDING events, due by now, of
-	// the resources of heads (events this lease claimed) that follow their
-	// head, and returns them ordered by resource and sequence, so that for
-	// each resource they are a run after its head. No other claim can take
-	// them meanwhile, since their head is leased and pending: the worker
-	// then sends a hot resource's events one after another in one round
-	// instead of one event per round.
-	ClaimWebhookFollowers(ctx context.Context, heads []WebhookEvent, now, until time.Time, lease string, limit int) ([]WebhookEvent, error)
-	// ReleaseWebhookEvents ends lease on the events of ids it still holds
-	// without recording an attempt, due again at `at` (the followers a
-	// worker did not send because an earlier event of their resource
-	// failed, or the round ran out of time).
-	ReleaseWebhookEvents(ctx context.Context, ids []string, lease string, at time.Time) error
-	// FinishWebhookAttempt records attempt a (a.Attempt must be the event's
-	// Attempts + 1) and writes Status, Attempts (= a.Attempt),
-	// NextAttemptAt, DeliveredAt and UpdatedAt of e, and LastStatus and
-	// LastError (a's ResponseStatus and Error), clearing its lease, if the
-	// event still holds lease. It reports whether it did (false: the lease
-	// ended and another worker claimed the event; nothing changed).
-	FinishWebhookAttempt(ctx context.Context, e *WebhookEvent, a *WebhookAttempt, lease string) (bool, error)
-	// FinishWebhookAttempts is FinishWebhookAttempt for several events at
-	// once (a worker's round), in one statement for the events whatever
-	// their number (and, when some were retries, one more that keeps their
-	// earlier attempts). It returns the ids of the events whose lease had
-	// ended (nothing changed for them).
-	FinishWebhookAttempts(ctx context.Context, outcomes []WebhookOutcome, lease string) (lost []string, err error)
-	// ListWebhookAttempts returns the event's attempts, first first.
-	ListWebhookAttempts(ctx context.Context, eventID string) ([]WebhookAttempt, error)
-	// ReplayWebhookEvent makes the event PENDING again, due at `at`, to be
-	// given up at giveUpAt, without a lease. ErrNotFound for a missing id.
-	ReplayWebhookEvent(ctx context.Context, id string, at, giveUpAt time.Time) error
+	// RecordEvents appends events, the ones this transaction records, to
+	// the log as one row, in this order. It may keep them to send with the
+	// transaction's next statement; they are written by the time the
+	// transaction commits, and not at all if it rolls back. Each call is
+	// one row; an empty list writes nothing.
+	RecordEvents(ctx context.Context, events []NewEvent) error
+
+	// CatalogEvents moves up to limit events of the log's oldest rows
+	// (whole rows; a row of more than limit events still moves whole) into
+	// the catalog, in the order the transactions that wrote them
+	// committed, and deletes those rows. Only rows no running transaction
+	// can precede are moved (on PostgreSQL: written by transactions below
+	// the snapshot's xmin). It returns the number of events moved: 0 when
+	// the log holds nothing final, or when another transaction is
+	// cataloguing now (they take turns; the caller tries again later).
+	CatalogEvents(ctx context.Context, limit int) (int, error)
+	// EventsHead is the highest Seq in the catalog (0: none yet, ever).
+	EventsHead(ctx context.Context) (int64, error)
+	// GetEvent reads a catalogued event by its id (ErrNotFound).
+	GetEvent(ctx context.Context, id string) (*Event, error)
+	// ListEvents pages the catalog newest first (by Seq).
+	ListEvents(ctx context.Context, f EventFilter) (Page[Event], error)
+	// DeleteEventsBefore drops up to limit of the oldest events created
+	// before t, with the delivery attempts recorded for them, and reports
+	// how many it dropped (call it again while it returns limit). The
+	// per-resource sequences stay.
+	DeleteEventsBefore(ctx context.Context, t time.Time, limit int) (int, error)
+
+	// CreateWebhookEndpoint stores a new endpoint (ErrConflict: the id,
+	// or a second Default endpoint).
+	CreateWebhookEndpoint(ctx context.Context, e *WebhookEndpoint) error
+	// GetWebhookEndpoint reads an endpoint (ErrNotFound).
+	GetWebhookEndpoint(ctx context.Context, id string) (*WebhookEndpoint, error)
+	// ListWebhookEndpoints returns every endpoint, oldest first.
+	ListWebhookEndpoints(ctx context.Context) ([]WebhookEndpoint, error)
+	// UpdateWebhookEndpoint writes the settings of e (URL, Description,
+	// Types, Payload, Enabled, DisabledAt, DisabledReason, FailingSince
+	// and UpdatedAt) if the stored endpoint's UpdatedAt is still
+	// prevUpdatedAt, and reports whether it did. Its delivery state
+	// (Cursor, retries, lease) is the worker's and stays, except that
+	// FailingSince and NextAttemptAt are reset to e's (re-enabling an
+	// endpoint starts its failure window afresh). ErrNotFound for a
+	// missing id.
+	UpdateWebhookEndpoint(ctx context.Context, e *WebhookEndpoint, prevUpdatedAt time.Time) (bool, error)
+	// DeleteWebhookEndpoint removes an endpoint with its retries and
+	// attempts (ErrNotFound).
+	DeleteWebhookEndpoint(ctx context.Context, id string) error
+
+	// ClaimWebhookEndpoints leases up to limit enabled endpoints that have
+	// work due at now (events after their cursor up to head, or a retry
+	// due by now), whose NextAttemptAt is not after now, and that no
+	// lease holds at now: each gets Lease = lease and LeaseUntil = until
+	// and is returned as updated. On PostgreSQL endpoints another claim
+	// is taking are passed over (SKIP LOCKED).
+	ClaimWebhookEndpoints(ctx context.Context, head int64, now, until time.Time, lease string, limit int) ([]WebhookEndpoint, error)
+	// WebhookWork reads what the endpoint (held by e.Lease) has to send
+	// now: up to limit catalogued events after e.Cursor and up to head of
+	// the types e wants (all when e.Types is empty), oldest first; for
+	// each resource whose oldest retry of e is due by now, that
+	// resource's retries of e in EventSeq order, with their events (up to
+	// limit retries in all); and the resources, among those of the new
+	// events, whose oldest retry of e is not due (their new events wait
+	// behind it). Through is the Seq the cursor may move to once the
+	// events are handled: the last event's when limit events came back,
+	// head otherwise.
+	WebhookWork(ctx context.Context, e *WebhookEndpoint, head int64, now time.Time, limit int) (*WebhookWork, error)
+	// FinishWebhookRound records a delivery round of endpoint r.EndpointID
+	// if lease still holds it, and reports whether it did (false: the
+	// lease ended and another worker may have the endpoint; nothing
+	// changed). In one go: the cursor moves to r.Through (never back),
+	// the endpoint's delivery state is written, r.NewRetries are added
+	// (one already there for the same event stays as it is), r.Retried
+	// are rewritten (Attempts, NextAttemptAt), r.Done retries are removed,
+	// r.Attempts are appended, and the lease ends.
+	FinishWebhookRound(ctx context.Context, r *WebhookRound, lease string) (bool, error)
+	// ReleaseWebhookEndpoint ends lease on the endpoint without recording
+	// anything (a worker shutting down mid-round).
+	ReleaseWebhookEndpoint(ctx context.Context, id, lease string) error
+	// ReplayWebhookEvents adds a retry of the endpoint, due at `at` with
+	// attempts 0 and given up at giveUpAt, for each catalogued event
+	// created in [from, to) whose type is in types (all when empty), up
+	// to limit of the oldest; an event with a retry of the endpoint
+	// already keeps it. It reports how many it added and whether the
+	// range held more than limit.
+	ReplayWebhookEvents(ctx context.Context, endpointID string, from, to time.Time, types []string, at, giveUpAt time.Time, limit int) (added int, more bool, err error)
+	// ListWebhookAttempts pages the recorded delivery attempts newest
+	// first.
+	ListWebhookAttempts(ctx context.Context, f WebhookAttemptFilter) (Page[WebhookAttempt], error)
 }
 
-// Webhook event states.
-const (
-	WebhookPending   = "PENDING"
-	WebhookDelivered = "DELIVERED"
-	WebhookFailed    = "FAILED"
-)
-
-// WebhookEvent is one event of the outbox.
-type WebhookEvent struct {
+// NewEvent is an event as an API transaction records it.
+type NewEvent struct {
 	ID         string // Webhook:<uuid>
 	Type       string // e.g. OUTGOING_PAYMENT.COMPLETED
 	ResourceID string // the id of data: Transaction:…, InternalAccount:…
-	Sequence   int64  // 1, 2, … per ResourceID
-	// Body is the event as the service recorded it; the store does not
-	// read it. (The service stores the envelope without its sequence,
-	// which is known only once the event is stored, and adds it when it
-	// sends the event.)
-	Body          []byte
-	Status        string // WebhookPending, WebhookDelivered, WebhookFailed
-	Attempts      int
-	NextAttemptAt time.Time
-	GiveUpAt      time.Time // after a failed attempt past this, FAILED
-	Lease         string    // the claiming worker's token; "" when none
-	// LeaseUntil is when Lease ends, as the claim that took it returns
-	// it; other reads leave it zero.
-	LeaseUntil  time.Time
-	LastStatus  int // HTTP status of the last attempt; 0 for none
-	LastError   string
-	DeliveredAt time.Time
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
+	// Body is the envelope as the service sends it, without "sequence"
+	// (known only once the event is catalogued); the store does not read
+	// it.
+	Body      []byte
+	CreatedAt time.Time
 }
 
-// WebhookEventFilter selects events; empty fields do not filter.
-type WebhookEventFilter struct {
-	Status     string
+// Event is a catalogued event.
+type Event struct {
+	Seq        int64 // 1, 2, 3, … over all events, in commit order
+	ID         string
+	Type       string
 	ResourceID string
+	Sequence   int64 // 1, 2, 3, … per ResourceID
+	Body       []byte
+	CreatedAt  time.Time
+}
+
+// EventFilter selects catalogued events; empty fields do not filter.
+type EventFilter struct {
+	Types      []string // any of these
+	ResourceID string
+	From, To   time.Time // CreatedAt in [From, To)
 	Limit      int
-	Cursor     string // id after which (older than which) the page starts
+	Cursor     string // the Seq (decimal) after which, older, the page starts
 }
 
-// WebhookOutcome is an attempt to record and the event as it is to be
-// stored after it (see [WebhookTx.FinishWebhookAttempts]).
-type WebhookOutcome struct {
-	Event   WebhookEvent
-	Attempt WebhookAttempt
+// Webhook endpoint payload styles.
+const (
+	PayloadSnapshot = "snapshot" // the resource as the API shows it
+	PayloadThin     = "thin"     // ids, type and sequence; the receiver fetches the resource
+)
+
+// WebhookEndpoint is where events are delivered, and how far they have
+// been.
+type WebhookEndpoint struct {
+	ID          string // WebhookEndpoint:<uuid>
+	URL         string
+	Description string
+	Types       []string // the event types it wants; empty: all
+	Payload     string   // PayloadSnapshot or PayloadThin
+	// Default is the reference API's webhookEndpoint (GET/PATCH /config):
+	// at most one endpoint is.
+	Default bool
+	Enabled bool
+	// DisabledAt and DisabledReason say when and why an endpoint stopped
+	// being delivered to (the platform, or its failures); zero when
+	// enabled.
+	DisabledAt     time.Time
+	DisabledReason string
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+
+	// Delivery state, the worker's.
+	Cursor int64 // the Seq through which events were handled
+	// NextAttemptAt pauses the whole endpoint until then (every delivery
+	// of its last round failed); zero: not paused.
+	NextAttemptAt time.Time
+	// FailingSince is when deliveries to it started failing without a
+	// success since; zero while they succeed.
+	FailingSince   time.Time
+	FailedRounds   int // rounds in a row where every delivery failed
+	LastSuccessAt  time.Time
+	LastFailureAt  time.Time
+	LastError      string
+	Lease          string
+	LeaseUntil     time.Time
+	PendingRetries int // retries it holds, as reads report them
 }
 
-// WebhookAttempt is one delivery attempt.
+// WebhookRetry is an event an endpoint is to be sent again (or waits
+// behind an earlier event of its resource).
+type WebhookRetry struct {
+	EndpointID    string
+	EventSeq      int64
+	ResourceID    string
+	Attempts      int // attempts so far
+	NextAttemptAt time.Time
+	GiveUpAt      time.Time
+	Event         *Event // as WebhookWork reads it
+}
+
+// WebhookWork is an endpoint's work for one round; see
+// [WebhookTx.WebhookWork].
+type WebhookWork struct {
+	Events  []Event
+	Retries []WebhookRetry
+	// Waiting are resources with a retry of the endpoint that is not due
+	// yet: their new events join the retries behind it.
+	Waiting map[string]bool
+	Through int64
+}
+
+// WebhookRound is what one delivery round to an endpoint changed; see
+// [WebhookTx.FinishWebhookRound].
+type WebhookRound struct {
+	EndpointID string
+	Through    int64
+	// The endpoint's delivery state after the round.
+	NextAttemptAt  time.Time
+	FailingSince   time.Time
+	FailedRounds   int
+	LastSuccessAt  time.Time
+	LastFailureAt  time.Time
+	LastError      string
+	Disable        bool // the failure window ran out: disable it now
+	DisabledAt     time.Time
+	DisabledReason string
+
+	NewRetries []WebhookRetry
+	Retried    []WebhookRetry // rewritten: Attempts, NextAttemptAt
+	Done       []int64        // EventSeq of retries that ended
+	Attempts   []WebhookAttempt
+}
+
+// WebhookAttempt is one delivery attempt of an event to an endpoint.
 type WebhookAttempt struct {
+	EndpointID     string
+	EventSeq       int64
 	EventID        string
-	Attempt        int // 1, 2, …
+	Attempt        int // 1, 2, … for this event and endpoint
 	AttemptedAt    time.Time
 	URL            string
 	ResponseStatus int    // 0 when there was no HTTP answer
 	Error          string // why it failed; "" for a 2xx
 	Duration       time.Duration
+	Final          bool // the last attempt: delivered, or given up
+}
+
+// WebhookAttemptFilter selects attempts; empty fields do not filter.
+type WebhookAttemptFilter struct {
+	EndpointID string
+	EventID    string
+	Failed     bool // only attempts that failed
+	Limit      int
+	Cursor     string
 }
