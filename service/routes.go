@@ -115,7 +115,17 @@ func (s *Service) routes() []route {
 		post("/sandbox/webhooks/test", manage, o.TestWebhook, sandboxOnly),
 		public("GET", "/webhooks/jwks.json", handlerFunc(s.webhookJWKS)),
 		get("/webhooks/deliveries", view, o.ListWebhookDeliveries),
-		post("/webhooks/deliveries/{id}/replay", manage, o.ReplayWebhookDelivery),
+		post("/webhooks/deliveries/{eventId}/replay", manage, o.ReplayWebhookDelivery, optionalBody),
+		// Several endpoints and the events (webhookendpoints.go,
+		// events.go).
+		post("/webhooks/endpoints", manage, o.CreateWebhookEndpoint, created),
+		get("/webhooks/endpoints", view, o.ListWebhookEndpoints),
+		get("/webhooks/endpoints/{endpointId}", view, o.GetWebhookEndpoint),
+		patch("/webhooks/endpoints/{endpointId}", manage, o.UpdateWebhookEndpoint),
+		del("/webhooks/endpoints/{endpointId}", manage, o.DeleteWebhookEndpoint, noContent),
+		post("/webhooks/endpoints/{endpointId}/replay", manage, o.ReplayWebhookEvents),
+		get("/events", view, o.ListEvents),
+		get("/events/{eventId}", view, o.GetEvent),
 
 		// API tokens and what the service tells of itself (apitokens.go,
 		// directory.go). The token's answer holds its secret: like every

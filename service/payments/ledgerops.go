@@ -244,7 +244,7 @@ func (s *Service) LedgerHead(ctx context.Context) (wire.LedgerHead, error) {
 	if err != nil {
 		return wire.LedgerHead{}, err
 	}
-	jws, err := s.hooks.signer.SignJWS(wire.LedgerHeadJWSType, payload)
+	jws, err := s.hooks.keys.signer.SignJWS(wire.LedgerHeadJWSType, payload)
 	if err != nil {
 		return wire.LedgerHead{}, err
 	}

@@ -173,9 +173,25 @@ type Config struct {
 	// sandbox bank details where the service has them).
 	DepositAccounts map[string]map[string]any
 
-	// WebhookURL, when set, becomes the platform's webhookEndpoint at
-	// start (as PATCH /config would set it), replacing what is stored.
+	// WebhookURL, when set, becomes the platform's webhookEndpoint (the
+	// default endpoint's URL) at start, as PATCH /config would set it.
 	WebhookURL string
+	// NoEvents turns the event log off: no event is recorded, so none
+	// is delivered or listed. For a deployment that wants neither, and
+	// for measuring what recording costs.
+	NoEvents bool
+	// EventRetention is how long events are kept (GET /events, replays):
+	// 30 days when zero.
+	EventRetention time.Duration
+	// WebhookDisableAfter is how long an endpoint's deliveries may all
+	// fail before it is disabled: 72 hours when zero.
+	WebhookDisableAfter time.Duration
+	// WebhookKeyOverlap is how long a rotated-out signing key keeps
+	// signing beside the new one: 24 hours when zero.
+	WebhookKeyOverlap time.Duration
+	// OperatorEmail gets the service's notices to its operator (an
+	// endpoint disabled); they are only logged when empty.
+	OperatorEmail string
 	// WebhookClient delivers webhooks: a client with a 10 s timeout that
 	// follows no redirects when nil.
 	WebhookClient *http.Client
@@ -272,12 +288,15 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	setDefault(&cfg.WebhookRetryFor, 72*time.Hour)
 	setDefault(&cfg.WebhookPollInterval, 250*time.Millisecond)
 	setDefault(&cfg.WebhookGather, 20*time.Millisecond)
+	setDefault(&cfg.EventRetention, 30*24*time.Hour)
+	setDefault(&cfg.WebhookDisableAfter, 72*time.Hour)
+	setDefault(&cfg.WebhookKeyOverlap, 24*time.Hour)
 	if cfg.WebhookClient == nil {
-		// The worker sends up to webhookBatch deliveries at once to one
+		// The worker sends up to webhookParallel deliveries at once to one
 		// host: keep that many connections alive (the default keeps
 		// two), or each round opens and closes most of them.
 		tr := http.DefaultTransport.(*http.Transport).Clone()
-		tr.MaxIdleConnsPerHost = webhookBatch
+		tr.MaxIdleConnsPerHost = webhookParallel
 		cfg.WebhookClient = &http.Client{Timeout: 10 * time.Second, Transport: tr,
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	}

@@ -3,10 +3,6 @@ package payments
 import (
 	"bytes"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,34 +18,26 @@ import (
 	"paywallet/shared/wire"
 )
 
-// Webhooks (DESIGN "Events"). Every change a platform hears about is
-// written as an event into the outbox (store.WebhookTx) by emit, in the
-// same store transaction as the change: an event exists exactly when its
-// change committed. The delivery worker (webhookworker.go) sends the events
-// to the platform's webhookEndpoint, in order per resource, signed with the
-// service's webhook key (shared/webhooksig), and retries until it gets a
-// 2xx or the retry window closes.
-//
-// Events are recorded only while a webhookEndpoint is configured (PATCH
-// /config, or Config.WebhookURL at start); changes made while none is set
-// are not announced later.
+// Events and webhooks (DESIGN "Events"). Every change a platform hears
+// about is an event, recorded by emit in the same store transaction as
+// the change, so an event exists exactly when its change committed. The
+// API's transaction only appends one row to the event log
+// (store.WebhookTx.RecordEvents); the worker (webhookworker.go) then
+// catalogues the log in commit order (each event gets its resource's next
+// sequence), delivers the events to every webhook endpoint that wants
+// them (webhookendpoints.go), in order per resource, signed with every
+// active key (webhookkeys.go), and drops them after Config.EventRetention.
+// The catalogue is the platform's to read (events.go: GET /events).
 
 // webhooks is the Service's webhook state.
 type webhooks struct {
-	signer *webhooksig.Signer // the active key
-	jwks   webhooksig.JWKS    // every key of the key set
-	wake   chan struct{}      // a committed change emitted events
+	keys keyState      // the signing keys (webhookkeys.go)
+	wake chan struct{} // a committed change emitted events
 
-	mu       sync.Mutex
-	cfgRaw   []byte // the platform_config setting last parsed
-	cfgValue platformConfig
-	cfgRead  time.Time // when emit last read it (real time); zero: read again
+	mu     sync.Mutex
+	cfgRaw []byte // the platform_config setting last parsed
+	cfg    platformConfig
 }
-
-// configFresh is how long emit trusts the configuration it last read
-// instead of reading it in each transaction. A PATCH on this instance
-// takes effect at once; one on another instance within this time.
-const configFresh = time.Second
 
 // ---- the platform configuration
 
@@ -58,25 +46,22 @@ const configFresh = time.Second
 const configSetting = "platform_config"
 
 type platformConfig struct {
-	ID              string `json:"id"`
+	ID string `json:"id"`
+	// WebhookEndpoint is where a version before webhook endpoints kept
+	// the default endpoint's URL; initWebhooks moves it to an endpoint.
 	WebhookEndpoint string `json:"webhookEndpoint,omitempty"`
 	CreatedAt       string `json:"createdAt"`
 	UpdatedAt       string `json:"updatedAt"`
 }
 
 // PlatformConfig is the reference's PlatformConfig, with the fields
-// this service has.
+// this service has. WebhookEndpoint is the URL of the default endpoint.
 type PlatformConfig struct {
 	ID              string `json:"id"`
 	UmaDomain       string `json:"umaDomain"`
 	WebhookEndpoint string `json:"webhookEndpoint,omitempty"`
 	CreatedAt       string `json:"createdAt"`
 	UpdatedAt       string `json:"updatedAt"`
-}
-
-func (s *Service) configJSON(c platformConfig) PlatformConfig {
-	return PlatformConfig{ID: c.ID, UmaDomain: s.cfg.UMADomain, WebhookEndpoint: c.WebhookEndpoint,
-		CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt}
 }
 
 // readConfig returns the stored configuration, parsing it only when the
@@ -94,16 +79,9 @@ func (s *Service) readConfig(ctx context.Context, tx store.Tx) (platformConfig, 
 		if err := json.Unmarshal(raw, &c); err != nil {
 			return platformConfig{}, fmt.Errorf("service: the stored platform configuration is not JSON: %w", err)
 		}
-		h.cfgRaw, h.cfgValue = raw, c
+		h.cfgRaw, h.cfg = raw, c
 	}
-	return h.cfgValue, nil
-}
-
-// forgetConfig makes the next emit read the configuration.
-func (s *Service) forgetConfig() {
-	s.hooks.mu.Lock()
-	s.hooks.cfgRead = time.Time{}
-	s.hooks.mu.Unlock()
+	return h.cfg, nil
 }
 
 // writeConfig replaces the stored configuration read as old.
@@ -124,6 +102,23 @@ func (s *Service) writeConfig(ctx context.Context, tx store.Tx, c platformConfig
 		return errors.New("service: the platform configuration changed while it was written")
 	}
 	return nil
+}
+
+// configJSON is the configuration with the default endpoint's URL.
+func (s *Service) configJSON(ctx context.Context, tx store.Tx) (PlatformConfig, error) {
+	c, err := s.readConfig(ctx, tx)
+	if err != nil {
+		return PlatformConfig{}, err
+	}
+	out := PlatformConfig{ID: c.ID, UmaDomain: s.cfg.UMADomain, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt}
+	d, err := defaultEndpoint(ctx, tx)
+	if err != nil {
+		return PlatformConfig{}, err
+	}
+	if d != nil {
+		out.WebhookEndpoint = d.URL
+	}
+	return out, nil
 }
 
 // validWebhookURL accepts an absolute http or https URL with a host and
@@ -147,13 +142,7 @@ func validWebhookURL(raw string) string {
 
 // GetConfig is the platform configuration (GET /config).
 func (s *Service) GetConfig(ctx context.Context) (PlatformConfig, error) {
-	return read(ctx, s, func(tx store.Tx) (PlatformConfig, error) {
-		c, err := s.readConfig(ctx, tx)
-		if err != nil {
-			return PlatformConfig{}, err
-		}
-		return s.configJSON(c), nil
-	})
+	return read(ctx, s, func(tx store.Tx) (PlatformConfig, error) { return s.configJSON(ctx, tx) })
 }
 
 // configFieldsElsewhere are PlatformConfigUpdateRequest fields of the
@@ -177,9 +166,10 @@ var configFieldsElsewhere = map[string]string{
 type PlatformConfigUpdate map[string]json.RawMessage
 
 // UpdateConfig changes the platform configuration (PATCH /config):
-// webhookEndpoint is set (an absolute http(s) URL) or cleared (null or "").
-// Every other field is refused, each one named. It answers the
-// configuration as it is after the change.
+// webhookEndpoint sets the default endpoint's URL (creating it, enabled,
+// for every event type, when there is none) or, null or "", deletes the
+// default endpoint. Every other field is refused, each one named. It
+// answers the configuration as it is after the change.
 func (s *Service) UpdateConfig(ctx context.Context, req PlatformConfigUpdate) (PlatformConfig, error) {
 	if req == nil {
 		return PlatformConfig{}, errorf(CodeInvalidRequestFormat, "the body must be a JSON object")
@@ -214,55 +204,42 @@ func (s *Service) UpdateConfig(ctx context.Context, req PlatformConfigUpdate) (P
 	if e := fe.err(); e != nil {
 		return PlatformConfig{}, e
 	}
-	defer s.forgetConfig() // emit reads what committed
-	return commit(ctx, s, "", nil, func(tx store.Tx) (PlatformConfig, error) {
-		c, err := s.readConfig(ctx, tx)
-		if err != nil {
-			return PlatformConfig{}, err
-		}
-		if endpoint != nil && *endpoint != c.WebhookEndpoint {
-			c.WebhookEndpoint = *endpoint
-			c.UpdatedAt = timestamp(s.now())
-			if err := s.writeConfig(ctx, tx, c); err != nil {
+	out, err := commit(ctx, s, "", nil, func(tx store.Tx) (PlatformConfig, error) {
+		if endpoint != nil {
+			changed, err := s.setDefaultEndpoint(ctx, tx, *endpoint)
+			if err != nil {
 				return PlatformConfig{}, err
 			}
+			if changed {
+				c, err := s.readConfig(ctx, tx)
+				if err != nil {
+					return PlatformConfig{}, err
+				}
+				c.UpdatedAt = timestamp(s.now())
+				if err := s.writeConfig(ctx, tx, c); err != nil {
+					return PlatformConfig{}, err
+				}
+			}
 		}
-		return s.configJSON(c), nil
+		return s.configJSON(ctx, tx)
 	})
-}
-
-// ---- the signing keys
-
-// webhookKeysSetting holds the webhook signing keys, sealed with the
-// at-rest key (label webhookKeysLabel) as one JSON document
-// (webhookKeySet). Every instance signs with the same key; a later version
-// can rotate by adding a key and moving Active to it (the JWKS lists every
-// key, so receivers know the new one before it signs).
-const webhookKeysSetting = "webhook_signing_keys"
-
-const webhookKeysLabel = "Setting:" + webhookKeysSetting + "/keys"
-
-type webhookKeySet struct {
-	Active string          `json:"active"` // kid of the signing key
-	Keys   []webhookKeyRow `json:"keys"`
-}
-
-type webhookKeyRow struct {
-	Kid       string `json:"kid"`
-	D         string `json:"d"` // the P-256 scalar, base64url
-	CreatedAt string `json:"createdAt"`
+	if err == nil {
+		s.wakeWebhooks()
+	}
+	return out, err
 }
 
 // initWebhooks loads (on first start creates) the signing keys, makes sure
-// the platform configuration exists, and applies Config.WebhookURL.
+// the platform configuration exists, moves a webhookEndpoint kept in it
+// by an older version to the default endpoint, and applies
+// Config.WebhookURL.
 func (s *Service) initWebhooks(ctx context.Context) error {
 	if s.cfg.WebhookURL != "" {
 		if why := validWebhookURL(s.cfg.WebhookURL); why != "" {
 			return fmt.Errorf("service: Config.WebhookURL %s", why)
 		}
 	}
-	proposal, err := s.newWebhookKeySet()
-	if err != nil {
+	if err := s.loadWebhookKeys(ctx); err != nil {
 		return err
 	}
 	now := timestamp(s.now())
@@ -270,87 +247,38 @@ func (s *Service) initWebhooks(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var sealed []byte
 	err = s.store.Tx(ctx, func(tx store.Tx) error {
-		var err error
-		if sealed, err = tx.PutSettingIfAbsent(ctx, webhookKeysSetting, proposal); err != nil {
-			return err
-		}
 		if _, err := tx.PutSettingIfAbsent(ctx, configSetting, fresh); err != nil {
 			return err
 		}
-		if s.cfg.WebhookURL == "" {
+		c, err := s.readConfig(ctx, tx)
+		if err != nil {
+			return err
+		}
+		want := s.cfg.WebhookURL
+		if c.WebhookEndpoint != "" {
+			if want == "" {
+				if d, err := defaultEndpoint(ctx, tx); err != nil || d != nil {
+					return err
+				}
+				want = c.WebhookEndpoint
+			}
+			c.WebhookEndpoint = ""
+			if err := s.writeConfig(ctx, tx, c); err != nil {
+				return err
+			}
+		}
+		if want == "" {
 			return nil
 		}
-		c, err := s.readConfig(ctx, tx)
-		if err != nil || c.WebhookEndpoint == s.cfg.WebhookURL {
-			return err
-		}
-		c.WebhookEndpoint, c.UpdatedAt = s.cfg.WebhookURL, now
-		return s.writeConfig(ctx, tx, c)
+		_, err = s.setDefaultEndpoint(ctx, tx, want)
+		return err
 	})
 	if err != nil {
-		return fmt.Errorf("service: load the webhook keys and configuration: %w", err)
-	}
-	plain, err := s.box.Open(sealed, webhookKeysLabel)
-	if err != nil {
-		return fmt.Errorf("service: the stored webhook keys do not open with Config.AtRestKey: %w", err)
-	}
-	defer clear(plain)
-	var set webhookKeySet
-	if err := json.Unmarshal(plain, &set); err != nil {
-		return fmt.Errorf("service: the stored webhook keys are unusable: %w", err)
-	}
-	for _, row := range set.Keys {
-		d, err := base64.RawURLEncoding.DecodeString(row.D)
-		if err != nil {
-			return fmt.Errorf("service: webhook key %s is unusable: %w", row.Kid, err)
-		}
-		k, err := ecdsa.ParseRawPrivateKey(elliptic.P256(), d)
-		clear(d)
-		if err != nil {
-			return fmt.Errorf("service: webhook key %s is unusable: %w", row.Kid, err)
-		}
-		signer, err := webhooksig.NewSigner(k)
-		if err != nil {
-			return err
-		}
-		s.hooks.jwks.Keys = append(s.hooks.jwks.Keys, signer.JWK())
-		if row.Kid == set.Active {
-			s.hooks.signer = signer
-		}
-	}
-	if s.hooks.signer == nil {
-		return fmt.Errorf("service: the stored webhook keys have no active key %q", set.Active)
+		return fmt.Errorf("service: load the webhook configuration: %w", err)
 	}
 	return nil
 }
-
-// newWebhookKeySet makes a key set of one fresh key, sealed.
-func (s *Service) newWebhookKeySet() ([]byte, error) {
-	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, err
-	}
-	d, err := k.Bytes()
-	if err != nil {
-		return nil, err
-	}
-	kid := webhooksig.KeyID(&k.PublicKey)
-	plain, err := json.Marshal(webhookKeySet{Active: kid, Keys: []webhookKeyRow{{Kid: kid,
-		D: base64.RawURLEncoding.EncodeToString(d), CreatedAt: timestamp(s.now())}}})
-	clear(d)
-	if err != nil {
-		return nil, err
-	}
-	defer clear(plain)
-	return s.box.Seal(plain, webhookKeysLabel), nil
-}
-
-// WebhookKeys is the JWKS of the webhook signing keys, public (GET
-// /webhooks/jwks.json, without credentials): receivers verify deliveries
-// with them.
-func (s *Service) WebhookKeys() webhooksig.JWKS { return s.hooks.jwks }
 
 // ---- recording events
 
@@ -360,21 +288,19 @@ type webhookEnvelope struct {
 	ID        string `json:"id"`
 	Type      string `json:"type"`
 	Timestamp string `json:"timestamp"`
-	Data      any    `json:"data,omitempty"`
+	Data      any    `json:"data"`
 	Sequence  int64  `json:"sequence,omitempty"`
 }
 
 func encodeEnvelope(e webhookEnvelope) ([]byte, error) { return encodeJSON(e) }
 
-// eventBody is the body of e as it is sent and signed: the stored
-// envelope with "sequence" added as its last member, which is where
-// encodeEnvelope puts it, so the bytes are those of encoding the whole
-// envelope at once. Events recorded before the sequence was assigned by
-// the store carry it already and are returned as they are.
-func eventBody(e *store.WebhookEvent) []byte {
-	b := e.Body
-	tail := `,"sequence":` + strconv.FormatInt(e.Sequence, 10) + `}`
-	if e.Sequence < 1 || len(b) < 2 || b[len(b)-1] != '}' || bytes.HasSuffix(b, []byte(tail)) {
+// withSequence is body, an envelope recorded without its sequence, with
+// "sequence" added as its last member, which is where encodeEnvelope puts
+// it, so the bytes are those of encoding the whole envelope at once. A
+// body that carries it already is returned as it is.
+func withSequence(b []byte, seq int64) []byte {
+	tail := `,"sequence":` + strconv.FormatInt(seq, 10) + `}`
+	if seq < 1 || len(b) < 2 || b[len(b)-1] != '}' || bytes.HasSuffix(b, []byte(tail)) {
 		return b
 	}
 	out := make([]byte, 0, len(b)+len(tail))
@@ -385,54 +311,43 @@ func eventBody(e *store.WebhookEvent) []byte {
 	return append(out, tail...)
 }
 
-// emitConfig is the configuration as emit sees it: read in tx at most
-// every configFresh.
-func (s *Service) emitConfig(ctx context.Context, tx store.Tx) (platformConfig, error) {
-	h := &s.hooks
-	h.mu.Lock()
-	if !h.cfgRead.IsZero() && time.Since(h.cfgRead) < configFresh {
-		c := h.cfgValue
-		h.mu.Unlock()
-		return c, nil
-	}
-	h.mu.Unlock()
-	c, err := s.readConfig(ctx, tx)
-	if err != nil {
-		return c, err
-	}
-	h.mu.Lock()
-	h.cfgRead = time.Now()
-	h.mu.Unlock()
-	return c, nil
+// eventBody is the catalogued event as a snapshot endpoint and GET /events
+// show it: the envelope with its sequence.
+func eventBody(e *store.Event) []byte { return withSequence(e.Body, e.Sequence) }
+
+// thinBody is the event as a thin endpoint gets it: the envelope with
+// data holding only the resource's id, so the receiver fetches the
+// resource as it is when it handles the event.
+func thinBody(e *store.Event) ([]byte, error) {
+	return encodeEnvelope(webhookEnvelope{ID: e.ID, Type: e.Type, Timestamp: timestamp(e.CreatedAt),
+		Data: struct {
+			ID string `json:"id"`
+		}{e.ResourceID}, Sequence: e.Sequence})
 }
 
-// emit records an event of the resource in tx, if a webhook endpoint is
-// configured. data is the resource as the API shows it after the change.
+// emit records an event of the resource in tx. data is the resource as the
+// API shows it after the change.
 func (s *Service) emit(ctx context.Context, tx store.Tx, typ, resourceID string, data any) error {
-	c, err := s.emitConfig(ctx, tx)
-	if err != nil || c.WebhookEndpoint == "" {
-		return err
+	if s.cfg.NoEvents {
+		return nil
 	}
 	now := s.now()
 	id := ids.New("Webhook")
-	// The envelope is stored without its sequence, which the store
-	// assigns in the INSERT (one statement per event, not a read and a
-	// write); eventBody adds it as the last member when the event is sent
-	// or shown.
+	// The envelope is recorded without its sequence, which the catalogue
+	// assigns; eventBody adds it as the last member when the event is
+	// sent or shown.
 	body, err := encodeEnvelope(webhookEnvelope{ID: id, Type: typ, Timestamp: timestamp(now), Data: data})
 	if err != nil {
 		return err
 	}
-	e := &store.WebhookEvent{ID: id, Type: typ, ResourceID: resourceID,
-		Body: body, Status: store.WebhookPending, NextAttemptAt: now, GiveUpAt: now.Add(s.cfg.WebhookRetryFor),
-		CreatedAt: now, UpdatedAt: now}
+	e := store.NewEvent{ID: id, Type: typ, ResourceID: resourceID, Body: body, CreatedAt: now}
 	if o, ok := tx.(*outboxTx); ok {
-		// Written when the operation's work is done, with the other
-		// events it records, in one statement (outboxStore.run).
+		// Recorded with the operation's other events, as one row
+		// (outboxTx.flush).
 		o.events = append(o.events, e)
 		return nil
 	}
-	return tx.CreateWebhookEvent(ctx, e)
+	return tx.RecordEvents(ctx, []store.NewEvent{e})
 }
 
 // transactionEventType is the reference's webhook type for a transaction
@@ -466,20 +381,40 @@ func (s *Service) emitBalance(ctx context.Context, tx store.Tx, accountID string
 	return s.emit(ctx, tx, webhooksig.InternalAccountBalanceUpdated, a.ID, s.internalAccountJSON(a))
 }
 
-// outboxStore wakes the delivery worker after a transaction that emitted
-// events committed.
+// outboxStore gathers the events a transaction emits into one row of the
+// event log and wakes the worker after such a transaction committed.
 type outboxStore struct {
 	store.Store
 	wake func()
 }
 
 // outboxTx is the store.Tx outboxStore hands to fn. emit queues its events
-// here; outboxStore writes them in the same transaction once fn returned
-// without an error, all in one store call (an execute records two, and
-// each statement is a round trip inside the API's transaction).
+// here; flush hands them to the store as one row.
 type outboxTx struct {
 	store.Tx
-	events []*store.WebhookEvent
+	events  []store.NewEvent
+	flushed bool
+}
+
+// flush records the queued events. commit calls it when the operation's
+// work is done and before its idempotency record is written, so that on
+// PostgreSQL the row rides on that statement instead of costing a round
+// trip of its own; outboxStore.run calls it at the end for the rest.
+func (o *outboxTx) flush(ctx context.Context) error {
+	if len(o.events) == 0 {
+		return nil
+	}
+	err := o.Tx.RecordEvents(ctx, o.events)
+	o.events, o.flushed = nil, true
+	return err
+}
+
+// flushEvents is outboxTx.flush for a tx that may be one.
+func flushEvents(ctx context.Context, tx store.Tx) error {
+	if o, ok := tx.(*outboxTx); ok {
+		return o.flush(ctx)
+	}
+	return nil
 }
 
 func (o *outboxStore) Tx(ctx context.Context, fn func(store.Tx) error) error {
@@ -497,13 +432,7 @@ func (o *outboxStore) run(ctx context.Context, key string, fn func(store.Tx) err
 		if err := fn(last); err != nil {
 			return err
 		}
-		switch len(last.events) {
-		case 0:
-			return nil
-		case 1:
-			return tx.CreateWebhookEvent(ctx, last.events[0])
-		}
-		return tx.CreateWebhookEvents(ctx, last.events)
+		return last.flush(ctx)
 	}
 	var err error
 	if key == "" {
@@ -511,7 +440,7 @@ func (o *outboxStore) run(ctx context.Context, key string, fn func(store.Tx) err
 	} else {
 		err = o.Store.TxFor(ctx, key, wrapped)
 	}
-	if err == nil && last != nil && len(last.events) > 0 {
+	if err == nil && last != nil && last.flushed {
 		o.wake()
 	}
 	return err
@@ -522,4 +451,57 @@ func (s *Service) wakeWebhooks() {
 	case s.hooks.wake <- struct{}{}:
 	default:
 	}
+}
+
+// ---- the test webhook
+
+// TestWebhookResponse is the reference's TestWebhookResponse.
+type TestWebhookResponse struct {
+	URL            string `json:"url,omitempty"`
+	ResponseStatus int    `json:"response_status"`
+	ResponseBody   string `json:"response_body,omitempty"`
+}
+
+// TestWebhook sends a TEST event, with "data": {} as the reference's
+// example has it, to the default endpoint now, outside the event log
+// (POST /sandbox/webhooks/test, sandbox only), and answers the receiver's
+// status and body when it answered 2xx; WEBHOOK_DELIVERY_ERROR (the same
+// fields under details) otherwise, WEBHOOK_ENDPOINT_NOT_SET without a
+// default endpoint, and FORBIDDEN in production mode.
+func (s *Service) TestWebhook(ctx context.Context) (TestWebhookResponse, error) {
+	if s.mode != ModeSandbox {
+		return TestWebhookResponse{}, ErrSandboxOnly
+	}
+	d, err := read(ctx, s, func(tx store.Tx) (*store.WebhookEndpoint, error) { return defaultEndpoint(ctx, tx) })
+	if err != nil {
+		return TestWebhookResponse{}, err
+	}
+	if d == nil {
+		return TestWebhookResponse{}, errorf("WEBHOOK_ENDPOINT_NOT_SET", "no webhookEndpoint is configured; set one with PATCH /config")
+	}
+	id := ids.New("Webhook")
+	event, err := encodeEnvelope(webhookEnvelope{ID: id, Type: webhooksig.Test, Timestamp: timestamp(s.now()), Data: struct{}{}})
+	if err != nil {
+		return TestWebhookResponse{}, err
+	}
+	status, answer, err := s.post(ctx, d.URL, id, event)
+	out := TestWebhookResponse{URL: d.URL, ResponseStatus: status, ResponseBody: answer}
+	if err != nil || status < 200 || status > 299 {
+		msg := "the webhook endpoint answered " + strconv.Itoa(status)
+		details := map[string]any{"url": out.URL, "response_status": status, "response_body": answer}
+		if err != nil {
+			msg = "the webhook endpoint did not answer: " + err.Error()
+			details["error"] = err.Error()
+		}
+		return TestWebhookResponse{}, &Error{Code: "WEBHOOK_DELIVERY_ERROR", Message: msg, Details: details}
+	}
+	return out, nil
+}
+
+// timeOrEmpty is t as the API writes times, "" for the zero time.
+func timeOrEmpty(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return timestamp(t)
 }

@@ -2,56 +2,60 @@ package payments
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	crand "crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"net/http"
-	"slices"
 	"strconv"
 	"sync"
 	"time"
 
-	"paywallet/service/ids"
+	"paywallet/service/mail"
 	"paywallet/service/store"
-	"paywallet/shared/webhooksig"
-	"paywallet/shared/wire"
 )
 
-// The delivery worker. Each round claims the due head event of up to
-// webhookBatch resources (store.WebhookTx.ClaimWebhookEvents, leased to
-// this worker so no other instance sends it meanwhile) and the pending
-// events queued behind each head (ClaimWebhookFollowers), POSTs each
-// resource's events one after the other while the resources go
-// concurrently, and records the outcomes in the next round's transaction
-// (FinishWebhookAttempts: one statement for the whole round, two when it
-// holds retries). A 2xx is a delivery; anything else (another status, a timeout, a
-// refused connection, a redirect) is retried after WebhookRetryBase
-// doubled per failure up to WebhookRetryMax, each wait drawn from its upper
-// half (jitter), until WebhookRetryFor after the event was recorded (or
-// replayed); then it is FAILED. A resource's next event waits for the
-// previous one to be DELIVERED or FAILED.
+// The worker: one loop per instance (RunWorkers). Each round is one store
+// transaction, committed lazily (workerTx), that
 //
-// The HTTP calls run outside any store transaction and on the worker's own
-// goroutine, with the client's timeout (10 s), so a slow receiver never
-// holds a database connection or a request.
+//  1. records the outcomes of the previous round (FinishWebhookRound, per
+//     endpoint, under the lease it was sent with),
+//  2. catalogues the event log (CatalogEvents: one instance at a time, in
+//     commit order),
+//  3. leases the endpoints that have work (ClaimWebhookEndpoints; on
+//     PostgreSQL another instance's claims are passed over) and reads it.
+//
+// Then the deliveries go out with no transaction open: for each endpoint
+// its events per resource in order (retries first), the resources
+// concurrently, up to webhookParallel requests at once. A 2xx is a
+// delivery; anything else (another status, a timeout, a refused
+// connection, a redirect) makes the event a retry of that endpoint after
+// WebhookRetryBase doubled per failure up to WebhookRetryMax, with
+// jitter, until WebhookRetryFor has passed, and the resource's later
+// events wait behind it. An endpoint whose every delivery of a round
+// failed is paused with the same backoff and then probed with one
+// delivery before the rest; one that has failed for WebhookDisableAfter
+// without a success is disabled and the operator is e-mailed.
 
 const (
-	webhookBatch = 16
-	// webhookRun bounds the followers one round takes behind its heads.
+	// catalogBatch bounds the events one CatalogEvents call moves.
+	catalogBatch = 1000
+	// webhookRun bounds the events (new and retries) one round takes for
+	// an endpoint.
 	webhookRun = 256
+	// webhookParallel bounds one endpoint's deliveries in flight.
+	webhookParallel = 16
 	// maxResponseKept bounds the receiver's answer kept with an attempt
 	// and returned by the test webhook.
 	maxResponseKept  = 4 << 10
-	webhookUserAgent = "paywallet-webhooks/1"
+	webhookUserAgent = "paywallet-webhooks/2"
 )
 
-// webhookLease is how long a claim holds an event: longer than one
-// delivery can take.
+// webhookLease is how long a claim holds an endpoint: longer than a round
+// can take (a round stops sending at half of it).
 func (s *Service) webhookLease() time.Duration {
 	if t := s.cfg.WebhookClient.Timeout; t > 0 {
 		return 2*t + 10*time.Second
@@ -60,21 +64,28 @@ func (s *Service) webhookLease() time.Duration {
 }
 
 // runWebhookWorker delivers events until ctx ends: at once when a change
-// on this instance recorded some, and every WebhookPollInterval.
+// on this instance recorded some, and every WebhookPollInterval; it drops
+// events older than EventRetention every hour.
 func (s *Service) runWebhookWorker(ctx context.Context) {
 	tick := time.NewTicker(s.cfg.WebhookPollInterval)
 	defer tick.Stop()
+	sweep := time.NewTicker(time.Hour)
+	defer sweep.Stop()
 	for {
 		if _, err := s.deliver(ctx, true); err != nil && ctx.Err() == nil {
-			s.log.Error("webhook delivery worker failed", "err", err)
+			s.log.Error("webhook worker failed", "err", err)
 		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
+		case <-sweep.C:
+			if _, err := s.DropOldEvents(ctx); err != nil && ctx.Err() == nil {
+				s.log.Error("event retention sweep failed", "err", err)
+			}
 		case <-s.hooks.wake:
 			// Let the changes that commit meanwhile join this round:
-			// one round is two commits however many events it carries.
+			// one round is one commit however many events it carries.
 			select {
 			case <-ctx.Done():
 				return
@@ -84,37 +95,29 @@ func (s *Service) runWebhookWorker(ctx context.Context) {
 	}
 }
 
-// DeliverWebhooks sends every event that is due now and reports how many
-// were delivered (2xx). Events that become due because an earlier event of
-// their resource was just delivered are sent in the same call.
-//
-// Each round is one store transaction that records the outcomes of the
-// previous round's deliveries and claims the next batch, committed lazily
-// (workerTx), so on SQLite the outbox costs the API little write time: no
-// fsync of its own, a handful of statements.
+// DeliverWebhooks catalogues the event log and sends every delivery that
+// is due now, and reports how many were delivered (2xx). Events that
+// become due because an earlier event of their resource was just
+// delivered are sent in the same call.
 func (s *Service) DeliverWebhooks(ctx context.Context) (int, error) { return s.deliver(ctx, false) }
 
-// deliver is DeliverWebhooks. With pace, a round that follows a round
-// that was not full starts WebhookGather after that one started, so that
-// under a steady stream of changes each round carries what came meanwhile
-// instead of one event (and one commit) each.
-//
-// A round claims the due head event of up to webhookBatch resources and,
-// behind each head, the run of that resource's later pending events
-// (ClaimWebhookFollowers, up to webhookRun in all). Each resource's run is
-// sent in order, one event after the other, the runs of different
-// resources at once; a run stops at the first event that is to be retried
-// (the rest are released, due again behind it) or when the round has used
-// half its lease. Without runs a resource that changes often (a wallet's
-// balance) got one event per round and fell behind without end.
+// job is an endpoint's work in a round.
+type job struct {
+	ep   store.WebhookEndpoint
+	work *store.WebhookWork
+}
+
+// deliver is DeliverWebhooks. With pace, a round follows the previous one
+// by at least WebhookGather, so that under a steady stream of changes a
+// round carries what came meanwhile instead of one event (and one commit)
+// each.
 func (s *Service) deliver(ctx context.Context, pace bool) (int, error) {
 	delivered := 0
-	var outcomes []store.WebhookOutcome
-	var unsent []string
+	var finished []*store.WebhookRound
 	var lease string
 	var started time.Time
 	for round := 0; ; round++ {
-		if pace && round > 0 && len(outcomes) < webhookBatch {
+		if pace && round > 0 {
 			if wait := time.Until(started.Add(s.cfg.WebhookGather)); wait > 0 {
 				t := time.NewTimer(wait)
 				select {
@@ -129,75 +132,74 @@ func (s *Service) deliver(ctx context.Context, pace bool) (int, error) {
 		last := round == 100
 		next := newLease()
 		now := s.now()
-		var batch []store.WebhookEvent
-		var endpoint string
+		var jobs []job
+		var disabled []*store.WebhookRound
 		err := s.workerTx(ctx, func(tx store.Tx) error {
-			batch = nil
-			lost, err := tx.FinishWebhookAttempts(ctx, outcomes, lease)
-			if err != nil {
-				return err
-			}
-			for _, id := range lost {
-				s.log.Warn("webhook attempt finished after its lease ended", "id", id)
-			}
-			if err := tx.ReleaseWebhookEvents(ctx, unsent, lease, now); err != nil {
-				return err
+			jobs, disabled = nil, nil
+			for _, r := range finished {
+				won, err := tx.FinishWebhookRound(ctx, r, lease)
+				if err != nil {
+					return err
+				}
+				if !won {
+					s.log.Warn("webhook round finished after its lease ended", "endpoint", r.EndpointID)
+				} else if r.Disable {
+					disabled = append(disabled, r)
+				}
 			}
 			if last {
 				return nil
 			}
-			until := now.Add(s.webhookLease())
-			heads, err := tx.ClaimWebhookEvents(ctx, now, until, next, webhookBatch)
-			if err != nil || len(heads) == 0 {
-				return err
+			for {
+				n, err := tx.CatalogEvents(ctx, catalogBatch)
+				if err != nil {
+					return err
+				}
+				if n < catalogBatch {
+					break
+				}
 			}
-			followers, err := tx.ClaimWebhookFollowers(ctx, heads, now, until, next, webhookRun)
+			head, err := tx.EventsHead(ctx)
 			if err != nil {
 				return err
 			}
-			batch = append(heads, followers...)
-			c, err := s.emitConfig(ctx, tx)
-			endpoint = c.WebhookEndpoint
-			return err
+			eps, err := tx.ClaimWebhookEndpoints(ctx, head, now, now.Add(s.webhookLease()), next, maxWebhookEndpoints)
+			if err != nil {
+				return err
+			}
+			for i := range eps {
+				w, err := tx.WebhookWork(ctx, &eps[i], head, now, webhookRun)
+				if err != nil {
+					return err
+				}
+				jobs = append(jobs, job{eps[i], w})
+			}
+			return nil
 		})
-		if err != nil || len(batch) == 0 {
+		if err != nil {
 			return delivered, err
 		}
+		for _, r := range disabled {
+			s.mailDisabled(ctx, r)
+		}
+		if len(jobs) == 0 {
+			return delivered, nil
+		}
 		lease = next
-		runs := webhookRuns(batch)
-		results := make([][]store.WebhookOutcome, len(runs))
+		finished = make([]*store.WebhookRound, len(jobs))
+		counts := make([]int, len(jobs))
 		stopAt := started.Add(s.webhookLease() / 2)
 		var wg sync.WaitGroup
-		for i, run := range runs {
-			wg.Go(func() {
-				for j := range run {
-					if ctx.Err() != nil || (j > 0 && time.Now().After(stopAt)) {
-						return
-					}
-					o := s.attempt(ctx, &run[j], endpoint)
-					results[i] = append(results[i], o)
-					if o.Event.Status == store.WebhookPending {
-						return // retried later; the rest of the run waits behind it
-					}
-				}
-			})
+		for i := range jobs {
+			wg.Go(func() { finished[i], counts[i] = s.deliverTo(ctx, &jobs[i].ep, jobs[i].work, stopAt) })
 		}
 		wg.Wait()
 		if ctx.Err() != nil {
-			// Shutting down: the leases end and the events are sent again.
+			// Shutting down: the leases end and the round is sent again.
 			return delivered, nil
 		}
-		outcomes, unsent = outcomes[:0], unsent[:0]
-		for i, run := range runs {
-			outcomes = append(outcomes, results[i]...)
-			for _, e := range run[len(results[i]):] {
-				unsent = append(unsent, e.ID)
-			}
-		}
-		for _, o := range outcomes {
-			if o.Event.Status == store.WebhookDelivered {
-				delivered++
-			}
+		for _, n := range counts {
+			delivered += n
 		}
 	}
 }
@@ -211,27 +213,7 @@ func (s *Service) workerTx(ctx context.Context, fn func(store.Tx) error) error {
 	if l, ok := s.cfg.Store.(store.LazyStore); ok {
 		return l.TxLazy(ctx, fn)
 	}
-	return s.store.Tx(ctx, fn)
-}
-
-// webhookRuns groups a claim (heads, then followers ordered by resource
-// and sequence) into one run per resource, head first.
-func webhookRuns(batch []store.WebhookEvent) [][]store.WebhookEvent {
-	at := map[string]int{}
-	var runs [][]store.WebhookEvent
-	for _, e := range batch {
-		i, ok := at[e.ResourceID]
-		if !ok {
-			i = len(runs)
-			at[e.ResourceID] = i
-			runs = append(runs, nil)
-		}
-		runs[i] = append(runs[i], e)
-	}
-	for _, run := range runs {
-		slices.SortFunc(run, func(a, b store.WebhookEvent) int { return cmp.Compare(a.Sequence, b.Sequence) })
-	}
-	return runs
+	return s.cfg.Store.Tx(ctx, fn)
 }
 
 func newLease() string {
@@ -240,42 +222,192 @@ func newLease() string {
 	return hex.EncodeToString(b[:])
 }
 
-// post sends one signed delivery and returns the receiver's status (0 when
-// it did not answer), the start of its answer, and why it failed.
-func (s *Service) post(ctx context.Context, endpoint, id string, body []byte) (status int, answer string, err error) {
-	h, err := s.hooks.signer.Sign(id, body, s.now())
-	if err != nil {
-		return 0, "", err
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(body))
-	if err != nil {
-		return 0, "", err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("User-Agent", webhookUserAgent)
-	req.Header.Set(webhooksig.CompatHeader, h.Compat)
-	req.Header.Set(webhooksig.Header, h.Signature)
-	resp, err := s.cfg.WebhookClient.Do(req)
-	if err != nil {
-		return 0, "", err
-	}
-	defer resp.Body.Close()
-	kept, _ := io.ReadAll(io.LimitReader(resp.Body, maxResponseKept))
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
-	return resp.StatusCode, string(kept), nil
+// delivery is one event of a round, new or a retry.
+type delivery struct {
+	ev    *store.Event
+	retry *store.WebhookRetry // nil for a new event
 }
 
-// attempt delivers e once and returns what to record.
-func (s *Service) attempt(ctx context.Context, e *store.WebhookEvent, endpoint string) store.WebhookOutcome {
+// outcome is what one attempt gave.
+type outcome struct {
+	attempt store.WebhookAttempt
+	ok      bool
+}
+
+// deliverTo sends an endpoint's work of one round and returns the round to
+// record and how many events it delivered.
+func (s *Service) deliverTo(ctx context.Context, ep *store.WebhookEndpoint, w *store.WebhookWork, stopAt time.Time) (*store.WebhookRound, int) {
+	now := s.now()
+	r := &store.WebhookRound{EndpointID: ep.ID, Through: w.Through, NextAttemptAt: ep.NextAttemptAt,
+		FailingSince: ep.FailingSince, FailedRounds: ep.FailedRounds, LastSuccessAt: ep.LastSuccessAt,
+		LastFailureAt: ep.LastFailureAt, LastError: ep.LastError}
+	giveUp := now.Add(s.cfg.WebhookRetryFor)
+	wait := func(ev *store.Event) {
+		r.NewRetries = append(r.NewRetries, store.WebhookRetry{EndpointID: ep.ID, EventSeq: ev.Seq,
+			ResourceID: ev.ResourceID, NextAttemptAt: now, GiveUpAt: giveUp})
+	}
+
+	// One run per resource: its due retries, then its new events.
+	var runs [][]delivery
+	at := map[string]int{}
+	add := func(d delivery) {
+		i, ok := at[d.ev.ResourceID]
+		if !ok {
+			i = len(runs)
+			at[d.ev.ResourceID] = i
+			runs = append(runs, nil)
+		}
+		runs[i] = append(runs[i], d)
+	}
+	retrying := make(map[int64]bool, len(w.Retries))
+	for i := range w.Retries {
+		add(delivery{ev: w.Retries[i].Event, retry: &w.Retries[i]})
+		retrying[w.Retries[i].EventSeq] = true
+	}
+	for i := range w.Events {
+		ev := &w.Events[i]
+		switch {
+		case retrying[ev.Seq]:
+			// A probe that failed made it a retry; the cursor had not
+			// passed it.
+		case w.Waiting[ev.ResourceID]:
+			wait(ev)
+		default:
+			add(delivery{ev: ev})
+		}
+	}
+	if len(runs) == 0 {
+		return r, 0
+	}
+
+	// A failing endpoint gets one delivery first; the rest only if it
+	// succeeds. Until then its cursor stays where it is, and the events
+	// read this round are read again next time.
+	sent := make([][]outcome, len(runs))
+	if ep.FailedRounds > 0 {
+		o := s.attempt(ctx, ep, runs[0][0])
+		sent[0] = append(sent[0], o)
+		if !o.ok {
+			r.Through, r.NewRetries = ep.Cursor, nil
+			s.settle(r, ep, [][]delivery{runs[0][:1]}, sent[:1], now, giveUp)
+			return r, 0
+		}
+	}
+
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, webhookParallel)
+	for i, run := range runs {
+		wg.Go(func() {
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			for j := len(sent[i]); j < len(run); j++ {
+				if j > 0 && !sent[i][j-1].ok {
+					return // the rest waits behind the failed one
+				}
+				if ctx.Err() != nil || (j > 0 && time.Now().After(stopAt)) {
+					return
+				}
+				sent[i] = append(sent[i], s.attempt(ctx, ep, run[j]))
+			}
+		})
+	}
+	wg.Wait()
+	return r, s.settle(r, ep, runs, sent, now, giveUp)
+}
+
+// settle turns a round's outcomes into what to record: attempts, retries
+// added, rewritten and ended, and the endpoint's state. It returns the
+// number of deliveries.
+func (s *Service) settle(r *store.WebhookRound, ep *store.WebhookEndpoint, runs [][]delivery, sent [][]outcome, now, giveUp time.Time) int {
+	ok, failed := 0, 0
+	for i, run := range runs {
+		for j, d := range run {
+			if j >= len(sent[i]) {
+				// Not sent: behind a failure, or out of time.
+				if d.retry == nil {
+					r.NewRetries = append(r.NewRetries, store.WebhookRetry{EndpointID: ep.ID, EventSeq: d.ev.Seq,
+						ResourceID: d.ev.ResourceID, NextAttemptAt: now, GiveUpAt: giveUp})
+				}
+				continue
+			}
+			o := sent[i][j]
+			a := o.attempt
+			switch {
+			case o.ok:
+				ok++
+				a.Final = true
+				if d.retry != nil {
+					r.Done = append(r.Done, d.retry.EventSeq)
+				}
+			case d.retry != nil && !now.Before(d.retry.GiveUpAt):
+				failed++
+				a.Final = true
+				r.Done = append(r.Done, d.retry.EventSeq)
+				s.log.Warn("webhook delivery given up", "endpoint", ep.ID, "event", d.ev.ID, "type", d.ev.Type,
+					"attempts", a.Attempt, "err", a.Error)
+			default:
+				failed++
+				next := now.Add(s.retryAfter(a.Attempt))
+				if d.retry != nil {
+					rr := *d.retry
+					rr.Event = nil
+					rr.Attempts, rr.NextAttemptAt = a.Attempt, earlier(next, rr.GiveUpAt)
+					r.Retried = append(r.Retried, rr)
+				} else {
+					r.NewRetries = append(r.NewRetries, store.WebhookRetry{EndpointID: ep.ID, EventSeq: d.ev.Seq,
+						ResourceID: d.ev.ResourceID, Attempts: a.Attempt, NextAttemptAt: earlier(next, giveUp), GiveUpAt: giveUp})
+				}
+			}
+			r.Attempts = append(r.Attempts, a)
+			if !o.ok {
+				r.LastFailureAt, r.LastError = a.AttemptedAt, a.Error
+			}
+		}
+	}
+	switch {
+	case ok > 0:
+		r.LastSuccessAt, r.FailingSince, r.FailedRounds, r.NextAttemptAt = now, time.Time{}, 0, time.Time{}
+	case failed > 0:
+		r.FailedRounds++
+		if r.FailingSince.IsZero() {
+			r.FailingSince = now
+		}
+		r.NextAttemptAt = now.Add(s.retryAfter(r.FailedRounds))
+		// A probe that failed is due again when the pause ends.
+		for i := range r.NewRetries {
+			r.NewRetries[i].NextAttemptAt = r.NextAttemptAt
+		}
+		for i := range r.Retried {
+			if r.Retried[i].NextAttemptAt.Before(r.NextAttemptAt) {
+				r.Retried[i].NextAttemptAt = r.NextAttemptAt
+			}
+		}
+		if now.Sub(r.FailingSince) >= s.cfg.WebhookDisableAfter {
+			r.Disable, r.DisabledAt = true, now
+			r.DisabledReason = fmt.Sprintf("every delivery since %s failed (the last: %s); disabled after %s",
+				timestamp(r.FailingSince), r.LastError, retentionWords(s.cfg.WebhookDisableAfter))
+		}
+	}
+	return ok
+}
+
+// attempt delivers d to ep once.
+func (s *Service) attempt(ctx context.Context, ep *store.WebhookEndpoint, d delivery) outcome {
 	start := time.Now()
-	a := store.WebhookAttempt{EventID: e.ID, Attempt: e.Attempts + 1, AttemptedAt: s.now(), URL: endpoint}
+	a := store.WebhookAttempt{EndpointID: ep.ID, EventSeq: d.ev.Seq, EventID: d.ev.ID, Attempt: 1,
+		AttemptedAt: s.now(), URL: ep.URL}
+	if d.retry != nil {
+		a.Attempt = d.retry.Attempts + 1
+	}
+	body := eventBody(d.ev)
+	var err error
+	if ep.Payload == store.PayloadThin {
+		body, err = thinBody(d.ev)
+	}
 	var status int
 	var answer string
-	var err error
-	if endpoint == "" {
-		err = errors.New("no webhook endpoint is configured")
-	} else {
-		status, answer, err = s.post(ctx, endpoint, e.ID, eventBody(e))
+	if err == nil {
+		status, answer, err = s.post(ctx, ep.URL, d.ev.ID, body)
 	}
 	a.Duration = time.Since(start)
 	a.ResponseStatus = status
@@ -289,22 +421,29 @@ func (s *Service) attempt(ctx context.Context, e *store.WebhookEvent, endpoint s
 			a.Error += ": " + truncate(answer, 200)
 		}
 	}
-	now := s.now()
-	next := *e
-	next.UpdatedAt, next.LastStatus, next.LastError = now, status, a.Error
-	switch {
-	case ok:
-		next.Status, next.DeliveredAt = store.WebhookDelivered, now
-	case !now.Before(e.GiveUpAt):
-		next.Status = store.WebhookFailed
-		s.log.Warn("webhook delivery failed for good", "id", e.ID, "type", e.Type, "attempts", a.Attempt, "err", a.Error)
-	default:
-		next.NextAttemptAt = now.Add(s.retryAfter(a.Attempt))
-		if next.NextAttemptAt.After(e.GiveUpAt) {
-			next.NextAttemptAt = e.GiveUpAt
-		}
+	return outcome{attempt: a, ok: ok}
+}
+
+// post sends one signed delivery and returns the receiver's status (0 when
+// it did not answer), the start of its answer, and why it failed.
+func (s *Service) post(ctx context.Context, endpoint, id string, body []byte) (status int, answer string, err error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(body))
+	if err != nil {
+		return 0, "", err
 	}
-	return store.WebhookOutcome{Event: next, Attempt: a}
+	if err := s.signDelivery(req.Header, id, body); err != nil {
+		return 0, "", err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", webhookUserAgent)
+	resp, err := s.cfg.WebhookClient.Do(req)
+	if err != nil {
+		return 0, "", err
+	}
+	defer resp.Body.Close()
+	kept, _ := io.ReadAll(io.LimitReader(resp.Body, maxResponseKept))
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+	return resp.StatusCode, string(kept), nil
 }
 
 // retryAfter is the wait after the n-th failed attempt: WebhookRetryBase ×
@@ -319,6 +458,14 @@ func (s *Service) retryAfter(n int) time.Duration {
 	return d/2 + rand.N(d/2+1)
 }
 
+// earlier is the earlier of two times.
+func earlier(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
 func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
@@ -326,165 +473,60 @@ func truncate(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// ---- the test webhook
-
-// TestWebhookResponse is the reference's TestWebhookResponse.
-type TestWebhookResponse struct {
-	URL            string `json:"url,omitempty"`
-	ResponseStatus int    `json:"response_status"`
-	ResponseBody   string `json:"response_body,omitempty"`
+// mailDisabled tells the operator that the worker disabled an endpoint.
+// Without an operator address it is logged only.
+func (s *Service) mailDisabled(ctx context.Context, r *store.WebhookRound) {
+	s.log.Error("webhook endpoint disabled", "endpoint", r.EndpointID, "reason", r.DisabledReason)
+	if s.cfg.OperatorEmail == "" {
+		return
+	}
+	msg := mail.Message{
+		From:    s.cfg.MailFrom,
+		To:      s.cfg.OperatorEmail,
+		Subject: "Webhook endpoint " + r.EndpointID + " was disabled",
+		Text: "The payments service stopped delivering events to webhook endpoint " + r.EndpointID + ".\n\n" +
+			"Why: " + r.DisabledReason + ".\n\n" +
+			"Its events are kept for " + retentionWords(s.cfg.EventRetention) + ". When the receiver works again,\n" +
+			"enable the endpoint (PATCH /webhooks/endpoints/" + r.EndpointID + " {\"enabled\": true}): it resumes\n" +
+			"where it stopped. GET /events lists what it missed; POST /webhooks/endpoints/{id}/replay sends a range again.\n",
+	}
+	mctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), mailTimeout)
+	defer cancel()
+	if err := s.mailer.Send(mctx, msg); err != nil {
+		s.log.Error("the e-mail about a disabled webhook endpoint was not sent", "endpoint", r.EndpointID, "err", err)
+	}
 }
 
-// TestWebhook sends a TEST event to the configured endpoint now, outside
-// the outbox (POST /sandbox/webhooks/test, sandbox only), and answers the
-// receiver's status and body when it answered 2xx; WEBHOOK_DELIVERY_ERROR
-// (the same fields under details) otherwise, WEBHOOK_ENDPOINT_NOT_SET
-// without an endpoint, and FORBIDDEN in production mode.
-func (s *Service) TestWebhook(ctx context.Context) (TestWebhookResponse, error) {
-	if s.mode != ModeSandbox {
-		return TestWebhookResponse{}, ErrSandboxOnly
+// retentionWords says a duration in days or hours, as e-mails and errors
+// do.
+func retentionWords(d time.Duration) string {
+	switch {
+	case d >= 48*time.Hour && d%(24*time.Hour) == 0:
+		return strconv.Itoa(int(d/(24*time.Hour))) + " days"
+	case d >= 2*time.Hour && d%time.Hour == 0:
+		return strconv.Itoa(int(d/time.Hour)) + " hours"
 	}
-	c, err := read(ctx, s, func(tx store.Tx) (platformConfig, error) { return s.readConfig(ctx, tx) })
-	if err != nil {
-		return TestWebhookResponse{}, err
-	}
-	if c.WebhookEndpoint == "" {
-		return TestWebhookResponse{}, errorf("WEBHOOK_ENDPOINT_NOT_SET", "no webhookEndpoint is configured; set one with PATCH /config")
-	}
-	id := ids.New("Webhook")
-	event, err := encodeEnvelope(webhookEnvelope{ID: id, Type: webhooksig.Test, Timestamp: timestamp(s.now())})
-	if err != nil {
-		return TestWebhookResponse{}, err
-	}
-	status, answer, err := s.post(ctx, c.WebhookEndpoint, id, event)
-	out := TestWebhookResponse{URL: c.WebhookEndpoint, ResponseStatus: status, ResponseBody: answer}
-	if err != nil || status < 200 || status > 299 {
-		msg := "the webhook endpoint answered " + strconv.Itoa(status)
-		details := map[string]any{"url": out.URL, "response_status": status, "response_body": answer}
-		if err != nil {
-			msg = "the webhook endpoint did not answer: " + err.Error()
-			details["error"] = err.Error()
-		}
-		return TestWebhookResponse{}, &Error{Code: "WEBHOOK_DELIVERY_ERROR", Message: msg, Details: details}
-	}
-	return out, nil
+	return d.String()
 }
 
-// ---- deliveries (our extension)
-
-// WebhookDelivery is an event of the outbox with its attempts, as GET
-// /webhooks/deliveries shows it.
-type WebhookDelivery struct {
-	ID                 string           `json:"id"`
-	Type               string           `json:"type"`
-	ResourceID         string           `json:"resourceId"`
-	Sequence           int64            `json:"sequence"`
-	Status             string           `json:"status"`
-	AttemptCount       int              `json:"attemptCount"`
-	NextAttemptAt      string           `json:"nextAttemptAt,omitempty"`
-	GiveUpAt           string           `json:"giveUpAt,omitempty"`
-	DeliveredAt        string           `json:"deliveredAt,omitempty"`
-	LastResponseStatus int              `json:"lastResponseStatus,omitempty"`
-	LastError          string           `json:"lastError,omitempty"`
-	CreatedAt          string           `json:"createdAt"`
-	UpdatedAt          string           `json:"updatedAt"`
-	Attempts           []WebhookAttempt `json:"attempts"`
-	Event              json.RawMessage  `json:"event"`
-}
-
-type WebhookAttempt struct {
-	Attempt        int    `json:"attempt"`
-	AttemptedAt    string `json:"attemptedAt"`
-	URL            string `json:"url"`
-	ResponseStatus int    `json:"responseStatus,omitempty"`
-	Error          string `json:"error,omitempty"`
-	DurationMs     int64  `json:"durationMs"`
-}
-
-func deliveryJSON(e *store.WebhookEvent, attempts []store.WebhookAttempt) WebhookDelivery {
-	d := WebhookDelivery{ID: e.ID, Type: e.Type, ResourceID: e.ResourceID, Sequence: e.Sequence, Status: e.Status,
-		AttemptCount: e.Attempts, LastResponseStatus: e.LastStatus, LastError: e.LastError,
-		CreatedAt: timestamp(e.CreatedAt), UpdatedAt: timestamp(e.UpdatedAt), Event: json.RawMessage(eventBody(e)),
-		Attempts: make([]WebhookAttempt, 0, len(attempts))}
-	if e.Status == store.WebhookPending {
-		d.NextAttemptAt, d.GiveUpAt = timestamp(e.NextAttemptAt), timestamp(e.GiveUpAt)
-	}
-	if !e.DeliveredAt.IsZero() {
-		d.DeliveredAt = timestamp(e.DeliveredAt)
-	}
-	for _, a := range attempts {
-		d.Attempts = append(d.Attempts, WebhookAttempt{Attempt: a.Attempt, AttemptedAt: timestamp(a.AttemptedAt), URL: a.URL,
-			ResponseStatus: a.ResponseStatus, Error: a.Error, DurationMs: a.Duration.Milliseconds()})
-	}
-	return d
-}
-
-var deliveryStatuses = []string{store.WebhookPending, store.WebhookDelivered, store.WebhookFailed}
-
-// WebhookDeliveryFilter is the query of ListWebhookDeliveries.
-type WebhookDeliveryFilter struct {
-	Status     string `query:"status"` // PENDING, DELIVERED or FAILED
-	ResourceID string `query:"resourceId"`
-	Page       PageRequest
-}
-
-// ListWebhookDeliveries is a page of the outbox (GET /webhooks/deliveries):
-// newest first, with each event's attempts; filters status and resourceId,
-// limit and cursor as every list.
-func (s *Service) ListWebhookDeliveries(ctx context.Context, req WebhookDeliveryFilter) (wire.List[WebhookDelivery], error) {
-	var fe fieldErrors
-	f := store.WebhookEventFilter{Status: req.Status, ResourceID: req.ResourceID}
-	f.Limit, f.Cursor = req.Page.check("Webhook", &fe)
-	if f.Status != "" && f.Status != store.WebhookPending && f.Status != store.WebhookDelivered && f.Status != store.WebhookFailed {
-		fe.addConstraint("status", "is not a delivery status", wire.FieldConstraint{Enum: deliveryStatuses})
-	}
-	if len(f.ResourceID) > 200 {
-		fe.add("resourceId", "is not a resource id")
-	}
-	if e := fe.err(); e != nil {
-		return wire.List[WebhookDelivery]{}, e
-	}
-	return listPageTx(ctx, s, func(tx store.Tx) (store.Page[store.WebhookEvent], error) { return tx.ListWebhookEvents(ctx, f) },
-		func(tx store.Tx, e *store.WebhookEvent) (WebhookDelivery, error) {
-			attempts, err := tx.ListWebhookAttempts(ctx, e.ID)
-			if err != nil {
-				return WebhookDelivery{}, err
-			}
-			return deliveryJSON(e, attempts), nil
+// DropOldEvents drops the events older than EventRetention (and what
+// their deliveries recorded), in batches, and reports how many.
+func (s *Service) DropOldEvents(ctx context.Context) (int, error) {
+	cutoff := s.now().Add(-s.cfg.EventRetention)
+	total := 0
+	for {
+		var n int
+		err := s.workerTx(ctx, func(tx store.Tx) error {
+			var err error
+			n, err = tx.DeleteEventsBefore(ctx, cutoff, catalogBatch)
+			return err
 		})
-}
-
-// ReplayWebhookDelivery sends an event of the outbox again (POST
-// /webhooks/deliveries/{id}/replay): the event (any status) goes out now,
-// with the same id and body, and is retried for another WebhookRetryFor.
-// It goes out after the earlier pending events of its resource and holds
-// the later ones back until it is delivered. It answers the delivery.
-func (s *Service) ReplayWebhookDelivery(ctx context.Context, id string) (WebhookDelivery, error) {
-	notFound := errorf(CodeNotFound, "no webhook delivery with this id")
-	if !ids.Valid("Webhook", id) {
-		return WebhookDelivery{}, notFound
+		total += n
+		if err != nil || n < catalogBatch {
+			return total, err
+		}
+		if ctx.Err() != nil {
+			return total, errors.Join(ctx.Err())
+		}
 	}
-	out, err := commit(ctx, s, "", nil, func(tx store.Tx) (WebhookDelivery, error) {
-		now := s.now()
-		err := tx.ReplayWebhookEvent(ctx, id, now, now.Add(s.cfg.WebhookRetryFor))
-		if errors.Is(err, store.ErrNotFound) {
-			return WebhookDelivery{}, notFound
-		}
-		if err != nil {
-			return WebhookDelivery{}, err
-		}
-		e, err := tx.GetWebhookEvent(ctx, id)
-		if err != nil {
-			return WebhookDelivery{}, err
-		}
-		attempts, err := tx.ListWebhookAttempts(ctx, id)
-		if err != nil {
-			return WebhookDelivery{}, err
-		}
-		return deliveryJSON(e, attempts), nil
-	})
-	if err == nil {
-		s.wakeWebhooks()
-	}
-	return out, err
 }

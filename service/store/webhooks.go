@@ -112,6 +112,11 @@ type WebhookTx interface {
 	// already keeps it. It reports how many it added and whether the
 	// range held more than limit.
 	ReplayWebhookEvents(ctx context.Context, endpointID string, from, to time.Time, types []string, at, giveUpAt time.Time, limit int) (added int, more bool, err error)
+	// ReplayWebhookEvent adds a retry of the endpoint for the catalogued
+	// event seq, due at `at` with attempts 0 and given up at giveUpAt; an
+	// event with a retry of the endpoint already keeps it. ErrNotFound
+	// when the event is not (or no longer) catalogued.
+	ReplayWebhookEvent(ctx context.Context, endpointID string, seq int64, at, giveUpAt time.Time) error
 	// ListWebhookAttempts pages the recorded delivery attempts newest
 	// first.
 	ListWebhookAttempts(ctx context.Context, f WebhookAttemptFilter) (Page[WebhookAttempt], error)
