@@ -119,7 +119,6 @@ func (s *Service) newWebhookKeySet() ([]byte, error) {
 // with them.
 func (s *Service) WebhookKeys() webhooksig.JWKS { return s.hooks.keys.jwks }
 
-
 // signDelivery sets the signature headers of a delivery of body, the
 // event id.
 func (s *Service) signDelivery(h http.Header, id string, body []byte) error {
