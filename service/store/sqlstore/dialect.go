@@ -72,6 +72,31 @@ type dialect struct {
 	// classify tells unique and foreign-key violations and serialisation
 	// failures apart from other errors.
 	classify func(error) errKind
+
+	// eventLog is how the event log is written and read.
+	eventLog eventLogSQL
+	// fromHex is the SQL expression of the bytes whose hex text is expr.
+	fromHex func(expr string) string
+}
+
+// eventLogSQL is what differs in the event log (see store.WebhookTx): on
+// SQLite, where an in-process statement costs little, RecordEvents writes
+// its row at once and every row is final; on PostgreSQL the row waits to
+// go with the transaction's next statement, and is final once every
+// transaction that could precede it has ended.
+type eventLogSQL struct {
+	// withNext: RecordEvents keeps the row for the next statement
+	// (tx.withPending). Its INSERT then names part; otherwise not.
+	withNext bool
+	// lock is a query that takes the catalog's turn, for the transaction,
+	// and returns whether it did ("": a writer holds the database alone).
+	lock string
+	// read selects pos, part and events of the final rows, oldest first,
+	// up to the limit its one parameter gives.
+	read string
+	// moved deletes the rows up to and including (pos, part), its
+	// parameters pos, pos and part.
+	moved string
 }
 
 // rebind rewrites "?" placeholders to the dialect's form. The shared queries
@@ -115,6 +140,11 @@ var sqliteDialect = &dialect{
 		return t.UnixMicro()
 	},
 	jsonRows: jsonRowsSQLite,
+	eventLog: eventLogSQL{
+		read:  `SELECT pos, 0, events FROM event_log ORDER BY pos LIMIT ?`,
+		moved: `DELETE FROM event_log WHERE pos < ? OR (pos = ? AND ? = 0)`,
+	},
+	fromHex: func(e string) string { return "unhex(" + e + ")" },
 	// TOTAL is a float sum, exact below 2^53; the cast saturates.
 	cappedSum: func(c string) string { return "CAST(MIN(TOTAL(" + c + "), 9223372036854775807.0) AS INTEGER)" },
 	classify: func(err error) errKind {
@@ -161,6 +191,21 @@ var postgresDialect = &dialect{
 		return t.UTC().Truncate(time.Microsecond)
 	},
 	jsonRows: jsonRowsPostgres,
+	eventLog: eventLogSQL{
+		withNext: true,
+		// Another constant than the migration lock's; taken by
+		// pg_try_: a second cataloguer does not wait, it leaves the
+		// work to the one at it.
+		lock: `SELECT pg_try_advisory_xact_lock(7235041786432014)`,
+		// Below the snapshot's xmin every transaction has ended: a row
+		// of one still running (pos at xmin or above) may precede rows
+		// of later transactions that already committed, so nothing at
+		// or after it moves yet.
+		read: `SELECT pos, part, events FROM event_log
+			WHERE pos < pg_snapshot_xmin(pg_current_snapshot())::text::bigint ORDER BY pos, part LIMIT ?`,
+		moved: `DELETE FROM event_log WHERE pos < ? OR (pos = ? AND part <= ?)`,
+	},
+	fromHex: func(e string) string { return "decode(" + e + ", 'hex')" },
 	cappedSum: func(c string) string {
 		return "LEAST(COALESCE(SUM(" + c + "), 0), 9223372036854775807)::bigint"
 	},

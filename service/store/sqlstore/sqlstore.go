@@ -72,6 +72,9 @@ type DB struct {
 	d     *dialect
 	keys  keyLocks   // TxFor's queue in this process
 	stmts *stmtCache // SQLite only; nil on PostgreSQL
+	// trace, when not nil, sees the SQL text of every statement the
+	// store's transactions send (tests only; set before any Tx).
+	trace func(q string)
 }
 
 var _ store.Store = (*DB)(nil)
@@ -472,7 +475,7 @@ func (db *DB) try(ctx context.Context, begin func(context.Context, *sql.TxOption
 	if err != nil {
 		return db.d.classify(err) == errRetry, fmt.Errorf("store: begin: %w", err)
 	}
-	t := &tx{tx: sqlTx, d: db.d, stmts: db.stmts}
+	t := &tx{tx: sqlTx, d: db.d, stmts: db.stmts, trace: db.trace}
 	done := false
 	defer func() {
 		if !done { // fn panicked
@@ -488,6 +491,11 @@ func (db *DB) try(ctx context.Context, begin func(context.Context, *sql.TxOption
 	if t.lostRace {
 		_ = sqlTx.Rollback()
 		return true, errors.New("store: transaction aborted by a serialization failure")
+	}
+	// A log row no statement after RecordEvents carried goes alone.
+	if err := t.flushEvents(ctx); err != nil {
+		_ = sqlTx.Rollback()
+		return t.lostRace, err
 	}
 	if err := sqlTx.Commit(); err != nil {
 		return db.d.classify(err) == errRetry, fmt.Errorf("store: commit: %w", err)

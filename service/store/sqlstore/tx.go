@@ -21,31 +21,75 @@ type tx struct {
 	// stmts, when not nil, holds prepared statements to run instead of
 	// SQL text (SQLite; see stmtCache).
 	stmts *stmtCache
+	// pending is the event log row RecordEvents keeps for the next
+	// statement to carry (PostgreSQL; see withPending), nil when none;
+	// parts counts the log rows of this transaction.
+	pending []logRow
+	parts   int
+	// trace, when not nil, sees the SQL text of every statement the
+	// transaction sends (tests).
+	trace func(q string)
 }
 
 var _ store.Tx = (*tx)(nil)
 
 type scanner interface{ Scan(dest ...any) error }
 
+// exec, query and queryRow send a statement of the transaction. A log
+// row RecordEvents keeps (PostgreSQL) goes with it when the statement can
+// carry it (see withPending), and counts as written once the driver sent
+// the statement without an error: if the statement then fails at the
+// server, PostgreSQL aborts the whole transaction, and the caller sees
+// the statement's own error, classified as it would be without the row.
 func (t *tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	if q, args, ok := t.withPending(q, args); ok {
+		res, err := t.send(q).ExecContext(ctx, t.d.rebind(q), args...)
+		if err == nil {
+			t.pending = nil
+		}
+		return res, err
+	}
 	if s := t.prepared(ctx, q); s != nil {
 		return s.ExecContext(ctx, args...)
 	}
-	return t.tx.ExecContext(ctx, t.d.rebind(q), args...)
+	return t.send(q).ExecContext(ctx, t.d.rebind(q), args...)
 }
 
 func (t *tx) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	if q, args, ok := t.withPending(q, args); ok {
+		rows, err := t.send(q).QueryContext(ctx, t.d.rebind(q), args...)
+		if err == nil {
+			t.pending = nil
+		}
+		return rows, err
+	}
 	if s := t.prepared(ctx, q); s != nil {
 		return s.QueryContext(ctx, args...)
 	}
-	return t.tx.QueryContext(ctx, t.d.rebind(q), args...)
+	return t.send(q).QueryContext(ctx, t.d.rebind(q), args...)
 }
 
 func (t *tx) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
+	if q, args, ok := t.withPending(q, args); ok {
+		row := t.send(q).QueryRowContext(ctx, t.d.rebind(q), args...)
+		if row.Err() == nil {
+			t.pending = nil
+		}
+		return row
+	}
 	if s := t.prepared(ctx, q); s != nil {
 		return s.QueryRowContext(ctx, args...)
 	}
-	return t.tx.QueryRowContext(ctx, t.d.rebind(q), args...)
+	return t.send(q).QueryRowContext(ctx, t.d.rebind(q), args...)
+}
+
+// send returns the transaction for a statement of SQL text q, after
+// showing q to the trace.
+func (t *tx) send(q string) *sql.Tx {
+	if t.trace != nil {
+		t.trace(q)
+	}
+	return t.tx
 }
 
 // prepared returns q's cached statement bound to this transaction, or nil
@@ -55,6 +99,9 @@ func (t *tx) prepared(ctx context.Context, q string) *sql.Stmt {
 		return nil
 	}
 	if s := t.stmts.get(q); s != nil {
+		if t.trace != nil {
+			t.trace(q)
+		}
 		return t.tx.StmtContext(ctx, s)
 	}
 	return nil
@@ -154,16 +201,28 @@ func (f *filter) where() string {
 // limit to learn whether another page exists without a second query.
 func listPage[T any](ctx context.Context, t *tx, what, table, cols string, f filter, limit int, cursor string,
 	scan func(scanner) (T, error), id func(*T) string) (store.Page[T], error) {
+	var after any
+	if cursor != "" {
+		after = cursor
+	}
+	return listPageBy(ctx, t, what, table, cols, "id", f, limit, after, scan, id)
+}
+
+// listPageBy is listPage for a table keyed by the column key, whose
+// cursor is the argument after (nil: the first page): the integer keys of
+// the event catalog and the delivery attempts.
+func listPageBy[T any](ctx context.Context, t *tx, what, table, cols, key string, f filter, limit int, cursor any,
+	scan func(scanner) (T, error), id func(*T) string) (store.Page[T], error) {
 	var p store.Page[T]
 	if err := t.queryRow(ctx, "SELECT count(*) FROM "+table+f.where(), f.args...).Scan(&p.TotalCount); err != nil {
 		return store.Page[T]{}, t.fail(what, err)
 	}
 	limit = pageLimit(limit)
-	order, after := " ORDER BY id", "id > ?"
+	order, after := " ORDER BY "+key, key+" > ?"
 	if f.desc {
-		order, after = " ORDER BY id DESC", "id < ?"
+		order, after = " ORDER BY "+key+" DESC", key+" < ?"
 	}
-	if cursor != "" {
+	if cursor != nil {
 		f.conds = append(f.conds[:len(f.conds):len(f.conds)], after)
 		f.args = append(f.args[:len(f.args):len(f.args)], cursor)
 	}
