@@ -530,3 +530,44 @@ func TestHeadersSet(t *testing.T) {
 		t.Fatalf("empty values set: %v", h)
 	}
 }
+
+// FuzzParseJWKS: the parser never panics, fails only with ErrKey, keeps
+// only valid keys of its two kinds under unique kids, and what it keeps
+// marshals to a set that parses to the same keys.
+func FuzzParseJWKS(f *testing.F) {
+	g, err := GenerateGeneration()
+	if err != nil {
+		f.Fatal(err)
+	}
+	keys, _ := NewKeys([]*Generation{g}, nil)
+	doc, _ := keys.JWKS().Marshal()
+	f.Add(doc)
+	f.Add([]byte(`{"keys":[{"kty":"RSA","n":"AQAB","e":"AQAB","kid":"r"},{"kty":"OKP","crv":"Ed25519","x":"` + g.JWKs()[1].X + `","kid":"k"}]}`))
+	f.Add([]byte(`{"keys":[]}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		set, err := ParseJWKS(b)
+		if err != nil {
+			if !errors.Is(err, ErrKey) {
+				t.Fatalf("error %v is not ErrKey", err)
+			}
+			return
+		}
+		kids := map[string]bool{}
+		for _, k := range set.Keys {
+			_, errEC := k.PublicKey()
+			_, errEd := k.Ed25519PublicKey()
+			if (errEC == nil) == (errEd == nil) || kids[k.Kid] {
+				t.Fatalf("kept %+v", k)
+			}
+			kids[k.Kid] = true
+		}
+		raw, err := set.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := ParseJWKS(raw)
+		if err != nil || !slices.Equal(again.Keys, set.Keys) {
+			t.Fatalf("round trip: %v", err)
+		}
+	})
+}
