@@ -1,25 +1,57 @@
 // Package webhooksig signs and verifies the payments service's webhooks.
 //
-// Every delivery carries two signatures, both ECDSA P-256 with SHA-256,
-// DER-encoded and then base64 (standard alphabet, padded):
+// # Keys
 //
-//   - [CompatHeader] (X-Service-Signature): {"v":"1","s":"<sig>"} over the
-//     raw body alone, the reference API's shape. It cannot tell a replayed
-//     old delivery from a new one; [VerifyCompat] checks it.
-//   - [Header] (Service-Webhook-Signature): t=<unix seconds>,kid=<key
-//     id>,v1=<sig> over the bytes "<webhook id>.<t>.<raw body>" (see
-//     [SignedBytes]). The key id names the key in the service's JWKS, and
-//     [Verify] refuses a timestamp more than [Tolerance] away from now.
+// The service signs with key generations ([Generation]): a P-256 key and an
+// Ed25519 key made together, each with a kid (16 hex digits of SHA-256 over
+// the public key). [Keys] is the set in use: the generations that sign,
+// oldest first (the oldest is the primary), and those only published. A
+// rotation adds a generation (published, then signing), lets both sign
+// for a while, then drops the old one from signing and, later, from the
+// set. [Generation.MarshalPrivate] and [ParseGeneration] give the service
+// bytes to seal at rest; [Keys.JWKS] is the public key set (GET
+// /2025-10-13/webhooks/jwks.json, no credentials), EC P-256 and OKP Ed25519
+// keys, and [Generation.PublicKey] the Ed25519 key as Standard Webhooks
+// shows it, whpk_<base64>.
 //
-// A receiver fetches the service's public keys once (GET
-// /2025-10-13/webhooks/jwks.json, no credentials), parses them with
-// [ParseJWKS], and calls [Verify] with the header, the raw body and the
-// keys; it then deduplicates by the returned webhook id and drops events
-// whose sequence is not newer than the last one it applied for the resource.
+// # Headers
 //
-// The same key signs what the service publishes to be kept, such as the
-// ledger's chain head: a JWS with ES256 and the key's kid ([Signer.SignJWS],
-// [VerifyJWS]), which any JOSE library verifies with the same JWKS.
+// [Keys.Sign] gives every delivery five headers ([Headers.Set] puts them
+// on a request):
+//
+//   - [CompatHeader] (X-Service-Signature): {"v":"1","s":"<sig>"}, ECDSA
+//     P-256 with SHA-256 (DER, base64) over the raw body alone, by the
+//     primary: the reference API's shape. It cannot tell a replayed old
+//     delivery from a new one; [VerifyCompat] checks it.
+//   - [Header] (Service-Webhook-Signature): t=<unix seconds>, then
+//     kid=<kid>,v1=<sig> per signing generation (newest first, the primary
+//     last), ECDSA over "<webhook id>.<t>.<raw body>" ([SignedBytes]). With
+//     one generation it is t=…,kid=…,v1=…, as it always was. [Verify]
+//     accepts it when t is within [Tolerance] of now and one pair of a kid
+//     the receiver knows verifies; [ParseHeader] parses it.
+//   - [StdIDHeader], [StdTimestampHeader], [StdSignatureHeader]
+//     (webhook-id, webhook-timestamp, webhook-signature): Standard Webhooks
+//     (https://www.standardwebhooks.com), one v1a,<base64 Ed25519
+//     signature> entry per signing generation over the same bytes. Any
+//     Standard Webhooks library verifies them with the whpk_ keys;
+//     [VerifyStandard] does too.
+//
+// A receiver fetches the keys once and again on an unknown kid, parses
+// them with [ParseJWKS] (which drops key kinds it does not use), and calls
+// [Verify] (or [VerifyStandard] with [JWKS.Ed25519Keys]) with the header,
+// the raw body and the keys; it then deduplicates by the webhook id and
+// drops events whose sequence is not newer than the last one it applied
+// for the resource. A receiver that reads only the last kid and v1 of
+// Service-Webhook-Signature (the README's standard-library sample) checks
+// the primary's signature, the key it already knows, during a rotation.
+//
+// The primary's P-256 key also signs what the service publishes to be
+// kept, such as the ledger's chain head: a JWS with ES256 and the key's kid
+// ([Keys.SignJWS], [Signer.SignJWS], [VerifyJWS]), which any JOSE library
+// verifies with the same JWKS.
+//
+// [Signer] is one P-256 key alone, the package's first shape: it makes the
+// first two headers only.
 //
 // The package imports only the standard library, so the BFF and any Go
 // receiver can use it without the service.
