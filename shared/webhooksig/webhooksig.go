@@ -1,25 +1,57 @@
 // Package webhooksig signs and verifies the payments service's webhooks.
 //
-// Every delivery carries two signatures, both ECDSA P-256 with SHA-256,
-// DER-encoded and then base64 (standard alphabet, padded):
+// # Keys
 //
-//   - [CompatHeader] (X-Service-Signature): {"v":"1","s":"<sig>"} over the
-//     raw body alone, the reference API's shape. It cannot tell a replayed
-//     old delivery from a new one; [VerifyCompat] checks it.
-//   - [Header] (Service-Webhook-Signature): t=<unix seconds>,kid=<key
-//     id>,v1=<sig> over the bytes "<webhook id>.<t>.<raw body>" (see
-//     [SignedBytes]). The key id names the key in the service's JWKS, and
-//     [Verify] refuses a timestamp more than [Tolerance] away from now.
+// The service signs with key generations ([Generation]): a P-256 key and an
+// Ed25519 key made together, each with a kid (16 hex digits of SHA-256 over
+// the public key). [Keys] is the set in use: the generations that sign,
+// oldest first (the oldest is the primary), and those only published. A
+// rotation adds a generation (published, then signing), lets both sign
+// for a while, then drops the old one from signing and, later, from the
+// set. [Generation.MarshalPrivate] and [ParseGeneration] give the service
+// bytes to seal at rest; [Keys.JWKS] is the public key set (GET
+// /2025-10-13/webhooks/jwks.json, no credentials), EC P-256 and OKP Ed25519
+// keys, and [Generation.PublicKey] the Ed25519 key as Standard Webhooks
+// shows it, whpk_<base64>.
 //
-// A receiver fetches the service's public keys once (GET
-// /2025-10-13/webhooks/jwks.json, no credentials), parses them with
-// [ParseJWKS], and calls [Verify] with the header, the raw body and the
-// keys; it then deduplicates by the returned webhook id and drops events
-// whose sequence is not newer than the last one it applied for the resource.
+// # Headers
 //
-// The same key signs what the service publishes to be kept, such as the
-// ledger's chain head: a JWS with ES256 and the key's kid ([Signer.SignJWS],
-// [VerifyJWS]), which any JOSE library verifies with the same JWKS.
+// [Keys.Sign] gives every delivery five headers ([Headers.Set] puts them
+// on a request):
+//
+//   - [CompatHeader] (X-Service-Signature): {"v":"1","s":"<sig>"}, ECDSA
+//     P-256 with SHA-256 (DER, base64) over the raw body alone, by the
+//     primary: the reference API's shape. It cannot tell a replayed old
+//     delivery from a new one; [VerifyCompat] checks it.
+//   - [Header] (Service-Webhook-Signature): t=<unix seconds>, then
+//     kid=<kid>,v1=<sig> per signing generation (newest first, the primary
+//     last), ECDSA over "<webhook id>.<t>.<raw body>" ([SignedBytes]). With
+//     one generation it is t=…,kid=…,v1=…, as it always was. [Verify]
+//     accepts it when t is within [Tolerance] of now and one pair of a kid
+//     the receiver knows verifies; [ParseHeader] parses it.
+//   - [StdIDHeader], [StdTimestampHeader], [StdSignatureHeader]
+//     (webhook-id, webhook-timestamp, webhook-signature): Standard Webhooks
+//     (https://www.standardwebhooks.com), one v1a,<base64 Ed25519
+//     signature> entry per signing generation over the same bytes. Any
+//     Standard Webhooks library verifies them with the whpk_ keys;
+//     [VerifyStandard] does too.
+//
+// A receiver fetches the keys once and again on an unknown kid, parses
+// them with [ParseJWKS] (which drops key kinds it does not use), and calls
+// [Verify] (or [VerifyStandard] with [JWKS.Ed25519Keys]) with the header,
+// the raw body and the keys; it then deduplicates by the webhook id and
+// drops events whose sequence is not newer than the last one it applied
+// for the resource. A receiver that reads only the last kid and v1 of
+// Service-Webhook-Signature (the README's standard-library sample) checks
+// the primary's signature, the key it already knows, during a rotation.
+//
+// The primary's P-256 key also signs what the service publishes to be
+// kept, such as the ledger's chain head: a JWS with ES256 and the key's kid
+// ([Keys.SignJWS], [Signer.SignJWS], [VerifyJWS]), which any JOSE library
+// verifies with the same JWKS.
+//
+// [Signer] is one P-256 key alone, the package's first shape: it makes the
+// first two headers only.
 //
 // The package imports only the standard library, so the BFF and any Go
 // receiver can use it without the service.
@@ -28,6 +60,7 @@ package webhooksig
 import (
 	"bytes"
 	"crypto/ecdsa"
+	"crypto/ed25519"
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/sha256"
@@ -36,6 +69,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -65,28 +99,68 @@ var (
 	ErrKey        = errors.New("webhooksig: invalid key")
 )
 
-// Signature is a parsed Service-Webhook-Signature header.
+// Signature is a parsed Service-Webhook-Signature header: one timestamp and
+// one kid=…,v1=… pair per signing key. KeyID and V1 are the last pair,
+// which the service makes with its primary key (the one every receiver
+// knows); More holds the pairs before it, the newer keys while keys rotate,
+// and is empty otherwise.
 type Signature struct {
-	Timestamp int64  // t: Unix seconds when it was signed
-	KeyID     string // kid
-	V1        []byte // v1: DER ECDSA signature over SignedBytes
+	Timestamp int64      // t: Unix seconds when it was signed
+	KeyID     string     // kid of the last pair
+	V1        []byte     // v1 of the last pair: DER ECDSA signature over SignedBytes
+	More      []KeyedSig // the pairs before the last, in header order
 }
 
-// String formats the header value: t=…,kid=…,v1=….
+// KeyedSig is one kid=…,v1=… pair of a Service-Webhook-Signature header.
+type KeyedSig struct {
+	KeyID string // kid: a P-256 key of the service's JWKS
+	V1    []byte // v1: DER ECDSA signature over SignedBytes
+}
+
+// Pairs lists every pair in header order, the last (KeyID, V1) included.
+func (s Signature) Pairs() []KeyedSig {
+	return append(append(make([]KeyedSig, 0, len(s.More)+1), s.More...), KeyedSig{KeyID: s.KeyID, V1: s.V1})
+}
+
+// KeyIDs lists the kids of the header's pairs, in header order.
+func (s Signature) KeyIDs() []string {
+	ids := make([]string, 0, len(s.More)+1)
+	for _, p := range s.Pairs() {
+		ids = append(ids, p.KeyID)
+	}
+	return ids
+}
+
+// String formats the header value: t=…, then ,kid=…,v1=… per pair. Without
+// More it is the header of one key, t=…,kid=…,v1=….
 func (s Signature) String() string {
-	return "t=" + strconv.FormatInt(s.Timestamp, 10) + ",kid=" + s.KeyID + ",v1=" + base64.StdEncoding.EncodeToString(s.V1)
+	var b strings.Builder
+	b.WriteString("t=")
+	b.WriteString(strconv.FormatInt(s.Timestamp, 10))
+	for _, p := range s.Pairs() {
+		b.WriteString(",kid=")
+		b.WriteString(p.KeyID)
+		b.WriteString(",v1=")
+		b.WriteString(base64.StdEncoding.EncodeToString(p.V1))
+	}
+	return b.String()
 }
 
 // ParseHeader parses a Service-Webhook-Signature value: comma-separated
-// key=value pairs with exactly one t (decimal Unix seconds), one kid and
-// one v1 (standard base64). Pairs with other lower-case names are ignored,
-// so a later version can add fields; a repeated t, kid or v1 is malformed.
+// name=value fields with exactly one t (decimal Unix seconds) and one or
+// more kid (a key id) and v1 (standard base64) fields, as many of each: the
+// n-th kid goes with the n-th v1, so "t=…,kid=A,v1=…,kid=B,v1=…" is two
+// pairs, and the one-key header may put its fields in any order. A kid
+// named twice is malformed. Fields with other lower-case names are
+// ignored, so a later version can add some.
 func ParseHeader(h string) (Signature, error) {
 	var s Signature
 	if len(h) > maxHeader {
 		return s, errorf(ErrMalformed, "longer than "+strconv.Itoa(maxHeader)+" bytes")
 	}
-	var haveT, haveKid, haveV1 bool
+	var haveT bool
+	var kids []string
+	var v1s [][]byte
 	for part := range strings.SplitSeq(h, ",") {
 		part = strings.TrimSpace(part)
 		name, value, ok := strings.Cut(part, "=")
@@ -104,28 +178,36 @@ func ParseHeader(h string) (Signature, error) {
 			}
 			s.Timestamp, haveT = n, true
 		case "kid":
-			if haveKid || !validKeyID(value) {
-				return Signature{}, errorf(ErrMalformed, "kid must be one key id of 1 to 64 letters, digits, '-', '_' or '.'")
+			if !validKeyID(value) {
+				return Signature{}, errorf(ErrMalformed, "kid must be a key id of 1 to 64 letters, digits, '-', '_' or '.'")
 			}
-			s.KeyID, haveKid = value, true
+			if slices.Contains(kids, value) {
+				return Signature{}, errorf(ErrMalformed, "kid "+value+" appears twice")
+			}
+			kids = append(kids, value)
 		case "v1":
-			if haveV1 {
-				return Signature{}, errorf(ErrMalformed, "more than one v1")
-			}
 			sig, err := base64.StdEncoding.Strict().DecodeString(value)
 			if err != nil || len(sig) < 8 || len(sig) > 72 {
 				return Signature{}, errorf(ErrMalformed, "v1 must be a base64 DER signature")
 			}
-			s.V1, haveV1 = sig, true
+			v1s = append(v1s, sig)
 		default:
 			if !lowerName(name) {
 				return Signature{}, errorf(ErrMalformed, "unexpected field name")
 			}
 		}
 	}
-	if !haveT || !haveKid || !haveV1 {
+	if !haveT || len(kids) == 0 || len(v1s) == 0 {
 		return Signature{}, errorf(ErrMalformed, "t, kid and v1 are required")
 	}
+	if len(kids) != len(v1s) {
+		return Signature{}, errorf(ErrMalformed, "every kid needs one v1")
+	}
+	last := len(kids) - 1
+	for i := range last {
+		s.More = append(s.More, KeyedSig{KeyID: kids[i], V1: v1s[i]})
+	}
+	s.KeyID, s.V1 = kids[last], v1s[last]
 	return s, nil
 }
 
@@ -194,10 +276,14 @@ func (s *Signer) KeyID() string { return s.kid }
 // JWK is the signer's public key as published in the JWKS.
 func (s *Signer) JWK() JWK { return NewJWK(&s.key.PublicKey) }
 
-// Headers are the values of the two signature headers of one delivery.
+// Headers are the values of the signature headers of one delivery. A
+// Signer's Sign fills Compat and Signature; Keys.Sign fills all five.
 type Headers struct {
-	Compat    string // value of CompatHeader
-	Signature string // value of Header
+	Compat       string // value of CompatHeader
+	Signature    string // value of Header
+	StdID        string // value of StdIDHeader
+	StdTimestamp string // value of StdTimestampHeader
+	StdSignature string // value of StdSignatureHeader
 }
 
 // Sign signs one delivery of the webhook with the given id and raw body,
@@ -228,8 +314,12 @@ type compatValue struct {
 
 // Verify checks a Service-Webhook-Signature header against the raw body
 // and the keys, at time now, and returns the webhook's id (the body's
-// top-level "id"). It fails with ErrMalformed, ErrTimestamp (more than
-// Tolerance before or after now), ErrUnknownKey, ErrBody or ErrSignature.
+// top-level "id"). One pair whose kid names a P-256 key of keys and whose
+// signature verifies is enough: while keys rotate the header carries a
+// pair per signing key, and a receiver may know only some of them. It
+// fails with ErrMalformed, ErrTimestamp (more than Tolerance before or
+// after now), ErrUnknownKey (no pair names a key of keys), ErrBody or
+// ErrSignature.
 func Verify(header string, body []byte, keys JWKS, now time.Time) (id string, err error) {
 	sig, err := ParseHeader(header)
 	if err != nil {
@@ -239,19 +329,28 @@ func Verify(header string, body []byte, keys JWKS, now time.Time) (id string, er
 	if d := now.Sub(signed); d > Tolerance || d < -Tolerance {
 		return "", errorf(ErrTimestamp, "signed at "+signed.UTC().Format(time.RFC3339)+", now is "+now.UTC().Format(time.RFC3339))
 	}
-	pub, err := keys.Key(sig.KeyID)
-	if err != nil {
-		return "", err
+	pairs := sig.Pairs()
+	pubs := make([]*ecdsa.PublicKey, len(pairs))
+	known := false
+	for i, p := range pairs {
+		if pub, err := keys.Key(p.KeyID); err == nil {
+			pubs[i], known = pub, true
+		}
+	}
+	if !known {
+		return "", ErrUnknownKey
 	}
 	id, err = WebhookID(body)
 	if err != nil {
 		return "", err
 	}
 	digest := sha256.Sum256(SignedBytes(id, sig.Timestamp, body))
-	if !ecdsa.VerifyASN1(pub, digest[:], sig.V1) {
-		return "", ErrSignature
+	for i, p := range pairs {
+		if pubs[i] != nil && ecdsa.VerifyASN1(pubs[i], digest[:], p.V1) {
+			return id, nil
+		}
 	}
-	return id, nil
+	return "", ErrSignature
 }
 
 // VerifyCompat checks an X-Service-Signature value, {"v":"1","s":"<base64
@@ -321,15 +420,18 @@ func WebhookID(body []byte) (string, error) {
 	return id, nil
 }
 
-// JWK is one public key of a JWKS (RFC 7517), as the service publishes it.
+// JWK is one public key of a JWKS (RFC 7517), as the service publishes it:
+// a P-256 key, {"kty":"EC","crv":"P-256","x":…,"y":…,"kid":…,"use":"sig",
+// "alg":"ES256"}, or an Ed25519 key (RFC 8037),
+// {"kty":"OKP","crv":"Ed25519","x":…,"kid":…,"use":"sig"}.
 type JWK struct {
-	Kty string `json:"kty"` // "EC"
-	Crv string `json:"crv"` // "P-256"
-	X   string `json:"x"`   // base64url, 32 bytes
-	Y   string `json:"y"`   // base64url, 32 bytes
+	Kty string `json:"kty"`         // "EC" or "OKP"
+	Crv string `json:"crv"`         // "P-256" or "Ed25519"
+	X   string `json:"x"`           // base64url, 32 bytes
+	Y   string `json:"y,omitempty"` // base64url, 32 bytes; EC only
 	Kid string `json:"kid"`
 	Use string `json:"use,omitempty"` // "sig"
-	Alg string `json:"alg,omitempty"` // "ES256"
+	Alg string `json:"alg,omitempty"` // "ES256" (EC); "EdDSA" or none (OKP)
 }
 
 // JWKS is a key set: {"keys":[…]}.
@@ -348,6 +450,13 @@ func KeyID(pub *ecdsa.PublicKey) string {
 	return hex.EncodeToString(h[:8])
 }
 
+// Ed25519KeyID is the key id the service gives an Ed25519 public key: the
+// first 16 hex digits of SHA-256 over its 32 bytes.
+func Ed25519KeyID(pub ed25519.PublicKey) string {
+	h := sha256.Sum256(pub)
+	return hex.EncodeToString(h[:8])
+}
+
 // NewJWK describes a P-256 public key with its KeyID.
 func NewJWK(pub *ecdsa.PublicKey) JWK {
 	raw, _ := pub.Bytes() // 65 bytes for P-256
@@ -359,13 +468,28 @@ func NewJWK(pub *ecdsa.PublicKey) JWK {
 	return k
 }
 
+// NewEd25519JWK describes an Ed25519 public key with its Ed25519KeyID.
+func NewEd25519JWK(pub ed25519.PublicKey) JWK {
+	return JWK{Kty: "OKP", Crv: "Ed25519", X: base64.RawURLEncoding.EncodeToString(pub), Kid: Ed25519KeyID(pub), Use: "sig"}
+}
+
+// isEC and isEd25519 tell the kinds of key this package uses; ParseJWKS
+// drops the others (another kty or crv, a use other than sig, another alg).
+func (k JWK) isEC() bool {
+	return k.Kty == "EC" && k.Crv == "P-256" && (k.Use == "" || k.Use == "sig") && (k.Alg == "" || k.Alg == "ES256")
+}
+
+func (k JWK) isEd25519() bool {
+	return k.Kty == "OKP" && k.Crv == "Ed25519" && (k.Use == "" || k.Use == "sig") && (k.Alg == "" || k.Alg == "EdDSA")
+}
+
 // PublicKey checks the JWK (EC, P-256, 32-byte coordinates of a point on
 // the curve, a kid, use "sig" and alg "ES256" when present) and returns the key.
 func (k JWK) PublicKey() (*ecdsa.PublicKey, error) {
 	if k.Kty != "EC" || k.Crv != "P-256" {
 		return nil, errorf(ErrKey, "want kty EC and crv P-256")
 	}
-	if (k.Use != "" && k.Use != "sig") || (k.Alg != "" && k.Alg != "ES256") {
+	if !k.isEC() {
 		return nil, errorf(ErrKey, "want use sig and alg ES256")
 	}
 	if !validKeyID(k.Kid) {
@@ -384,25 +508,55 @@ func (k JWK) PublicKey() (*ecdsa.PublicKey, error) {
 	return pub, nil
 }
 
-// ParseJWKS parses and checks a key set. Every key must be valid and kids
-// unique; an empty set is refused.
+// Ed25519PublicKey checks the JWK (OKP, Ed25519, a 32-byte x, no y, a kid,
+// use "sig" and alg "EdDSA" when present) and returns the key.
+func (k JWK) Ed25519PublicKey() (ed25519.PublicKey, error) {
+	if !k.isEd25519() {
+		return nil, errorf(ErrKey, "want kty OKP, crv Ed25519, use sig and alg EdDSA or none")
+	}
+	if !validKeyID(k.Kid) {
+		return nil, errorf(ErrKey, "kid must be 1 to 64 letters, digits, '-', '_' or '.'")
+	}
+	x, err := base64.RawURLEncoding.Strict().DecodeString(k.X)
+	if err != nil || len(x) != ed25519.PublicKeySize || k.Y != "" {
+		return nil, errorf(ErrKey, "x must be a 32-byte base64url value, and there is no y")
+	}
+	return ed25519.PublicKey(x), nil
+}
+
+// ParseJWKS parses and checks a key set. Keys of kinds this package does
+// not use (RSA, another curve, an encryption key, …) are dropped, so that
+// the service can publish new kinds without breaking its receivers; a key
+// of a known kind must be valid, kids must be unique, and a set left
+// empty is refused.
 func ParseJWKS(b []byte) (JWKS, error) {
-	var s JWKS
-	if err := json.Unmarshal(b, &s); err != nil {
+	var doc JWKS
+	if err := json.Unmarshal(b, &doc); err != nil {
 		return JWKS{}, errorf(ErrKey, "not a JWKS document")
 	}
-	if len(s.Keys) == 0 {
-		return JWKS{}, errorf(ErrKey, "the key set is empty")
-	}
+	var s JWKS
 	seen := map[string]bool{}
-	for _, k := range s.Keys {
-		if _, err := k.PublicKey(); err != nil {
+	for _, k := range doc.Keys {
+		var err error
+		switch {
+		case k.isEC():
+			_, err = k.PublicKey()
+		case k.isEd25519():
+			_, err = k.Ed25519PublicKey()
+		default:
+			continue
+		}
+		if err != nil {
 			return JWKS{}, err
 		}
 		if seen[k.Kid] {
 			return JWKS{}, errorf(ErrKey, "kid "+k.Kid+" appears twice")
 		}
 		seen[k.Kid] = true
+		s.Keys = append(s.Keys, k)
+	}
+	if len(s.Keys) == 0 {
+		return JWKS{}, errorf(ErrKey, "the key set has no P-256 or Ed25519 signing key")
 	}
 	return s, nil
 }
@@ -415,14 +569,26 @@ func (s JWKS) Marshal() ([]byte, error) {
 	return json.Marshal(s)
 }
 
-// Key returns the public key with the kid (ErrUnknownKey when none).
+// Key returns the P-256 public key with the kid (ErrUnknownKey when the
+// set has no EC key of that kid).
 func (s JWKS) Key(kid string) (*ecdsa.PublicKey, error) {
 	for _, k := range s.Keys {
-		if k.Kid == kid {
+		if k.Kid == kid && k.Kty == "EC" {
 			return k.PublicKey()
 		}
 	}
 	return nil, ErrUnknownKey
+}
+
+// Ed25519Keys returns the set's valid Ed25519 keys, for VerifyStandard.
+func (s JWKS) Ed25519Keys() []ed25519.PublicKey {
+	var keys []ed25519.PublicKey
+	for _, k := range s.Keys {
+		if pub, err := k.Ed25519PublicKey(); err == nil {
+			keys = append(keys, pub)
+		}
+	}
+	return keys
 }
 
 type wrapped struct {

@@ -184,6 +184,8 @@ func FuzzParseHeader(f *testing.F) {
 	f.Add("t=1800000000,kid=0123456789abcdef,v1=" + sig)
 	f.Add("kid=k, v1=" + sig + ", t=1, v9=x")
 	f.Add("t=1,t=2")
+	f.Add("t=1,kid=a,v1=" + sig + ",kid=b,v1=" + sig)
+	f.Add("kid=a,kid=b,v1=" + sig + ",t=1,v1=" + sig + ",kid=a")
 	f.Add(",,,=")
 	f.Fuzz(func(t *testing.T, h string) {
 		s, err := ParseHeader(h)
@@ -196,12 +198,24 @@ func FuzzParseHeader(f *testing.F) {
 		if s.KeyID == "" || len(s.V1) == 0 || s.Timestamp < 0 {
 			t.Fatalf("accepted %q as %+v", h, s)
 		}
+		kids := map[string]bool{}
+		for _, p := range s.Pairs() {
+			if p.KeyID == "" || len(p.V1) == 0 || kids[p.KeyID] {
+				t.Fatalf("accepted %q as %+v", h, s)
+			}
+			kids[p.KeyID] = true
+		}
 		again, err := ParseHeader(s.String())
 		if err != nil {
 			t.Fatalf("%q formatted as %q, which does not parse: %v", h, s.String(), err)
 		}
-		if again.Timestamp != s.Timestamp || again.KeyID != s.KeyID || !bytes.Equal(again.V1, s.V1) {
+		if again.Timestamp != s.Timestamp || again.KeyID != s.KeyID || !bytes.Equal(again.V1, s.V1) || len(again.More) != len(s.More) {
 			t.Fatalf("round trip %+v -> %+v", s, again)
+		}
+		for i := range s.More {
+			if again.More[i].KeyID != s.More[i].KeyID || !bytes.Equal(again.More[i].V1, s.More[i].V1) {
+				t.Fatalf("round trip %+v -> %+v", s, again)
+			}
 		}
 	})
 }
