@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"paywallet/service/payments"
 	"paywallet/service/store/storetest"
 	"paywallet/shared/wire"
 )
@@ -91,11 +90,8 @@ func TestAgentExecuteApproval(t *testing.T) {
 		if n, spend := w.usage(token); n != 0 || spend != 0 {
 			t.Fatalf("a pending action counted: %d, %d", n, spend)
 		}
-		var events wire.List[payments.WebhookDelivery]
-		e.do("GET", "/webhooks/deliveries?resourceId="+act.ID, nil, nil).decode(t, &events)
-		if len(events.Data) != 1 || events.Data[0].Type != "AGENT_ACTION.PENDING_APPROVAL" ||
-			!strings.Contains(string(events.Data[0].Event), `"status":"PENDING_APPROVAL"`) {
-			t.Fatalf("events of the action: %+v", events.Data)
+		if ev := e.eventOf(act.ID, "AGENT_ACTION.PENDING_APPROVAL"); !strings.Contains(string(ev.Data), `"status":"PENDING_APPROVAL"`) {
+			t.Fatalf("the action's event: %+v", ev)
 		}
 		// The quote waits once.
 		wantRefusal(t, w.agentExecute(token, q), http.StatusConflict, "CONFLICT")

@@ -151,6 +151,8 @@ func TestNotFoundCodes(t *testing.T) {
 		{"credential", "POST", "/auth/credentials/" + noCred + "/challenge", map[string]any{}, "NOT_FOUND"},
 		{"agent", "GET", "/agents/" + noAgent, nil, "NOT_FOUND"},
 		{"webhook delivery", "POST", "/webhooks/deliveries/" + noDelivery + "/replay", nil, "NOT_FOUND"},
+		{"webhook endpoint", "GET", "/webhooks/endpoints/WebhookEndpoint:0199a3c4-0000-7000-8000-000000000001", nil, "NOT_FOUND"},
+		{"event", "GET", "/events/" + noDelivery, nil, "NOT_FOUND"},
 		{"unknown path", "GET", "/no/such/path", nil, "NOT_FOUND"},
 	}
 	enum := []string{"TRANSACTION_NOT_FOUND", "INVITATION_NOT_FOUND", "USER_NOT_FOUND", "QUOTE_NOT_FOUND", "LOOKUP_REQUEST_NOT_FOUND",

@@ -26,6 +26,7 @@ import (
 
 	"paywallet/service/payments"
 	"paywallet/shared/walletcrypto"
+	"paywallet/shared/webhooksig"
 	"paywallet/shared/wire"
 )
 
@@ -587,15 +588,30 @@ func TestEveryDocumentedOperation(t *testing.T) {
 	ok("POST", "/transactions/"+umaOther.ID+"/reject", map[string]any{"reason": "RESTRICTED_JURISDICTION"}, nil, http.StatusOK)
 	ok("GET", "/receiver/uma/"+url.PathEscape(p.customer.UmaAddress)+"?customerId="+p.customer.ID, nil, nil, http.StatusOK)
 
-	// Webhooks: the test event, the deliveries, a replay.
+	// Webhooks: the test event, endpoints, the events, the deliveries,
+	// replays.
 	ok("POST", "/sandbox/webhooks/test", nil, nil, http.StatusOK)
+	var ep payments.WebhookEndpoint
+	ok("POST", "/webhooks/endpoints", map[string]any{"url": "http://127.0.0.1:9/second", "eventTypes": []string{"INTERNAL_ACCOUNT.BALANCE_UPDATED"},
+		"payloadStyle": "thin", "description": "every op"}, nil, http.StatusCreated).decode(t, &ep)
+	ok("GET", "/webhooks/endpoints", nil, nil, http.StatusOK)
+	ok("PATCH", "/webhooks/endpoints/"+ep.ID, map[string]any{"enabled": false}, nil, http.StatusOK)
+	ok("GET", "/webhooks/endpoints/"+ep.ID, nil, nil, http.StatusOK)
+	ok("POST", "/webhooks/endpoints/"+ep.ID+"/replay", map[string]any{"from": "2020-01-01T00:00:00Z"}, nil, http.StatusOK)
 	e.deliver()
+	var events wire.List[webhooksig.Event]
+	ok("GET", "/events?limit=2&type=INTERNAL_ACCOUNT.BALANCE_UPDATED", nil, nil, http.StatusOK).decode(t, &events)
+	if len(events.Data) == 0 {
+		t.Fatal("no events")
+	}
+	ok("GET", "/events/"+events.Data[0].ID, nil, nil, http.StatusOK)
 	var deliveries wire.List[payments.WebhookDelivery]
 	ok("GET", "/webhooks/deliveries?limit=1", nil, nil, http.StatusOK).decode(t, &deliveries)
 	if len(deliveries.Data) == 0 {
 		t.Fatal("no webhook deliveries")
 	}
-	ok("POST", "/webhooks/deliveries/"+deliveries.Data[0].ID+"/replay", nil, nil, http.StatusOK)
+	ok("POST", "/webhooks/deliveries/"+deliveries.Data[0].EventID+"/replay", nil, nil, http.StatusOK)
+	ok("DELETE", "/webhooks/endpoints/"+ep.ID, nil, nil, http.StatusNoContent)
 
 	// API tokens, the End User Terms, the directory of the service itself.
 	var tok payments.APIToken

@@ -124,6 +124,34 @@ func withWebhooks(rc *receiver) func(*Config) {
 	}
 }
 
+// eventOf is the accepted event of the resource with the type.
+func (rc *receiver) eventOf(resourceID, typ string) webhooksig.Event {
+	rc.t.Helper()
+	for _, ev := range rc.events() {
+		var d eventData
+		if json.Unmarshal(ev.Data, &d) == nil && d.ID == resourceID && ev.Type == typ {
+			return ev
+		}
+	}
+	rc.t.Fatalf("no %s of %s accepted", typ, resourceID)
+	return webhooksig.Event{}
+}
+
+// eventOf is the recorded event of the resource with the type, as GET
+// /events shows it (catalogued by deliver).
+func (e *env) eventOf(resourceID, typ string) webhooksig.Event {
+	e.t.Helper()
+	e.deliver()
+	var list wire.List[webhooksig.Event]
+	r := e.do("GET", "/events?limit=100&resourceId="+resourceID+"&type="+typ, nil, nil)
+	e.mustStatus(r, http.StatusOK)
+	r.decode(e.t, &list)
+	if len(list.Data) != 1 {
+		e.t.Fatalf("events %s of %s: %s", typ, resourceID, r.body)
+	}
+	return list.Data[0]
+}
+
 func (e *env) deliver() int {
 	e.t.Helper()
 	n, err := e.svc.DeliverWebhooks(context.Background())
@@ -308,27 +336,31 @@ func testWebhookRetries(t *testing.T, opts ...func(*Config)) {
 	}
 	checkUnique(t, rc.events())
 
+	// The wallet's first event took four attempts, each recorded.
+	first := rc.eventOf(w.account.ID, "INTERNAL_ACCOUNT.STATUS_UPDATED")
 	var list wire.List[payments.WebhookDelivery]
-	r := e.do("GET", "/webhooks/deliveries?resourceId="+w.account.ID, nil, nil)
+	r := e.do("GET", "/webhooks/deliveries?eventId="+first.ID, nil, nil)
 	e.mustStatus(r, http.StatusOK)
 	r.decode(t, &list)
-	if len(list.Data) != 2 {
-		t.Fatalf("deliveries %s", r.body)
+	if len(list.Data) != 4 {
+		t.Fatalf("attempts %s", r.body)
 	}
-	first := list.Data[1] // newest first
-	if first.Sequence != 1 || first.Status != "DELIVERED" || first.AttemptCount != 4 || len(first.Attempts) != 4 ||
-		first.Attempts[0].ResponseStatus != 503 || first.Attempts[3].ResponseStatus != 204 || first.Attempts[0].URL != rc.url() ||
-		!strings.Contains(first.LastError+first.Attempts[2].Error, "503") {
-		t.Fatalf("first delivery %+v", first)
+	last, firstTry := list.Data[0], list.Data[3] // newest first
+	if last.Attempt != 4 || last.Status != "DELIVERED" || last.ResponseStatus != 204 || last.URL != rc.url() ||
+		firstTry.Attempt != 1 || firstTry.Status != "RETRYING" || firstTry.ResponseStatus != 503 || !strings.Contains(firstTry.Error, "503") {
+		t.Fatalf("attempts %s", r.body)
 	}
-	if second := list.Data[0]; second.AttemptCount != 1 || second.Status != "DELIVERED" {
-		t.Fatalf("second delivery %+v", second)
+	second := rc.eventOf(w.account.ID, "INTERNAL_ACCOUNT.BALANCE_UPDATED")
+	list = wire.List[payments.WebhookDelivery]{}
+	e.do("GET", "/webhooks/deliveries?eventId="+second.ID, nil, nil).decode(t, &list)
+	if len(list.Data) != 1 || list.Data[0].Status != "DELIVERED" {
+		t.Fatalf("the second event's attempts %+v", list.Data)
 	}
 }
 
 // TestWebhookGiveUpAndReplay: an event whose receiver keeps failing is
-// FAILED after the retry window and no longer holds its resource back; a
-// replay sends it again.
+// given up after the retry window and no longer holds its resource back;
+// a replay sends it again.
 func TestWebhookGiveUpAndReplay(t *testing.T) {
 	rc := newReceiver(t)
 	e := newEnv(t, sandbox, withWebhooks(rc), func(c *Config) { c.WebhookRetryFor = 20 * time.Second })
@@ -339,26 +371,27 @@ func TestWebhookGiveUpAndReplay(t *testing.T) {
 		e.deliver()
 		e.clock.Advance(4 * time.Second)
 	}
+	failed := e.eventOf(w.account.ID, "INTERNAL_ACCOUNT.STATUS_UPDATED")
 	var list wire.List[payments.WebhookDelivery]
-	e.do("GET", "/webhooks/deliveries?status=FAILED&resourceId="+w.account.ID, nil, nil).decode(t, &list)
-	if len(list.Data) != 1 || list.Data[0].ResourceID != w.account.ID || list.Data[0].AttemptCount < 4 {
+	e.do("GET", "/webhooks/deliveries?failed=true&eventId="+failed.ID, nil, nil).decode(t, &list)
+	if len(list.Data) < 2 || list.Data[0].Status != "FAILED" || list.Data[1].Status != "RETRYING" {
 		t.Fatalf("failed deliveries %+v", list)
 	}
-	failed := list.Data[0]
 	rc.mu.Lock()
 	rc.failAll = false
 	rc.mu.Unlock()
 	e.fund(w.account.ID, 100)
+	e.clock.Advance(4 * time.Second) // the endpoint's pause ends
 	e.deliver()
 	if got := rc.of(w.account.ID); !slices.Equal(got, []string{"INTERNAL_ACCOUNT.BALANCE_UPDATED#2"}) {
 		t.Fatalf("after the failure: %v", got)
 	}
 	r := e.do("POST", "/webhooks/deliveries/"+failed.ID+"/replay", nil, nil)
 	e.mustStatus(r, http.StatusOK)
-	var d payments.WebhookDelivery
-	r.decode(t, &d)
-	if d.Status != "PENDING" || d.ID != failed.ID {
-		t.Fatalf("replayed %+v", d)
+	var to wire.List[payments.WebhookEndpoint]
+	r.decode(t, &to)
+	if len(to.Data) != 1 || !to.Data[0].IsDefault {
+		t.Fatalf("replayed to %s", r.body)
 	}
 	e.deliver()
 	if got := rc.of(w.account.ID); !slices.Equal(got, []string{"INTERNAL_ACCOUNT.BALANCE_UPDATED#2", "INTERNAL_ACCOUNT.STATUS_UPDATED#1"}) {
@@ -369,7 +402,7 @@ func TestWebhookGiveUpAndReplay(t *testing.T) {
 			t.Fatalf("replay %s: %d %s", bad, r.status, r.body)
 		}
 	}
-	for _, q := range []string{"status=DONE", "limit=0", "cursor=x"} {
+	for _, q := range []string{"failed=maybe", "limit=0", "endpointId=x", "eventId=y"} {
 		if r := e.do("GET", "/webhooks/deliveries?"+q, nil, nil); r.status != http.StatusBadRequest {
 			t.Fatalf("%s: %d %s", q, r.status, r.body)
 		}
@@ -392,8 +425,8 @@ func TestWebhookRollback(t *testing.T) {
 	r := e.do("POST", "/customers", map[string]any{"platformCustomerId": "other", "customerType": "INDIVIDUAL", "email": "TAKEN@example.com"}, nil)
 	e.mustStatus(r, http.StatusConflict)
 	e.deliver()
-	var list wire.List[payments.WebhookDelivery]
-	e.do("GET", "/webhooks/deliveries", nil, nil).decode(t, &list)
+	var list wire.List[json.RawMessage]
+	e.do("GET", "/events", nil, nil).decode(t, &list)
 	// (the wallet's STATUS_UPDATED and its customer's CUSTOMER.KYC_APPROVED)
 	if len(list.Data) != 2 || len(rc.events()) != 2 {
 		t.Fatalf("%d events recorded, %d delivered; want the first wallet's only", len(list.Data), len(rc.events()))
@@ -454,8 +487,8 @@ func TestSlowReceiverDoesNotSlowTheAPI(t *testing.T) {
 	for {
 		var list wire.List[payments.WebhookDelivery]
 		e.do("GET", "/webhooks/deliveries?limit=100", nil, nil).decode(t, &list)
-		if len(list.Data) > 0 && len(list.Data[len(list.Data)-1].Attempts) > 0 {
-			if a := list.Data[len(list.Data)-1].Attempts[0]; a.ResponseStatus != 0 || !strings.Contains(a.Error, "Timeout") && !strings.Contains(a.Error, "deadline") {
+		if len(list.Data) > 0 {
+			if a := list.Data[len(list.Data)-1]; a.ResponseStatus != 0 || !strings.Contains(a.Error, "Timeout") && !strings.Contains(a.Error, "deadline") {
 				t.Fatalf("attempt against a hanging receiver: %+v", a)
 			}
 			break
@@ -531,12 +564,16 @@ func TestConfigEndpoint(t *testing.T) {
 	if again.WebhookEndpoint != "" {
 		t.Fatalf("after null: %+v", again)
 	}
-	// Changes with no endpoint are not recorded.
-	e.newWallet("quiet@example.com")
-	var list wire.List[payments.WebhookDelivery]
-	e.do("GET", "/webhooks/deliveries", nil, nil).decode(t, &list)
-	if len(list.Data) != 0 {
-		t.Fatalf("events recorded without an endpoint: %+v", list.Data)
+	// Changes with no endpoint are recorded (GET /events), not sent.
+	w := e.newWallet("quiet@example.com")
+	if n := e.deliver(); n != 0 {
+		t.Fatalf("%d deliveries without an endpoint", n)
+	}
+	e.eventOf(w.account.ID, "INTERNAL_ACCOUNT.STATUS_UPDATED")
+	var eps wire.List[payments.WebhookEndpoint]
+	e.do("GET", "/webhooks/endpoints", nil, nil).decode(t, &eps)
+	if len(eps.Data) != 0 {
+		t.Fatalf("endpoints after null: %+v", eps.Data)
 	}
 }
 
@@ -625,7 +662,7 @@ func TestTestWebhook(t *testing.T) {
 		t.Fatalf("answer %s", r.body)
 	}
 	evs := rc.events()
-	if len(evs) != 1 || evs[0].Type != "TEST" || !strings.HasPrefix(evs[0].ID, "Webhook:") || evs[0].Data != nil || evs[0].Sequence != 0 {
+	if len(evs) != 1 || evs[0].Type != "TEST" || !strings.HasPrefix(evs[0].ID, "Webhook:") || string(evs[0].Data) != "{}" || evs[0].Sequence != 0 {
 		t.Fatalf("test event %+v", evs)
 	}
 	rc.failAll = true

@@ -35,7 +35,7 @@ func TestEventBody(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got := eventBody(&store.WebhookEvent{Body: tc.body, Sequence: tc.seq})
+			got := eventBody(&store.Event{Body: tc.body, Sequence: tc.seq})
 			if !bytes.Equal(got, tc.want) {
 				t.Fatalf("eventBody = %s\nwant        %s", got, tc.want)
 			}

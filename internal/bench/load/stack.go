@@ -123,8 +123,9 @@ type stack struct {
 
 // startStack opens a fresh store of the kind (a new SQLite file, or a new
 // schema of the PostgreSQL database) and serves a production-mode service
-// on it. name tells the stack's store apart from the others of the run.
-func startStack(ctx context.Context, p plan, kind, name string) (_ *stack, err error) {
+// on it. name tells the stack's store apart from the others of the run;
+// opts change the service's configuration.
+func startStack(ctx context.Context, p plan, kind, name string, opts ...func(*service.Config)) (_ *stack, err error) {
 	s := &stack{kind: kind, log: p.log}
 	defer func() {
 		if err != nil {
@@ -145,7 +146,7 @@ func startStack(ctx context.Context, p plan, kind, name string) (_ *stack, err e
 	if _, err := rand.Read(key); err != nil {
 		return nil, err
 	}
-	s.svc, err = service.New(ctx, service.Config{
+	cfg := service.Config{
 		Store:              s.store,
 		Mailer:             s.box,
 		Mode:               service.ModeProduction,
@@ -155,7 +156,11 @@ func startStack(ctx context.Context, p plan, kind, name string) (_ *stack, err e
 		WebAuthnOrigins:    []string{"http://localhost:8080"},
 		Logger:             slog.New(s.logs),
 		Now:                func() time.Time { return time.Now().Add(time.Duration(s.skew.Load())) },
-	})
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	s.svc, err = service.New(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,27 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"paywallet/service/store"
+)
+
+func (t *tx) ReplayWebhookEvent(ctx context.Context, endpointID string, seq int64, at, giveUpAt time.Time) error {
+	what := fmt.Sprintf("replay event %d to %q", seq, endpointID)
+	var resource string
+	if err := t.queryRow(ctx, `SELECT resource_id FROM events WHERE seq = ?`, seq).Scan(&resource); err != nil {
+		return t.fail(what, err)
+	}
+	// An event the endpoint retries already keeps that retry (and its
+	// attempts so far).
+	if _, err := t.exec(ctx, `INSERT INTO webhook_retries (endpoint_id, event_seq, resource_id, attempts, next_attempt_at, give_up_at)
+		VALUES (?, ?, ?, 0, ?, ?) ON CONFLICT DO NOTHING`,
+		endpointID, seq, resource, t.d.timeArg(at), t.d.timeArg(giveUpAt)); err != nil {
+		return t.fail(what, err)
+	}
+	return nil
+}
+
+var _ store.WebhookTx = (*tx)(nil)
