@@ -114,6 +114,8 @@ func (s *Service) routes() []route {
 		patch("/config", manage, o.UpdateConfig),
 		post("/sandbox/webhooks/test", manage, o.TestWebhook, sandboxOnly),
 		public("GET", "/webhooks/jwks.json", handlerFunc(s.webhookJWKS)),
+		get("/webhooks/keys", view, o.ListWebhookKeys),
+		post("/webhooks/keys/rotate", manage, o.RotateWebhookKeys),
 		get("/webhooks/deliveries", view, o.ListWebhookDeliveries),
 		post("/webhooks/deliveries/{eventId}/replay", manage, o.ReplayWebhookDelivery, optionalBody),
 		// Several endpoints and the events (webhookendpoints.go,

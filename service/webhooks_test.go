@@ -34,6 +34,9 @@ type receiver struct {
 	failFor  map[string]int // resource id -> answer 500 this many more times
 	failAll  bool
 	badSigs  []string
+	// skipCompat: do not check X-Service-Signature, which the primary
+	// key alone signs (a receiver that knows only a rotation's new key).
+	skipCompat bool
 }
 
 type eventData struct {
@@ -69,8 +72,24 @@ func (rc *receiver) serve(w http.ResponseWriter, r *http.Request) {
 	defer rc.mu.Unlock()
 	rc.hits++
 	id, err := webhooksig.Verify(r.Header.Get(webhooksig.Header), body, rc.keys, rc.now())
+	if err != nil {
+		err = fmt.Errorf("%s: %w", webhooksig.Header, err)
+	}
+	if err == nil && !rc.skipCompat {
+		if err = webhooksig.VerifyCompat(r.Header.Get(webhooksig.CompatHeader), body, rc.keys); err != nil {
+			err = fmt.Errorf("%s: %w", webhooksig.CompatHeader, err)
+		}
+	}
 	if err == nil {
-		err = webhooksig.VerifyCompat(r.Header.Get(webhooksig.CompatHeader), body, rc.keys)
+		// The Standard Webhooks form, with the JWKS's Ed25519 keys.
+		err = webhooksig.VerifyStandard(r.Header.Get(webhooksig.StdIDHeader), r.Header.Get(webhooksig.StdTimestampHeader),
+			r.Header.Get(webhooksig.StdSignatureHeader), body, rc.keys.Ed25519Keys(), rc.now())
+		if err != nil {
+			err = fmt.Errorf("%s: %w", webhooksig.StdSignatureHeader, err)
+		}
+		if err == nil && r.Header.Get(webhooksig.StdIDHeader) != id {
+			err = fmt.Errorf("webhook-id %q is not the body's id %q", r.Header.Get(webhooksig.StdIDHeader), id)
+		}
 	}
 	if err != nil {
 		rc.badSigs = append(rc.badSigs, err.Error())
@@ -613,7 +632,8 @@ func TestWebhookJWKS(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%s: %v", r.body, err)
 	}
-	if len(keys.Keys) != 1 || keys.Keys[0].Kid != e.svc.WebhookKeys().Keys[0].Kid || keys.Keys[0].Alg != "ES256" || keys.Keys[0].Use != "sig" {
+	if len(keys.Keys) != 2 || keys.Keys[0].Kid != e.svc.WebhookKeys().Keys[0].Kid || keys.Keys[0].Alg != "ES256" || keys.Keys[0].Use != "sig" ||
+		keys.Keys[1].Kty != "OKP" || keys.Keys[1].Crv != "Ed25519" {
 		t.Fatalf("jwks %s", r.body)
 	}
 	if r.header.Get("Content-Type") != "application/json" || !strings.Contains(r.header.Get("Cache-Control"), "max-age") {
@@ -731,4 +751,88 @@ func TestWebhooksTwoInstancesOnPostgres(t *testing.T) {
 		t.Fatalf("%d events accepted in %d requests, want %d", len(evs), rc.hits, want)
 	}
 	checkUnique(t, evs)
+}
+
+// TestWebhookKeyRotation: after a rotation every delivery is signed by
+// both generations, so a receiver that knows only the old keys accepts it,
+// as does one that knows only the new; after the overlap only the new
+// generation signs, the old one stays published, and a fourth rotation
+// within an overlap is refused.
+func TestWebhookKeyRotation(t *testing.T) {
+	rc := newReceiver(t)
+	e := newEnv(t, sandbox, withWebhooks(rc), func(c *Config) { c.WebhookKeyOverlap = time.Hour })
+	rc.attach(e)
+	var before wire.List[payments.WebhookKey]
+	e.do("GET", "/webhooks/keys", nil, nil).decode(t, &before)
+	if len(before.Data) != 1 || before.Data[0].Status != "SIGNING" || !before.Data[0].Primary || !strings.HasPrefix(before.Data[0].PublicKey, "whpk_") {
+		t.Fatalf("keys %+v", before.Data)
+	}
+	r := e.do("POST", "/webhooks/keys/rotate", nil, nil)
+	e.mustStatus(r, http.StatusOK)
+	var after wire.List[payments.WebhookKey]
+	r.decode(t, &after)
+	if len(after.Data) != 2 || after.Data[0].Kid != before.Data[0].Kid || after.Data[0].Status != "RETIRING" || !after.Data[0].Primary ||
+		after.Data[0].RetiresAt != e.clock.Now().Add(time.Hour).UTC().Format(time.RFC3339) || after.Data[1].Status != "SIGNING" || after.Data[1].Primary {
+		t.Fatalf("after the rotation %s", r.body)
+	}
+	// The receiver still holds the old key set only.
+	w := e.newWallet("rotate@example.com")
+	e.deliver()
+	if got := rc.of(w.account.ID); len(got) != 1 {
+		t.Fatalf("with the old keys during the overlap: %v", got)
+	}
+	// One that knows only the new generation accepts it too.
+	onlyNew := newReceiver(t)
+	var jwks webhooksig.JWKS
+	r = e.do("GET", "/webhooks/jwks.json", nil, map[string]string{"Authorization": ""})
+	jwks, err := webhooksig.ParseJWKS(r.body)
+	if err != nil || len(jwks.Keys) != 4 {
+		t.Fatalf("JWKS during the overlap %s: %v", r.body, err)
+	}
+	onlyNew.keys, onlyNew.now = webhooksig.JWKS{Keys: jwks.Keys[2:]}, e.clock.Now
+	onlyNew.skipCompat = true // the old key, the primary, signs it until it retires
+	e.createEndpoint(map[string]any{"url": onlyNew.url()})
+	e.fund(w.account.ID, 100)
+	e.deliver()
+	if got := onlyNew.of(w.account.ID); len(got) != 1 {
+		t.Fatalf("with the new keys only: %v", got)
+	}
+	// After the overlap the old generation signs no more.
+	e.clock.Advance(time.Hour)
+	e.fund(w.account.ID, 100)
+	e.deliver()
+	rc.mu.Lock()
+	refused := len(rc.badSigs)
+	rc.badSigs = nil
+	rc.mu.Unlock()
+	if refused == 0 {
+		t.Fatal("a receiver with the retired keys only still accepted deliveries after the overlap")
+	}
+	rc.attach(e) // fetches the JWKS again
+	e.clock.Advance(time.Hour)
+	e.deliver()
+	if got := onlyNew.of(w.account.ID); len(got) != 2 {
+		t.Fatalf("the new keys' receiver after the overlap: %v", got)
+	}
+	e.do("GET", "/webhooks/keys", nil, nil).decode(t, &after)
+	if after.Data[0].Status != "RETIRED" || after.Data[0].Primary || !after.Data[1].Primary {
+		t.Fatalf("after the overlap %+v", after.Data)
+	}
+	// A second instance signs with what the first rotated to.
+	second, err := New(context.Background(), e.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := second.WebhookKeys(); len(got.Keys) != 4 {
+		t.Fatalf("a second instance publishes %d keys", len(got.Keys))
+	}
+	for range 3 {
+		e.mustStatus(e.do("POST", "/webhooks/keys/rotate", nil, nil), http.StatusOK)
+	}
+	if r := e.do("POST", "/webhooks/keys/rotate", nil, nil); r.status != http.StatusConflict {
+		t.Fatalf("a fifth generation signing at once: %d %s", r.status, r.body)
+	}
+	if r := e.do("POST", "/webhooks/keys/rotate", []byte(`{"x":1}`), nil); r.status != http.StatusBadRequest {
+		t.Fatalf("with a field: %d %s", r.status, r.body)
+	}
 }

@@ -48,6 +48,10 @@ type Options struct {
 	SettlementDelay    time.Duration
 	CounterpartyInfo   string
 	WebhookURL         string
+	OperatorEmail      string
+	EventRetention     time.Duration
+	WebhookDisable     time.Duration
+	WebhookKeyOverlap  time.Duration
 	// DepositAccountsFile is a JSON file of the operator's receiving bank
 	// accounts by currency (service.Config.DepositAccounts).
 	DepositAccountsFile string
@@ -154,6 +158,11 @@ func (o *Options) Register(fs *flag.FlagSet) {
 		"comma-separated counterpartyInformation keys quotes and transactions carry, from "+strings.Join(service.CounterpartyFields, ", "))
 	str(fs, &o.WebhookURL, "webhook-url", "WALLET_WEBHOOK_URL", "",
 		"the platform's webhook endpoint (absolute http or https URL), set at start as PATCH /config would; empty keeps the stored one")
+	str(fs, &o.OperatorEmail, "operator-email", "WALLET_OPERATOR_EMAIL", "",
+		"e-mail address of the service's operator, told when a webhook endpoint is disabled after failing (empty: only logged)")
+	duration(fs, &o.EventRetention, "event-retention", "WALLET_EVENT_RETENTION", "how long events are kept for GET /events and replays (0: 720h, 30 days)")
+	duration(fs, &o.WebhookDisable, "webhook-disable-after", "WALLET_WEBHOOK_DISABLE_AFTER", "how long an endpoint's deliveries may all fail before it is disabled (0: 72h)")
+	duration(fs, &o.WebhookKeyOverlap, "webhook-key-overlap", "WALLET_WEBHOOK_KEY_OVERLAP", "how long a rotated-out webhook signing key keeps signing beside the new one (0: 24h)")
 	str(fs, &o.EndUserTerms, "end-user-terms", "WALLET_END_USER_TERMS", "",
 		"comma-separated version=URL pairs of the End User Terms a customer's endUserTermsConsent.termsVersion may name, the current one last, "+
 			"e.g. V1=https://example.com/terms/v1,V2=https://example.com/terms/v2 (default: V1=https://<UMA domain>/end-user-terms)")
@@ -350,6 +359,10 @@ func (o *Options) Build(ctx context.Context, log *slog.Logger, mailboxURL string
 		SettlementDelay:         o.SettlementDelay,
 		CounterpartyInformation: o.counterpartyKeys(),
 		WebhookURL:              o.WebhookURL,
+		OperatorEmail:           o.OperatorEmail,
+		EventRetention:          o.EventRetention,
+		WebhookDisableAfter:     o.WebhookDisable,
+		WebhookKeyOverlap:       o.WebhookKeyOverlap,
 		DepositAccounts:         deposits,
 		EndUserTerms:            terms,
 	})

@@ -244,7 +244,11 @@ func (s *Service) LedgerHead(ctx context.Context) (wire.LedgerHead, error) {
 	if err != nil {
 		return wire.LedgerHead{}, err
 	}
-	jws, err := s.hooks.keys.signer.SignJWS(wire.LedgerHeadJWSType, payload)
+	keys, err := s.webhookKeys(ctx, false)
+	if err != nil {
+		return wire.LedgerHead{}, err
+	}
+	jws, err := keys.SignJWS(wire.LedgerHeadJWSType, payload)
 	if err != nil {
 		return wire.LedgerHead{}, err
 	}

@@ -41,12 +41,15 @@
 //
 // # Webhooks
 //
-// State changes are recorded as events in an outbox table in the same store
-// transaction as the change (webhooks.go) and delivered by a worker that
-// [Service.RunWorkers] starts (webhookworker.go): in order per resource,
-// signed with shared/webhooksig under a key kept sealed in the store and
-// published at GET /webhooks/jwks.json, retried with backoff for up to
-// Config.WebhookRetryFor. Instances sharing a database share the outbox.
+// Every state change the platform hears about is an event, recorded in the
+// change's own store transaction as one row of an append-only event log
+// (webhooks.go). The worker [Service.RunWorkers] starts
+// (webhookworker.go) catalogues the log in commit order, giving each event
+// its resource's next sequence, and delivers the events to each webhook
+// endpoint that wants them (webhookendpoints.go) with a cursor and
+// retries of its own, in order per resource, signed by every active key
+// generation (webhookkeys.go). The platform lists the events (events.go)
+// for Config.EventRetention. Instances sharing a database share all of it.
 package payments
 
 import (

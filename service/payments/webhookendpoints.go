@@ -396,7 +396,8 @@ type ReplayResult struct {
 }
 
 // ReplayWebhookEvents sends the endpoint again every catalogued event
-// created in [from, to) of the given types (all when absent), after the
+// created in [from, to) of the given types (those it receives when
+// absent), after the
 // earlier pending events of each resource and in order per resource, each
 // retried for another WebhookRetryFor (POST
 // /webhooks/endpoints/{id}/replay). A range of more than maxReplay events
@@ -420,8 +421,12 @@ func (s *Service) ReplayWebhookEvents(ctx context.Context, id string, req Replay
 		return ReplayResult{}, e
 	}
 	out, err := commit(ctx, s, "", nil, func(tx store.Tx) (ReplayResult, error) {
-		if _, err := getEndpoint(ctx, tx, id); err != nil {
+		ep, err := getEndpoint(ctx, tx, id)
+		if err != nil {
 			return ReplayResult{}, err
+		}
+		if req.EventTypes == nil {
+			types = ep.Types // what it receives
 		}
 		n, more, err := tx.ReplayWebhookEvents(ctx, id, from, to, types, now, now.Add(s.cfg.WebhookRetryFor), maxReplay)
 		if err != nil {

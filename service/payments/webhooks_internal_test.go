@@ -2,6 +2,11 @@ package payments
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"testing"
 
@@ -74,4 +79,44 @@ type recordingTx struct {
 func (r *recordingTx) RecordEvents(ctx context.Context, es []store.NewEvent) error {
 	*r.calls = append(*r.calls, es)
 	return r.Tx.RecordEvents(ctx, es)
+}
+
+// TestWebhookKeysUpgrade: a key set stored before rotation existed (one
+// P-256 key, no Ed25519 key) is rewritten once as generations: the P-256
+// key keeps its kid, and every later start reads the same Ed25519 key.
+func TestWebhookKeysUpgrade(t *testing.T) {
+	svc := newTestService(t)
+	ctx := context.Background()
+	ec, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := ec.Bytes()
+	legacy, _ := json.Marshal(keySetDoc{Active: webhooksig.KeyID(&ec.PublicKey),
+		Keys: []legacyKeyRow{{Kid: webhooksig.KeyID(&ec.PublicKey), D: base64.RawURLEncoding.EncodeToString(d), CreatedAt: "2026-01-01T00:00:00Z"}}})
+	err = svc.store.Tx(ctx, func(tx store.Tx) error {
+		old, err := tx.GetSetting(ctx, webhookKeysSetting)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ReplaceSetting(ctx, webhookKeysSetting, old, svc.box.Seal(legacy, webhookKeysLabel))
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seen []webhooksig.JWKS
+	for range 2 {
+		if err := svc.loadWebhookKeys(ctx); err != nil {
+			t.Fatal(err)
+		}
+		seen = append(seen, svc.WebhookKeys())
+	}
+	jwks := seen[0]
+	if len(jwks.Keys) != 2 || jwks.Keys[0].Kid != webhooksig.KeyID(&ec.PublicKey) || jwks.Keys[1].Kty != "OKP" {
+		t.Fatalf("upgraded JWKS %+v", jwks)
+	}
+	if seen[1].Keys[1] != jwks.Keys[1] {
+		t.Fatal("the Ed25519 key changed between two starts")
+	}
 }

@@ -431,7 +431,7 @@ func (s *Service) post(ctx context.Context, endpoint, id string, body []byte) (s
 	if err != nil {
 		return 0, "", err
 	}
-	if err := s.signDelivery(req.Header, id, body); err != nil {
+	if err := s.signDelivery(ctx, req.Header, id, body); err != nil {
 		return 0, "", err
 	}
 	req.Header.Set("Content-Type", "application/json")
