@@ -54,12 +54,12 @@ func (f *fixture) catalogOnce(limit int) int {
 }
 
 // catalog runs CatalogEvents until it moves events and returns how many
-// it moved (0 after half a minute). A log row may not be final at once:
+// it moved (0 after two minutes). A log row may not be final at once:
 // on PostgreSQL it is once every transaction older than its own has
 // ended, in the whole cluster, other tests' included.
 func (f *fixture) catalog(limit int) int {
 	f.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(2 * time.Minute)
 	for {
 		if n := f.catalogOnce(limit); n > 0 || time.Now().After(deadline) {
 			return n
@@ -71,10 +71,10 @@ func (f *fixture) catalog(limit int) int {
 // catalogThrough runs CatalogEvents until the head is at least head.
 func (f *fixture) catalogThrough(head int64) {
 	f.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(2 * time.Minute)
 	for f.head() < head {
 		if time.Now().After(deadline) {
-			f.Fatalf("the catalog's head is %d after half a minute, want %d", f.head(), head)
+			f.Fatalf("the catalog's head is %d after two minutes, want %d", f.head(), head)
 		}
 		if f.catalogOnce(100) == 0 {
 			time.Sleep(5 * time.Millisecond)
