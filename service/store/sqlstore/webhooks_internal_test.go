@@ -479,7 +479,7 @@ func TestCatalogHorizon(t *testing.T) {
 	}
 	catalogAll(t, db, 2)
 	for _, want := range []struct {
-		id       string
+		id        string
 		seq, seq2 int64
 	}{{"Webhook:early", 1, 1}, {"Webhook:late", 2, 2}} {
 		var e *store.Event

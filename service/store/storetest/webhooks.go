@@ -1022,7 +1022,10 @@ func testEventsRetention(f *fixture) {
 	same(f, "events after delivery", f.allEvents(), before)
 	drop := func(limit int) int {
 		var n int
-		f.tx(func(tx store.Tx) (err error) { n, err = tx.DeleteEventsBefore(f.ctx, at(time.Minute), limit); return err })
+		f.tx(func(tx store.Tx) (err error) {
+			n, err = tx.DeleteEventsBefore(f.ctx, at(time.Minute), limit)
+			return err
+		})
 		return n
 	}
 	if n := drop(2); n != 2 {
@@ -1044,7 +1047,10 @@ func testEventsRetention(f *fixture) {
 		f.Fatalf("retries left %d, want 1 (of the kept event)", got.PendingRetries)
 	}
 	var p store.Page[store.WebhookAttempt]
-	f.tx(func(tx store.Tx) (err error) { p, err = tx.ListWebhookAttempts(f.ctx, store.WebhookAttemptFilter{}); return err })
+	f.tx(func(tx store.Tx) (err error) {
+		p, err = tx.ListWebhookAttempts(f.ctx, store.WebhookAttemptFilter{})
+		return err
+	})
 	if len(p.Items) != 1 || p.Items[0].EventID != keep.ID {
 		f.Fatalf("attempts left %+v", p.Items)
 	}
