@@ -828,6 +828,12 @@ func testWebhookRetryOrder(f *fixture) {
 	if got := seqsOf(w); !slices.Equal(got, []int64{1, 3}) || w.Through != 7 {
 		f.Fatalf("limited: retries %v through %d", got, w.Through)
 	}
+	// Limit 1: r's retry 3 is left for the next round, so r's new event
+	// 6 waits behind it as well.
+	w = f.work(&claimed[0], 8, now, 1)
+	if got := seqsOf(w); !slices.Equal(got, []int64{1}) || w.Through != 6 || len(w.Waiting) != 1 || !w.Waiting[r] {
+		f.Fatalf("limit 1: retries %v through %d waiting %v", got, w.Through, w.Waiting)
+	}
 	// Later, x's oldest is due too.
 	w = f.work(&claimed[0], 8, now.Add(time.Minute), 10)
 	if got := seqsOf(w); !slices.Equal(got, []int64{1, 2, 3, 4, 5}) || len(w.Waiting) != 0 {
