@@ -39,9 +39,15 @@ type WebhookTx interface {
 	// the catalog, in the order the transactions that wrote them
 	// committed, and deletes those rows. Only rows no running transaction
 	// can precede are moved (on PostgreSQL: written by transactions below
-	// the snapshot's xmin). It returns the number of events moved: 0 when
-	// the log holds nothing final, or when another transaction is
-	// cataloguing now (they take turns; the caller tries again later).
+	// the snapshot's xmin, which any writing transaction of the cluster,
+	// in any database, holds back while it runs). On PostgreSQL the order
+	// is that of the writing transactions' ids: for two that wrote the
+	// same row, or where a serializable one saw the other's writes, the
+	// order they committed in; unrelated ones may come in the order they
+	// started writing. It returns the number of events moved: 0 when the
+	// log holds nothing final, or when another transaction is cataloguing
+	// now (they take turns; the caller tries again later). Call it in a
+	// lazy transaction (store.LazyStore), as the worker does.
 	CatalogEvents(ctx context.Context, limit int) (int, error)
 	// EventsHead is the highest Seq in the catalog (0: none yet, ever).
 	EventsHead(ctx context.Context) (int64, error)
@@ -87,9 +93,10 @@ type WebhookTx interface {
 	// the types e wants (all when e.Types is empty), oldest first; for
 	// each resource whose oldest retry of e is due by now, that
 	// resource's retries of e in EventSeq order, with their events (up to
-	// limit retries in all); and the resources, among those of the new
-	// events, whose oldest retry of e is not due (their new events wait
-	// behind it). Through is the Seq the cursor may move to once the
+	// limit retries in all, a prefix in EventSeq order); and the
+	// resources, among those of the new events, whose oldest retry of e
+	// is not due, or whose retries the limit cut (their new events wait
+	// behind them). Through is the Seq the cursor may move to once the
 	// events are handled: the last event's when limit events came back,
 	// head otherwise.
 	WebhookWork(ctx context.Context, e *WebhookEndpoint, head int64, now time.Time, limit int) (*WebhookWork, error)

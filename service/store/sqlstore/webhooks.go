@@ -659,9 +659,16 @@ func (t *tx) WebhookWork(ctx context.Context, e *store.WebhookEndpoint, head int
 	if err != nil {
 		return nil, err
 	}
-	rows, err = t.query(ctx, `SELECT o.resource_id FROM webhook_retries o
-		WHERE o.endpoint_id = ? AND o.next_attempt_at > ? AND `+oldest+`
-		AND o.resource_id IN (SELECT v.id FROM `+t.d.jsonRows("id", "text")+`)`, e.ID, nowArg, string(list))
+	// Waiting too: a resource whose retries limit cut (the ones left are
+	// after the last one returned, in Seq order); its new events must not
+	// overtake them either.
+	cut := int64(1<<63 - 1)
+	if len(w.Retries) == limit {
+		cut = w.Retries[limit-1].EventSeq
+	}
+	rows, err = t.query(ctx, `SELECT DISTINCT o.resource_id FROM webhook_retries o
+		WHERE o.endpoint_id = ? AND ((o.next_attempt_at > ? AND `+oldest+`) OR o.event_seq > ?)
+		AND o.resource_id IN (SELECT v.id FROM `+t.d.jsonRows("id", "text")+`)`, e.ID, nowArg, cut, string(list))
 	if err != nil {
 		return nil, t.fail(what, err)
 	}

@@ -1,12 +1,15 @@
 package sqlstore
 
 import (
-	"fmt"
+	"context"
+	"errors"
 	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
-	"paywallet/service/ids"
 	"paywallet/service/store"
 	"paywallet/service/store/pgtest"
 )
@@ -24,151 +27,594 @@ var bothStores = []struct {
 	}},
 }
 
-// eventTime is when the fixtures' events are recorded.
+// eventTime is when the tests' events are recorded.
 var eventTime = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
-// eventFixture opens a database with open (closed at the test's end) and
-// returns a pending event of resource, not yet stored, and run, which runs
-// fn in a transaction and fails the test on an error.
-func eventFixture(t *testing.T, open func(*testing.T) (*DB, error), resource string) (*store.WebhookEvent, func(fn func(x *tx) error)) {
+func testEvent(id, resource string) store.NewEvent {
+	return store.NewEvent{ID: id, Type: "OUTGOING_PAYMENT.PENDING", ResourceID: resource, Body: []byte(`{"id":"` + id + `"}`),
+		CreatedAt: eventTime}
+}
+
+// openTest opens a database with open, closed at the test's end.
+func openTest(t *testing.T, open func(*testing.T) (*DB, error)) *DB {
 	t.Helper()
 	db, err := open(t)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	e := &store.WebhookEvent{ID: ids.New("Webhook"), Type: "OUTGOING_PAYMENT.PENDING",
-		ResourceID: resource, Body: []byte(`{}`), Status: store.WebhookPending,
-		NextAttemptAt: eventTime, GiveUpAt: eventTime.Add(72 * time.Hour), CreatedAt: eventTime, UpdatedAt: eventTime}
-	run := func(fn func(x *tx) error) {
-		t.Helper()
-		if err := db.Tx(t.Context(), func(s store.Tx) error { return fn(s.(*tx)) }); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return e, run
+	return db
 }
 
-// TestAttemptsRecordedBeforeMigration0015: an event whose attempts were
-// all written to webhook_attempts before its row kept its last attempt
-// (last_attempt_at NULL) lists them once, and its next attempt adds one
-// without moving or repeating the earlier ones.
-func TestAttemptsRecordedBeforeMigration0015(t *testing.T) {
+func openPG(t *testing.T) *DB { return openTest(t, bothStores[1].open) }
+
+// logRows reads event_log's (pos, part) pairs, oldest first (part 0 on
+// SQLite).
+func logRows(t *testing.T, db *DB) [][2]int64 {
+	t.Helper()
+	q := `SELECT pos, part FROM event_log ORDER BY pos, part`
+	if db.d == sqliteDialect {
+		q = `SELECT pos, 0 FROM event_log ORDER BY pos`
+	}
+	rows, err := db.db.QueryContext(t.Context(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := collect(rows, func(s scanner) ([2]int64, error) {
+		var r [2]int64
+		return r, s.Scan(&r[0], &r[1])
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// catalogAll catalogs until the head is at least head (see storetest's
+// catalogThrough for why it may take more than one call).
+func catalogAll(t *testing.T, db *DB, head int64) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		var h int64
+		err := db.TxLazy(t.Context(), func(x store.Tx) error {
+			if _, err := x.CatalogEvents(t.Context(), 100); err != nil {
+				return err
+			}
+			var err error
+			h, err = x.EventsHead(t.Context())
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h >= head {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("head %d after two minutes, want %d", h, head)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestEventLogRows: each RecordEvents call is one row of event_log, in its
+// own transaction or beside others in one (parts 0, 1, … on PostgreSQL); a
+// rolled-back transaction leaves none; the catalog deletes the rows it
+// moved.
+func TestEventLogRows(t *testing.T) {
 	for _, tc := range bothStores {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx, now := t.Context(), eventTime
-			e, run := eventFixture(t, tc.open, "Transaction:old")
-			list := func() []store.WebhookAttempt {
+			t.Parallel()
+			ctx := t.Context()
+			db := openTest(t, tc.open)
+			record := func(fail bool, batches ...[]store.NewEvent) {
 				t.Helper()
-				var got []store.WebhookAttempt
-				run(func(x *tx) (err error) { got, err = x.ListWebhookAttempts(ctx, e.ID); return err })
-				return got
-			}
-			// As the service wrote a failed first attempt before 0015.
-			run(func(x *tx) error {
-				if err := x.CreateWebhookEvent(ctx, e); err != nil {
-					return err
+				boom := errors.New("boom")
+				err := db.Tx(ctx, func(x store.Tx) error {
+					for _, b := range batches {
+						if err := x.RecordEvents(ctx, b); err != nil {
+							return err
+						}
+					}
+					if fail {
+						return boom
+					}
+					return nil
+				})
+				if fail != errors.Is(err, boom) || (!fail && err != nil) {
+					t.Fatal(err)
 				}
-				if _, err := x.exec(ctx, `INSERT INTO webhook_attempts (event_id, attempt, attempted_at, url, response_status, error, duration_us)
-					VALUES (?, 1, ?, 'https://old.example.com/hook', 500, 'HTTP 500', 1000)`, e.ID, x.d.timeArg(now)); err != nil {
-					return err
-				}
-				_, err := x.exec(ctx, `UPDATE webhook_events SET attempts = 1, last_status = 500, last_error = 'HTTP 500' WHERE id = ?`, e.ID)
-				return err
-			})
-			if got := list(); len(got) != 1 || got[0].Attempt != 1 || got[0].ResponseStatus != 500 || got[0].URL != "https://old.example.com/hook" {
-				t.Fatalf("before the next attempt: %+v", got)
 			}
-			later := now.Add(time.Hour)
-			var claimed []store.WebhookEvent
-			run(func(x *tx) (err error) {
-				claimed, err = x.ClaimWebhookEvents(ctx, later, later.Add(time.Minute), "lease-1", 1)
-				return err
-			})
-			if len(claimed) != 1 {
-				t.Fatalf("claimed %+v", claimed)
+			r := "Transaction:r"
+			record(false, []store.NewEvent{testEvent("Webhook:1", r), testEvent("Webhook:2", r)})
+			record(false, []store.NewEvent{testEvent("Webhook:3", r)})
+			record(true, []store.NewEvent{testEvent("Webhook:x", r)})
+			record(false, []store.NewEvent{testEvent("Webhook:4", r)}, nil, []store.NewEvent{testEvent("Webhook:5", r)})
+			rows := logRows(t, db)
+			if len(rows) != 4 {
+				t.Fatalf("log rows %v, want 4", rows)
 			}
-			c := claimed[0]
-			c.Status, c.DeliveredAt, c.UpdatedAt = store.WebhookDelivered, later, later
-			run(func(x *tx) error {
-				lost, err := x.FinishWebhookAttempts(ctx, []store.WebhookOutcome{{Event: c, Attempt: store.WebhookAttempt{EventID: c.ID,
-					Attempt: 2, AttemptedAt: later, URL: "https://new.example.com/hook", ResponseStatus: 204, Duration: time.Millisecond}}}, "lease-1")
-				if err == nil && len(lost) != 0 {
-					t.Errorf("lost %v", lost)
+			if db.d == postgresDialect {
+				// pos is the transaction's id: three transactions, the
+				// last one with parts 0 and 1.
+				if rows[0][0] >= rows[1][0] || rows[1][0] >= rows[2][0] || rows[2][0] != rows[3][0] ||
+					rows[0][1] != 0 || rows[1][1] != 0 || rows[2][1] != 0 || rows[3][1] != 1 {
+					t.Fatalf("log rows %v", rows)
 				}
-				return err
-			})
-			got := list()
-			if len(got) != 2 || got[0].Attempt != 1 || got[0].ResponseStatus != 500 || got[1].Attempt != 2 ||
-				got[1].ResponseStatus != 204 || got[1].URL != "https://new.example.com/hook" || !got[1].AttemptedAt.Equal(later) {
-				t.Fatalf("after the next attempt: %+v", got)
+			}
+			catalogAll(t, db, 5)
+			if rows := logRows(t, db); len(rows) != 0 {
+				t.Fatalf("moved rows left in the log: %v", rows)
 			}
 		})
 	}
 }
 
-// TestAttemptsDuringRollingUpgrade: a binary of before migration 0015,
-// still running beside this one, finishes an attempt its way (the attempts
-// count and the answer on the row, the attempt in webhook_attempts) between
-// two attempts of this binary: every attempt lists once, with its own
-// number and data.
-func TestAttemptsDuringRollingUpgrade(t *testing.T) {
+// TestEventsSchema: delivery never writes an event's row, and the schema
+// says so: events has only the catalog's columns, and the log only its
+// own (no index beside the primary key on the hot path's table).
+func TestEventsSchema(t *testing.T) {
 	for _, tc := range bothStores {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx, now := t.Context(), eventTime
-			e, run := eventFixture(t, tc.open, "Transaction:upgrade")
-			run(func(x *tx) error { return x.CreateWebhookEvent(ctx, e) })
-			// finish claims the event at hour n and records attempt n+1
-			// this binary's way, failed (503) or, last, delivered.
-			finish := func(n int, status int) {
-				t.Helper()
-				at := now.Add(time.Duration(n) * time.Hour)
-				lease := fmt.Sprintf("lease-%d", n)
-				var got []store.WebhookEvent
-				run(func(x *tx) (err error) {
-					got, err = x.ClaimWebhookEvents(ctx, at, at.Add(time.Minute), lease, 1)
-					return err
-				})
-				if len(got) != 1 || got[0].Attempts != n {
-					t.Fatalf("claim %d: %+v", n, got)
+			t.Parallel()
+			db := openTest(t, tc.open)
+			columns := func(table string) []string {
+				q := `SELECT column_name FROM information_schema.columns WHERE table_name = ? ORDER BY column_name`
+				if db.d == sqliteDialect {
+					q = `SELECT name FROM pragma_table_info(?) ORDER BY name`
 				}
-				c := got[0]
-				c.Status, c.UpdatedAt, c.NextAttemptAt = store.WebhookPending, at, at.Add(time.Hour)
-				if status == 204 {
-					c.Status, c.DeliveredAt = store.WebhookDelivered, at
+				rows, err := db.db.QueryContext(t.Context(), db.d.rebind(q), table)
+				if err != nil {
+					t.Fatal(err)
 				}
-				run(func(x *tx) error {
-					_, err := x.FinishWebhookAttempts(ctx, []store.WebhookOutcome{{Event: c, Attempt: store.WebhookAttempt{EventID: c.ID,
-						Attempt: n + 1, AttemptedAt: at, URL: fmt.Sprintf("https://new.example.com/%d", n+1), ResponseStatus: status,
-						Duration: time.Duration(n+1) * time.Millisecond}}}, lease)
-					return err
+				cols, err := collect(rows, func(s scanner) (string, error) {
+					var c string
+					return c, s.Scan(&c)
 				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return cols
 			}
-			finish(0, 503)
-			// Attempt 2 by the older binary (its finish statements of before 0015).
-			run(func(x *tx) error {
-				if _, err := x.exec(ctx, `UPDATE webhook_events SET attempts = 2, last_status = 500, last_error = 'HTTP 500', updated_at = ? WHERE id = ?`,
-					x.d.timeArg(now.Add(90*time.Minute)), e.ID); err != nil {
-					return err
+			if got, want := columns("events"), []string{"body", "created_at", "id", "resource_id", "seq", "sequence", "type"}; !slices.Equal(got, want) {
+				t.Errorf("events has columns %v, want %v", got, want)
+			}
+			want := []string{"created_at", "events", "part", "pos"}
+			if db.d == sqliteDialect {
+				want = []string{"created_at", "events", "pos"}
+			}
+			if got := columns("event_log"); !slices.Equal(got, want) {
+				t.Errorf("event_log has columns %v, want %v", got, want)
+			}
+			for _, old := range []string{"webhook_events"} {
+				if got := columns(old); len(got) != 0 {
+					t.Errorf("%s is still there: %v", old, got)
 				}
-				_, err := x.exec(ctx, `INSERT INTO webhook_attempts (event_id, attempt, attempted_at, url, response_status, error, duration_us)
-					VALUES (?, 2, ?, 'https://old.example.com/2', 500, 'HTTP 500', 2000)`, e.ID, x.d.timeArg(now.Add(90*time.Minute)))
+			}
+		})
+	}
+}
+
+func TestWithPending(t *testing.T) {
+	x := &tx{d: postgresDialect, pending: []logRow{{part: 0, createdAt: eventTime, events: []byte("[]")}}}
+	const cte = "logged_events AS (INSERT INTO event_log (part, created_at, events) VALUES (?, ?, ?))"
+	cases := []struct {
+		in, want string
+	}{
+		{"SELECT 1", "WITH " + cte + " SELECT 1"},
+		{"\n\t  insert INTO t VALUES (?)", "WITH " + cte + " insert INTO t VALUES (?)"},
+		{"UPDATE t SET a = ?", "WITH " + cte + " UPDATE t SET a = ?"},
+		{"DELETE FROM t", "WITH " + cte + " DELETE FROM t"},
+		{"WITH a AS (SELECT 1) SELECT * FROM a", "WITH " + cte + ", a AS (SELECT 1) SELECT * FROM a"},
+		{"with\nrecursive a(n) AS (SELECT 1) SELECT * FROM a", "WITH RECURSIVE " + cte + ", a(n) AS (SELECT 1) SELECT * FROM a"},
+		{"WITH recursive_thing AS (SELECT 1) SELECT 1", "WITH " + cte + ", recursive_thing AS (SELECT 1) SELECT 1"},
+		{"SET LOCAL synchronous_commit = off", ""},
+		{"(SELECT 1) UNION (SELECT 2)", ""},
+		{"SELECTED", ""},
+		{"", ""},
+	}
+	for _, c := range cases {
+		got, args, ok := x.withPending(c.in, []any{"own"})
+		if c.want == "" {
+			if ok || got != c.in || len(args) != 1 {
+				t.Errorf("%q: carried the row: %q %v", c.in, got, args)
+			}
+			continue
+		}
+		if !ok || got != c.want || len(args) != 4 || args[3] != "own" || args[0] != 0 {
+			t.Errorf("%q:\n got %q %v\nwant %q, the row's 3 arguments first", c.in, got, args, c.want)
+		}
+	}
+	x.pending = nil
+	if got, _, ok := x.withPending("SELECT 1", nil); ok || got != "SELECT 1" {
+		t.Errorf("nothing pending, yet %q", got)
+	}
+}
+
+// tracer records the SQL texts a store's transactions send.
+type tracer struct {
+	mu sync.Mutex
+	qs []string
+}
+
+func (tr *tracer) trace(q string) {
+	tr.mu.Lock()
+	tr.qs = append(tr.qs, q)
+	tr.mu.Unlock()
+}
+
+func (tr *tracer) take() []string {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	qs := tr.qs
+	tr.qs = nil
+	return qs
+}
+
+// logInserts counts the statements that write the log: carried (WITH
+// logged_events) and alone.
+func logInserts(qs []string) (carried, alone int) {
+	for _, q := range qs {
+		switch {
+		case strings.HasPrefix(q, "WITH logged_events AS (INSERT INTO event_log") ||
+			strings.HasPrefix(q, "WITH RECURSIVE logged_events AS (INSERT INTO event_log"):
+			carried++
+		case strings.HasPrefix(q, "INSERT INTO event_log"):
+			alone++
+		}
+	}
+	return carried, alone
+}
+
+// TestEventLogRidesOnNextStatement (PostgreSQL): the log row goes with the
+// transaction's next statement and costs no statement of its own; the
+// statement's result is its own; a transaction that sends none after
+// RecordEvents writes the row alone before COMMIT; a statement that
+// failed before it reached the server leaves the row for the next one.
+func TestEventLogRidesOnNextStatement(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	db := openPG(t)
+	tr := &tracer{}
+	db.trace = tr.trace
+	run := func(fn func(x *tx) error) []string {
+		t.Helper()
+		tr.take()
+		if err := db.Tx(ctx, func(s store.Tx) error { return fn(s.(*tx)) }); err != nil {
+			t.Fatal(err)
+		}
+		return tr.take()
+	}
+	r := "Transaction:r"
+	// A statement after RecordEvents: one statement in all, its result
+	// intact (PutSettingIfAbsent's INSERT, then its SELECT).
+	qs := run(func(x *tx) error {
+		if err := x.RecordEvents(ctx, []store.NewEvent{testEvent("Webhook:1", r)}); err != nil {
+			return err
+		}
+		v, err := x.PutSettingIfAbsent(ctx, "k", []byte("v"))
+		if err == nil && string(v) != "v" {
+			t.Errorf("setting %q", v)
+		}
+		return err
+	})
+	if c, a := logInserts(qs); c != 1 || a != 0 || len(qs) != 2 {
+		t.Errorf("statements %q: carried %d, alone %d; want the first one carrying the row and no other", qs, c, a)
+	}
+	// RowsAffected is the statement's: insert reports a taken key.
+	qs = run(func(x *tx) error {
+		if err := x.RecordEvents(ctx, []store.NewEvent{testEvent("Webhook:2", r)}); err != nil {
+			return err
+		}
+		err := x.insert(ctx, "setting", `INSERT INTO settings (key, value) VALUES (?, ?)`, "k", []byte("w"))
+		if !errors.Is(err, store.ErrConflict) {
+			t.Errorf("insert of a taken key with the row: %v, want ErrConflict", err)
+		}
+		// A statement that starts with WITH, and one more (no row now).
+		var n int
+		if err := x.queryRow(ctx, `WITH a AS (SELECT 41 AS n) SELECT n + 1 FROM a`).Scan(&n); err != nil || n != 42 {
+			t.Errorf("WITH statement: %d %v", n, err)
+		}
+		return nil
+	})
+	if c, a := logInserts(qs); c != 1 || a != 0 || len(qs) != 2 {
+		t.Errorf("statements %q: carried %d, alone %d", qs, c, a)
+	}
+	// Two calls, then a statement that starts with WITH: both rows in it.
+	qs = run(func(x *tx) error {
+		for _, id := range []string{"Webhook:3", "Webhook:4"} {
+			if err := x.RecordEvents(ctx, []store.NewEvent{testEvent(id, r)}); err != nil {
+				return err
+			}
+		}
+		var n int
+		return x.queryRow(ctx, `WITH a AS (SELECT 1 AS n) SELECT n FROM a`).Scan(&n)
+	})
+	if c, a := logInserts(qs); c != 1 || a != 0 || len(qs) != 1 {
+		t.Errorf("statements %q: carried %d, alone %d", qs, c, a)
+	}
+	// Nothing after RecordEvents: alone, before COMMIT.
+	qs = run(func(x *tx) error { return x.RecordEvents(ctx, []store.NewEvent{testEvent("Webhook:5", r)}) })
+	if c, a := logInserts(qs); c != 0 || a != 1 || len(qs) != 1 {
+		t.Errorf("statements %q: carried %d, alone %d", qs, c, a)
+	}
+	// A statement the driver refused to send (an argument it cannot
+	// encode) keeps the row pending: it goes with the next one.
+	qs = run(func(x *tx) error {
+		if err := x.RecordEvents(ctx, []store.NewEvent{testEvent("Webhook:6", r)}); err != nil {
+			return err
+		}
+		if _, err := x.exec(ctx, `UPDATE settings SET value = ? WHERE key = ?`, make(chan int), "k"); err == nil {
+			t.Error("a channel argument was sent")
+		}
+		if len(x.pending) != 1 {
+			t.Errorf("pending after a statement that was not sent: %d rows", len(x.pending))
+		}
+		return nil
+	})
+	if c, a := logInserts(qs); c+a != 2 || a != 1 {
+		t.Errorf("statements %q: carried %d, alone %d; want the refused one and the row alone", qs, c, a)
+	}
+	catalogAll(t, db, 6)
+	if rows := logRows(t, db); len(rows) != 0 {
+		t.Fatalf("log rows left %v", rows)
+	}
+	var n int
+	if err := db.db.QueryRowContext(ctx, `SELECT count(*) FROM events`).Scan(&n); err != nil || n != 6 {
+		t.Fatalf("%d events (%v), want 6", n, err)
+	}
+}
+
+// TestEventLogFailedStatement (PostgreSQL): a statement that carries the
+// row and fails reports its own error, classified as without the row
+// (unique violation, serialization failure), and the row is not written:
+// the failed transaction rolls back, and one that lost a race and ran
+// again writes its row once.
+func TestEventLogFailedStatement(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	db := openPG(t)
+	if _, err := db.db.ExecContext(ctx, `CREATE FUNCTION fail_serialization() RETURNS int LANGUAGE plpgsql AS
+		$$ BEGIN RAISE EXCEPTION 'lost a race' USING ERRCODE = 'serialization_failure'; END $$`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.db.ExecContext(ctx, `INSERT INTO settings (key, value) VALUES ('k', 'v')`); err != nil {
+		t.Fatal(err)
+	}
+	r := "Transaction:r"
+	var kind errKind
+	err := db.Tx(ctx, func(s store.Tx) error {
+		x := s.(*tx)
+		if err := x.RecordEvents(ctx, []store.NewEvent{testEvent("Webhook:dup", r)}); err != nil {
+			return err
+		}
+		_, err := x.exec(ctx, `INSERT INTO settings (key, value) VALUES (?, ?)`, "k", []byte("w"))
+		kind = x.d.classify(err)
+		return x.fail("insert", err)
+	})
+	if !errors.Is(err, store.ErrConflict) || kind != errUnique {
+		t.Fatalf("a unique violation with the row: %v (kind %d)", err, kind)
+	}
+	attempts := 0
+	err = db.Tx(ctx, func(s store.Tx) error {
+		x := s.(*tx)
+		attempts++
+		if err := x.RecordEvents(ctx, []store.NewEvent{testEvent("Webhook:retried", r)}); err != nil {
+			return err
+		}
+		if attempts == 1 {
+			var n int
+			err := x.queryRow(ctx, `SELECT fail_serialization()`).Scan(&n)
+			if x.d.classify(err) != errRetry {
+				t.Errorf("first attempt: %v, want a serialization failure", err)
+			}
+			return x.fail("fail", err)
+		}
+		_, err := x.PutSettingIfAbsent(ctx, "k2", []byte("v"))
+		return err
+	})
+	if err != nil || attempts != 2 {
+		t.Fatalf("%v after %d attempts", err, attempts)
+	}
+	if rows := logRows(t, db); len(rows) != 1 {
+		t.Fatalf("log rows %v, want the second attempt's only", rows)
+	}
+	catalogAll(t, db, 1)
+	var ids []string
+	rows, err := db.db.QueryContext(ctx, `SELECT id FROM events ORDER BY seq`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, err = collect(rows, func(s scanner) (string, error) {
+		var id string
+		return id, s.Scan(&id)
+	})
+	if err != nil || !slices.Equal(ids, []string{"Webhook:retried"}) {
+		t.Fatalf("events %v (%v)", ids, err)
+	}
+}
+
+// TestCatalogHorizon (PostgreSQL): a transaction that started writing
+// before another but commits after it holds the other's events back: none
+// is catalogued while it runs, and then both are, the earlier writer's
+// first (pos is the order transactions got their ids in).
+func TestCatalogHorizon(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	db := openPG(t)
+	written, release := make(chan struct{}), make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		done <- db.Tx(ctx, func(s store.Tx) error {
+			if err := s.RecordEvents(ctx, []store.NewEvent{testEvent("Webhook:early", "Transaction:a")}); err != nil {
+				return err
+			}
+			if _, err := s.PutSettingIfAbsent(ctx, "early", []byte("x")); err != nil {
+				return err
+			}
+			close(written)
+			<-release
+			return nil
+		})
+	}()
+	<-written
+	if err := db.Tx(ctx, func(s store.Tx) error {
+		return s.RecordEvents(ctx, []store.NewEvent{testEvent("Webhook:late", "Transaction:a")})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if rows := logRows(t, db); len(rows) != 1 {
+		t.Fatalf("committed log rows %v, want the later transaction's", rows)
+	}
+	for range 3 {
+		var n int
+		if err := db.TxLazy(ctx, func(x store.Tx) (err error) { n, err = x.CatalogEvents(ctx, 100); return err }); err != nil || n != 0 {
+			t.Fatalf("catalogued %d (%v) while an older transaction runs", n, err)
+		}
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	catalogAll(t, db, 2)
+	for _, want := range []struct {
+		id        string
+		seq, seq2 int64
+	}{{"Webhook:early", 1, 1}, {"Webhook:late", 2, 2}} {
+		var e *store.Event
+		if err := db.Tx(ctx, func(x store.Tx) (err error) { e, err = x.GetEvent(ctx, want.id); return err }); err != nil {
+			t.Fatal(err)
+		}
+		if e.Seq != want.seq || e.Sequence != want.seq2 {
+			t.Errorf("%s: seq %d sequence %d, want %d %d", want.id, e.Seq, e.Sequence, want.seq, want.seq2)
+		}
+	}
+}
+
+// TestCatalogTurns (PostgreSQL): while one transaction catalogs, another
+// one's CatalogEvents moves nothing and does not wait.
+func TestCatalogTurns(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	db := openPG(t)
+	if err := db.Tx(ctx, func(s store.Tx) error {
+		return s.RecordEvents(ctx, []store.NewEvent{testEvent("Webhook:1", "Transaction:a")})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	inside, release := make(chan struct{}), make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		done <- db.TxLazy(ctx, func(x store.Tx) error {
+			if _, err := x.CatalogEvents(ctx, 100); err != nil {
+				return err
+			}
+			close(inside)
+			<-release
+			return nil
+		})
+	}()
+	<-inside
+	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	var n int
+	if err := db.TxLazy(wctx, func(x store.Tx) (err error) { n, err = x.CatalogEvents(wctx, 100); return err }); err != nil || n != 0 {
+		t.Errorf("a second cataloguer: %d, %v", n, err)
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestEventPipelineMigration: a database of version 16 with events in the
+// outbox, opened by this version, has them in the catalog in the order of
+// their ids, with their sequences and bodies; each resource's count and
+// the head go on from there, and the outbox is gone.
+func TestEventPipelineMigration(t *testing.T) {
+	for _, tc := range olderDatabases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := t.Context()
+			raw, d, open := tc.make(t)
+			migrateBefore(t, raw, d, 17)
+			old := []struct {
+				id, resource string
+				sequence     int64
+				body         string
+			}{
+				{"Webhook:019aa5d2-7c10-7000-8000-000000000003", "Transaction:b", 1, `{"n":3}`},
+				{"Webhook:019aa5d2-7c10-7000-8000-000000000001", "Transaction:a", 1, `{"n":1}`},
+				{"Webhook:019aa5d2-7c10-7000-8000-000000000002", "Transaction:a", 2, `{"n":2}`},
+				{"Webhook:019aa5d2-7c10-7000-8000-000000000004", "Transaction:a", 3, `{"n":4}`},
+			}
+			for i, e := range old {
+				created := eventTime.Add(time.Duration(i) * time.Second)
+				if _, err := raw.ExecContext(ctx, d.rebind(`INSERT INTO webhook_events (id, type, resource_id, sequence, body, status,
+					attempts, next_attempt_at, give_up_at, created_at, updated_at) VALUES (?, 'A.B', ?, ?, ?, 'DELIVERED', 1, ?, ?, ?, ?)`),
+					e.id, e.resource, e.sequence, []byte(e.body), d.timeArg(created), d.timeArg(created), d.timeArg(created),
+					d.timeArg(created)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := raw.ExecContext(ctx, d.rebind(`INSERT INTO webhook_attempts (event_id, attempt, attempted_at, url,
+				response_status, error, duration_us) VALUES (?, 1, ?, 'https://x.example.com', 200, '', 5)`),
+				old[0].id, d.timeArg(eventTime)); err != nil {
+				t.Fatal(err)
+			}
+			if err := raw.Close(); err != nil {
+				t.Fatal(err)
+			}
+			db, err := open(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			var all []store.Event
+			err = db.Tx(ctx, func(x store.Tx) error {
+				all, err = store.AllPages(func(c string) (store.Page[store.Event], error) {
+					return x.ListEvents(ctx, store.EventFilter{Cursor: c})
+				})
 				return err
 			})
-			finish(2, 204)
-			var got []store.WebhookAttempt
-			run(func(x *tx) (err error) { got, err = x.ListWebhookAttempts(ctx, e.ID); return err })
-			want := []struct {
-				url    string
-				status int
-			}{{"https://new.example.com/1", 503}, {"https://old.example.com/2", 500}, {"https://new.example.com/3", 204}}
-			if len(got) != len(want) {
-				t.Fatalf("attempts %+v, want %d", got, len(want))
+			if err != nil {
+				t.Fatal(err)
 			}
-			for i, w := range want {
-				if got[i].Attempt != i+1 || got[i].URL != w.url || got[i].ResponseStatus != w.status {
-					t.Errorf("attempt %d: %+v, want %+v", i+1, got[i], w)
+			slices.Reverse(all)
+			wantOrder := []int{1, 2, 0, 3} // by id
+			if len(all) != len(old) {
+				t.Fatalf("%d events, want %d", len(all), len(old))
+			}
+			for i, k := range wantOrder {
+				e, o := all[i], old[k]
+				if e.Seq != int64(i+1) || e.ID != o.id || e.ResourceID != o.resource || e.Sequence != o.sequence ||
+					string(e.Body) != o.body || e.Type != "A.B" || !e.CreatedAt.Equal(eventTime.Add(time.Duration(k)*time.Second)) {
+					t.Errorf("event %d: %+v, want %+v at seq %d", i, e, o, i+1)
 				}
+			}
+			// Recorded after the migration: a's fourth, b's second.
+			if err := db.Tx(ctx, func(x store.Tx) error {
+				return x.RecordEvents(ctx, []store.NewEvent{testEvent("Webhook:new-a", "Transaction:a"), testEvent("Webhook:new-b", "Transaction:b")})
+			}); err != nil {
+				t.Fatal(err)
+			}
+			catalogAll(t, db, 6)
+			for _, w := range []struct {
+				id            string
+				seq, sequence int64
+			}{{"Webhook:new-a", 5, 4}, {"Webhook:new-b", 6, 2}} {
+				var e *store.Event
+				if err := db.Tx(ctx, func(x store.Tx) (err error) { e, err = x.GetEvent(ctx, w.id); return err }); err != nil {
+					t.Fatal(err)
+				}
+				if e.Seq != w.seq || e.Sequence != w.sequence {
+					t.Errorf("%s: seq %d sequence %d, want %d %d", w.id, e.Seq, e.Sequence, w.seq, w.sequence)
+				}
+			}
+			var n int
+			if err := db.db.QueryRowContext(ctx, `SELECT count(*) FROM webhook_attempts`).Scan(&n); err != nil || n != 0 {
+				t.Errorf("attempts after the migration: %d (%v)", n, err)
 			}
 		})
 	}

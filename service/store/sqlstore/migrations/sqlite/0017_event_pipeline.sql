@@ -118,7 +118,8 @@ CREATE TABLE webhook_attempts_new (
 INSERT INTO events (seq, id, type, resource_id, sequence, body, created_at)
 SELECT row_number() OVER (ORDER BY id), id, type, resource_id, sequence, body, created_at FROM webhook_events;
 INSERT INTO event_resources (resource_id, sequence)
-SELECT resource_id, max(sequence) FROM webhook_events GROUP BY resource_id;
+-- '' is the head's row (no event the service wrote has an empty resource).
+SELECT resource_id, max(sequence) FROM webhook_events WHERE resource_id <> '' GROUP BY resource_id;
 INSERT INTO event_resources (resource_id, sequence) SELECT '', count(*) FROM webhook_events;
 
 DROP TABLE webhook_attempts;
