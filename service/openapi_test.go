@@ -612,6 +612,8 @@ func TestEveryDocumentedOperation(t *testing.T) {
 	}
 	ok("POST", "/webhooks/deliveries/"+deliveries.Data[0].EventID+"/replay", nil, nil, http.StatusOK)
 	ok("DELETE", "/webhooks/endpoints/"+ep.ID, nil, nil, http.StatusNoContent)
+	ok("POST", "/webhooks/keys/rotate", nil, nil, http.StatusOK)
+	ok("GET", "/webhooks/keys", nil, nil, http.StatusOK)
 
 	// API tokens, the End User Terms, the directory of the service itself.
 	var tok payments.APIToken
