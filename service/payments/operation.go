@@ -36,11 +36,6 @@ func commit[T any](ctx context.Context, s *Service, turn string, fin *then, fn f
 			return err
 		}
 		if fin != nil {
-			// The events first: on PostgreSQL their row then rides on
-			// the idempotency record's statement (outboxTx.flush).
-			if err := flushEvents(ctx, tx); err != nil {
-				return err
-			}
 			return fin.run(ctx, tx, out)
 		}
 		return nil

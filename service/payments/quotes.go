@@ -165,10 +165,11 @@ func (s *Service) createQuote(ctx context.Context, req QuoteRequest, fin *then) 
 		if err := tx.CreateTransaction(ctx, x); err != nil {
 			return wire.Quote{}, err
 		}
-		if err := tx.CreateQuote(ctx, q); err != nil {
+		// Before the last write, which then carries the event's row.
+		if err := s.emitTransaction(ctx, tx, x); err != nil {
 			return wire.Quote{}, err
 		}
-		if err := s.emitTransaction(ctx, tx, x); err != nil {
+		if err := tx.CreateQuote(ctx, q); err != nil {
 			return wire.Quote{}, err
 		}
 		return s.quoteJSON(q, x), nil
@@ -625,18 +626,17 @@ func (s *Service) executeQuote(ctx context.Context, id, signature string, fin *t
 		next := *x
 		next.Status, next.UpdatedAt = "PROCESSING", now
 		next.NextStepAt = now.Add(s.settleAfter(q.PaymentRail, x.Outcome))
+		// The events before the last write, which then carries their
+		// row (rolled back with it if the write loses).
+		if err := s.emitExecuted(ctx, tx, &next, q.SourceAccountID); err != nil {
+			return wire.Quote{}, err
+		}
 		won, err := tx.AdvanceTransaction(ctx, &next, "PENDING")
 		if err != nil {
 			return wire.Quote{}, err
 		}
 		if !won {
 			return wire.Quote{}, errorf("INVALID_STATE_TRANSITION", "the quote was executed by another request")
-		}
-		if err := s.emitTransaction(ctx, tx, &next); err != nil {
-			return wire.Quote{}, err
-		}
-		if err := s.emitBalance(ctx, tx, q.SourceAccountID); err != nil {
-			return wire.Quote{}, err
 		}
 		return s.quoteJSON(q, &next), nil
 	})

@@ -340,14 +340,14 @@ func (s *Service) emit(ctx context.Context, tx store.Tx, typ, resourceID string,
 	if err != nil {
 		return err
 	}
-	e := store.NewEvent{ID: id, Type: typ, ResourceID: resourceID, Body: body, CreatedAt: now}
 	if o, ok := tx.(*outboxTx); ok {
-		// Recorded with the operation's other events, as one row
-		// (outboxTx.flush).
-		o.events = append(o.events, e)
-		return nil
+		o.emitted = true
 	}
-	return tx.RecordEvents(ctx, []store.NewEvent{e})
+	// The store joins the operation's events into one log row and sends
+	// it with the transaction's next statement (PostgreSQL): an
+	// operation that emits before its last write pays no round trip for
+	// its events.
+	return tx.RecordEvents(ctx, []store.NewEvent{{ID: id, Type: typ, ResourceID: resourceID, Body: body, CreatedAt: now}})
 }
 
 // transactionEventType is the reference's webhook type for a transaction
@@ -374,6 +374,9 @@ func (s *Service) emitTransaction(ctx context.Context, tx store.Tx, x *store.Tra
 // emitBalance records INTERNAL_ACCOUNT.BALANCE_UPDATED with the account as
 // it is now in tx.
 func (s *Service) emitBalance(ctx context.Context, tx store.Tx, accountID string) error {
+	if s.cfg.NoEvents {
+		return nil // nor the read
+	}
 	a, err := tx.GetInternalAccount(ctx, accountID)
 	if err != nil {
 		return err
@@ -381,40 +384,35 @@ func (s *Service) emitBalance(ctx context.Context, tx store.Tx, accountID string
 	return s.emit(ctx, tx, webhooksig.InternalAccountBalanceUpdated, a.ID, s.internalAccountJSON(a))
 }
 
-// outboxStore gathers the events a transaction emits into one row of the
-// event log and wakes the worker after such a transaction committed.
+// emitExecuted records a payment's PROCESSING event and its wallet's
+// balance, reading the wallet before either, so that both join one log
+// row that the next statement carries.
+func (s *Service) emitExecuted(ctx context.Context, tx store.Tx, x *store.Transaction, wallet string) error {
+	if s.cfg.NoEvents {
+		return nil
+	}
+	a, err := tx.GetInternalAccount(ctx, wallet)
+	if err != nil {
+		return err
+	}
+	if err := s.emitTransaction(ctx, tx, x); err != nil {
+		return err
+	}
+	return s.emit(ctx, tx, webhooksig.InternalAccountBalanceUpdated, a.ID, s.internalAccountJSON(a))
+}
+
+// outboxStore wakes the worker after a transaction that emitted events
+// committed.
 type outboxStore struct {
 	store.Store
 	wake func()
 }
 
-// outboxTx is the store.Tx outboxStore hands to fn. emit queues its events
-// here; flush hands them to the store as one row.
+// outboxTx is the store.Tx outboxStore hands to fn: it notes that emit
+// recorded events.
 type outboxTx struct {
 	store.Tx
-	events  []store.NewEvent
-	flushed bool
-}
-
-// flush records the queued events. commit calls it when the operation's
-// work is done and before its idempotency record is written, so that on
-// PostgreSQL the row rides on that statement instead of costing a round
-// trip of its own; outboxStore.run calls it at the end for the rest.
-func (o *outboxTx) flush(ctx context.Context) error {
-	if len(o.events) == 0 {
-		return nil
-	}
-	err := o.Tx.RecordEvents(ctx, o.events)
-	o.events, o.flushed = nil, true
-	return err
-}
-
-// flushEvents is outboxTx.flush for a tx that may be one.
-func flushEvents(ctx context.Context, tx store.Tx) error {
-	if o, ok := tx.(*outboxTx); ok {
-		return o.flush(ctx)
-	}
-	return nil
+	emitted bool
 }
 
 func (o *outboxStore) Tx(ctx context.Context, fn func(store.Tx) error) error {
@@ -429,10 +427,7 @@ func (o *outboxStore) run(ctx context.Context, key string, fn func(store.Tx) err
 	var last *outboxTx
 	wrapped := func(tx store.Tx) error {
 		last = &outboxTx{Tx: tx}
-		if err := fn(last); err != nil {
-			return err
-		}
-		return last.flush(ctx)
+		return fn(last)
 	}
 	var err error
 	if key == "" {
@@ -440,7 +435,7 @@ func (o *outboxStore) run(ctx context.Context, key string, fn func(store.Tx) err
 	} else {
 		err = o.Store.TxFor(ctx, key, wrapped)
 	}
-	if err == nil && last != nil && last.flushed {
+	if err == nil && last != nil && last.emitted {
 		o.wake()
 	}
 	return err

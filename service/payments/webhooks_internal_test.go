@@ -42,45 +42,6 @@ func TestEventRollsBack(t *testing.T) {
 	}
 }
 
-// TestOneLogRowPerTransaction: an operation's events, however many, are
-// one row of the event log, written after its work (so that on PostgreSQL
-// the row rides on its idempotency record's statement).
-func TestOneLogRowPerTransaction(t *testing.T) {
-	svc := newTestService(t)
-	ctx := context.Background()
-	var calls [][]store.NewEvent
-	err := svc.store.Tx(ctx, func(tx store.Tx) error {
-		rec := &recordingTx{Tx: tx, calls: &calls}
-		o := &outboxTx{Tx: rec}
-		for _, id := range []string{"InternalAccount:a", "InternalAccount:b", "InternalAccount:a"} {
-			if err := svc.emit(ctx, o, webhooksig.InternalAccountBalanceUpdated, id, map[string]string{"id": id}); err != nil {
-				return err
-			}
-		}
-		if len(calls) != 0 {
-			t.Fatalf("events written before the operation's work was done: %d", len(calls))
-		}
-		return o.flush(ctx)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(calls) != 1 || len(calls[0]) != 3 || calls[0][0].ResourceID != "InternalAccount:a" || calls[0][2].ResourceID != "InternalAccount:a" {
-		t.Fatalf("RecordEvents calls %+v, want one with the three events in order", calls)
-	}
-}
-
-// recordingTx notes each RecordEvents call.
-type recordingTx struct {
-	store.Tx
-	calls *[][]store.NewEvent
-}
-
-func (r *recordingTx) RecordEvents(ctx context.Context, es []store.NewEvent) error {
-	*r.calls = append(*r.calls, es)
-	return r.Tx.RecordEvents(ctx, es)
-}
-
 // TestWebhookKeysUpgrade: a key set stored before rotation existed (one
 // P-256 key, no Ed25519 key) is rewritten once as generations: the P-256
 // key keeps its kid, and every later start reads the same Ed25519 key.

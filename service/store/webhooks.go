@@ -10,8 +10,8 @@ import (
 // tables, so that the API's transactions only ever append:
 //
 //  1. The log. An API transaction appends its events with
-//     [WebhookTx.RecordEvents]: one row per call, a primary key only, never
-//     updated. On PostgreSQL the row rides on the transaction's next
+//     [WebhookTx.RecordEvents]: one row per transaction (per run of calls
+//     between two statements), a primary key only, never updated. On PostgreSQL the row rides on the transaction's next
 //     statement (no round trip of its own) where there is one.
 //  2. The catalog. [WebhookTx.CatalogEvents] (one worker at a time, in a
 //     lazy transaction) moves the log's rows, in the order their
@@ -27,11 +27,11 @@ import (
 //     ([WebhookTx.WebhookWork]), delivers, and records the round
 //     ([WebhookTx.FinishWebhookRound]) only while it still holds the lease.
 type WebhookTx interface {
-	// RecordEvents appends events, the ones this transaction records, to
-	// the log as one row, in this order. It may keep them to send with the
-	// transaction's next statement; they are written by the time the
-	// transaction commits, and not at all if it rolls back. Each call is
-	// one row; an empty list writes nothing.
+	// RecordEvents appends events, in this order, to the log row of this
+	// transaction: calls with no statement between them join one row. The
+	// store keeps the row for the transaction's next statement to carry
+	// where it can (PostgreSQL), else writes it when the transaction
+	// commits; not at all if it rolls back. An empty list writes nothing.
 	RecordEvents(ctx context.Context, events []NewEvent) error
 
 	// CatalogEvents moves up to limit events of the log's oldest rows

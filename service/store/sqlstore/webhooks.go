@@ -21,30 +21,23 @@ import (
 type logRow struct {
 	part      int
 	createdAt time.Time
-	events    []byte
+	events    []store.NewEvent
 }
 
-// logEvent is an event as the log's events column encodes it: a JSON
-// array of these, read back by CatalogEvents only. Short keys: the blob is
-// written on the API's hot path.
-type logEvent struct {
-	ID         string `json:"i"`
-	Type       string `json:"t"`
-	ResourceID string `json:"r"`
-	Body       []byte `json:"b"` // base64 in JSON
-	CreatedAt  int64  `json:"c"` // Unix microseconds
-}
-
-// maxLogParts bounds RecordEvents calls in one PostgreSQL transaction:
-// part is a smallint.
+// maxLogParts bounds the log rows of one PostgreSQL transaction: part is
+// a smallint.
 const maxLogParts = 32767
 
+// RecordEvents keeps the events for the transaction's log row: one row
+// for every call until a statement carries it (PostgreSQL, see
+// withPending) or the transaction commits (flushEvents), so that an
+// operation that records several events as it goes still writes one row,
+// and no round trip of its own when a statement follows.
 func (t *tx) RecordEvents(ctx context.Context, events []store.NewEvent) error {
 	if len(events) == 0 {
 		return nil
 	}
 	what := fmt.Sprintf("record %d events", len(events))
-	enc := make([]logEvent, len(events))
 	for i, e := range events {
 		// The empty resource id names the catalog's head in
 		// event_resources; a blank id or type would be caught only by
@@ -52,23 +45,16 @@ func (t *tx) RecordEvents(ctx context.Context, events []store.NewEvent) error {
 		if e.ID == "" || e.Type == "" || e.ResourceID == "" || e.CreatedAt.IsZero() {
 			return fmt.Errorf("store: %s: event %d has no id, type, resource or time", what, i)
 		}
-		enc[i] = logEvent{ID: e.ID, Type: e.Type, ResourceID: e.ResourceID, Body: blob(e.Body), CreatedAt: e.CreatedAt.UnixMicro()}
 	}
-	b, err := json.Marshal(enc)
-	if err != nil {
-		return fmt.Errorf("store: %s: %w", what, err)
-	}
-	if !t.d.eventLog.withNext {
-		if _, err := t.exec(ctx, `INSERT INTO event_log (created_at, events) VALUES (?, ?)`,
-			t.d.timeArg(events[0].CreatedAt), b); err != nil {
-			return t.fail(what, err)
-		}
+	if n := len(t.pending); n > 0 {
+		t.pending[n-1].events = append(t.pending[n-1].events, events...)
 		return nil
 	}
 	if t.parts == maxLogParts {
 		return fmt.Errorf("store: %s: more than %d event rows in one transaction", what, maxLogParts)
 	}
-	t.pending = append(t.pending, logRow{part: t.parts, createdAt: events[0].CreatedAt, events: b})
+	t.pending = append(t.pending, logRow{part: t.parts, createdAt: events[0].CreatedAt,
+		events: append([]store.NewEvent(nil), events...)})
 	t.parts++
 	return nil
 }
@@ -76,14 +62,24 @@ func (t *tx) RecordEvents(ctx context.Context, events []store.NewEvent) error {
 // logInsert is the INSERT of the pending log rows and its arguments.
 func (t *tx) logInsert() (string, []any) {
 	var q strings.Builder
-	q.WriteString(`INSERT INTO event_log (part, created_at, events) VALUES `)
+	withPart := t.d.eventLog.withNext // PostgreSQL's rows share a pos per transaction
+	if withPart {
+		q.WriteString(`INSERT INTO event_log (part, created_at, events) VALUES `)
+	} else {
+		q.WriteString(`INSERT INTO event_log (created_at, events) VALUES `)
+	}
 	args := make([]any, 0, 3*len(t.pending))
 	for i, r := range t.pending {
 		if i > 0 {
 			q.WriteString(", ")
 		}
-		q.WriteString("(?, ?, ?)")
-		args = append(args, r.part, t.d.timeArg(r.createdAt), r.events)
+		if withPart {
+			q.WriteString("(?, ?, ?)")
+			args = append(args, r.part)
+		} else {
+			q.WriteString("(?, ?)")
+		}
+		args = append(args, t.d.timeArg(r.createdAt), encodeLog(r.events))
 	}
 	return q.String(), args
 }
@@ -96,7 +92,7 @@ func (t *tx) logInsert() (string, []any) {
 // WITH exactly once whether or not the statement reads it, and the
 // statement's own result (rows, RowsAffected) stays its own.
 func (t *tx) withPending(q string, args []any) (string, []any, bool) {
-	if len(t.pending) == 0 {
+	if len(t.pending) == 0 || !t.d.eventLog.withNext {
 		return q, args, false
 	}
 	body := strings.TrimLeft(q, " \t\r\n")
@@ -197,10 +193,11 @@ func (t *tx) CatalogEvents(ctx context.Context, limit int) (int, error) {
 	read, err := collect(rows, func(s scanner) (row, error) {
 		var r row
 		var b []byte
-		if err := s.Scan(&r.pos, &r.part, bytesCol{&b}); err != nil {
+		var err error
+		if err = s.Scan(&r.pos, &r.part, bytesCol{&b}); err != nil {
 			return r, err
 		}
-		if err := json.Unmarshal(b, &r.events); err != nil {
+		if r.events, err = decodeLog(b); err != nil {
 			return r, fmt.Errorf("event log row %d/%d: %w", r.pos, r.part, err)
 		}
 		return r, nil
@@ -293,7 +290,7 @@ func (t *tx) CatalogEvents(ctx context.Context, limit int) (int, error) {
 		seqs[headResource]++
 		seqs[e.ResourceID]++
 		out = append(out, catalogued{Seq: seqs[headResource], ID: e.ID, Type: e.Type, ResourceID: e.ResourceID,
-			Sequence: seqs[e.ResourceID], Body: hex.EncodeToString(e.Body), CreatedAt: t.d.timeArg(time.UnixMicro(e.CreatedAt))})
+			Sequence: seqs[e.ResourceID], Body: hex.EncodeToString(e.Body), CreatedAt: t.d.timeArg(logTime(e.CreatedAt))})
 	}
 	if len(out) > 0 {
 		list, err = json.Marshal(out)

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -130,20 +131,39 @@ func TestEventLogRows(t *testing.T) {
 			record(false, []store.NewEvent{testEvent("Webhook:1", r), testEvent("Webhook:2", r)})
 			record(false, []store.NewEvent{testEvent("Webhook:3", r)})
 			record(true, []store.NewEvent{testEvent("Webhook:x", r)})
+			// Two calls with no statement between: one row.
 			record(false, []store.NewEvent{testEvent("Webhook:4", r)}, nil, []store.NewEvent{testEvent("Webhook:5", r)})
+			// A statement between: on PostgreSQL it carried the first
+			// row, so the second call starts another (part 1).
+			err := db.Tx(ctx, func(x store.Tx) error {
+				if err := x.RecordEvents(ctx, []store.NewEvent{testEvent("Webhook:6", r)}); err != nil {
+					return err
+				}
+				if _, err := x.GetSetting(ctx, "no such setting"); !errors.Is(err, store.ErrNotFound) {
+					return fmt.Errorf("a read between: %v", err)
+				}
+				return x.RecordEvents(ctx, []store.NewEvent{testEvent("Webhook:7", r)})
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
 			rows := logRows(t, db)
-			if len(rows) != 4 {
-				t.Fatalf("log rows %v, want 4", rows)
+			want := 4
+			if db.d == postgresDialect {
+				want = 5
+			}
+			if len(rows) != want {
+				t.Fatalf("log rows %v, want %d", rows, want)
 			}
 			if db.d == postgresDialect {
-				// pos is the transaction's id: three transactions, the
+				// pos is the transaction's id: four transactions, the
 				// last one with parts 0 and 1.
-				if rows[0][0] >= rows[1][0] || rows[1][0] >= rows[2][0] || rows[2][0] != rows[3][0] ||
-					rows[0][1] != 0 || rows[1][1] != 0 || rows[2][1] != 0 || rows[3][1] != 1 {
+				if rows[0][0] >= rows[1][0] || rows[1][0] >= rows[2][0] || rows[2][0] >= rows[3][0] || rows[3][0] != rows[4][0] ||
+					rows[0][1] != 0 || rows[1][1] != 0 || rows[2][1] != 0 || rows[3][1] != 0 || rows[4][1] != 1 {
 					t.Fatalf("log rows %v", rows)
 				}
 			}
-			catalogAll(t, db, 5)
+			catalogAll(t, db, 7)
 			if rows := logRows(t, db); len(rows) != 0 {
 				t.Fatalf("moved rows left in the log: %v", rows)
 			}
@@ -197,7 +217,7 @@ func TestEventsSchema(t *testing.T) {
 }
 
 func TestWithPending(t *testing.T) {
-	x := &tx{d: postgresDialect, pending: []logRow{{part: 0, createdAt: eventTime, events: []byte("[]")}}}
+	x := &tx{d: postgresDialect, pending: []logRow{{part: 0, createdAt: eventTime}}}
 	const cte = "logged_events AS (INSERT INTO event_log (part, created_at, events) VALUES (?, ?, ?))"
 	cases := []struct {
 		in, want string

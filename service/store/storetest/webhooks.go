@@ -131,7 +131,8 @@ func (f *fixture) wantCatalogued(e store.NewEvent, seq, sequence int64) {
 		Sequence: sequence, Body: e.Body, CreatedAt: e.CreatedAt})
 }
 
-// testEventsCatalog: each RecordEvents call is one row of the log, moved
+// testEventsCatalog: a transaction's events are one row of the log
+// (several calls with no statement between them join one row), moved
 // whole by CatalogEvents in the order the transactions committed; the
 // catalog numbers all events 1, 2, 3, … (Seq) and each resource's from 1
 // (Sequence) across transactions; nothing is moved twice.
@@ -140,13 +141,16 @@ func testEventsCatalog(f *fixture) {
 	if f.head() != 0 || f.catalogOnce(10) != 0 {
 		f.Fatal("an empty store has events")
 	}
-	// One transaction, rows of 2, 1, 0 (an empty call writes nothing), 1
-	// and 1 events: all final at once.
+	// Four transactions, rows of 2, 1, 1 (with an empty call, which
+	// writes nothing) and 1 events.
 	a1, a2 := newEvent(r, "OUTGOING_PAYMENT.PENDING", at(0)), newEvent(x, "INTERNAL_ACCOUNT.BALANCE_UPDATED", at(0))
 	b1 := newEvent(r, "OUTGOING_PAYMENT.COMPLETED", at(time.Second))
 	c1, c2 := newEvent(r, "OUTGOING_PAYMENT.FAILED", at(2*time.Second)), newEvent(y, "CUSTOMER.UPDATED", at(2*time.Second))
 	c2.Body = nil
-	f.record([]store.NewEvent{a1, a2}, []store.NewEvent{b1}, nil, []store.NewEvent{c1}, []store.NewEvent{c2})
+	f.record([]store.NewEvent{a1, a2})
+	f.record([]store.NewEvent{b1})
+	f.record(nil, []store.NewEvent{c1})
+	f.record([]store.NewEvent{c2})
 	if f.head() != 0 {
 		f.Fatal("recorded events are in the catalog before CatalogEvents")
 	}
