@@ -251,7 +251,12 @@ func (l *listener) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	start := time.Now()
 	resp, err := l.fwd.Do(req)
-	took := time.Since(start).Round(time.Millisecond)
+	took := time.Since(start)
+	if took >= time.Millisecond {
+		took = took.Round(time.Millisecond)
+	} else {
+		took = took.Round(time.Microsecond)
+	}
 	if err != nil {
 		l.printf("%s  %-34s %s  -> failed after %s: %v\n", stamp, ev.Type, ev.ID, took, err)
 		http.Error(w, "the forward failed: "+err.Error(), http.StatusBadGateway)
