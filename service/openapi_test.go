@@ -591,6 +591,7 @@ func TestEveryDocumentedOperation(t *testing.T) {
 	// Webhooks: the test event, endpoints, the events, the deliveries,
 	// replays.
 	ok("POST", "/sandbox/webhooks/test", nil, nil, http.StatusOK)
+	ok("POST", "/sandbox/events/trigger", map[string]any{"type": "CUSTOMER.KYC_PENDING"}, nil, http.StatusAccepted)
 	var ep payments.WebhookEndpoint
 	ok("POST", "/webhooks/endpoints", map[string]any{"url": "http://127.0.0.1:9/second", "eventTypes": []string{"INTERNAL_ACCOUNT.BALANCE_UPDATED"},
 		"payloadStyle": "thin", "description": "every op"}, nil, http.StatusCreated).decode(t, &ep)

@@ -24,8 +24,9 @@ func main() {
 	os.Exit(command(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// command runs what args ask for (the server, `deposit` or `ledger`) and
-// returns the process's exit code: 0, or 1 with the error on errOut.
+// command runs what args ask for (the server, `deposit`, `ledger`, or the
+// developer's `listen` and `trigger`) and returns the process's exit code:
+// 0, or 1 with the error on errOut.
 func command(ctx context.Context, args []string, out, errOut io.Writer) int {
 	var err error
 	switch {
@@ -33,6 +34,10 @@ func command(ctx context.Context, args []string, out, errOut io.Writer) int {
 		err = runDeposit(ctx, args[1:], out, errOut)
 	case len(args) > 0 && args[0] == "ledger":
 		err = runLedger(ctx, args[1:], out, errOut)
+	case len(args) > 0 && args[0] == "listen":
+		err = runListen(ctx, args[1:], out, errOut, nil)
+	case len(args) > 0 && args[0] == "trigger":
+		err = runTrigger(ctx, args[1:], out, errOut)
 	default:
 		err = run(ctx, args, nil)
 	}
@@ -51,13 +56,18 @@ func run(ctx context.Context, args []string, ready func(baseURL string)) error {
 		fmt.Fprint(fs.Output(), `Usage: paymentsd [flags]
        paymentsd deposit -reference REF -amount N -currency CUR [flags]
        paymentsd ledger verify --database DB [--anchor FILE]
+       paymentsd listen --forward-to URL [--events TYPE,…] [--service URL --credential ID:SECRET]
+       paymentsd trigger TYPE [--service URL --credential ID:SECRET]
 
 Runs the payments service (API version 2025-10-13). Every platform endpoint
 requires HTTP Basic with the platform credential. On start it prints the OTP
 target-bundle signer public key that BFFs give browsers to pin.
 "paymentsd deposit -h" tells how to record money that arrived by bank
 transfer; "paymentsd ledger verify -h" how to check the books (the hash
-chain, the balances, every payment's ledger transactions).
+chain, the balances, every payment's ledger transactions). For developers,
+against a running service in sandbox mode: "paymentsd listen -h" forwards its
+webhooks to a receiver on your machine, "paymentsd trigger -h" makes it emit
+an event of a type.
 
 Flags (each can also be set with the environment variable in brackets):
 `)
