@@ -27,7 +27,7 @@ import (
 // needs (view, transact or manage; a platform route without one does not
 // compile, and the zero permission makes routes() panic); agent takes an
 // agent's bearer token; public takes none. The options say the rest: the
-// success status when it is not 200 (created, noContent), the
+// success status when it is not 200 (created, accepted, noContent), the
 // Idempotency-Key scope (idem), sandbox-only (sandboxOnly), and the few ways a
 // body is read otherwise (optionalBody, ignoresBody, retryHeadersByOp).
 //
@@ -105,6 +105,8 @@ type option func(*route)
 var (
 	created   option = func(rt *route) { rt.status = http.StatusCreated }
 	noContent option = func(rt *route) { rt.status = http.StatusNoContent }
+	// accepted: the work goes on after the answer (202).
+	accepted option = func(rt *route) { rt.status = http.StatusAccepted }
 	// sandboxOnly: the platform credential, and only in sandbox mode.
 	sandboxOnly option = func(rt *route) { rt.auth = authSandbox }
 	// optionalBody: no body (or an empty one) is the empty object.

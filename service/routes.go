@@ -115,7 +115,7 @@ func (s *Service) routes() []route {
 		post("/sandbox/webhooks/test", manage, o.TestWebhook, sandboxOnly),
 		// A realistic event of a type, made by the service's own
 		// operations (sandboxevents.go); 202: some arrive after settlement.
-		post("/sandbox/events/trigger", manage, o.TriggerSandboxEvent, sandboxOnly, func(rt *route) { rt.status = http.StatusAccepted }),
+		post("/sandbox/events/trigger", manage, o.TriggerSandboxEvent, sandboxOnly, accepted),
 		public("GET", "/webhooks/jwks.json", handlerFunc(s.webhookJWKS)),
 		get("/webhooks/keys", view, o.ListWebhookKeys),
 		post("/webhooks/keys/rotate", manage, o.RotateWebhookKeys),
