@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"paywallet/bff"
@@ -38,6 +39,13 @@ type WebhookThroughput struct {
 	// Delivered is how many webhooks the receiver answered 2xx during the
 	// "on" runs: proof that the work measured includes delivery.
 	Delivered int64
+	// Drained and CPUPerDeliveryUs (MeasureOutbox cells): after each on
+	// run the events it recorded are delivered with nothing else running,
+	// and the process's CPU time (user + system) over those deliveries,
+	// per delivery. An upper bound of the service's share: the loopback
+	// receiver runs in the same process.
+	Drained          int64   `json:",omitempty"`
+	CPUPerDeliveryUs float64 `json:",omitempty"`
 }
 
 // What a WebhookThroughput cell compares.
@@ -204,6 +212,35 @@ func (s *stack) drainOutbox(ctx context.Context) (time.Duration, error) {
 	}
 }
 
+// drainMeasured delivers what the stack recorded (its workers stopped),
+// calling DeliverWebhooks until nothing is pending, and returns the
+// deliveries and the process's CPU time they took.
+func (s *stack) drainMeasured(ctx context.Context, rcv *receiver) (int64, time.Duration, error) {
+	d0, cpu0 := rcv.delivered.Load(), processCPU()
+	for {
+		if _, err := s.svc.DeliverWebhooks(ctx); err != nil {
+			return 0, 0, err
+		}
+		pending, err := s.pendingEvents(ctx)
+		if err != nil {
+			return 0, 0, err
+		}
+		if pending == 0 {
+			break
+		}
+	}
+	return rcv.delivered.Load() - d0, processCPU() - cpu0, nil
+}
+
+// processCPU is the process's user and system CPU time so far.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 // pendingEvents counts what the stack has not delivered yet: the events
 // its endpoints' cursors have not passed (after cataloguing the log: taking
 // a turn the worker would otherwise take) and their retries.
@@ -299,9 +336,16 @@ func runWebhookThroughput(ctx context.Context, p plan, kind string, clients []in
 // run's.
 func compareWebhooks(ctx context.Context, p plan, kind, measure string, c int, off, on *stack, offPayers, onPayers []*payer, rcv *receiver) (WebhookThroughput, error) {
 	var o, w sample
-	var delivered int64
+	var delivered, drained int64
+	var cpu time.Duration
+	// Three times the plan's duration a side: the budget is a few per
+	// cent, and short runs on two cores differ by more than that.
+	dur := p.dur
+	if !p.smoke {
+		dur *= 3
+	}
 	for range throughputRounds {
-		o.add(run(ctx, c, p.dur/throughputRounds, p.cap/throughputRounds, func(ctx context.Context, client, _ int) error {
+		o.add(run(ctx, c, dur/throughputRounds, p.cap/throughputRounds, func(ctx context.Context, client, _ int) error {
 			return off.quoteAndExecute(ctx, offPayers[client])
 		}))
 		d0 := rcv.delivered.Load()
@@ -309,7 +353,7 @@ func compareWebhooks(ctx context.Context, p plan, kind, measure string, c int, o
 		if err != nil {
 			return WebhookThroughput{}, err
 		}
-		sm := run(ctx, c, p.dur/throughputRounds, p.cap/throughputRounds, func(ctx context.Context, client, _ int) error {
+		sm := run(ctx, c, dur/throughputRounds, p.cap/throughputRounds, func(ctx context.Context, client, _ int) error {
 			return on.quoteAndExecute(ctx, onPayers[client])
 		})
 		if measure == MeasureOutbox {
@@ -334,13 +378,26 @@ func compareWebhooks(ctx context.Context, p plan, kind, measure string, c int, o
 		}
 		w.add(sm)
 		delivered += rcv.delivered.Load() - d0
+		if measure == MeasureOutbox {
+			n, used, err := on.drainMeasured(ctx, rcv)
+			if err != nil {
+				return WebhookThroughput{}, err
+			}
+			drained, cpu = drained+n, cpu+used
+		}
 	}
-	cell := WebhookThroughput{Store: kind, Clients: c, Measure: measure, Off: o.stats(), On: w.stats(), Delivered: delivered}
+	cell := WebhookThroughput{Store: kind, Clients: c, Measure: measure, Off: o.stats(), On: w.stats(), Delivered: delivered, Drained: drained}
+	if drained > 0 {
+		cell.CPUPerDeliveryUs = float64(cpu.Microseconds()) / float64(drained)
+	}
 	if cell.Off.RPS > 0 {
 		cell.Ratio = cell.On.RPS / cell.Off.RPS
 	}
 	logCell(p, kind, "quote+execute hooks off ("+measure+")", cell.Off, "")
 	logCell(p, kind, "quote+execute hooks on ("+measure+")", cell.On, fmt.Sprintf(" delivered=%d on/off=%.3f", delivered, cell.Ratio))
+	if drained > 0 {
+		p.log("%-8s webhooks drained with the workers' code alone: %d, CPU %.0f µs per delivery", kind, drained, cell.CPUPerDeliveryUs)
+	}
 	if measure == MeasureOutbox && delivered > 0 {
 		return cell, fmt.Errorf("%d webhooks were delivered with the workers stopped", delivered)
 	}
