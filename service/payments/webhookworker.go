@@ -41,8 +41,10 @@ import (
 // without a success is disabled and the operator is e-mailed.
 
 const (
-	// catalogBatch bounds the events one CatalogEvents call moves.
-	catalogBatch = 1000
+	// catalogBatch bounds the events one CatalogEvents call moves, and
+	// catalogRounds the calls of one worker round.
+	catalogBatch  = 1000
+	catalogRounds = 4
 	// webhookRun bounds the events (new and retries) one round takes for
 	// an endpoint.
 	webhookRun = 256
@@ -150,12 +152,17 @@ func (s *Service) deliver(ctx context.Context, pace bool) (int, error) {
 			if last {
 				return nil
 			}
-			for {
+			// A round catalogues at most catalogRounds batches: a
+			// flood of events is delivered as it comes rather than
+			// after all of it is catalogued. (A batch takes whole log
+			// rows, so a short one does not mean the log is empty;
+			// 0 means it is, or another instance catalogues now.)
+			for range catalogRounds {
 				n, err := tx.CatalogEvents(ctx, catalogBatch)
 				if err != nil {
 					return err
 				}
-				if n < catalogBatch {
+				if n == 0 {
 					break
 				}
 			}

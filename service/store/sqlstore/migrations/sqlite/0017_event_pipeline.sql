@@ -6,13 +6,15 @@
 -- per event updated by every delivery attempt, and webhook_attempts) goes:
 -- its events are copied into the catalog, its delivery state is not kept.
 
--- The log: one row per RecordEvents call, the batch encoded by the store
--- (sqlstore/webhooks.go, logEvent), never updated; the catalog moves rows
--- out in pos order and deletes them. AUTOINCREMENT: a pos is never used
--- twice, even after the table was emptied, so a row can never be taken
--- for one already moved.
+-- The log: one row per transaction that recorded events, the batch
+-- framed by the store (sqlstore/logcodec.go), never updated; the catalog
+-- moves rows out in pos order and deletes them, in one transaction. pos
+-- is the rowid, without AUTOINCREMENT (whose counter would be one more
+-- write in every API transaction): a new row's pos is above every row
+-- present, which is all the order needs, since SQLite runs one writer at
+-- a time and a moved row is gone in the transaction that moved it.
 CREATE TABLE event_log (
-    pos        INTEGER PRIMARY KEY AUTOINCREMENT,
+    pos        INTEGER PRIMARY KEY,
     created_at INTEGER NOT NULL,
     events     BLOB    NOT NULL
 ) STRICT;
