@@ -43,7 +43,9 @@ func (c *clientFlags) register(fs *flag.FlagSet) {
 		service = v
 	}
 	fs.StringVar(&c.service, "service", service, "the service's base URL, with "+wire.BasePath+" (added when missing) ["+envServiceURL+"]")
-	fs.StringVar(&c.credential, "credential", os.Getenv(envCredential), "the platform credential, <token id>:<secret> ["+envCredential+"]")
+	// No default from the environment: the flag package prints a flag's
+	// default in its help, and this one is a secret (newClient reads it).
+	fs.StringVar(&c.credential, "credential", "", "the platform credential, <token id>:<secret>; prefer the environment variable ["+envCredential+"]")
 }
 
 // client is a platform's client of the service.
@@ -55,6 +57,9 @@ type client struct {
 
 // newClient checks the flags and makes the client.
 func (c *clientFlags) newClient() (*client, error) {
+	if c.credential == "" {
+		c.credential = os.Getenv(envCredential)
+	}
 	u, err := url.Parse(strings.TrimRight(c.service, "/"))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("--service %q: must be the service's http(s) URL, such as %s", c.service, defaultServiceURL)

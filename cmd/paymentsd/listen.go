@@ -235,7 +235,9 @@ func (l *listener) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err := l.verify(r.Context(), r.Header, body); err != nil {
 		// Not the service's (or a key it no longer publishes): not
 		// forwarded, and the service, if it was the sender, retries.
-		l.printf("%s  %-34s %s  refused, not forwarded: %v\n", stamp, ev.Type, ev.ID, err)
+		// The body is not the service's: quoted, so that it cannot
+		// send escape sequences to the terminal.
+		l.printf("%s  %-34q %q  refused, not forwarded: %v\n", stamp, ev.Type, ev.ID, err)
 		http.Error(w, "signature does not verify: "+err.Error(), http.StatusUnauthorized)
 		return
 	}

@@ -324,3 +324,17 @@ func TestListenRefusesBadFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestHelpKeepsTheCredential: the credential from the environment is not a
+// flag default, which the help would print (it did).
+func TestHelpKeepsTheCredential(t *testing.T) {
+	const secret = "tok_help:do-not-print-me"
+	t.Setenv("WALLET_PLATFORM_CREDENTIAL", secret)
+	for _, cmd := range []string{"listen", "trigger"} {
+		var out, errOut strings.Builder
+		command(t.Context(), []string{cmd, "-h"}, &out, &errOut)
+		if s := out.String() + errOut.String(); strings.Contains(s, "do-not-print-me") || !strings.Contains(s, "credential") {
+			t.Errorf("%s -h printed:\n%s", cmd, s)
+		}
+	}
+}

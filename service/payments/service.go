@@ -291,6 +291,14 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	setDefault(&cfg.WebhookRetryFor, 72*time.Hour)
 	setDefault(&cfg.WebhookPollInterval, 250*time.Millisecond)
 	setDefault(&cfg.WebhookGather, 20*time.Millisecond)
+	for name, d := range map[string]time.Duration{"EventRetention": cfg.EventRetention,
+		"WebhookDisableAfter": cfg.WebhookDisableAfter, "WebhookKeyOverlap": cfg.WebhookKeyOverlap,
+		"WebhookRetryFor": cfg.WebhookRetryFor} {
+		if d < 0 {
+			// A negative retention would drop every event at once.
+			return nil, fmt.Errorf("service: Config.%s must not be negative", name)
+		}
+	}
 	setDefault(&cfg.EventRetention, 30*24*time.Hour)
 	setDefault(&cfg.WebhookDisableAfter, 72*time.Hour)
 	setDefault(&cfg.WebhookKeyOverlap, 24*time.Hour)

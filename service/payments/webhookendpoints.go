@@ -105,8 +105,10 @@ func defaultEndpoint(ctx context.Context, tx store.Tx) (*store.WebhookEndpoint, 
 }
 
 // newEndpoint is an enabled endpoint that starts with the events recorded
-// after it: its cursor is the catalogue's head.
-func (s *Service) newEndpoint(ctx context.Context, tx store.Tx, e *store.WebhookEndpoint) error {
+// after it: its cursor is the catalogue's head, or from when not nil and
+// below the head (an upgrade's endpoint takes the events the old outbox
+// had not delivered).
+func (s *Service) newEndpoint(ctx context.Context, tx store.Tx, e *store.WebhookEndpoint, from *int64) error {
 	all, err := tx.ListWebhookEndpoints(ctx)
 	if err != nil {
 		return err
@@ -119,7 +121,11 @@ func (s *Service) newEndpoint(ctx context.Context, tx store.Tx, e *store.Webhook
 		return err
 	}
 	now := s.now()
-	e.ID, e.Cursor, e.CreatedAt, e.UpdatedAt = ids.New("WebhookEndpoint"), head, now, now
+	e.Cursor = head
+	if from != nil && *from >= 0 && *from < head {
+		e.Cursor = *from
+	}
+	e.ID, e.CreatedAt, e.UpdatedAt = ids.New("WebhookEndpoint"), now, now
 	if e.Payload == "" {
 		e.Payload = store.PayloadSnapshot
 	}
@@ -134,6 +140,12 @@ func (s *Service) newEndpoint(ctx context.Context, tx store.Tx, e *store.Webhook
 // URL and enables it otherwise, and deletes it for "". It reports whether
 // anything changed.
 func (s *Service) setDefaultEndpoint(ctx context.Context, tx store.Tx, url string) (bool, error) {
+	return s.setDefaultEndpointFrom(ctx, tx, url, nil)
+}
+
+// setDefaultEndpointFrom is setDefaultEndpoint with the cursor a created
+// endpoint starts from (nil: the head).
+func (s *Service) setDefaultEndpointFrom(ctx context.Context, tx store.Tx, url string, from *int64) (bool, error) {
 	d, err := defaultEndpoint(ctx, tx)
 	if err != nil {
 		return false, err
@@ -145,7 +157,7 @@ func (s *Service) setDefaultEndpoint(ctx context.Context, tx store.Tx, url strin
 		return true, tx.DeleteWebhookEndpoint(ctx, d.ID)
 	case d == nil:
 		return true, s.newEndpoint(ctx, tx, &store.WebhookEndpoint{URL: url, Default: true, Enabled: true,
-			Payload: store.PayloadSnapshot})
+			Payload: store.PayloadSnapshot}, from)
 	case d.URL == url && d.Enabled:
 		return false, nil
 	}
@@ -158,7 +170,7 @@ func (s *Service) setDefaultEndpoint(ctx context.Context, tx store.Tx, url strin
 // enable turns d on with a fresh failure window.
 func enable(d *store.WebhookEndpoint) {
 	d.Enabled, d.DisabledAt, d.DisabledReason = true, time.Time{}, ""
-	d.FailingSince, d.NextAttemptAt = time.Time{}, time.Time{}
+	d.FailingSince, d.NextAttemptAt, d.FailedRounds = time.Time{}, time.Time{}, 0
 }
 
 func updateEndpoint(ctx context.Context, tx store.Tx, e *store.WebhookEndpoint, prev time.Time) error {
@@ -264,7 +276,7 @@ func (s *Service) CreateWebhookEndpoint(ctx context.Context, req CreateWebhookEn
 	e := store.WebhookEndpoint{URL: req.URL, Description: req.Description, Types: types,
 		Payload: req.PayloadStyle, Enabled: req.Enabled == nil || *req.Enabled}
 	out, err := commit(ctx, s, "", nil, func(tx store.Tx) (WebhookEndpoint, error) {
-		if err := s.newEndpoint(ctx, tx, &e); err != nil {
+		if err := s.newEndpoint(ctx, tx, &e, nil); err != nil {
 			return WebhookEndpoint{}, err
 		}
 		return endpointJSON(&e), nil
@@ -531,8 +543,10 @@ func (s *Service) ListWebhookDeliveries(ctx context.Context, req WebhookDelivery
 		}
 		f.Limit = n
 	}
-	if len(req.Cursor) > 200 {
-		fe.add("cursor", "is not a cursor returned by this list")
+	if req.Cursor != "" {
+		if n, err := strconv.ParseInt(req.Cursor, 10, 64); err != nil || n < 1 {
+			fe.add("cursor", "is not a cursor returned by this list")
+		}
 	}
 	if e := fe.err(); e != nil {
 		return wire.List[WebhookDelivery]{}, e

@@ -256,12 +256,22 @@ func (s *Service) initWebhooks(ctx context.Context) error {
 			return err
 		}
 		want := s.cfg.WebhookURL
+		var from *int64
 		if c.WebhookEndpoint != "" {
-			if want == "" {
-				if d, err := defaultEndpoint(ctx, tx); err != nil || d != nil {
+			// Kept by a version before endpoints: it becomes the
+			// default endpoint, from the events the old outbox had
+			// not delivered (migration 0017).
+			d, err := defaultEndpoint(ctx, tx)
+			if err != nil {
+				return err
+			}
+			if want == "" && d == nil {
+				want = c.WebhookEndpoint
+			}
+			if d == nil {
+				if from, err = upgradeCursor(ctx, tx); err != nil {
 					return err
 				}
-				want = c.WebhookEndpoint
 			}
 			c.WebhookEndpoint = ""
 			if err := s.writeConfig(ctx, tx, c); err != nil {
@@ -271,13 +281,33 @@ func (s *Service) initWebhooks(ctx context.Context) error {
 		if want == "" {
 			return nil
 		}
-		_, err = s.setDefaultEndpoint(ctx, tx, want)
+		_, err = s.setDefaultEndpointFrom(ctx, tx, want, from)
 		return err
 	})
 	if err != nil {
 		return fmt.Errorf("service: load the webhook configuration: %w", err)
 	}
 	return nil
+}
+
+// upgradeSetting holds, after migration 0017, the seq just before the
+// oldest event the old outbox had not delivered (absent when none).
+const upgradeSetting = "webhook_upgrade_cursor"
+
+// upgradeCursor reads upgradeSetting: nil when absent.
+func upgradeCursor(ctx context.Context, tx store.Tx) (*int64, error) {
+	v, err := tx.GetSetting(ctx, upgradeSetting)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	n, err := strconv.ParseInt(string(v), 10, 64)
+	if err != nil || n < 0 {
+		return nil, fmt.Errorf("service: the stored %s %q is not a cursor", upgradeSetting, v)
+	}
+	return &n, nil
 }
 
 // ---- recording events

@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"testing"
 
 	"paywallet/service/store"
@@ -79,5 +80,53 @@ func TestWebhookKeysUpgrade(t *testing.T) {
 	}
 	if seen[1].Keys[1] != jwks.Keys[1] {
 		t.Fatal("the Ed25519 key changed between two starts")
+	}
+}
+
+// TestUpgradeKeepsUndelivered: a webhookEndpoint stored by a version before
+// endpoints becomes the default endpoint, starting from the cursor
+// migration 0017 left (the events the old outbox had not delivered),
+// not from the head.
+func TestUpgradeKeepsUndelivered(t *testing.T) {
+	svc := newTestService(t)
+	ctx := context.Background()
+	err := svc.store.Tx(ctx, func(tx store.Tx) error {
+		for i := range 3 {
+			if err := svc.emit(ctx, tx, webhooksig.InternalAccountStatusUpdated, fmt.Sprintf("InternalAccount:%d", i), map[string]int{"n": i}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.DeliverWebhooks(ctx); err != nil { // catalogues: head 3
+		t.Fatal(err)
+	}
+	err = svc.store.Tx(ctx, func(tx store.Tx) error {
+		c, err := svc.readConfig(ctx, tx)
+		if err != nil {
+			return err
+		}
+		c.WebhookEndpoint = "https://old.example/hooks"
+		if err := svc.writeConfig(ctx, tx, c); err != nil {
+			return err
+		}
+		_, err = tx.PutSettingIfAbsent(ctx, upgradeSetting, []byte("1"))
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.initWebhooks(ctx); err != nil {
+		t.Fatal(err)
+	}
+	d, err := read(ctx, svc, func(tx store.Tx) (*store.WebhookEndpoint, error) { return defaultEndpoint(ctx, tx) })
+	if err != nil || d == nil {
+		t.Fatalf("default endpoint %+v: %v", d, err)
+	}
+	if d.URL != "https://old.example/hooks" || d.Cursor != 1 {
+		t.Fatalf("the upgraded default endpoint: URL %q, cursor %d; want the stored URL from cursor 1", d.URL, d.Cursor)
 	}
 }

@@ -301,6 +301,11 @@ func (s *Service) deliverTo(ctx context.Context, ep *store.WebhookEndpoint, w *s
 		}
 	}
 
+	// Every attempt but the round's very first checks the time: a round
+	// that ran past half its lease stops, its unsent events becoming
+	// retries, before another instance may take the endpoint (a receiver
+	// that hangs until the client's timeout would otherwise make one round
+	// outlast the lease, and two instances send the same events).
 	var wg sync.WaitGroup
 	slots := make(chan struct{}, webhookParallel)
 	for i, run := range runs {
@@ -311,7 +316,7 @@ func (s *Service) deliverTo(ctx context.Context, ep *store.WebhookEndpoint, w *s
 				if j > 0 && !sent[i][j-1].ok {
 					return // the rest waits behind the failed one
 				}
-				if ctx.Err() != nil || (j > 0 && time.Now().After(stopAt)) {
+				if ctx.Err() != nil || (i+j > 0 && time.Now().After(stopAt)) {
 					return
 				}
 				sent[i] = append(sent[i], s.attempt(ctx, ep, run[j]))

@@ -73,9 +73,9 @@ type WebhookTx interface {
 	// and UpdatedAt) if the stored endpoint's UpdatedAt is still
 	// prevUpdatedAt, and reports whether it did. Its delivery state
 	// (Cursor, retries, lease) is the worker's and stays, except that
-	// FailingSince and NextAttemptAt are reset to e's (re-enabling an
-	// endpoint starts its failure window afresh). ErrNotFound for a
-	// missing id.
+	// FailingSince, NextAttemptAt and FailedRounds are set to e's
+	// (re-enabling an endpoint starts its failure window afresh).
+	// ErrNotFound for a missing id.
 	UpdateWebhookEndpoint(ctx context.Context, e *WebhookEndpoint, prevUpdatedAt time.Time) (bool, error)
 	// DeleteWebhookEndpoint removes an endpoint with its retries and
 	// attempts (ErrNotFound).
@@ -113,16 +113,19 @@ type WebhookTx interface {
 	// anything (a worker shutting down mid-round).
 	ReleaseWebhookEndpoint(ctx context.Context, id, lease string) error
 	// ReplayWebhookEvents adds a retry of the endpoint, due at `at` with
-	// attempts 0 and given up at giveUpAt, for each catalogued event
-	// created in [from, to) whose type is in types (all when empty), up
+	// attempts 0 and given up at giveUpAt, for each catalogued event its
+	// cursor has passed (a later one is sent in its turn anyway) created
+	// in [from, to) whose type is in types (all when empty), up
 	// to limit of the oldest; an event with a retry of the endpoint
 	// already keeps it. It reports how many it added and whether the
 	// range held more than limit.
 	ReplayWebhookEvents(ctx context.Context, endpointID string, from, to time.Time, types []string, at, giveUpAt time.Time, limit int) (added int, more bool, err error)
 	// ReplayWebhookEvent adds a retry of the endpoint for the catalogued
 	// event seq, due at `at` with attempts 0 and given up at giveUpAt; an
-	// event with a retry of the endpoint already keeps it. ErrNotFound
-	// when the event is not (or no longer) catalogued.
+	// event with a retry of the endpoint already keeps it, and one its
+	// cursor has not passed is left to come in its turn. ErrNotFound
+	// when the event is not (or no longer) catalogued, or the endpoint
+	// does not exist.
 	ReplayWebhookEvent(ctx context.Context, endpointID string, seq int64, at, giveUpAt time.Time) error
 	// ListWebhookAttempts pages the recorded delivery attempts newest
 	// first.

@@ -11,8 +11,13 @@ import (
 func (t *tx) ReplayWebhookEvent(ctx context.Context, endpointID string, seq int64, at, giveUpAt time.Time) error {
 	what := fmt.Sprintf("replay event %d to %q", seq, endpointID)
 	var resource string
-	if err := t.queryRow(ctx, `SELECT resource_id FROM events WHERE seq = ?`, seq).Scan(&resource); err != nil {
+	var cursor int64
+	if err := t.queryRow(ctx, `SELECT e.resource_id, w.cursor_seq FROM events e, webhook_endpoints w WHERE e.seq = ? AND w.id = ?`,
+		seq, endpointID).Scan(&resource, &cursor); err != nil {
 		return t.fail(what, err)
+	}
+	if seq > cursor {
+		return nil // not sent yet: it goes in its turn
 	}
 	// An event the endpoint retries already keeps that retry (and its
 	// attempts so far).

@@ -42,6 +42,13 @@ type scanner interface{ Scan(dest ...any) error }
 // server, PostgreSQL aborts the whole transaction, and the caller sees
 // the statement's own error, classified as it would be without the row.
 func (t *tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	if len(t.pending) > 0 && strings.HasPrefix(strings.TrimSpace(q), "SAVEPOINT") {
+		// A row carried inside a savepoint would go if it were rolled
+		// back to, though the transaction commits: write it before.
+		if err := t.flushEvents(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if q, args, ok := t.withPending(q, args); ok {
 		res, err := t.send(q).ExecContext(ctx, t.d.rebind(q), args...)
 		if err == nil {

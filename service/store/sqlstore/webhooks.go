@@ -519,9 +519,9 @@ func (t *tx) UpdateWebhookEndpoint(ctx context.Context, e *store.WebhookEndpoint
 	}
 	return t.compareAndSet(ctx, what, "webhook_endpoints", e.ID, prevUpdatedAt,
 		`UPDATE webhook_endpoints SET url = ?, description = ?, types = ?, payload = ?, enabled = ?, disabled_at = ?,
-		 disabled_reason = ?, failing_since = ?, next_attempt_at = ?, updated_at = ? WHERE id = ? AND updated_at = ?`,
+		 disabled_reason = ?, failing_since = ?, next_attempt_at = ?, failed_rounds = ?, updated_at = ? WHERE id = ? AND updated_at = ?`,
 		e.URL, e.Description, types, e.Payload, e.Enabled, t.d.timeArg(e.DisabledAt), e.DisabledReason,
-		t.d.timeArg(e.FailingSince), t.d.timeArg(e.NextAttemptAt), t.d.timeArg(e.UpdatedAt), e.ID, t.d.timeArg(prevUpdatedAt))
+		t.d.timeArg(e.FailingSince), t.d.timeArg(e.NextAttemptAt), e.FailedRounds, t.d.timeArg(e.UpdatedAt), e.ID, t.d.timeArg(prevUpdatedAt))
 }
 
 func (t *tx) DeleteWebhookEndpoint(ctx context.Context, id string) error {
@@ -740,7 +740,8 @@ func (t *tx) FinishWebhookRound(ctx context.Context, r *store.WebhookRound, leas
 		}
 		// WHERE true: SQLite would read ON CONFLICT as a join's ON.
 		if _, err := t.exec(ctx, `INSERT INTO webhook_retries (endpoint_id, event_seq, resource_id, attempts, next_attempt_at, give_up_at)
-			SELECT ?, v.event_seq, v.resource_id, v.attempts, v.next_attempt_at, v.give_up_at FROM `+retryRows+` WHERE true
+			SELECT ?, v.event_seq, v.resource_id, v.attempts, v.next_attempt_at, v.give_up_at FROM `+retryRows+`
+			WHERE EXISTS (SELECT 1 FROM events e WHERE e.seq = v.event_seq)
 			ON CONFLICT DO NOTHING`, r.EndpointID, list); err != nil {
 			return false, t.fail(what, err)
 		}
@@ -826,8 +827,12 @@ func (t *tx) ReplayWebhookEvents(ctx context.Context, endpointID string, from, t
 	if limit < 1 {
 		return 0, false, nil
 	}
-	q := `SELECT seq FROM events WHERE created_at >= ? AND created_at < ?`
-	args := []any{t.d.timeArg(from), t.d.timeArg(to)}
+	// Only events the endpoint's cursor has passed: a later one is sent
+	// in its turn anyway, and made a retry now it would overtake the
+	// earlier events of its resource still ahead of the cursor.
+	q := `SELECT seq FROM events WHERE created_at >= ? AND created_at < ?
+		AND seq <= (SELECT cursor_seq FROM webhook_endpoints WHERE id = ?)`
+	args := []any{t.d.timeArg(from), t.d.timeArg(to), endpointID}
 	if len(types) > 0 {
 		c, targs := in("type", types)
 		q += " AND " + c

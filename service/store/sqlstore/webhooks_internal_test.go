@@ -552,6 +552,21 @@ func TestCatalogTurns(t *testing.T) {
 // outbox, opened by this version, has them in the catalog in the order of
 // their ids, with their sequences and bodies; each resource's count and
 // the head go on from there, and the outbox is gone.
+// oldEvent is a row of the outbox of before 0017; the events …0002 and
+// …0004 were still PENDING.
+type oldEvent struct {
+	id, resource string
+	sequence     int64
+	body         string
+}
+
+func (e oldEvent) status() string {
+	if strings.HasSuffix(e.id, "2") || strings.HasSuffix(e.id, "4") {
+		return "PENDING"
+	}
+	return "DELIVERED"
+}
+
 func TestEventPipelineMigration(t *testing.T) {
 	for _, tc := range olderDatabases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -559,11 +574,7 @@ func TestEventPipelineMigration(t *testing.T) {
 			ctx := t.Context()
 			raw, d, open := tc.make(t)
 			migrateBefore(t, raw, d, 17)
-			old := []struct {
-				id, resource string
-				sequence     int64
-				body         string
-			}{
+			old := []oldEvent{
 				{"Webhook:019aa5d2-7c10-7000-8000-000000000003", "Transaction:b", 1, `{"n":3}`},
 				{"Webhook:019aa5d2-7c10-7000-8000-000000000001", "Transaction:a", 1, `{"n":1}`},
 				{"Webhook:019aa5d2-7c10-7000-8000-000000000002", "Transaction:a", 2, `{"n":2}`},
@@ -572,8 +583,8 @@ func TestEventPipelineMigration(t *testing.T) {
 			for i, e := range old {
 				created := eventTime.Add(time.Duration(i) * time.Second)
 				if _, err := raw.ExecContext(ctx, d.rebind(`INSERT INTO webhook_events (id, type, resource_id, sequence, body, status,
-					attempts, next_attempt_at, give_up_at, created_at, updated_at) VALUES (?, 'A.B', ?, ?, ?, 'DELIVERED', 1, ?, ?, ?, ?)`),
-					e.id, e.resource, e.sequence, []byte(e.body), d.timeArg(created), d.timeArg(created), d.timeArg(created),
+					attempts, next_attempt_at, give_up_at, created_at, updated_at) VALUES (?, 'A.B', ?, ?, ?, ?, 1, ?, ?, ?, ?)`),
+					e.id, e.resource, e.sequence, []byte(e.body), e.status(), d.timeArg(created), d.timeArg(created), d.timeArg(created),
 					d.timeArg(created)); err != nil {
 					t.Fatal(err)
 				}
@@ -602,6 +613,18 @@ func TestEventPipelineMigration(t *testing.T) {
 				t.Fatal(err)
 			}
 			slices.Reverse(all)
+			// The oldest of the two still PENDING (…0002, …0004) is seq
+			// 2: the default endpoint starts after seq 1.
+			err = db.Tx(ctx, func(x store.Tx) error {
+				v, err := x.GetSetting(ctx, "webhook_upgrade_cursor")
+				if err == nil && string(v) != "1" {
+					err = fmt.Errorf("upgrade cursor %q, want 1", v)
+				}
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
 			wantOrder := []int{1, 2, 0, 3} // by id
 			if len(all) != len(old) {
 				t.Fatalf("%d events, want %d", len(all), len(old))
@@ -637,5 +660,35 @@ func TestEventPipelineMigration(t *testing.T) {
 				t.Errorf("attempts after the migration: %d (%v)", n, err)
 			}
 		})
+	}
+}
+
+// TestEventLogNotInASavepoint (PostgreSQL): a pending log row is written
+// before a SAVEPOINT, so that rolling back to the savepoint (a ledger post
+// refused) cannot take the row with it while the transaction commits.
+// Before, the first statement inside the savepoint carried it.
+func TestEventLogNotInASavepoint(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	db := openPG(t)
+	err := db.Tx(ctx, func(s store.Tx) error {
+		x := s.(*tx)
+		if err := x.RecordEvents(ctx, []store.NewEvent{testEvent("Webhook:sp", "Transaction:sp")}); err != nil {
+			return err
+		}
+		if _, err := x.exec(ctx, `SAVEPOINT ledger_post`); err != nil {
+			return err
+		}
+		if _, err := x.PutSettingIfAbsent(ctx, "inside", []byte("v")); err != nil {
+			return err
+		}
+		_, err := x.exec(ctx, `ROLLBACK TO SAVEPOINT ledger_post`)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows := logRows(t, db); len(rows) != 1 {
+		t.Fatalf("log rows %v after a savepoint rolled back, want the row recorded before it", rows)
 	}
 }

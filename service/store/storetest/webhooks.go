@@ -452,29 +452,38 @@ func testWebhookEndpoint(f *fixture) {
 	if ok, err := update(&u, full.UpdatedAt); !ok || err != nil {
 		f.Fatalf("update: %v %v", ok, err)
 	}
-	want := u
-	want.Cursor, want.FailedRounds, want.Lease = full.Cursor, full.FailedRounds, full.Lease
+	want := u // FailedRounds is e's (0): re-enabled, the failure count starts afresh
+	want.Cursor, want.Lease = full.Cursor, full.Lease
 	same(f, "updated", f.endpoint(full.ID), want)
 	missing := newEndpoint()
 	if _, err := update(missing, at(0)); !errors.Is(err, store.ErrNotFound) {
 		f.Errorf("update of a missing endpoint: %v", err)
 	}
-	// Delete, with a retry and an attempt.
+	// Delete, with a retry: of an endpoint whose cursor passed the event
+	// (a replay adds none ahead of the cursor).
 	ev := newEvent(newID("Transaction"), "A.B", at(0))
 	f.record([]store.NewEvent{ev})
 	f.catalog(10)
+	gone := newEndpoint()
+	gone.Cursor = f.head()
+	f.createEndpoint(gone)
 	var added int
 	f.tx(func(tx store.Tx) (err error) {
-		added, _, err = tx.ReplayWebhookEvents(f.ctx, e.ID, at(0), at(time.Hour), nil, at(time.Hour), at(72*time.Hour), 10)
+		if n, _, err := tx.ReplayWebhookEvents(f.ctx, e.ID, at(0), at(time.Hour), nil, at(time.Hour), at(72*time.Hour), 10); err != nil || n != 0 {
+			return fmt.Errorf("replayed %d ahead of the cursor: %v", n, err)
+		}
+		added, _, err = tx.ReplayWebhookEvents(f.ctx, gone.ID, at(0), at(time.Hour), nil, at(time.Hour), at(72*time.Hour), 10)
 		return err
 	})
-	if got := f.endpoint(e.ID); added != 1 || got.PendingRetries != 1 {
+	if got := f.endpoint(gone.ID); added != 1 || got.PendingRetries != 1 {
 		f.Fatalf("replayed %d, pending retries %d", added, got.PendingRetries)
 	}
-	f.tx(func(tx store.Tx) error { return tx.DeleteWebhookEndpoint(f.ctx, e.ID) })
-	err := f.s.Tx(f.ctx, func(tx store.Tx) error { _, err := tx.GetWebhookEndpoint(f.ctx, e.ID); return err })
-	wantErr(f, "deleted endpoint", err, store.ErrNotFound)
-	wantErr(f, "delete a missing endpoint", f.s.Tx(f.ctx, func(tx store.Tx) error { return tx.DeleteWebhookEndpoint(f.ctx, e.ID) }), store.ErrNotFound)
+	for _, id := range []string{gone.ID, e.ID} {
+		f.tx(func(tx store.Tx) error { return tx.DeleteWebhookEndpoint(f.ctx, id) })
+		err := f.s.Tx(f.ctx, func(tx store.Tx) error { _, err := tx.GetWebhookEndpoint(f.ctx, id); return err })
+		wantErr(f, "deleted endpoint", err, store.ErrNotFound)
+		wantErr(f, "delete a missing endpoint", f.s.Tx(f.ctx, func(tx store.Tx) error { return tx.DeleteWebhookEndpoint(f.ctx, id) }), store.ErrNotFound)
+	}
 	// The default is free again.
 	f.createEndpoint(second)
 }

@@ -96,6 +96,17 @@ INSERT INTO event_resources (resource_id, sequence)
 SELECT resource_id, max(sequence) FROM webhook_events WHERE resource_id <> '' GROUP BY resource_id;
 INSERT INTO event_resources (resource_id, sequence) SELECT '', count(*) FROM webhook_events;
 
+-- Events the old outbox had not delivered yet (its receiver was down, or
+-- the worker behind) are sent again: the service gives the default
+-- endpoint it makes from the stored webhookEndpoint this cursor, the seq
+-- just before the oldest of them (payments.initWebhooks), so it receives
+-- every event from there on (some a second time: deliveries are at least
+-- once, deduplicated by id).
+INSERT INTO settings (key, value)
+SELECT 'webhook_upgrade_cursor', convert_to((min(e.seq) - 1)::text, 'UTF8')
+FROM events e JOIN webhook_events w ON w.id = e.id WHERE w.status = 'PENDING'
+HAVING count(*) > 0;
+
 DROP TABLE webhook_attempts;
 DROP TABLE webhook_events;
 
