@@ -75,8 +75,6 @@ type dialect struct {
 
 	// eventLog is how the event log is written and read.
 	eventLog eventLogSQL
-	// fromHex is the SQL expression of the bytes whose hex text is expr.
-	fromHex func(expr string) string
 }
 
 // eventLogSQL is what differs in the event log (see store.WebhookTx): on
@@ -144,7 +142,6 @@ var sqliteDialect = &dialect{
 		read:  `SELECT pos, 0, events FROM event_log ORDER BY pos LIMIT ?`,
 		moved: `DELETE FROM event_log WHERE pos < ? OR (pos = ? AND ? = 0)`,
 	},
-	fromHex: func(e string) string { return "unhex(" + e + ")" },
 	// TOTAL is a float sum, exact below 2^53; the cast saturates.
 	cappedSum: func(c string) string { return "CAST(MIN(TOTAL(" + c + "), 9223372036854775807.0) AS INTEGER)" },
 	classify: func(err error) errKind {
@@ -205,7 +202,6 @@ var postgresDialect = &dialect{
 			WHERE pos < pg_snapshot_xmin(pg_current_snapshot())::text::bigint ORDER BY pos, part LIMIT ?`,
 		moved: `DELETE FROM event_log WHERE pos < ? OR (pos = ? AND part <= ?)`,
 	},
-	fromHex: func(e string) string { return "decode(" + e + ", 'hex')" },
 	cappedSum: func(c string) string {
 		return "LEAST(COALESCE(SUM(" + c + "), 0), 9223372036854775807)::bigint"
 	},
