@@ -19,7 +19,7 @@ import (
 // that quoted an internal account's deposit reference, with the same
 // configuration (database, at-rest key, mode, …) as the server, and prints
 // the COMPLETED INCOMING transaction as JSON on out. Its webhook events go
-// to the outbox, which a running server delivers. A refusal is an error
+// to the event log, which a running server delivers. A refusal is an error
 // naming the code and every bad field.
 func runDeposit(ctx context.Context, args []string, out, errOut io.Writer) error {
 	fs := flag.NewFlagSet("paymentsd deposit", flag.ContinueOnError)

@@ -32,7 +32,7 @@ import (
 //	$fail.compliance.<ccy> FAILED at once with failureReason COMPLIANCE_REJECTED; nothing credited
 //
 // Approval: the reference's INCOMING_PAYMENT.PENDING webhook is an
-// approval mechanism. This service delivers webhooks from an outbox, after
+// approval mechanism. This service delivers webhooks from its event log, after
 // the transaction committed, so it does not read a decision from the
 // webhook's answer: every PENDING incoming UMA payment waits for POST
 // /transactions/{id}/approve or /reject. One not decided within

@@ -231,8 +231,8 @@ type Service struct {
 	mode   Mode
 	signer *walletcrypto.PrivateKey
 	box    *atrest.Box
-	// hooks is the webhook outbox's state: signing keys, the cached
-	// platform configuration, the delivery worker's wake-up.
+	// hooks is the webhooks' state: the signing keys as last read, the
+	// parsed platform configuration, the worker's wake-up.
 	hooks webhooks
 	// otpMACKey keys the stored hashes of OTP codes (codeMAC); derived
 	// from the at-rest key, never stored.
