@@ -67,12 +67,17 @@ func (s *Service) webhookLease() time.Duration {
 
 // runWebhookWorker delivers events until ctx ends: at once when a change
 // on this instance recorded some, and every WebhookPollInterval; it drops
-// events older than EventRetention every hour.
+// events older than EventRetention at start and every hour.
 func (s *Service) runWebhookWorker(ctx context.Context) {
 	tick := time.NewTicker(s.cfg.WebhookPollInterval)
 	defer tick.Stop()
 	sweep := time.NewTicker(time.Hour)
 	defer sweep.Stop()
+	// Once at start as well: an instance restarted more often than
+	// hourly would otherwise never drop anything.
+	if _, err := s.DropOldEvents(ctx); err != nil && ctx.Err() == nil {
+		s.log.Error("event retention sweep failed", "err", err)
+	}
 	for {
 		if _, err := s.deliver(ctx, true); err != nil && ctx.Err() == nil {
 			s.log.Error("webhook worker failed", "err", err)
