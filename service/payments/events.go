@@ -31,7 +31,7 @@ type EventFilter struct {
 // ListEvents pages the events newest first (GET /events).
 func (s *Service) ListEvents(ctx context.Context, req EventFilter) (wire.List[json.RawMessage], error) {
 	var fe fieldErrors
-	f := store.EventFilter{ResourceID: req.ResourceID, Limit: 20, Cursor: req.Cursor}
+	f := store.EventFilter{ResourceID: req.ResourceID, Cursor: req.Cursor}
 	if req.Types != nil {
 		f.Types = checkEventTypes(&fe, "type", req.Types, false)
 	}
@@ -43,23 +43,31 @@ func (s *Service) ListEvents(ctx context.Context, req EventFilter) (wire.List[js
 	if !f.From.IsZero() && !f.To.IsZero() && !f.From.Before(f.To) {
 		fe.add("endDate", "must be after startDate")
 	}
-	if req.Limit != "" {
-		n, err := strconv.Atoi(req.Limit)
-		if err != nil || n < 1 || n > 100 {
-			fe.add("limit", "must be an integer from 1 to 100")
-		}
-		f.Limit = n
-	}
-	if req.Cursor != "" {
-		if n, err := strconv.ParseInt(req.Cursor, 10, 64); err != nil || n < 1 {
-			fe.add("cursor", "is not a cursor returned by this list")
-		}
-	}
+	f.Limit = seqPage(&fe, req.Limit, req.Cursor)
 	if e := fe.err(); e != nil {
 		return wire.List[json.RawMessage]{}, e
 	}
 	return listPage(ctx, s, func(tx store.Tx) (store.Page[store.Event], error) { return tx.ListEvents(ctx, f) },
 		func(e *store.Event) json.RawMessage { return eventBody(e) })
+}
+
+// seqPage checks the paging of a list whose cursor is a row number (the
+// events, the delivery attempts) rather than an id (PageRequest.check):
+// limit 1 to 100, 20 when empty; the cursor a decimal of at least 1.
+func seqPage(fe *fieldErrors, limit, cursor string) int {
+	n := 20
+	if limit != "" {
+		var err error
+		if n, err = strconv.Atoi(limit); err != nil || n < 1 || n > 100 {
+			fe.add("limit", "must be an integer from 1 to 100")
+		}
+	}
+	if cursor != "" {
+		if c, err := strconv.ParseInt(cursor, 10, 64); err != nil || c < 1 {
+			fe.add("cursor", "is not a cursor returned by this list")
+		}
+	}
+	return n
 }
 
 // GetEvent is one event as a snapshot endpoint receives it (GET

@@ -543,26 +543,33 @@ func (s *Service) VerifyPending(ctx context.Context) (int, error) {
 	}
 	done := 0
 	for i := range pending {
-		err := s.store.Tx(ctx, func(tx store.Tx) error {
-			a, err := tx.GetExternalAccount(ctx, pending[i].ID)
-			if err != nil {
-				return err
-			}
-			if a.Status != "PENDING" || a.BeneficiaryVerificationStatus != "" {
-				return nil
-			}
-			u := s.verifyOutcome(a)
-			if err := tx.UpdateExternalAccountStatus(ctx, a.ID, u, s.now()); err != nil || u.Status == a.Status {
-				return err
-			}
-			return s.emitExternalAccount(ctx, tx, a.ID)
-		})
-		if err != nil {
+		if err := s.verifyOne(ctx, pending[i].ID); err != nil {
 			return done, err
 		}
 		done++
 	}
 	return done, nil
+}
+
+// verifyOne decides one PENDING account, with its
+// EXTERNAL_ACCOUNT.STATUS_UPDATED, in a transaction of its own that reads
+// the account again, so that a concurrent change (an operator's INACTIVE)
+// wins; an account no longer PENDING is left as it is.
+func (s *Service) verifyOne(ctx context.Context, id string) error {
+	return s.store.Tx(ctx, func(tx store.Tx) error {
+		a, err := tx.GetExternalAccount(ctx, id)
+		if err != nil {
+			return err
+		}
+		if a.Status != "PENDING" || a.BeneficiaryVerificationStatus != "" {
+			return nil
+		}
+		u := s.verifyOutcome(a)
+		if err := tx.UpdateExternalAccountStatus(ctx, a.ID, u, s.now()); err != nil || u.Status == a.Status {
+			return err
+		}
+		return s.emitExternalAccount(ctx, tx, a.ID)
+	})
 }
 
 // emitExternalAccount records EXTERNAL_ACCOUNT.STATUS_UPDATED with the

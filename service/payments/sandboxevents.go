@@ -213,7 +213,7 @@ func (s *Service) destination(ctx context.Context, k *triggerKit, suffix string)
 	case err != nil:
 		return "", fmt.Errorf("payments: create the trigger's destination %s: %v", suffix, err)
 	}
-	if err := s.verifyNow(ctx, a.ID); err != nil {
+	if err := s.verifyOne(ctx, a.ID); err != nil {
 		return "", err
 	}
 	return find()
@@ -238,7 +238,7 @@ func (s *Service) verifyKitAccount(ctx context.Context, k *triggerKit, ref strin
 		return "", err
 	}
 	if pending != "" {
-		if err := s.verifyNow(ctx, pending); err != nil {
+		if err := s.verifyOne(ctx, pending); err != nil {
 			return "", err
 		}
 	}
@@ -247,26 +247,6 @@ func (s *Service) verifyKitAccount(ctx context.Context, k *triggerKit, ref strin
 		err = errors.New("payments: the trigger's destination " + ref + " is not ACTIVE")
 	}
 	return id, err
-}
-
-// verifyNow decides one PENDING account as the verifier would a second
-// later (VerifyPending), with its EXTERNAL_ACCOUNT.STATUS_UPDATED, so
-// that the trigger can pay it in the same request.
-func (s *Service) verifyNow(ctx context.Context, id string) error {
-	return s.store.Tx(ctx, func(tx store.Tx) error {
-		a, err := tx.GetExternalAccount(ctx, id)
-		if err != nil {
-			return err
-		}
-		if a.Status != "PENDING" || a.BeneficiaryVerificationStatus != "" {
-			return nil
-		}
-		u := s.verifyOutcome(a)
-		if err := tx.UpdateExternalAccountStatus(ctx, a.ID, u, s.now()); err != nil || u.Status == a.Status {
-			return err
-		}
-		return s.emitExternalAccount(ctx, tx, a.ID)
-	})
 }
 
 // triggerAccountBody is the create body of a USD bank account of the

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -522,7 +521,7 @@ type WebhookDeliveryFilter struct {
 // answered.
 func (s *Service) ListWebhookDeliveries(ctx context.Context, req WebhookDeliveryFilter) (wire.List[WebhookDelivery], error) {
 	var fe fieldErrors
-	f := store.WebhookAttemptFilter{EndpointID: req.EndpointID, EventID: req.EventID, Limit: 20, Cursor: req.Cursor}
+	f := store.WebhookAttemptFilter{EndpointID: req.EndpointID, EventID: req.EventID, Cursor: req.Cursor}
 	if f.EndpointID != "" && !ids.Valid("WebhookEndpoint", f.EndpointID) {
 		fe.add("endpointId", "is not a webhook endpoint id")
 	}
@@ -536,18 +535,7 @@ func (s *Service) ListWebhookDeliveries(ctx context.Context, req WebhookDelivery
 	default:
 		fe.add("failed", "must be true or false")
 	}
-	if req.Limit != "" {
-		n, err := strconv.Atoi(req.Limit)
-		if err != nil || n < 1 || n > 100 {
-			fe.add("limit", "must be an integer from 1 to 100")
-		}
-		f.Limit = n
-	}
-	if req.Cursor != "" {
-		if n, err := strconv.ParseInt(req.Cursor, 10, 64); err != nil || n < 1 {
-			fe.add("cursor", "is not a cursor returned by this list")
-		}
-	}
+	f.Limit = seqPage(&fe, req.Limit, req.Cursor)
 	if e := fe.err(); e != nil {
 		return wire.List[WebhookDelivery]{}, e
 	}
