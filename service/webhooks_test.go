@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -156,6 +157,21 @@ func (rc *receiver) eventOf(resourceID, typ string) webhooksig.Event {
 	return webhooksig.Event{}
 }
 
+// lastWallet is the data of the newest INTERNAL_ACCOUNT.BALANCE_UPDATED of
+// the wallet the receiver accepted.
+func (rc *receiver) lastWallet(id string) wire.InternalAccount {
+	rc.t.Helper()
+	evs := rc.events()
+	for i := len(evs) - 1; i >= 0; i-- {
+		var a wire.InternalAccount
+		if evs[i].Type == "INTERNAL_ACCOUNT.BALANCE_UPDATED" && json.Unmarshal(evs[i].Data, &a) == nil && a.ID == id {
+			return a
+		}
+	}
+	rc.t.Fatalf("no balance event of %s accepted", id)
+	return wire.InternalAccount{}
+}
+
 // eventOf is the recorded event of the resource with the type, as GET
 // /events shows it (catalogued by deliver).
 func (e *env) eventOf(resourceID, typ string) webhooksig.Event {
@@ -249,6 +265,11 @@ func testWebhookLifecycle(t *testing.T, opts ...func(*Config)) {
 			e.deliver()
 			e.mustStatus(e.execute(q, wire.SandboxSignature), http.StatusOK)
 			e.deliver()
+			// The execute's balance event carries the wallet as GET shows
+			// it after the hold (built from the post, not read again).
+			if got, want := rc.lastWallet(p.account.ID), e.account(p.account.ID); !reflect.DeepEqual(got, want) {
+				t.Fatalf("balance event after execute\n%+v\nwallet\n%+v", got, want)
+			}
 			for range c.steps {
 				e.clock.Advance(time.Second)
 				e.settle()

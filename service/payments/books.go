@@ -26,13 +26,27 @@ func describe(what string, x *store.Transaction) string {
 
 func newLedgerID() string { return ids.New("LedgerTransaction") }
 
-// holdPayment writes the pending HOLD of a payment from wallet: amount
-// moves from its available to its held side. It reports false (nothing
-// written) when the available balance does not cover it.
-func (s *Service) holdPayment(ctx context.Context, tx store.Tx, x *store.Transaction, wallet string, amount int64, now time.Time) (bool, error) {
-	lt := ledger.HoldFor(newLedgerID(), now, describe("Payment on its way", x), wallet, x.SendingCurrency, amount).
+// holdPayment writes the pending HOLD of a payment from wallet (as read
+// earlier in tx): amount moves from its available to its held side. It
+// returns the wallet after the hold, with the balances the post returned
+// in its entry, so that the balance event needs no second read of the row
+// the post just wrote; nil (nothing written) when the available balance
+// does not cover the amount.
+func (s *Service) holdPayment(ctx context.Context, tx store.Tx, x *store.Transaction, wallet *store.InternalAccount, amount int64, now time.Time) (*store.InternalAccount, error) {
+	lt := ledger.HoldFor(newLedgerID(), now, describe("Payment on its way", x), wallet.ID, x.SendingCurrency, amount).
 		For(x.ID, x.QuoteID)
-	return tx.PostLedger(ctx, lt)
+	ok, err := tx.PostLedger(ctx, lt)
+	if err != nil || !ok {
+		return nil, err
+	}
+	after := *wallet
+	after.UpdatedAt = now
+	for _, e := range lt.Entries {
+		if w, _, isWallet := e.Account.Wallet(); isWallet && w == wallet.ID {
+			after.Available, after.Held = e.AvailableAfter, e.HeldAfter
+		}
+	}
+	return &after, nil
 }
 
 // Known ledger transactions. A settlement step, a cancel or a return

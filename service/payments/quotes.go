@@ -602,7 +602,8 @@ func (s *Service) executeQuote(ctx context.Context, id, signature string, fin *t
 			return wire.Quote{}, &Error{Code: "INVALID_STATE_TRANSITION", Message: msg,
 				Details: map[string]any{"quoteStatus": st}}
 		}
-		if err := executableAccounts(ctx, tx, q, "quoteId", false); err != nil {
+		wallet, err := executableAccounts(ctx, tx, q, "quoteId", false)
+		if err != nil {
 			return wire.Quote{}, err
 		}
 		if q.Payload != "" {
@@ -610,11 +611,11 @@ func (s *Service) executeQuote(ctx context.Context, id, signature string, fin *t
 				return wire.Quote{}, err
 			}
 		}
-		ok, err := s.holdPayment(ctx, tx, x, q.SourceAccountID, q.TotalSendingAmount, now)
+		after, err := s.holdPayment(ctx, tx, x, wallet, q.TotalSendingAmount, now)
 		if err != nil {
 			return wire.Quote{}, err
 		}
-		if !ok {
+		if after == nil {
 			src, err := tx.GetInternalAccount(ctx, q.SourceAccountID)
 			if err != nil {
 				return wire.Quote{}, err
@@ -628,7 +629,7 @@ func (s *Service) executeQuote(ctx context.Context, id, signature string, fin *t
 		next.NextStepAt = now.Add(s.settleAfter(q.PaymentRail, x.Outcome))
 		// The events before the last write, which then carries their
 		// row (rolled back with it if the write loses).
-		if err := s.emitExecuted(ctx, tx, &next, q.SourceAccountID); err != nil {
+		if err := s.emitExecuted(ctx, tx, &next, after); err != nil {
 			return wire.Quote{}, err
 		}
 		won, err := tx.AdvanceTransaction(ctx, &next, "PENDING")
@@ -653,32 +654,34 @@ func (s *Service) executeQuote(ctx context.Context, id, signature string, fin *t
 //
 // A deactivation that commits after the execute leaves the payment in
 // flight alone: it settles to the account as it was when executed.
-func executableAccounts(ctx context.Context, tx store.Tx, q *store.Quote, field string, funding bool) error {
-	refuse := func(why, what string) error {
+//
+// It returns the paying wallet as read.
+func executableAccounts(ctx context.Context, tx store.Tx, q *store.Quote, field string, funding bool) (*store.InternalAccount, error) {
+	refuse := func(why, what string) (*store.InternalAccount, error) {
 		msg := "the quote " + why + " now"
 		if funding {
 			msg += ": the payment is not applied to it and goes back to its sender"
 		} else {
 			msg += "; only ACTIVE accounts " + what + ": ask for a new quote"
 		}
-		return &Error{Code: CodeInvalidInput, Message: msg,
+		return nil, &Error{Code: CodeInvalidInput, Message: msg,
 			Details: map[string]any{"errors": []wire.FieldError{{Field: field, Message: "the quote " + why + " now"}}}}
 	}
 	src, err := tx.GetInternalAccount(ctx, q.SourceAccountID)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if src.Status != "ACTIVE" && !funding {
 		return refuse("pays from "+src.ID+", which is "+src.Status, "can pay")
 	}
 	dst, err := tx.GetExternalAccount(ctx, q.DestinationAccountID)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if dst.Status != "ACTIVE" {
 		return refuse("pays to "+dst.ID+", which is "+dst.Status, "can receive payments")
 	}
-	return nil
+	return src, nil
 }
 
 // checkQuoteStamp checks Service-Wallet-Signature on an execute: a stamp

@@ -511,11 +511,11 @@ func (s *Service) transferOut(ctx context.Context, req TransferOutRequest, call 
 		if err != nil {
 			return wire.Transaction{}, err
 		}
-		ok, err := s.holdPayment(ctx, tx, x, src.ID, amount, x.CreatedAt)
+		after, err := s.holdPayment(ctx, tx, x, src, amount, x.CreatedAt)
 		if err != nil {
 			return wire.Transaction{}, err
 		}
-		if !ok {
+		if after == nil {
 			return wire.Transaction{}, insufficient(src, amount)
 		}
 		if err := tx.CreateTransaction(ctx, x); err != nil {
@@ -524,7 +524,7 @@ func (s *Service) transferOut(ctx context.Context, req TransferOutRequest, call 
 		if err := s.emitTransfer(ctx, tx, x); err != nil {
 			return wire.Transaction{}, err
 		}
-		if err := s.emitBalance(ctx, tx, src.ID); err != nil {
+		if err := s.emitWallet(ctx, tx, after); err != nil {
 			return wire.Transaction{}, err
 		}
 		return s.transactionJSON(x), nil

@@ -411,24 +411,24 @@ func (s *Service) emitBalance(ctx context.Context, tx store.Tx, accountID string
 	if err != nil {
 		return err
 	}
+	return s.emitWallet(ctx, tx, a)
+}
+
+// emitWallet records INTERNAL_ACCOUNT.BALANCE_UPDATED with a, the account
+// as a post in tx left it (holdPayment's answer): no read of the row the
+// post just wrote.
+func (s *Service) emitWallet(ctx context.Context, tx store.Tx, a *store.InternalAccount) error {
 	return s.emit(ctx, tx, webhooksig.InternalAccountBalanceUpdated, a.ID, s.internalAccountJSON(a))
 }
 
 // emitExecuted records a payment's PROCESSING event and its wallet's
-// balance, reading the wallet before either, so that both join one log
-// row that the next statement carries.
-func (s *Service) emitExecuted(ctx context.Context, tx store.Tx, x *store.Transaction, wallet string) error {
-	if s.cfg.NoEvents {
-		return nil
-	}
-	a, err := tx.GetInternalAccount(ctx, wallet)
-	if err != nil {
-		return err
-	}
+// balance after the hold, so that both join one log row that the next
+// statement carries.
+func (s *Service) emitExecuted(ctx context.Context, tx store.Tx, x *store.Transaction, wallet *store.InternalAccount) error {
 	if err := s.emitTransaction(ctx, tx, x); err != nil {
 		return err
 	}
-	return s.emit(ctx, tx, webhooksig.InternalAccountBalanceUpdated, a.ID, s.internalAccountJSON(a))
+	return s.emitWallet(ctx, tx, wallet)
 }
 
 // outboxStore wakes the worker after a transaction that emitted events
