@@ -86,6 +86,10 @@ var statusOf = map[string]int{
 	// API tokens and the End User Terms (payments/apitokens.go)
 	payments.CodeTokenNotFound:               http.StatusNotFound,
 	payments.CodeEndUserTermsVersionNotFound: http.StatusBadRequest,
+
+	// Step-up (payments/stepup.go)
+	payments.CodeScaNotCompleted: http.StatusForbidden,
+	payments.CodeAccountLocked:   http.StatusLocked,
 }
 
 // httpError maps any error to the answer the caller gets. known is false

@@ -626,6 +626,25 @@ func TestEveryDocumentedOperation(t *testing.T) {
 	ok("GET", "/vasps?limit=10", nil, nil, http.StatusOK)
 	ok("DELETE", "/tokens/"+tok.ID, nil, nil, http.StatusNoContent)
 
+	// Step-up: a payment above the policy's amount waits for the
+	// person's e-mailed code, then an export does.
+	ok("PATCH", "/config", map[string]any{"stepUpPolicy": map[string]any{"paymentsOver": map[string]any{"amount": 5_000, "currency": "USD"},
+		"recoveryPhraseExport": true}}, nil, http.StatusOK)
+	held := e.quote(quoteBody(p, dest.ID, "SENDING", 10_000))
+	e.mustStatus(e.execute(held, mustStamp(t, next, payloadOf(t, held))), http.StatusOK)
+	ok("GET", "/quotes/"+held.ID, nil, nil, http.StatusOK)
+	ok("POST", "/quotes/"+held.ID+"/authorize/resend", nil, nil, http.StatusNoContent)
+	ok("POST", "/quotes/"+held.ID+"/authorize", map[string]any{"code": "123456"}, nil, http.StatusOK)
+	var exportChallenge wire.SignedRequestChallenge
+	ok("POST", "/internal-accounts/"+p.account.ID+"/export", map[string]any{"clientPublicKey": mustKey(t).PublicKey().UncompressedHex()},
+		nil, http.StatusAccepted).decode(t, &exportChallenge)
+	if exportChallenge.ScaChallenge == nil {
+		t.Fatal("the export was not held")
+	}
+	ok("POST", "/sca/challenges/"+exportChallenge.ScaChallenge.ID+"/resend", nil, nil, http.StatusNoContent)
+	ok("POST", "/sca/challenges/"+exportChallenge.ScaChallenge.ID+"/authorize", map[string]any{"code": "123456"}, nil, http.StatusOK)
+	ok("PATCH", "/config", map[string]any{"stepUpPolicy": nil}, nil, http.StatusOK)
+
 	// The session signs out, the recipient is removed.
 	signedOK("DELETE", "/auth/sessions/"+fresh.ID, nil, next, http.StatusNoContent)
 	ok("DELETE", "/customers/external-accounts/"+dest.ID, nil, nil, http.StatusNoContent)

@@ -83,6 +83,12 @@ func (s *Service) routes() []route {
 		post("/quotes", transact, o.CreateQuote, created, idem("quotes.create")),
 		get("/quotes/{quoteId}", view, o.GetQuote),
 		post("/quotes/{quoteId}/execute", transact, o.ExecuteQuote, idem("quotes.execute")),
+		// Step-up: a held payment or signed action confirmed by the
+		// person (stepup.go).
+		post("/quotes/{quoteId}/authorize", transact, o.AuthorizeQuote),
+		post("/quotes/{quoteId}/authorize/resend", transact, o.ResendQuoteCode, noContent, ignoresBody),
+		post("/sca/challenges/{challengeId}/authorize", manage, o.AuthorizeChallenge),
+		post("/sca/challenges/{challengeId}/resend", manage, o.ResendChallengeCode, noContent, ignoresBody),
 		post("/sandbox/internal-accounts/{accountId}/fund", transact, o.FundSandbox, sandboxOnly, idem("sandbox.fund")),
 		post("/sandbox/send", transact, o.SandboxSend, sandboxOnly, idem("sandbox.send")),
 		get("/exchange-rates", view, o.ExchangeRates),

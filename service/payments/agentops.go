@@ -127,7 +127,7 @@ func (s *Service) submitAgentQuote(ctx context.Context, agent *store.Agent, p *a
 		if st := quoteStatus(q, x, s.now()); st != "PENDING" {
 			return AgentAction{}, quoteNotPending(q, st)
 		}
-		if _, err := executableAccounts(ctx, tx, q, "quoteId", false); err != nil {
+		if _, _, err := executableAccounts(ctx, tx, q, "quoteId", false); err != nil {
 			return AgentAction{}, err
 		}
 		var req pendingRequest

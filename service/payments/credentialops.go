@@ -52,6 +52,7 @@ func (s *Service) CreateCredential(ctx context.Context, req wire.CredentialCreat
 
 	type created struct {
 		challenge *store.Challenge
+		sca       *wire.ScaChallenge
 		issuedCode
 	}
 	got, err := commit(ctx, s, "", nil, func(tx store.Tx) (created, error) {
@@ -77,7 +78,20 @@ func (s *Service) CreateCredential(ctx context.Context, req wire.CredentialCreat
 				return created{}, err
 			}
 			c, err := s.issueChallenge(ctx, tx, op, payload, nil)
-			return created{challenge: c}, err
+			if err != nil {
+				return created{}, err
+			}
+			// Adding a sign-in method may need the person's
+			// confirmation (stepup.go).
+			need, err := s.actionNeed(ctx, tx, ActionSignInMethodAdd, acct.ID)
+			if err != nil || need == nil {
+				return created{challenge: c}, err
+			}
+			st, err := s.newStepUp(ctx, tx, need, c.ID, payload, c.ExpiresAt, false)
+			if err != nil {
+				return created{}, err
+			}
+			return created{challenge: c, sca: st.challenge}, nil
 		}
 		if len(existing) > 0 {
 			if _, err := s.completeRetry(ctx, tx, op, call, s.activeKeyOf(ctx, tx, acct.ID)); err != nil {
@@ -109,7 +123,9 @@ func (s *Service) CreateCredential(ctx context.Context, req wire.CredentialCreat
 	case err != nil:
 		return Signed[wire.AuthMethod]{}, err
 	case got.challenge != nil:
-		return challenged[wire.AuthMethod](challengeJSON(req.Type, got.challenge)), nil
+		c := challengeJSON(req.Type, got.challenge)
+		c.ScaChallenge = got.sca
+		return challenged[wire.AuthMethod](c), nil
 	case got.otp == nil:
 		return done(authMethodJSON(got.cred)), nil
 	}
@@ -307,6 +323,9 @@ func (s *Service) DeleteCredential(ctx context.Context, id string, call SignedCa
 		}
 		op := operation{name: opDeleteCredential, targetID: cred.ID, accountID: cred.AccountID, bodyHash: call.BodyHash}
 		if !call.IsRetry() {
+			if op.stepUp, err = s.actionNeed(ctx, tx, ActionSignInMethodRemove, cred.AccountID); err != nil {
+				return Signed[struct{}]{}, err
+			}
 			c, err := s.activityChallenge(ctx, tx, op, cred.Type, "ACTIVITY_TYPE_DELETE_AUTHENTICATORS",
 				map[string]any{"authenticatorIds": []string{cred.ID}, "userId": cred.AccountID}, nil)
 			return challenged[struct{}](c), err
@@ -418,7 +437,7 @@ func (s *Service) verifyPasskey(ctx context.Context, id string, a *wire.PasskeyA
 			if err != nil {
 				return Signed[wire.Session]{}, err
 			}
-			rec, err := s.verifyAssertion(a, hex.EncodeToString(ch.BodyHash), user, cred.CredentialID)
+			rec, err := s.verifyAssertion(a, []byte(hex.EncodeToString(ch.BodyHash)), user, cred.CredentialID)
 			if err != nil {
 				return Signed[wire.Session]{}, err
 			}

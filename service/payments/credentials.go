@@ -365,7 +365,7 @@ func (s *Service) VerifyCredential(ctx context.Context, id string, req wire.Veri
 		notFor(&fe, req.Type, "encryptedOtpBundle", req.EncryptedOTPBundle != "")
 		notFor(&fe, req.Type, "assertion", req.Assertion != nil)
 	case wire.TypePasskey:
-		checkAssertionFields(req.Assertion, &fe)
+		checkAssertionFields(req.Assertion, &fe, "assertion")
 		notFor(&fe, req.Type, "encryptedOtpBundle", req.EncryptedOTPBundle != "")
 		notFor(&fe, req.Type, "oidcToken", req.OIDCToken != "")
 		notFor(&fe, req.Type, "clientPublicKey", req.ClientPublicKey != "")

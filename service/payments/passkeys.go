@@ -195,10 +195,11 @@ func passkeyUserOf(accountID string, creds []store.Credential) (*passkeyUser, er
 }
 
 // checkAssertionFields names every missing or malformed member of a
-// PASSKEY verify body.
-func checkAssertionFields(a *wire.PasskeyAssertion, fe *fieldErrors) {
+// passkey assertion, the member named name of the body ("assertion" of a
+// PASSKEY verify, "passkeyAssertion" of a step-up's proof).
+func checkAssertionFields(a *wire.PasskeyAssertion, fe *fieldErrors, name string) {
 	if a == nil {
-		fe.add("assertion", "required")
+		fe.add(name, "required")
 		return
 	}
 	for _, m := range []struct {
@@ -211,11 +212,11 @@ func checkAssertionFields(a *wire.PasskeyAssertion, fe *fieldErrors) {
 	} {
 		switch {
 		case m.v == "" && m.required:
-			fe.add("assertion."+m.name, "required")
+			fe.add(name+"."+m.name, "required")
 		case m.v == "", m.name == "signature" && m.v == sandboxPasskeySignature:
 		default:
 			if _, err := base64.RawURLEncoding.DecodeString(m.v); err != nil {
-				fe.add("assertion."+m.name, "must be base64url without padding")
+				fe.add(name+"."+m.name, "must be base64url without padding")
 			}
 		}
 	}
@@ -225,11 +226,12 @@ func checkAssertionFields(a *wire.PasskeyAssertion, fe *fieldErrors) {
 // skips the WebAuthn signature check (facts §5); sandbox mode only.
 const sandboxPasskeySignature = "sandbox-valid-passkey-signature"
 
-// verifyAssertion checks an assertion against the login challenge (the hex
-// digest, as UTF-8 text) and the account's passkeys, and returns the
+// verifyAssertion checks an assertion against the challenge bytes (a
+// login's is the hex digest as UTF-8 text, a step-up's the raw digest) and
+// the account's passkeys, and returns the
 // updated credential record (sign counter advanced). A counter that did not
 // advance is refused: it is the sign of a cloned authenticator.
-func (s *Service) verifyAssertion(a *wire.PasskeyAssertion, challengeHex string, user *passkeyUser, credentialID string) (*webauthn.Credential, error) {
+func (s *Service) verifyAssertion(a *wire.PasskeyAssertion, challenge []byte, user *passkeyUser, credentialID string) (*webauthn.Credential, error) {
 	refused := func(why string) error {
 		return errorf(CodeUnauthorized, "the passkey assertion was refused: "+why)
 	}
@@ -257,7 +259,7 @@ func (s *Service) verifyAssertion(a *wire.PasskeyAssertion, challengeHex string,
 		return nil, invalidField("assertion", "not a WebAuthn assertion: "+webauthnProblem(err))
 	}
 	session := webauthn.SessionData{
-		Challenge:            base64.RawURLEncoding.EncodeToString([]byte(challengeHex)),
+		Challenge:            base64.RawURLEncoding.EncodeToString(challenge),
 		UserID:               user.handle,
 		AllowedCredentialIDs: [][]byte{raw},
 		UserVerification:     protocol.VerificationRequired,

@@ -480,11 +480,11 @@ func rateDetailsJSON(d rates.RateDetails, withCounterparty bool) wire.RateDetail
 // worker records it.
 func quoteStatus(q *store.Quote, x *store.Transaction, now time.Time) string {
 	switch x.Status {
-	case "PENDING":
+	case "PENDING", "PENDING_AUTHORIZATION":
 		if !now.Before(q.ExpiresAt) {
 			return "EXPIRED"
 		}
-		return "PENDING"
+		return x.Status
 	case "PROCESSING", "COMPLETED", "EXPIRED":
 		return x.Status
 	}
@@ -542,7 +542,17 @@ func (s *Service) GetQuote(ctx context.Context, id string) (wire.Quote, error) {
 		if err != nil {
 			return wire.Quote{}, err
 		}
-		return s.quoteJSON(q, x), nil
+		out := s.quoteJSON(q, x)
+		if out.Status == "PENDING_AUTHORIZATION" {
+			u, err := tx.StepUpOf(ctx, q.ID)
+			if err != nil {
+				return wire.Quote{}, err
+			}
+			if out.ScaChallenge, err = s.challengeOf(ctx, tx, u); err != nil {
+				return wire.Quote{}, err
+			}
+		}
+		return out, nil
 	})
 }
 
@@ -585,7 +595,9 @@ type Stamp string
 func (s *Service) executeQuote(ctx context.Context, id, signature string, fin *then) (wire.Quote, error) {
 	// Executes from one wallet take turns (the hold updates its balance
 	// row); the wallet is read first to know which turn to wait for.
-	return commit(ctx, s, s.sourceOf(ctx, id), fin, func(tx store.Tx) (wire.Quote, error) {
+	var issued *issuedStepUp
+	out, err := commit(ctx, s, s.sourceOf(ctx, id), fin, func(tx store.Tx) (wire.Quote, error) {
+		issued = nil
 		q, x, err := loadQuote(ctx, tx, id)
 		if err != nil {
 			return wire.Quote{}, err
@@ -602,7 +614,7 @@ func (s *Service) executeQuote(ctx context.Context, id, signature string, fin *t
 			return wire.Quote{}, &Error{Code: "INVALID_STATE_TRANSITION", Message: msg,
 				Details: map[string]any{"quoteStatus": st}}
 		}
-		wallet, err := executableAccounts(ctx, tx, q, "quoteId", false)
+		wallet, dst, err := executableAccounts(ctx, tx, q, "quoteId", false)
 		if err != nil {
 			return wire.Quote{}, err
 		}
@@ -611,36 +623,75 @@ func (s *Service) executeQuote(ctx context.Context, id, signature string, fin *t
 				return wire.Quote{}, err
 			}
 		}
-		after, err := s.holdPayment(ctx, tx, x, wallet, q.TotalSendingAmount, now)
-		if err != nil {
+		if err := s.checkLock(ctx, tx, wallet.ID); err != nil {
 			return wire.Quote{}, err
 		}
-		if after == nil {
-			src, err := tx.GetInternalAccount(ctx, q.SourceAccountID)
+		if q.Payload != "" {
+			// A payment the policy holds waits for the person's
+			// confirmation (stepup.go): nothing is held yet.
+			need, err := s.paymentNeed(ctx, tx, ActionPayment, wallet, dst, q.TotalSendingAmount, q.SendingCurrency)
 			if err != nil {
 				return wire.Quote{}, err
 			}
-			return wire.Quote{}, &Error{Code: "INSUFFICIENT_BALANCE",
-				Message: fmt.Sprintf("the available balance (%d) does not cover totalSendingAmount (%d)", src.Available, q.TotalSendingAmount),
-				Details: map[string]any{"available": src.Available, "required": q.TotalSendingAmount}}
+			if need != nil {
+				if issued, err = s.newStepUp(ctx, tx, need, q.ID, q.Payload, q.ExpiresAt, true); err != nil {
+					return wire.Quote{}, err
+				}
+				next := *x
+				next.Status, next.UpdatedAt = "PENDING_AUTHORIZATION", now
+				won, err := tx.AdvanceTransaction(ctx, &next, "PENDING")
+				if err != nil {
+					return wire.Quote{}, err
+				}
+				if !won {
+					return wire.Quote{}, errorf("INVALID_STATE_TRANSITION", "the quote was executed by another request")
+				}
+				out := s.quoteJSON(q, &next)
+				out.ScaChallenge = issued.challenge
+				return out, nil
+			}
 		}
-		next := *x
-		next.Status, next.UpdatedAt = "PROCESSING", now
-		next.NextStepAt = now.Add(s.settleAfter(q.PaymentRail, x.Outcome))
-		// The events before the last write, which then carries their
-		// row (rolled back with it if the write loses).
-		if err := s.emitExecuted(ctx, tx, &next, after); err != nil {
-			return wire.Quote{}, err
-		}
-		won, err := tx.AdvanceTransaction(ctx, &next, "PENDING")
+		return s.runPayment(ctx, tx, q, x, wallet, now)
+	})
+	if err == nil {
+		s.mailStepUpCode(ctx, issued)
+	}
+	return out, err
+}
+
+// runPayment executes the quote q of the PENDING or PENDING_AUTHORIZATION
+// transaction x from wallet (as read in tx): the hold, PROCESSING, the
+// events.
+func (s *Service) runPayment(ctx context.Context, tx store.Tx, q *store.Quote, x *store.Transaction, wallet *store.InternalAccount, now time.Time) (wire.Quote, error) {
+	after, err := s.holdPayment(ctx, tx, x, wallet, q.TotalSendingAmount, now)
+	if err != nil {
+		return wire.Quote{}, err
+	}
+	if after == nil {
+		src, err := tx.GetInternalAccount(ctx, q.SourceAccountID)
 		if err != nil {
 			return wire.Quote{}, err
 		}
-		if !won {
-			return wire.Quote{}, errorf("INVALID_STATE_TRANSITION", "the quote was executed by another request")
-		}
-		return s.quoteJSON(q, &next), nil
-	})
+		return wire.Quote{}, &Error{Code: "INSUFFICIENT_BALANCE",
+			Message: fmt.Sprintf("the available balance (%d) does not cover totalSendingAmount (%d)", src.Available, q.TotalSendingAmount),
+			Details: map[string]any{"available": src.Available, "required": q.TotalSendingAmount}}
+	}
+	next := *x
+	next.Status, next.UpdatedAt = "PROCESSING", now
+	next.NextStepAt = now.Add(s.settleAfter(q.PaymentRail, x.Outcome))
+	// The events before the last write, which then carries their
+	// row (rolled back with it if the write loses).
+	if err := s.emitExecuted(ctx, tx, &next, after); err != nil {
+		return wire.Quote{}, err
+	}
+	won, err := tx.AdvanceTransaction(ctx, &next, x.Status)
+	if err != nil {
+		return wire.Quote{}, err
+	}
+	if !won {
+		return wire.Quote{}, errorf("INVALID_STATE_TRANSITION", "the quote was executed by another request")
+	}
+	return s.quoteJSON(q, &next), nil
 }
 
 // executableAccounts refuses the execute of a quote whose accounts changed
@@ -655,33 +706,33 @@ func (s *Service) executeQuote(ctx context.Context, id, signature string, fin *t
 // A deactivation that commits after the execute leaves the payment in
 // flight alone: it settles to the account as it was when executed.
 //
-// It returns the paying wallet as read.
-func executableAccounts(ctx context.Context, tx store.Tx, q *store.Quote, field string, funding bool) (*store.InternalAccount, error) {
-	refuse := func(why, what string) (*store.InternalAccount, error) {
+// It returns the paying wallet and the destination as read.
+func executableAccounts(ctx context.Context, tx store.Tx, q *store.Quote, field string, funding bool) (*store.InternalAccount, *store.ExternalAccount, error) {
+	refuse := func(why, what string) (*store.InternalAccount, *store.ExternalAccount, error) {
 		msg := "the quote " + why + " now"
 		if funding {
 			msg += ": the payment is not applied to it and goes back to its sender"
 		} else {
 			msg += "; only ACTIVE accounts " + what + ": ask for a new quote"
 		}
-		return nil, &Error{Code: CodeInvalidInput, Message: msg,
+		return nil, nil, &Error{Code: CodeInvalidInput, Message: msg,
 			Details: map[string]any{"errors": []wire.FieldError{{Field: field, Message: "the quote " + why + " now"}}}}
 	}
 	src, err := tx.GetInternalAccount(ctx, q.SourceAccountID)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if src.Status != "ACTIVE" && !funding {
 		return refuse("pays from "+src.ID+", which is "+src.Status, "can pay")
 	}
 	dst, err := tx.GetExternalAccount(ctx, q.DestinationAccountID)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if dst.Status != "ACTIVE" {
 		return refuse("pays to "+dst.ID+", which is "+dst.Status, "can receive payments")
 	}
-	return src, nil
+	return src, dst, nil
 }
 
 // checkQuoteStamp checks Service-Wallet-Signature on an execute: a stamp

@@ -162,7 +162,7 @@ func (s *Service) fundQuote(ctx context.Context, tx store.Tx, q *store.Quote, x 
 		}
 		return nil, &Error{Code: "INVALID_STATE_TRANSITION", Message: msg, Details: map[string]any{"quoteStatus": st}}
 	}
-	if _, err := executableAccounts(ctx, tx, q, quoteField, true); err != nil {
+	if _, _, err := executableAccounts(ctx, tx, q, quoteField, true); err != nil {
 		return nil, err
 	}
 	var fe fieldErrors

@@ -179,6 +179,10 @@ type Config struct {
 	// WebhookURL, when set, becomes the platform's webhookEndpoint (the
 	// default endpoint's URL) at start, as PATCH /config would set it.
 	WebhookURL string
+	// StepUp, when set, is the step-up policy written into the platform
+	// configuration at every start (flag --step-up); nil leaves the
+	// stored one (PATCH /config), which is none at first.
+	StepUp *StepUpPolicy
 	// NoEvents turns the event log off: no event is recorded, so none
 	// is delivered or listed. For a deployment that wants neither, and
 	// for measuring what recording costs.

@@ -19,6 +19,7 @@ import (
 // several workers (instances) never apply one twice:
 //
 //	PENDING    → EXPIRED (failureReason QUOTE_EXPIRED) once the quote's expiresAt passed
+//	PENDING_AUTHORIZATION → EXPIRED (failureReason SCA_NOT_COMPLETED) likewise: not confirmed in time
 //	PROCESSING → COMPLETED                      held money leaves; settledAt = now
 //	PROCESSING → FAILED QUOTE_EXECUTION_FAILED   (sandbox 002) held money returns to available
 //	PROCESSING → FAILED OFFRAMP_FAILED           (sandbox 004) held money returns to available
@@ -157,6 +158,9 @@ func (s *Service) settleOne(ctx context.Context, seen *store.Transaction) (bool,
 			}
 		case x.Status == "PENDING":
 			next.Status, next.FailureReason = "EXPIRED", "QUOTE_EXPIRED"
+		case x.Status == "PENDING_AUTHORIZATION":
+			// The person did not confirm in time (stepup.go).
+			next.Status, next.FailureReason = "EXPIRED", "SCA_NOT_COMPLETED"
 		case x.Status == "PROCESSING":
 			switch x.Outcome {
 			case "", "003":

@@ -26,6 +26,10 @@ type operation struct {
 	targetID  string // the id in the path
 	accountID string
 	bodyHash  []byte
+	// stepUp, when set, holds the retry until the person confirms the
+	// action (stepup.go): the challenge gets a step-up bound to its
+	// payloadToSign, and completeRetry uses it.
+	stepUp *stepUpNeed
 }
 
 // issueChallenge stores a pending challenge for op with the given payload.
@@ -65,7 +69,15 @@ func (s *Service) activityChallenge(ctx context.Context, tx store.Tx, op operati
 	if err != nil {
 		return nil, err
 	}
-	return challengeJSON(credType, c), nil
+	out := challengeJSON(credType, c)
+	if op.stepUp != nil {
+		st, err := s.newStepUp(ctx, tx, op.stepUp, c.ID, payload, c.ExpiresAt, false)
+		if err != nil {
+			return nil, err
+		}
+		out.ScaChallenge = st.challenge
+	}
+	return out, nil
 }
 
 // completeRetry checks a retry against its pending challenge and consumes
@@ -123,6 +135,10 @@ func (s *Service) completeRetry(ctx context.Context, tx store.Tx, op operation, 
 				return nil, errorf(CodeSignatureInvalid, "the stamp's key is not the key of an active session of this account")
 			}
 		}
+	}
+	// A held action goes on only with its confirmation (stepup.go).
+	if err := s.consumeStepUp(ctx, tx, c); err != nil {
+		return nil, err
 	}
 	won, err := tx.ConsumeChallenge(ctx, c.ID, s.now())
 	if err != nil {

@@ -18,7 +18,7 @@ import (
 // Transactions: reads, receipt confirmation, and sandbox funding (which
 // records an INCOMING transaction next to the credit).
 
-var transactionStatuses = []string{"CREATED", "PENDING", "PROCESSING", "COMPLETED", "REJECTED", "FAILED", "REFUNDED", "EXPIRED"}
+var transactionStatuses = []string{"CREATED", "PENDING", "PENDING_AUTHORIZATION", "PROCESSING", "COMPLETED", "REJECTED", "FAILED", "REFUNDED", "EXPIRED"}
 
 var errTransactionNotFound = errorf("TRANSACTION_NOT_FOUND", "no transaction with this id")
 
@@ -37,8 +37,13 @@ func loadTransaction(ctx context.Context, tx store.Tx, id string) (*store.Transa
 // has expired is shown EXPIRED at once, as its quote is.
 func (s *Service) transactionJSON(x *store.Transaction) wire.Transaction {
 	status, reason := x.Status, x.FailureReason
-	if status == "PENDING" && x.QuoteID != "" && !x.NextStepAt.IsZero() && !s.now().Before(x.NextStepAt) {
-		status, reason = "EXPIRED", "QUOTE_EXPIRED"
+	if x.QuoteID != "" && !x.NextStepAt.IsZero() && !s.now().Before(x.NextStepAt) {
+		switch status {
+		case "PENDING":
+			status, reason = "EXPIRED", "QUOTE_EXPIRED"
+		case "PENDING_AUTHORIZATION":
+			status, reason = "EXPIRED", "SCA_NOT_COMPLETED"
+		}
 	}
 	out := wire.Transaction{
 		ID: x.ID, Status: status, Type: x.Type, Direction: transactionDirection(x.Type),

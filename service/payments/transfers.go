@@ -467,7 +467,16 @@ func (s *Service) transferOut(ctx context.Context, req TransferOutRequest, call 
 			if src.Available < amount {
 				return insufficient(src, amount)
 			}
-			challenge, err = s.activityChallenge(ctx, tx, op, "", "ACTIVITY_TYPE_SIGN_TRANSACTION_V2", map[string]any{
+			if err := s.checkLock(ctx, tx, src.ID); err != nil {
+				return err
+			}
+			// A transfer the policy holds waits for the person's
+			// confirmation (stepup.go).
+			sop := op
+			if sop.stepUp, err = s.paymentNeed(ctx, tx, ActionTransfer, src, dst, amount, src.Currency); err != nil {
+				return err
+			}
+			challenge, err = s.activityChallenge(ctx, tx, sop, "", "ACTIVITY_TYPE_SIGN_TRANSACTION_V2", map[string]any{
 				"signWith": src.ID,
 				"type":     "TRANSACTION_TYPE_PAYMENT",
 				"unsignedTransaction": map[string]any{
@@ -500,6 +509,9 @@ func (s *Service) transferOut(ctx context.Context, req TransferOutRequest, call 
 				return wire.Transaction{}, errorf(CodeSignatureMissing, "a transfer-out from an embedded wallet needs the wallet's signature")
 			}
 			if _, err := s.completeRetry(ctx, tx, op, call, s.activeKeyOf(ctx, tx, src.ID)); err != nil {
+				return wire.Transaction{}, err
+			}
+			if err := s.checkLock(ctx, tx, src.ID); err != nil {
 				return wire.Transaction{}, err
 			}
 		}

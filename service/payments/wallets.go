@@ -86,6 +86,13 @@ func walletOperation[T any](ctx context.Context, s *Service, id, name string, ca
 		}
 		op := operation{name: name, targetID: acct.ID, accountID: acct.ID, bodyHash: call.BodyHash}
 		if !call.IsRetry() {
+			if name == opExportWallet {
+				// Showing the recovery phrase may need the person's
+				// confirmation (stepup.go).
+				if op.stepUp, err = s.actionNeed(ctx, tx, ActionRecoveryPhraseExport, acct.ID); err != nil {
+					return Signed[T]{}, err
+				}
+			}
 			typ, params := activityOf(acct)
 			c, err := s.activityChallenge(ctx, tx, op, "", typ, params, nil)
 			if err != nil {
@@ -302,6 +309,9 @@ func (s *Service) changeTiedEmail(ctx context.Context, tx store.Tx, customerID, 
 	set := credentialSet(tied)
 	op := operation{name: opUpdateCustomer, targetID: customerID, accountID: accountID, bodyHash: call.BodyHash}
 	if !call.IsRetry() {
+		if op.stepUp, err = s.actionNeed(ctx, tx, ActionEmailChange, accountID); err != nil {
+			return nil, err
+		}
 		return s.activityChallenge(ctx, tx, op, wire.TypeEmailOTP, "ACTIVITY_TYPE_UPDATE_USER_EMAIL",
 			map[string]any{"authenticatorIds": set, "userEmail": email, "userId": accountID}, nil)
 	}

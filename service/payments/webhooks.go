@@ -14,6 +14,7 @@ import (
 
 	"paywallet/service/ids"
 	"paywallet/service/store"
+	"paywallet/service/strictjson"
 	"paywallet/shared/webhooksig"
 	"paywallet/shared/wire"
 )
@@ -50,8 +51,11 @@ type platformConfig struct {
 	// WebhookEndpoint is where a version before webhook endpoints kept
 	// the default endpoint's URL; initWebhooks moves it to an endpoint.
 	WebhookEndpoint string `json:"webhookEndpoint,omitempty"`
-	CreatedAt       string `json:"createdAt"`
-	UpdatedAt       string `json:"updatedAt"`
+	// StepUpPolicy is the operator's step-up policy (stepuppolicy.go);
+	// nil holds nothing.
+	StepUpPolicy *StepUpPolicy `json:"stepUpPolicy,omitempty"`
+	CreatedAt    string        `json:"createdAt"`
+	UpdatedAt    string        `json:"updatedAt"`
 }
 
 // PlatformConfig is the reference's PlatformConfig, with the fields
@@ -60,8 +64,11 @@ type PlatformConfig struct {
 	ID              string `json:"id"`
 	UmaDomain       string `json:"umaDomain"`
 	WebhookEndpoint string `json:"webhookEndpoint,omitempty"`
-	CreatedAt       string `json:"createdAt"`
-	UpdatedAt       string `json:"updatedAt"`
+	// StepUpPolicy (extension): the actions of embedded wallets held
+	// until the person confirms them; null holds nothing.
+	StepUpPolicy *StepUpPolicy `json:"stepUpPolicy"`
+	CreatedAt    string        `json:"createdAt"`
+	UpdatedAt    string        `json:"updatedAt"`
 }
 
 // readConfig returns the stored configuration, parsing it only when the
@@ -110,7 +117,7 @@ func (s *Service) configJSON(ctx context.Context, tx store.Tx) (PlatformConfig, 
 	if err != nil {
 		return PlatformConfig{}, err
 	}
-	out := PlatformConfig{ID: c.ID, UmaDomain: s.cfg.UMADomain, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt}
+	out := PlatformConfig{ID: c.ID, UmaDomain: s.cfg.UMADomain, StepUpPolicy: c.StepUpPolicy, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt}
 	d, err := defaultEndpoint(ctx, tx)
 	if err != nil {
 		return PlatformConfig{}, err
@@ -168,15 +175,37 @@ type PlatformConfigUpdate map[string]json.RawMessage
 // UpdateConfig changes the platform configuration (PATCH /config):
 // webhookEndpoint sets the default endpoint's URL (creating it, enabled,
 // for every event type, when there is none) or, null or "", deletes the
-// default endpoint. Every other field is refused, each one named. It
-// answers the configuration as it is after the change.
+// default endpoint; stepUpPolicy replaces the step-up policy (null: none).
+// Every other field is refused, each one named. It answers the
+// configuration as it is after the change.
 func (s *Service) UpdateConfig(ctx context.Context, req PlatformConfigUpdate) (PlatformConfig, error) {
 	if req == nil {
 		return PlatformConfig{}, errorf(CodeInvalidRequestFormat, "the body must be a JSON object")
 	}
 	var fe fieldErrors
 	var endpoint *string
+	var policy **StepUpPolicy
 	for name, v := range req {
+		if name == "stepUpPolicy" {
+			var p *StepUpPolicy
+			dec := json.NewDecoder(bytes.NewReader(v))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(&p); err != nil {
+				problems := strictjson.Problems(v, &p, name)
+				for _, pr := range problems {
+					fe.add(pr.Field, pr.Message)
+				}
+				if len(problems) == 0 {
+					fe.add(name, "must be a StepUpPolicy object or null")
+				}
+				continue
+			}
+			if p != nil {
+				p.check(s, name+".", &fe)
+			}
+			policy = &p
+			continue
+		}
 		if name != "webhookEndpoint" {
 			if why, ok := configFieldsElsewhere[name]; ok {
 				fe.add(name, why)
@@ -205,6 +234,16 @@ func (s *Service) UpdateConfig(ctx context.Context, req PlatformConfigUpdate) (P
 		return PlatformConfig{}, e
 	}
 	out, err := commit(ctx, s, "", nil, func(tx store.Tx) (PlatformConfig, error) {
+		if policy != nil {
+			c, err := s.readConfig(ctx, tx)
+			if err != nil {
+				return PlatformConfig{}, err
+			}
+			c.StepUpPolicy, c.UpdatedAt = *policy, timestamp(s.now())
+			if err := s.writeConfig(ctx, tx, c); err != nil {
+				return PlatformConfig{}, err
+			}
+		}
 		if endpoint != nil {
 			changed, err := s.setDefaultEndpoint(ctx, tx, *endpoint)
 			if err != nil {
@@ -254,6 +293,13 @@ func (s *Service) initWebhooks(ctx context.Context) error {
 		c, err := s.readConfig(ctx, tx)
 		if err != nil {
 			return err
+		}
+		if p := s.cfg.StepUp; p != nil {
+			// The operator's flag sets the policy at every start.
+			c.StepUpPolicy, c.UpdatedAt = p, now
+			if err := s.writeConfig(ctx, tx, c); err != nil {
+				return err
+			}
 		}
 		want := s.cfg.WebhookURL
 		var from *int64

@@ -432,3 +432,23 @@ func (s *Source) ExchangeRates(sending string, receiving []string, sendingAmount
 	}
 	return rows, nil
 }
+
+// Equivalent converts amount (smallest units of from) into the smallest
+// units of to at the corridor's multiplier, rounded down: what a threshold
+// "or its equivalent" compares with. false when a currency is unknown or
+// the result does not fit an int64.
+func (s *Source) Equivalent(amount int64, from, to string) (int64, bool) {
+	if from == to {
+		return amount, true
+	}
+	c := s.corridors[[2]string{from, to}]
+	if c == nil {
+		return 0, false
+	}
+	v := new(big.Int).Mul(big.NewInt(amount), c.a)
+	v.Quo(v, c.b)
+	if !v.IsInt64() {
+		return 0, false
+	}
+	return v.Int64(), true
+}

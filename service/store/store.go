@@ -87,6 +87,7 @@ type Tx interface {
 	LedgerTx
 	WebhookTx
 	APITokenTx
+	StepUpTx
 
 	// Settings hold service-wide values such as the target-bundle signer key.
 	// PutSettingIfAbsent stores value under key unless the key exists, and

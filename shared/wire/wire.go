@@ -154,6 +154,10 @@ type SignedRequestChallenge struct {
 	PayloadToSign string `json:"payloadToSign"`
 	RequestID     string `json:"requestId"`
 	ExpiresAt     string `json:"expiresAt"`
+	// ScaChallenge (extension) is set when the operator's policy holds
+	// the action until the person confirms it: authorize it (POST
+	// /sca/challenges/{id}/authorize) before the signed retry.
+	ScaChallenge *ScaChallenge `json:"scaChallenge,omitempty"`
 }
 
 // ChallengeRequest is the optional body of POST /auth/credentials/{id}/challenge.
@@ -388,6 +392,8 @@ type Quote struct {
 	CounterpartyInformation map[string]string     `json:"counterpartyInformation,omitempty"`
 	RateDetails             *RateDetails          `json:"rateDetails,omitempty"`
 	Description             string                `json:"description,omitempty"`
+	// ScaChallenge is set while the quote is PENDING_AUTHORIZATION.
+	ScaChallenge *ScaChallenge `json:"scaChallenge,omitempty"`
 }
 
 // TransactionEndpoint is the source or destination of a transaction.
