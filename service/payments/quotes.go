@@ -608,8 +608,11 @@ func (s *Service) executeQuote(ctx context.Context, id, signature string, fin *t
 		now := s.now()
 		if st := quoteStatus(q, x, now); st != "PENDING" {
 			msg := "the quote is " + st + " and cannot be executed"
-			if st == "EXPIRED" {
+			switch st {
+			case "EXPIRED":
 				msg = "the quote expired at " + timestamp(q.ExpiresAt) + "; ask for a new quote"
+			case "PENDING_AUTHORIZATION":
+				msg = "the quote waits for the person's confirmation: POST /quotes/" + q.ID + "/authorize with the proof of its scaChallenge"
 			}
 			return wire.Quote{}, &Error{Code: "INVALID_STATE_TRANSITION", Message: msg,
 				Details: map[string]any{"quoteStatus": st}}
