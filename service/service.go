@@ -55,6 +55,12 @@ func ParseMode(s string) (Mode, error) { return payments.ParseMode(s) }
 // CounterpartyFields are the counterpartyInformation keys a quote can carry.
 var CounterpartyFields = payments.CounterpartyFields
 
+// StepUpPolicy is the operator's step-up policy (Config.StepUp).
+type StepUpPolicy = payments.StepUpPolicy
+
+// ParseStepUpPolicy reads the --step-up flag's value.
+var ParseStepUpPolicy = payments.ParseStepUpPolicy
+
 // Service is the payments service: its operations and workers, and its HTTP
 // interface.
 type Service struct {

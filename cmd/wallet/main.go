@@ -133,6 +133,7 @@ Flags (each can also be set with the environment variable in brackets):
 		cfg.OAuth = p
 	}
 	svcOpts.DefaultOrigin = base
+	svcOpts.DefaultStepUp = serviceconfig.WalletStepUp
 	var keyFile string
 	if serviceURL == "" {
 		wireWebhooks(&svcOpts, base)

@@ -57,6 +57,12 @@ type Options struct {
 	DepositAccountsFile string
 	// EndUserTerms is the --end-user-terms list (service.Config.EndUserTerms).
 	EndUserTerms string
+	// StepUp is the --step-up policy; empty takes DefaultStepUp.
+	StepUp string
+	// DefaultStepUp is the policy when --step-up is empty: none for the
+	// standalone service (the reference API's clients work unchanged,
+	// and PATCH /config sets one), WalletStepUp for the embedded wallet.
+	DefaultStepUp string
 
 	// NoMail is set by commands that send no e-mail (paymentsd deposit):
 	// Build then needs neither SMTP nor the dev mailbox, and the service's
@@ -163,6 +169,11 @@ func (o *Options) Register(fs *flag.FlagSet) {
 	duration(fs, &o.EventRetention, "event-retention", "WALLET_EVENT_RETENTION", "how long events are kept for GET /events and replays (0: 720h, 30 days)")
 	duration(fs, &o.WebhookDisable, "webhook-disable-after", "WALLET_WEBHOOK_DISABLE_AFTER", "how long an endpoint's deliveries may all fail before it is disabled (0: 72h)")
 	duration(fs, &o.WebhookKeyOverlap, "webhook-key-overlap", "WALLET_WEBHOOK_KEY_OVERLAP", "how long a rotated-out webhook signing key keeps signing beside the new one (0: 24h)")
+	str(fs, &o.StepUp, "step-up", "WALLET_STEP_UP", "",
+		"the actions of embedded wallets held until the person confirms them with a passkey or an e-mailed code: off, or a comma-separated list of "+
+			"payments-over=AMOUNT CURRENCY (e.g. 100.00 USD, or its equivalent), first-payment (to a recipient), recipient-within=DURATION (added within, e.g. 24h), "+
+			"export (the recovery phrase), sign-in-methods (adding or removing one), email (changing it); written into the platform configuration at start "+
+			"(default: the stored policy, none at first; the embedded wallet: "+WalletStepUp+")")
 	str(fs, &o.EndUserTerms, "end-user-terms", "WALLET_END_USER_TERMS", "",
 		"comma-separated version=URL pairs of the End User Terms a customer's endUserTermsConsent.termsVersion may name, the current one last, "+
 			"e.g. V1=https://example.com/terms/v1,V2=https://example.com/terms/v2 (default: V1=https://<UMA domain>/end-user-terms)")
@@ -339,11 +350,16 @@ func (o *Options) Build(ctx context.Context, log *slog.Logger, mailboxURL string
 	if err != nil {
 		return nil, err
 	}
+	stepUp, err := o.stepUp(rateTable)
+	if err != nil {
+		return nil, err
+	}
 	st, err := sqlstore.Open(ctx, o.Database)
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
 	svc, err := service.New(ctx, service.Config{
+		StepUp:                  stepUp,
 		Store:                   st,
 		Mailer:                  sender,
 		Mode:                    mode,
@@ -371,6 +387,36 @@ func (o *Options) Build(ctx context.Context, log *slog.Logger, mailboxURL string
 		return nil, err
 	}
 	return &Built{Service: svc, Mailbox: box, PlatformCredential: cred, KeyFile: keyFile, close: st.Close}, nil
+}
+
+// WalletStepUp is the embedded wallet's step-up policy: what a person of a
+// payments wallet expects to be asked again for.
+const WalletStepUp = "payments-over=100.00 USD,first-payment,export,sign-in-methods"
+
+// stepUp parses --step-up (or DefaultStepUp); nil leaves the stored
+// policy, "off" writes one that holds nothing.
+func (o *Options) stepUp(table *rates.Source) (*service.StepUpPolicy, error) {
+	spec := o.StepUp
+	if spec == "" {
+		spec = o.DefaultStepUp
+	}
+	if spec == "" {
+		return nil, nil
+	}
+	if strings.TrimSpace(spec) == "off" {
+		return &service.StepUpPolicy{}, nil
+	}
+	if table == nil {
+		table = rates.Default()
+	}
+	p, err := service.ParseStepUpPolicy(spec, func(code string) (int, bool) {
+		c, ok := table.Currency(code)
+		return c.Decimals, ok
+	})
+	if err != nil {
+		return nil, fmt.Errorf("--step-up: %w", err)
+	}
+	return p, nil
 }
 
 // depositAccounts loads --deposit-accounts, or nil when it is not set.
