@@ -58,6 +58,10 @@ var routes = []route{
 	{method: "GET", path: "/exchange-rates", upstream: "/exchange-rates", query: []string{"sourceCurrency", "destinationCurrency", "sendingAmount"}, scope: scope{shared: true}},
 	{method: "GET", path: "/quotes/:Quote", upstream: "/quotes/{Quote}", scope: scope{owner: boundTo("source.customerId", customer)}},
 	{method: "POST", path: "/quotes/:Quote/execute", upstream: "/quotes/{Quote}/execute", scope: scope{owner: boundTo("source.customerId", customer), check: "/quotes/{Quote}"}},
+	{method: "POST", path: "/quotes/:Quote/authorize", upstream: "/quotes/{Quote}/authorize", scope: scope{owner: boundTo("source.customerId", customer), check: "/quotes/{Quote}"}},
+	{method: "POST", path: "/quotes/:Quote/authorize/resend", upstream: "/quotes/{Quote}/authorize/resend", scope: scope{owner: boundTo("source.customerId", customer), check: "/quotes/{Quote}"}},
+	{method: "POST", path: "/sca/challenges/:ScaChallenge/authorize", upstream: "/sca/challenges/{ScaChallenge}/authorize", scope: scope{owner: boundTo("customerId", customer), check: "/sca/challenges/{ScaChallenge}"}},
+	{method: "POST", path: "/sca/challenges/:ScaChallenge/resend", upstream: "/sca/challenges/{ScaChallenge}/resend", scope: scope{owner: boundTo("customerId", customer), check: "/sca/challenges/{ScaChallenge}"}},
 	// The wallet's statement (the books' entries on its two sides): the
 	// path names the account, and it must be the cookie's own.
 	{method: "GET", path: "/internal-accounts/:InternalAccount/entries", upstream: "/internal-accounts/{InternalAccount}/entries", query: []string{"limit", "cursor", "createdAfter", "createdBefore", "sortOrder"}, scope: scope{param: boundTo("InternalAccount", account)}},

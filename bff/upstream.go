@@ -213,6 +213,7 @@ var idTypes = map[string]bool{
 	"ExternalAccount": true,
 	"Quote":           true,
 	"Transaction":     true,
+	"ScaChallenge":    true,
 }
 
 // validID reports whether s is an id of type typ.

@@ -641,6 +641,7 @@ func TestEveryDocumentedOperation(t *testing.T) {
 	if exportChallenge.ScaChallenge == nil {
 		t.Fatal("the export was not held")
 	}
+	ok("GET", "/sca/challenges/"+exportChallenge.ScaChallenge.ID, nil, nil, http.StatusOK)
 	ok("POST", "/sca/challenges/"+exportChallenge.ScaChallenge.ID+"/resend", nil, nil, http.StatusNoContent)
 	ok("POST", "/sca/challenges/"+exportChallenge.ScaChallenge.ID+"/authorize", map[string]any{"code": "123456"}, nil, http.StatusOK)
 	ok("PATCH", "/config", map[string]any{"stepUpPolicy": nil}, nil, http.StatusOK)

@@ -87,6 +87,7 @@ func (s *Service) routes() []route {
 		// person (stepup.go).
 		post("/quotes/{quoteId}/authorize", transact, o.AuthorizeQuote),
 		post("/quotes/{quoteId}/authorize/resend", transact, o.ResendQuoteCode, noContent, ignoresBody),
+		get("/sca/challenges/{challengeId}", view, o.GetChallenge),
 		post("/sca/challenges/{challengeId}/authorize", manage, o.AuthorizeChallenge),
 		post("/sca/challenges/{challengeId}/resend", manage, o.ResendChallengeCode, noContent, ignoresBody),
 		post("/sandbox/internal-accounts/{accountId}/fund", transact, o.FundSandbox, sandboxOnly, idem("sandbox.fund")),

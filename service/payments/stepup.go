@@ -542,8 +542,21 @@ func (s *Service) AuthorizeChallenge(ctx context.Context, id string, req wire.Sc
 	})
 }
 
+// GetChallenge is GET /sca/challenges/{challengeId}: a step-up, with the
+// wallet and customer it holds an action of.
+func (s *Service) GetChallenge(ctx context.Context, id string) (wire.ScaChallengeStatus, error) {
+	return read(ctx, s, func(tx store.Tx) (wire.ScaChallengeStatus, error) {
+		u, err := loadStepUp(ctx, tx, id)
+		if err != nil {
+			return wire.ScaChallengeStatus{}, err
+		}
+		return challengeStatusJSON(u), nil
+	})
+}
+
 func challengeStatusJSON(u *store.StepUp) wire.ScaChallengeStatus {
-	out := wire.ScaChallengeStatus{ID: u.ID, Action: u.Action, Status: u.Status, ExpiresAt: timestamp(u.ExpiresAt)}
+	out := wire.ScaChallengeStatus{ID: u.ID, AccountID: u.AccountID, CustomerID: u.CustomerID, Action: u.Action,
+		Status: u.Status, ExpiresAt: timestamp(u.ExpiresAt)}
 	if !u.AuthorizedAt.IsZero() {
 		out.AuthorizedAt = timestamp(u.AuthorizedAt)
 	}

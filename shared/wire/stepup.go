@@ -74,10 +74,13 @@ type ScaAuthorization struct {
 	EndUserIPAddress *string           `json:"endUserIpAddress"`
 }
 
-// ScaChallengeStatus is the answer of POST /sca/challenges/{id}/authorize
-// (extension): the held signed retry may now be sent.
+// ScaChallengeStatus is a step-up as GET /sca/challenges/{id} shows it and
+// POST /sca/challenges/{id}/authorize answers it (extension): once
+// AUTHORIZED, the held signed retry may be sent.
 type ScaChallengeStatus struct {
 	ID           string `json:"id"`
+	AccountID    string `json:"accountId"`
+	CustomerID   string `json:"customerId"`
 	Action       string `json:"action"`
 	Status       string `json:"status"`
 	AuthorizedAt string `json:"authorizedAt,omitempty"`

@@ -7,11 +7,13 @@
 import signin from "./de/signin.js";
 import money from "./de/money.js";
 import recipients from "./de/recipients.js";
+import stepup from "./de/stepup.js";
 
 export default {
   ...signin,
   ...money,
   ...recipients,
+  ...stepup,
 
   // Navigation
   "nav.label": "Hauptnavigation",

@@ -8,11 +8,13 @@
 import signin from "./en/signin.js";
 import money from "./en/money.js";
 import recipients from "./en/recipients.js";
+import stepup from "./en/stepup.js";
 
 export default {
   ...signin,
   ...money,
   ...recipients,
+  ...stepup,
 
   // Navigation, the same in every view.
   "nav.label": "Main",

@@ -30,6 +30,7 @@
 import { api, ApiError, messageOf } from "./api.js";
 import { getLocale, t } from "./i18n.js";
 import { formatCountdown, shortKey } from "./format.js";
+import { confirmStepUp } from "./stepup.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -193,6 +194,20 @@ export async function loadedWallet() {
   }
 }
 
+// The held actions of signed calls, in the person's words.
+const ACTION_WORDS = {
+  RECOVERY_PHRASE_EXPORT: "stepup.what.recoveryPhraseExport",
+  SIGN_IN_METHOD_ADD: "stepup.what.signInMethodAdd",
+  SIGN_IN_METHOD_REMOVE: "stepup.what.signInMethodRemove",
+  EMAIL_CHANGE: "stepup.what.emailChange",
+  LIMITS_LOOSEN: "stepup.what.limitsLoosen",
+  TRANSFER: "stepup.what.transfer",
+};
+
+function actionWords(action) {
+  return t(ACTION_WORDS[action] || "stepup.what.other");
+}
+
 /**
  * Runs a signed-retry operation with this tab's session key and returns the
  * answer of the signed call (DESIGN.md "Signed retry"): the first call
@@ -215,6 +230,16 @@ export async function signedRetry(method, path, body) {
   const first = await api(method, path, options);
   if (first.status !== 202 || !first.data || typeof first.data.payloadToSign !== "string") {
     throw new Error("unexpected answer " + first.status + " to " + method + " " + path);
+  }
+  // An action the service holds for the person's confirmation (stepup.js)
+  // is confirmed before it is signed; cancelled, it throws StepUpCancelled.
+  const sca = first.data.scaChallenge;
+  if (sca) {
+    await confirmStepUp(sca, {
+      authorizePath: "/api/sca/challenges/" + sca.id + "/authorize",
+      resendPath: "/api/sca/challenges/" + sca.id + "/resend",
+      what: actionWords(sca.action),
+    });
   }
   const stamp = await wallet.stamp(key.handle, first.data.payloadToSign);
   return api(method, path, {

@@ -29,11 +29,12 @@
 import { api, ApiError, messageOf } from "../api.js";
 import { accountLabel } from "../recipients.js";
 import { availableAmount, refreshBalance, walletCurrency } from "../balance.js";
-import { formatCountdown, formatExchangeRate, formatMoney, parseMoney } from "../format.js";
+import { formatCountdown, formatExchangeRate, formatMoney, formatTime, parseMoney } from "../format.js";
 import { t } from "../i18n.js";
 import { railName } from "../payments.js";
 import { reloadTransactions } from "./activity.js";
 import { navigate, paths } from "../router.js";
+import { confirmStepUp, StepUpCancelled } from "../stepup.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -59,6 +60,7 @@ const ctx = {
   expired: false,
   blocked: "", // why the quote shown cannot be sent (not signable, gone), "" when it can
   sending: false,
+  held: null, // {quoteId, challenge}: the quote the service holds for the person's confirmation
   quoting: 0, // generation of the quote being asked for
   step: "recipient", // the step shown: recipient, amount, review
 };
@@ -515,6 +517,7 @@ function closeQuote() {
   clearInterval(ctx.timer);
   ctx.timer = 0;
   ctx.quote = null;
+  ctx.held = null;
   ctx.expired = false;
   ctx.blocked = "";
   $("quote").hidden = true;
@@ -561,6 +564,12 @@ async function onSend() {
       ctx.setStatus("");
       return;
     }
+    // A payment the service holds for the person's confirmation
+    // (stepup.js) is confirmed, not executed again.
+    if (ctx.held && ctx.held.quoteId === q.id) {
+      await confirmHeld(q, ctx.held.challenge);
+      return;
+    }
     // The final confirmation is the one step that needs the key: if the
     // page was drawn before the module had it, this waits for it.
     const key = ctx.key() || (await ctx.keyReady());
@@ -580,6 +589,11 @@ async function onSend() {
       headers: { "Service-Wallet-Signature": stamp, "Idempotency-Key": crypto.randomUUID() },
     });
     if (ctx.quote !== q) return;
+    if (res.data && res.data.status === "PENDING_AUTHORIZATION" && res.data.scaChallenge) {
+      ctx.held = { quoteId: q.id, challenge: res.data.scaChallenge };
+      await confirmHeld(q, res.data.scaChallenge);
+      return;
+    }
     sent((res.data && res.data.transactionId) || q.transactionId, t("send.status.sent"));
   } catch (err) {
     if (ctx.quote !== q) return;
@@ -590,6 +604,32 @@ async function onSend() {
     if (ctx.quote === q && !ctx.expired && ctx.deadline - performance.now() <= 0) markExpired();
     updateSendButton();
   }
+}
+
+// confirmHeld asks the person to confirm the held payment q (with their
+// passkey, or the e-mailed code) and, confirmed, follows it as sent.
+// Cancelled, the payment waits until the quote expires and Send asks again.
+async function confirmHeld(q, challenge) {
+  ctx.setStatus(t("send.status.confirm"));
+  let answer;
+  try {
+    answer = await confirmStepUp(challenge, {
+      authorizePath: "/api/quotes/" + q.id + "/authorize",
+      resendPath: "/api/quotes/" + q.id + "/authorize/resend",
+      what: t("stepup.what.payment", { amount: formatMoney(q.totalSendingAmount, q.sendingCurrency), payee: $("quote-to").textContent }),
+    });
+  } catch (err) {
+    if (ctx.quote !== q) return;
+    if (err instanceof StepUpCancelled) return quoteProblem(t("send.error.confirmCancelled"));
+    if (err instanceof ApiError && err.status === 409) {
+      ctx.held = null;
+      markExpired();
+      return quoteProblem(t("send.error.confirmExpired"));
+    }
+    throw err;
+  }
+  if (ctx.quote !== q) return;
+  sent((answer && answer.transactionId) || q.transactionId, t("send.status.sent"));
 }
 
 // sent leaves the quote for the transaction it became.
@@ -616,6 +656,9 @@ function sendError(err, q) {
       }
       // Sent already (a click in another tab, or an answer that was lost).
       return sent(q.transactionId, t("send.status.alreadySent"));
+    }
+    if (err.status === 423 && d.lockedUntil) {
+      return quoteProblem(t("stepup.locked", { time: formatTime(d.lockedUntil) }));
     }
     if (err.code === "INSUFFICIENT_BALANCE") {
       refreshBalance();
