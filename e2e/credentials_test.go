@@ -18,7 +18,7 @@ import (
 
 // addAuthenticator gives the browser's tab a CDP virtual authenticator: a
 // platform passkey provider with user verification, answering at once.
-func addAuthenticator(t *testing.T, ctx context.Context) {
+func addAuthenticator(t *testing.T, ctx context.Context) webauthn.AuthenticatorID {
 	t.Helper()
 	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
 		t.Fatal(err)
@@ -26,7 +26,7 @@ func addAuthenticator(t *testing.T, ctx context.Context) {
 	if _, err := chromedp.Call(ctx, webauthn.Enable, webauthn.EnableParams{EnableUI: new(false)}); err != nil {
 		t.Fatalf("WebAuthn.enable: %v", err)
 	}
-	_, err := chromedp.Call(ctx, webauthn.AddVirtualAuthenticator, webauthn.AddVirtualAuthenticatorParams{
+	res, err := chromedp.Call(ctx, webauthn.AddVirtualAuthenticator, webauthn.AddVirtualAuthenticatorParams{
 		Options: &webauthn.VirtualAuthenticatorOptions{
 			Protocol:                    webauthn.AuthenticatorProtocolCtap2,
 			Ctap2version:                webauthn.Ctap2versionCtap21,
@@ -40,6 +40,7 @@ func addAuthenticator(t *testing.T, ctx context.Context) {
 	if err != nil {
 		t.Fatalf("WebAuthn.addVirtualAuthenticator: %v", err)
 	}
+	return res.AuthenticatorID
 }
 
 // credentials returns the account's credentials as the store holds them.

@@ -58,6 +58,9 @@ var CounterpartyFields = payments.CounterpartyFields
 // StepUpPolicy is the operator's step-up policy (Config.StepUp).
 type StepUpPolicy = payments.StepUpPolicy
 
+// PolicyAmount is a StepUpPolicy's amount.
+type PolicyAmount = payments.PolicyAmount
+
 // ParseStepUpPolicy reads the --step-up flag's value.
 var ParseStepUpPolicy = payments.ParseStepUpPolicy
 

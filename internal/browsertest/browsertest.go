@@ -86,6 +86,13 @@ func Launch(ctx context.Context, execPath, userDataDir string, extra ...chromedp
 // (LIFO) and its keep-alive connections do not hold up their shutdown.
 func New(t testing.TB, timeout time.Duration) context.Context {
 	t.Helper()
+	return NewWith(t, timeout)
+}
+
+// NewWith is New with extra browser options (a test that needs a feature
+// switched on: chromedp.Flag("enable-features", …)).
+func NewWith(t testing.TB, timeout time.Duration, extra ...chromedp.ExecAllocatorOption) context.Context {
+	t.Helper()
 	// Not t.TempDir: Chromium's helper processes may still write to the
 	// profile for a moment after the browser is told to close, and
 	// t.TempDir's removal then fails the test ("directory not empty").
@@ -93,7 +100,7 @@ func New(t testing.TB, timeout time.Duration) context.Context {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tab, cancel, err := Launch(context.Background(), "", dir)
+	tab, cancel, err := Launch(context.Background(), "", dir, extra...)
 	if err != nil {
 		os.RemoveAll(dir)
 		t.Fatal(err)

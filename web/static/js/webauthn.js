@@ -26,6 +26,20 @@ export function passkeysAvailable() {
 }
 
 /**
+ * Whether this browser offers Secure Payment Confirmation (Chromium, where
+ * the platform has it switched on).
+ */
+export async function paymentsConfirmable() {
+  try {
+    return typeof window.PaymentRequest === "function" &&
+      typeof PaymentRequest.securePaymentConfirmationAvailability === "function" &&
+      (await PaymentRequest.securePaymentConfirmationAvailability()) === "available";
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Creates a passkey from the BFF's creation options ({publicKey: …}, binary
  * members base64url) and returns the attestation as the service wants it.
  */
@@ -37,7 +51,25 @@ export async function createPasskey(options) {
     user: { ...pk.user, id: fromB64url(pk.user.id) },
     excludeCredentials: (pk.excludeCredentials || []).map((c) => ({ type: c.type, id: fromB64url(c.id) })),
   };
-  const cred = await navigator.credentials.create({ publicKey });
+  let cred = null;
+  if (await paymentsConfirmable()) {
+    // A passkey the browser's Secure Payment Confirmation can use too
+    // (the "payment" extension): the browser then shows the payee and the
+    // amount of a payment it confirms (stepup.js). A browser that refuses
+    // the extension for this authenticator gets an ordinary passkey.
+    try {
+      cred = await navigator.credentials.create({
+        publicKey: {
+          ...publicKey,
+          authenticatorSelection: { ...publicKey.authenticatorSelection, residentKey: "required", requireResidentKey: true, userVerification: "required" },
+          extensions: { ...(publicKey.extensions || {}), payment: { isPayment: true } },
+        },
+      });
+    } catch (err) {
+      if (!err || err.name !== "NotSupportedError") throw err;
+    }
+  }
+  if (!cred) cred = await navigator.credentials.create({ publicKey });
   if (!cred) throw new Error("no passkey was created");
   const transports = typeof cred.response.getTransports === "function" ? cred.response.getTransports() : [];
   return {
