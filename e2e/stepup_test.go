@@ -188,3 +188,28 @@ func TestStepUpSecurePaymentConfirmation(t *testing.T) {
 		t.Fatalf("the service holds the payment as %s", x.Status)
 	}
 }
+
+// TestStepUpHeldExport: with the policy holding the recovery-phrase export,
+// Security's export asks for the e-mailed code (sent when the dialog shows)
+// before the phrase is opened.
+func TestStepUpHeldExport(t *testing.T) {
+	s := startStack(t, service.ModeProduction, func(c *service.Config) {
+		c.StepUp = &service.StepUpPolicy{RecoveryPhraseExport: true}
+	})
+	ctx := newBrowser(t)
+	const email = "stepup-export@example.com"
+	s.signIn(ctx, email)
+	signInCode := s.latestCode(email)
+	goTo(t, ctx, "/security", "security")
+	click(t, ctx, "export-start")
+	waitJS(t, ctx, "the confirmation dialog", `document.getElementById("stepup").open &&
+  document.getElementById("stepup-what").textContent === "Show your recovery phrase"`)
+	var code string
+	waitUntil(t, 10*time.Second, "the confirmation code e-mail", func() bool {
+		code = s.latestCode(email)
+		return code != signInCode
+	})
+	typeIn(t, ctx, "stepup-code-input", code)
+	click(t, ctx, "stepup-code-submit")
+	waitJS(t, ctx, "the phrase, still hidden", `!document.getElementById("export-reveal").hidden && !document.getElementById("stepup").open`)
+}
