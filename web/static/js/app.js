@@ -36,6 +36,7 @@ import {
 } from "./session.js";
 import { current, onRoute, views } from "./router.js";
 import { passkeysAvailable } from "./webauthn.js";
+import { cancelStepUp } from "./stepup.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -190,6 +191,7 @@ function showLogin({ step = "email" } = {}) {
   keyEl.textContent = "";
   keyEl.removeAttribute("title");
   keyEl.dataset.value = "";
+  cancelStepUp(); // a confirmation left open is nobody's now
   signOutViews();
   clearSignedInMessages();
   showRoute(current(), { focus: false });
