@@ -120,7 +120,10 @@ func NewEndUser(ip, device string) EndUser {
 		}
 	}
 	device = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) || r == unicode.ReplacementChar {
+		switch {
+		case unicode.IsSpace(r):
+			return ' '
+		case unicode.IsControl(r) || r == unicode.ReplacementChar:
 			return -1
 		}
 		return r
