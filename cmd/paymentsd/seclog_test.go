@@ -103,3 +103,15 @@ func securityLogFile(t *testing.T) (string, []string) {
 	}
 	return path, out
 }
+
+// TestBadWalletURL: paymentsd does not start with a --wallet-url the
+// security e-mails could not link to.
+func TestBadWalletURL(t *testing.T) {
+	t.Setenv("WALLET_PLATFORM_CREDENTIAL", "tok_cmd:cmd-secret")
+	args := []string{"--listen", "127.0.0.1:0", "--mode", "sandbox", "--dev-mailbox", "--database",
+		filepath.Join(t.TempDir(), "svc.db"), "--log-level", "warn", "--wallet-url", "wallet.example/app"}
+	err := run(context.Background(), args, func(string) { t.Error("started") })
+	if err == nil || !strings.Contains(err.Error(), "WalletURL must be an absolute http or https URL") {
+		t.Fatalf("run: %v", err)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/netip"
+	"net/url"
 	"strings"
 	"time"
 	"unicode"
@@ -327,6 +328,19 @@ func (s *Service) send(ctx context.Context, n *securityNotice) {
 	if err := s.mailer.Send(ctx, n.msg); err != nil {
 		s.log.Error("security e-mail not sent", "subject", n.msg.Subject, "err", err)
 	}
+}
+
+// validWalletURL says what is wrong with Config.WalletURL ("" : nothing;
+// empty is allowed): the security e-mails' links must open the wallet.
+func validWalletURL(raw string) string {
+	if raw == "" {
+		return ""
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+		return "must be an absolute http or https URL without query or fragment"
+	}
+	return ""
 }
 
 // methodWords names a sign-in method in an e-mail.

@@ -269,6 +269,9 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	if _, err := ParseMode(string(cfg.Mode)); err != nil {
 		return nil, err
 	}
+	if why := validWalletURL(cfg.WalletURL); why != "" {
+		return nil, errors.New("service: Config.WalletURL " + why)
+	}
 	if cfg.MailFrom == "" {
 		cfg.MailFrom = "Wallet <no-reply@localhost>"
 	}
