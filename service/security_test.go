@@ -399,3 +399,20 @@ func TestEndUserNetwork(t *testing.T) {
 		}
 	}
 }
+
+// TestDeleteCustomerRecordsRevokedSessions: deleting a customer ends its
+// sessions, each a SESSION_REVOKED record by PLATFORM, and the log stays
+// readable.
+func TestDeleteCustomerRecordsRevokedSessions(t *testing.T) {
+	onBothStores(t, func(t *testing.T, opts ...func(*Config)) {
+		e := newEnv(t, opts...)
+		w := e.newWallet("leaving@example.com")
+		s := e.login(w, mustKey(t))
+		e.mustStatus(e.do("DELETE", "/customers/"+w.customer.ID, nil, nil), http.StatusOK)
+		log := e.securityLog(w.customer.ID, 10)
+		if len(log) != 2 || log[0].Type != "SESSION_REVOKED" || log[0].Details["by"] != "PLATFORM" || log[0].Details["sessionId"] != s.ID {
+			t.Fatalf("log %+v", log)
+		}
+		checkChain(t, log)
+	})
+}
