@@ -418,17 +418,16 @@ func (s *Service) startOTPLogin(ctx context.Context, id string, sealed walletcry
 	// A refusal that rolls the transaction back is recorded after it:
 	// the account and the reason of the last attempt.
 	var failedAccount, reason string
-	failed := func(account, why string, err error) (otpAttempt, error) {
-		failedAccount, reason = account, why
-		return otpAttempt{}, err
-	}
 	got, err := commit(ctx, s, "", nil, func(tx store.Tx) (otpAttempt, error) {
 		failedAccount = ""
 		cred, err := loadCredential(ctx, tx, id)
 		if err != nil {
 			return otpAttempt{}, err
 		}
-		fail := func(why string, err error) (otpAttempt, error) { return failed(cred.AccountID, why, err) }
+		fail := func(why string, err error) (otpAttempt, error) {
+			failedAccount, reason = cred.AccountID, why
+			return otpAttempt{}, err
+		}
 		// record is a failure counted in this transaction, which commits.
 		record := func(typ string, details map[string]any, u *EndUser) error {
 			return s.recordSecurity(ctx, tx, securityRecord{accountID: cred.AccountID, typ: typ, details: details, user: u})
