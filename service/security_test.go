@@ -400,6 +400,39 @@ func TestEndUserNetwork(t *testing.T) {
 	}
 }
 
+// TestDeleteCredentialRecordsItsSessions: removing a passkey ends the
+// sessions it issued, each a SESSION_REVOKED record (by YOU) after the
+// SIGN_IN_METHOD_REMOVED one; the other credential's session stays.
+func TestDeleteCredentialRecordsItsSessions(t *testing.T) {
+	onBothStores(t, func(t *testing.T, opts ...func(*Config)) {
+		e := newEnv(t, append(opts, func(c *Config) { c.PasskeyChallengeInterval = -1 })...)
+		w := e.newWallet("drop@example.com")
+		k := mustKey(t)
+		e.login(w, k)
+		a := newAuthenticator(t)
+		pk := e.addPasskey(w, k, a)
+		handle, _ := wire.WebAuthnUserHandle(w.account.ID)
+		pc := e.passkeyChallenge(pk, mustKey(t).PublicKey().CompressedHex())
+		r := e.do("POST", "/auth/credentials/"+pk.ID+"/verify", passkeyVerifyBody(a.assert(pc.Challenge, handle)),
+			map[string]string{wire.HeaderRequestID: pc.RequestID})
+		e.mustStatus(r, http.StatusOK)
+		var ps wire.Session
+		r.decode(t, &ps)
+		ch := e.firstLeg("DELETE", "/auth/credentials/"+pk.ID, nil)
+		e.mustStatus(e.do("DELETE", "/auth/credentials/"+pk.ID, nil, signed(mustStamp(t, k, ch.PayloadToSign), ch.RequestID)), http.StatusNoContent)
+		log := e.securityLog(w.customer.ID, 10)
+		var types []string
+		for i := len(log) - 1; i >= 0; i-- {
+			types = append(types, log[i].Type)
+		}
+		want := []string{"SIGNED_IN", "SIGN_IN_METHOD_ADDED", "SIGNED_IN", "SIGN_IN_METHOD_REMOVED", "SESSION_REVOKED"}
+		if !slices.Equal(types, want) || log[0].Details["sessionId"] != ps.ID || log[2].Details["method"] != "PASSKEY" {
+			t.Fatalf("log %q, want %q: %+v", types, want, log)
+		}
+		checkChain(t, log)
+	})
+}
+
 // TestDeleteCustomerRecordsRevokedSessions: deleting a customer ends its
 // sessions, each a SESSION_REVOKED record by PLATFORM, and the log stays
 // readable.

@@ -330,11 +330,26 @@ func (s *Service) DeleteCredential(ctx context.Context, id string, call SignedCa
 		if _, err := s.completeRetry(ctx, tx, op, call, s.activeKeyExcept(ctx, tx, cred.AccountID, cred.ID)); err != nil {
 			return Signed[struct{}]{}, err
 		}
+		// The credential's sessions go with it: each active one is a
+		// session the person ended.
+		active, err := tx.ListActiveSessions(ctx, cred.AccountID, s.now())
+		if err != nil {
+			return Signed[struct{}]{}, err
+		}
 		if err := tx.DeleteCredential(ctx, cred.ID); err != nil {
 			return Signed[struct{}]{}, err
 		}
 		if notice, err = s.recordMethodRemoved(ctx, tx, cred, &user, true); err != nil {
 			return Signed[struct{}]{}, err
+		}
+		for i := range active {
+			if active[i].CredentialID != cred.ID {
+				continue
+			}
+			if err := s.recordSecurity(ctx, tx, securityRecord{accountID: cred.AccountID, typ: SecuritySessionRevoked,
+				details: map[string]any{"sessionId": active[i].ID, "by": RevokedByYou}, user: &user}); err != nil {
+				return Signed[struct{}]{}, err
+			}
 		}
 		return done(struct{}{}), nil
 	})
