@@ -124,7 +124,7 @@ func TestStepUpEmailCode(t *testing.T) {
 	const email = "stepup-code@example.com"
 	s.signIn(ctx, email)
 	q := heldPayment(t, s, ctx, "120.00")
-	waitJS(t, ctx, "the code field", `!document.getElementById("stepup-code").hidden && document.getElementById("stepup-code-hint").textContent.includes("s•••@example.com")`)
+	waitJS(t, ctx, "the code field", `!document.getElementById("stepup-code").hidden && document.getElementById("stepup-code-hint").textContent.includes("s***@example.com")`)
 	typeIn(t, ctx, "stepup-code-input", "000001")
 	click(t, ctx, "stepup-code-submit")
 	waitJS(t, ctx, "the refusal", `document.getElementById("stepup-error").textContent.includes("4 tries left")`)

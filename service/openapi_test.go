@@ -403,7 +403,7 @@ func TestEveryDocumentedOperation(t *testing.T) {
 	clk := &clock{t: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)}
 	iss, trust := withIssuer(t, clk)
 	rc := newReceiver(t)
-	e := newEnv(t, sandbox, trust, withWebhooks(rc), func(c *Config) { c.Now = clk.Now })
+	e := newEnv(t, sandbox, trust, withWebhooks(rc), func(c *Config) { c.Now = clk.Now; c.WalletURL = "https://wallet.example" })
 	e.clock = clk
 	rc.attach(e)
 	noAuth := map[string]string{"Authorization": ""}
@@ -649,6 +649,11 @@ func TestEveryDocumentedOperation(t *testing.T) {
 	// The session signs out, the recipient is removed.
 	signedOK("DELETE", "/auth/sessions/"+fresh.ID, nil, next, http.StatusNoContent)
 	ok("DELETE", "/customers/external-accounts/"+dest.ID, nil, nil, http.StatusNoContent)
+
+	// The security log, and a security e-mail's link that signs every
+	// session out (security_test.go).
+	ok("GET", "/customers/security-events?customerId="+p.customer.ID+"&limit=5", nil, nil, http.StatusOK)
+	ok("POST", "/auth/sign-out-everywhere", map[string]any{"token": e.signOutToken(p.email)}, device("203.0.113.9", "Every Op"), http.StatusOK)
 
 	seen := e.h.(*docValidator).seenOperations()
 	for key, op := range documentOperations(t) {

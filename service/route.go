@@ -45,7 +45,10 @@ import (
 //   - payments.Stamp: the Service-Wallet-Signature of an execute;
 //   - payments.Once: the Idempotency-Key (with idem);
 //   - payments.Principal: the platform credential's principal;
-//   - payments.AgentPrincipal: the agent of the bearer token.
+//   - payments.AgentPrincipal: the agent of the bearer token;
+//   - payments.EndUser: the end user's IP address and device, from the
+//     Service-End-User-Ip and Service-End-User-Device headers the BFF
+//     sends (absent: unknown), for the security log only.
 //
 // and its results how it is answered: (T, error) writes T with the route's
 // status, error alone answers 204, (payments.Signed[T], error) answers a
@@ -188,6 +191,7 @@ const (
 	argOnce
 	argPrincipal
 	argAgent
+	argEndUser
 )
 
 type arg struct {
@@ -207,6 +211,7 @@ var (
 		reflect.TypeFor[payments.Principal]():      argPrincipal,
 		reflect.TypeFor[payments.AgentPrincipal](): argAgent,
 		reflect.TypeFor[json.RawMessage]():         argRaw,
+		reflect.TypeFor[payments.EndUser]():        argEndUser,
 	}
 )
 
@@ -355,6 +360,8 @@ func (rt *route) call(w http.ResponseWriter, r *http.Request, who principals) er
 			v = who.agent
 		case argSigned:
 			v = call
+		case argEndUser:
+			v = payments.NewEndUser(r.Header.Get(wire.HeaderEndUserIP), r.Header.Get(wire.HeaderEndUserDevice))
 		case argOnce:
 			v = payments.Once{Scope: rt.keyScope(r, who), Key: r.Header.Get(wire.HeaderIdempotencyKey),
 				RequestHash: payments.RequestHash(r.Method, r.URL.Path, body), Status: rt.status, Refusal: answerOf}

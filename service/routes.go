@@ -33,6 +33,15 @@ func (s *Service) routes() []route {
 		del("/auth/sessions/{id}", manage, o.RevokeSession, noContent),
 		post("/auth/sessions/{id}/refresh", manage, o.RefreshSession, created),
 
+		// The customers' security logs and the security e-mails' link
+		// (security.go, securityops.go; our extensions).
+		// The log is /customers/security-events?customerId=, like the
+		// reference's /customers/internal-accounts?customerId=: a path
+		// /customers/{customerId}/security-events would overlap
+		// /customers/external-accounts/{externalAccountId} in the mux.
+		get("/customers/security-events", view, o.ListSecurityEvents),
+		post("/auth/sign-out-everywhere", manage, o.SignOutEverywhere),
+
 		// External accounts, the customers' and the platform's
 		// (externalaccounts.go, receiver.go).
 		get("/discoveries", view, o.Discoveries),

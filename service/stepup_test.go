@@ -86,7 +86,7 @@ func testStepUpPolicyHoldsPayments(t *testing.T, opts ...func(*Config)) {
 	if got, want := q.ScaChallenge.Reasons, []string{"FIRST_PAYMENT_TO_RECIPIENT", "RECIPIENT_ADDED_RECENTLY"}; !slices.Equal(got, want) {
 		t.Fatalf("reasons %v, want %v", got, want)
 	}
-	if q.ScaChallenge.Action != "PAYMENT" || q.ScaChallenge.Factor != "EMAIL_OTP" || q.ScaChallenge.CodeSentTo != "s•••@example.com" {
+	if q.ScaChallenge.Action != "PAYMENT" || q.ScaChallenge.Factor != "EMAIL_OTP" || q.ScaChallenge.CodeSentTo != "s***@example.com" {
 		t.Fatalf("challenge %+v", q.ScaChallenge)
 	}
 	// Nothing is held while it waits.

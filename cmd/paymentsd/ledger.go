@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"paywallet/service/ledger"
+	"paywallet/service/seclog"
 	"paywallet/service/store/sqlstore"
 )
 
@@ -34,10 +35,12 @@ Verifies the books of the service's database: recomputes the hash chain of
 the ledger transactions, and checks that each sums to zero per currency,
 that every wallet's balances equal its entries and none is negative, that
 every ledger transaction is chained or waiting to be, and that every
-payment has the ledger transactions its status requires. Prints what it
-checked and the chain head; exits 1 naming the first bad row when anything
-is wrong (an amount changed, a row deleted or inserted, a cached balance
-changed by hand).
+payment has the ledger transactions its status requires. It also
+recomputes every customer's security log chain (security_events): a
+record changed, removed from the middle or moved is a problem. Prints what
+it checked and the chain head; exits 1 naming the first bad row when
+anything is wrong (an amount changed, a row deleted or inserted, a cached
+balance changed by hand, a security record edited).
 
 The books hold no sealed secrets: no --data-key is needed. Opening the
 database applies pending migrations, as the service does.
@@ -87,12 +90,37 @@ Flags:
 	if err != nil && !errors.As(err, &problem) {
 		return fmt.Errorf("ledger verify: %w", err)
 	}
+	sec, err := st.VerifySecurityLog(ctx)
+	var secProblem *seclog.Problem
+	if err != nil && !errors.As(err, &secProblem) {
+		return fmt.Errorf("ledger verify: %w", err)
+	}
 	printReport(out, redact(database), &r, opts.Anchor, time.Since(start))
-	if problem != nil {
+	printSecurityReport(out, &sec)
+	switch {
+	case problem != nil:
 		return fmt.Errorf("ledger verify: FAILED: %w", problem)
+	case secProblem != nil:
+		return fmt.Errorf("ledger verify: FAILED: %w", secProblem)
 	}
 	fmt.Fprintln(out, "ledger verify: OK")
 	return nil
+}
+
+// printSecurityReport adds the security logs' lines to printReport's.
+func printSecurityReport(w io.Writer, r *seclog.Report) {
+	fmt.Fprintf(w, "%-22s%d records of %d customers, every chain recomputed\n", "security log", r.Records, r.Customers)
+	if r.ProblemCount == 0 {
+		return
+	}
+	fmt.Fprintf(w, "%-22s%d\n", "security problems", r.ProblemCount)
+	for i, p := range r.Problems {
+		if i == maxListed {
+			fmt.Fprintf(w, "  … and %d more\n", r.ProblemCount-int64(i))
+			break
+		}
+		fmt.Fprintf(w, "  %s\n", p.Error())
+	}
 }
 
 func printReport(w io.Writer, database string, r *ledger.Report, anchor *ledger.Anchor, took time.Duration) {

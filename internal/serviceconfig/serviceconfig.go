@@ -48,6 +48,7 @@ type Options struct {
 	SettlementDelay    time.Duration
 	CounterpartyInfo   string
 	WebhookURL         string
+	WalletURL          string
 	OperatorEmail      string
 	EventRetention     time.Duration
 	WebhookDisable     time.Duration
@@ -164,6 +165,8 @@ func (o *Options) Register(fs *flag.FlagSet) {
 		"comma-separated counterpartyInformation keys quotes and transactions carry, from "+strings.Join(service.CounterpartyFields, ", "))
 	str(fs, &o.WebhookURL, "webhook-url", "WALLET_WEBHOOK_URL", "",
 		"the platform's webhook endpoint (absolute http or https URL), set at start as PATCH /config would; empty keeps the stored one")
+	str(fs, &o.WalletURL, "wallet-url", "WALLET_URL", "",
+		"where the wallet's pages are served (e.g. https://wallet.example): the security e-mails link to <wallet-url>/sign-out-everywhere#<token>; empty: they tell the person to open the wallet's Security page")
 	str(fs, &o.OperatorEmail, "operator-email", "WALLET_OPERATOR_EMAIL", "",
 		"e-mail address of the service's operator, told when a webhook endpoint is disabled after failing (empty: only logged)")
 	duration(fs, &o.EventRetention, "event-retention", "WALLET_EVENT_RETENTION", "how long events are kept for GET /events and replays (0: 720h, 30 days)")
@@ -375,6 +378,7 @@ func (o *Options) Build(ctx context.Context, log *slog.Logger, mailboxURL string
 		SettlementDelay:         o.SettlementDelay,
 		CounterpartyInformation: o.counterpartyKeys(),
 		WebhookURL:              o.WebhookURL,
+		WalletURL:               o.WalletURL,
 		OperatorEmail:           o.OperatorEmail,
 		EventRetention:          o.EventRetention,
 		WebhookDisableAfter:     o.WebhookDisable,

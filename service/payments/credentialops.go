@@ -35,7 +35,11 @@ const (
 // first code, e-mails it after the commit and returns its
 // otpEncryptionTargetBundle. An account with no credential at all gets its
 // first one directly, as there is nothing to sign with.
-func (s *Service) CreateCredential(ctx context.Context, req wire.CredentialCreateRequest, call SignedCall) (Signed[wire.AuthMethod], error) {
+//
+// The new credential is a SIGN_IN_METHOD_ADDED record of the customer's
+// security log, and the customer is e-mailed ("sign-in methods changed")
+// before any code is.
+func (s *Service) CreateCredential(ctx context.Context, req wire.CredentialCreateRequest, call SignedCall, user EndUser) (Signed[wire.AuthMethod], error) {
 	if err := checkCreateCredential(&req); err != nil {
 		return Signed[wire.AuthMethod]{}, err
 	}
@@ -54,6 +58,7 @@ func (s *Service) CreateCredential(ctx context.Context, req wire.CredentialCreat
 		challenge *store.Challenge
 		sca       *wire.ScaChallenge
 		issuedCode
+		notice *securityNotice
 	}
 	got, err := commit(ctx, s, "", nil, func(tx store.Tx) (created, error) {
 		acct, err := s.walletAccount(ctx, tx, req.AccountID)
@@ -113,12 +118,20 @@ func (s *Service) CreateCredential(ctx context.Context, req wire.CredentialCreat
 			}
 			return created{}, err
 		}
+		notice, err := s.recordMethodAdded(ctx, tx, acct, cred, user)
+		if err != nil {
+			return created{}, err
+		}
 		var otp *issuedOTP
 		if cred.Type == wire.TypeEmailOTP {
 			otp, err = s.issueOTP(ctx, tx, cred)
 		}
-		return created{issuedCode: issuedCode{cred: cred, otp: otp}}, err
+		return created{issuedCode: issuedCode{cred: cred, otp: otp}, notice: notice}, err
 	})
+	if err == nil {
+		// Before the code: the code stays the newest e-mail of the inbox.
+		s.send(ctx, got.notice)
+	}
 	switch {
 	case err != nil:
 		return Signed[wire.AuthMethod]{}, err
@@ -307,9 +320,12 @@ func createActivityParams(req *wire.CredentialCreateRequest, accountID string, c
 // body): the first call answers a challenge, then a retry signed by an
 // active session of another credential of the account (a credential cannot
 // vouch for its own removal) removes it. The credential's sessions go with
-// it. The account's last credential cannot be removed.
-func (s *Service) DeleteCredential(ctx context.Context, id string, call SignedCall) (Signed[struct{}], error) {
-	return commit(ctx, s, "", nil, func(tx store.Tx) (Signed[struct{}], error) {
+// it. The account's last credential cannot be removed. The removal is a
+// SIGN_IN_METHOD_REMOVED record of the customer's security log, with the
+// "sign-in methods changed" e-mail.
+func (s *Service) DeleteCredential(ctx context.Context, id string, call SignedCall, user EndUser) (Signed[struct{}], error) {
+	var notice *securityNotice
+	out, err := commit(ctx, s, "", nil, func(tx store.Tx) (Signed[struct{}], error) {
 		cred, err := loadCredential(ctx, tx, id)
 		if err != nil {
 			return Signed[struct{}]{}, err
@@ -333,11 +349,69 @@ func (s *Service) DeleteCredential(ctx context.Context, id string, call SignedCa
 		if _, err := s.completeRetry(ctx, tx, op, call, s.activeKeyExcept(ctx, tx, cred.AccountID, cred.ID)); err != nil {
 			return Signed[struct{}]{}, err
 		}
+		// The credential's sessions go with it: each active one is a
+		// session the person ended.
+		active, err := tx.ListActiveSessions(ctx, cred.AccountID, s.now())
+		if err != nil {
+			return Signed[struct{}]{}, err
+		}
 		if err := tx.DeleteCredential(ctx, cred.ID); err != nil {
 			return Signed[struct{}]{}, err
 		}
+		if notice, err = s.recordMethodRemoved(ctx, tx, cred, &user, true); err != nil {
+			return Signed[struct{}]{}, err
+		}
+		for i := range active {
+			if active[i].CredentialID != cred.ID {
+				continue
+			}
+			if err := s.recordSecurity(ctx, tx, securityRecord{accountID: cred.AccountID, typ: SecuritySessionRevoked,
+				details: map[string]any{"sessionId": active[i].ID, "by": RevokedByYou}, user: &user}); err != nil {
+				return Signed[struct{}]{}, err
+			}
+		}
 		return done(struct{}{}), nil
 	})
+	if err == nil {
+		s.send(ctx, notice)
+	}
+	return out, err
+}
+
+// recordMethodAdded records a credential added to acct, and makes the
+// "sign-in methods changed" e-mail.
+func (s *Service) recordMethodAdded(ctx context.Context, tx store.Tx, acct *store.InternalAccount, cred *store.Credential, user EndUser) (*securityNotice, error) {
+	if acct.CustomerID == "" {
+		return nil, nil
+	}
+	details := map[string]any{"method": cred.Type, "credentialId": cred.ID}
+	if cred.Type == wire.TypePasskey && cred.Nickname != "" {
+		details["nickname"] = cred.Nickname
+	}
+	if err := s.recordSecurity(ctx, tx, securityRecord{customerID: acct.CustomerID, accountID: acct.ID,
+		typ: SecuritySignInMethodAdded, details: details, user: &user}); err != nil {
+		return nil, err
+	}
+	return s.newNotice(ctx, tx, acct.CustomerID, "", noticeMethodsChanged,
+		"A sign-in method was added to your wallet: "+methodWords(cred.Type)+" at "+s.now().UTC().Format("2 Jan 2006 15:04 UTC")+".")
+}
+
+// recordMethodRemoved records a credential removed; mailed, it also makes
+// the "sign-in methods changed" e-mail.
+func (s *Service) recordMethodRemoved(ctx context.Context, tx store.Tx, cred *store.Credential, user *EndUser, mailed bool) (*securityNotice, error) {
+	acct, err := tx.GetInternalAccount(ctx, cred.AccountID)
+	if err != nil || acct.CustomerID == "" {
+		return nil, err
+	}
+	if err := s.recordSecurity(ctx, tx, securityRecord{customerID: acct.CustomerID, accountID: acct.ID,
+		typ: SecuritySignInMethodRemoved, details: map[string]any{"method": cred.Type, "credentialId": cred.ID}, user: user}); err != nil {
+		return nil, err
+	}
+	if !mailed {
+		return nil, nil
+	}
+	return s.newNotice(ctx, tx, acct.CustomerID, "", noticeMethodsChanged,
+		"A sign-in method was removed from your wallet: "+methodWords(cred.Type)+" at "+s.now().UTC().Format("2 Jan 2006 15:04 UTC")+".")
 }
 
 // challengePasskey is the PASSKEY branch of ChallengeCredential: it binds
@@ -409,11 +483,17 @@ func (s *Service) challengePasskey(ctx context.Context, id string, req *wire.Cha
 // challenge by this credential's authenticator, and a session bound to the
 // key the challenge carried. The challenge is consumed in the same
 // transaction that advances the sign counter and creates the session.
-func (s *Service) verifyPasskey(ctx context.Context, id string, a *wire.PasskeyAssertion, requestID string) (Signed[wire.Session], error) {
+//
+// A refused assertion (or challenge) is a SIGN_IN_FAILED record, written
+// after the transaction rolled back.
+func (s *Service) verifyPasskey(ctx context.Context, id string, a *wire.PasskeyAssertion, requestID string, user EndUser) (Signed[wire.Session], error) {
 	if requestID == "" {
 		return Signed[wire.Session]{}, errorf(CodeRequestIDMissing, "a PASSKEY verification needs the Request-Id of its challenge")
 	}
-	return commit(ctx, s, "", nil, func(tx store.Tx) (Signed[wire.Session], error) {
+	var notice *securityNotice
+	var passkeyAccount string // set once the credential is known to be a passkey
+	out, err := commit(ctx, s, "", nil, func(tx store.Tx) (Signed[wire.Session], error) {
+		passkeyAccount = ""
 		cred, err := loadCredential(ctx, tx, id)
 		if err != nil {
 			return Signed[wire.Session]{}, err
@@ -421,6 +501,7 @@ func (s *Service) verifyPasskey(ctx context.Context, id string, a *wire.PasskeyA
 		if cred.Type != wire.TypePasskey {
 			return Signed[wire.Session]{}, invalidField("type", "this credential is "+cred.Type+", not PASSKEY")
 		}
+		passkeyAccount = cred.AccountID
 		ch, err := s.pendingChallenge(ctx, tx, requestID, opPasskeyLogin, cred.ID)
 		if err != nil {
 			return Signed[wire.Session]{}, err
@@ -456,15 +537,31 @@ func (s *Service) verifyPasskey(ctx context.Context, id string, a *wire.PasskeyA
 		if !won {
 			return Signed[wire.Session]{}, errorf(CodeUnauthorized, "this Request-Id was already used")
 		}
-		return s.issueSession(ctx, tx, cred, ch.PublicKey)
+		sess, sealed, err := s.startSession(ctx, tx, cred, ch.PublicKey)
+		if err != nil {
+			return Signed[wire.Session]{}, err
+		}
+		if notice, err = s.recordSignIn(ctx, tx, cred, sess, user); err != nil {
+			return Signed[wire.Session]{}, err
+		}
+		return done(issuedSession(sess, sealed)), nil
 	})
+	if err != nil {
+		if e := refusedBy(err); e != nil && passkeyAccount != "" {
+			s.recordSecurityAlone(ctx, securityRecord{accountID: passkeyAccount, typ: SecuritySignInFailed,
+				details: map[string]any{"method": wire.TypePasskey, "reason": SignInFailurePasskey}, user: &user})
+		}
+		return out, err
+	}
+	s.send(ctx, notice)
+	return out, nil
 }
 
 // verifyOAuth is the OAUTH branch of VerifyCredential: it completes an
 // OAuth login in one call. The token must verify against a trusted issuer,
 // name this credential's identity, be at most 60 seconds old and carry
 // nonce = hex SHA-256 of the clientPublicKey text.
-func (s *Service) verifyOAuth(ctx context.Context, id string, req *wire.VerifyRequest) (Signed[wire.Session], error) {
+func (s *Service) verifyOAuth(ctx context.Context, id string, req *wire.VerifyRequest, user EndUser) (Signed[wire.Session], error) {
 	if _, err := walletcrypto.ParseClientPublicKey(req.ClientPublicKey); err != nil {
 		return Signed[wire.Session]{}, invalidField("clientPublicKey", clientKeyRule)
 	}
@@ -479,7 +576,8 @@ func (s *Service) verifyOAuth(ctx context.Context, id string, req *wire.VerifyRe
 	if token.Nonce != hex.EncodeToString(nonce[:]) {
 		return Signed[wire.Session]{}, errorf(CodeUnauthorized, "the token's nonce is not the SHA-256 of clientPublicKey")
 	}
-	return commit(ctx, s, "", nil, func(tx store.Tx) (Signed[wire.Session], error) {
+	var notice *securityNotice
+	out, err := commit(ctx, s, "", nil, func(tx store.Tx) (Signed[wire.Session], error) {
 		cred, err := loadCredential(ctx, tx, id)
 		if err != nil {
 			return Signed[wire.Session]{}, err
@@ -490,18 +588,19 @@ func (s *Service) verifyOAuth(ctx context.Context, id string, req *wire.VerifyRe
 		if token.Issuer != cred.OIDCIssuer || token.Subject != cred.OIDCSubject || !slices.Contains(token.Audience, cred.OIDCAudience) {
 			return Signed[wire.Session]{}, errorf(CodeUnauthorized, "the token is for another identity than this credential")
 		}
-		return s.issueSession(ctx, tx, cred, sec1Of(req.ClientPublicKey))
+		sess, sealed, err := s.startSession(ctx, tx, cred, sec1Of(req.ClientPublicKey))
+		if err != nil {
+			return Signed[wire.Session]{}, err
+		}
+		if notice, err = s.recordSignIn(ctx, tx, cred, sess, user); err != nil {
+			return Signed[wire.Session]{}, err
+		}
+		return done(issuedSession(sess, sealed)), nil
 	})
-}
-
-// issueSession is the answer of a sign-in that issues a session: startSession,
-// answered with the sealed session key where the flow delivers one.
-func (s *Service) issueSession(ctx context.Context, tx store.Tx, cred *store.Credential, clientKey []byte) (Signed[wire.Session], error) {
-	sess, sealed, err := s.startSession(ctx, tx, cred, clientKey)
-	if err != nil {
-		return Signed[wire.Session]{}, err
+	if err == nil {
+		s.send(ctx, notice)
 	}
-	return done(issuedSession(sess, sealed)), nil
+	return out, err
 }
 
 // clientKeyRule says what a clientPublicKey must be.
@@ -587,7 +686,12 @@ func sandboxSessionKeyStub(point *walletcrypto.PublicKey) string {
 func (s *Service) undoCredential(ctx context.Context, cred *store.Credential) {
 	ctx = context.WithoutCancel(ctx) // the request may be gone; the clean-up must not be
 	err := s.store.Tx(ctx, func(tx store.Tx) error {
-		return tx.DeleteCredential(ctx, cred.ID)
+		if err := tx.DeleteCredential(ctx, cred.ID); err != nil {
+			return err
+		}
+		// Its SIGN_IN_METHOD_ADDED record is in the log: so is its removal.
+		_, err := s.recordMethodRemoved(ctx, tx, cred, nil, false)
+		return err
 	})
 	if err != nil {
 		s.log.Error("credential whose code was not e-mailed not removed", "credential", cred.ID, "err", err)

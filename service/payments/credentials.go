@@ -343,7 +343,11 @@ func (s *Service) codeMAC(otpID, credentialID, code string) []byte {
 // only EMAIL_OTP is a signed retry, so only EMAIL_OTP refuses one of its
 // headers without the other (SignedCall.Check); PASSKEY reads only the Request-Id
 // of its challenge, OAUTH neither.
-func (s *Service) VerifyCredential(ctx context.Context, id string, req wire.VerifyRequest, call SignedCall) (Signed[wire.Session], error) {
+//
+// Each sign-in is a SIGNED_IN record of the customer's security log (with
+// the "new sign-in" e-mail on a device the log has not seen), each refused
+// code or passkey a SIGN_IN_FAILED one.
+func (s *Service) VerifyCredential(ctx context.Context, id string, req wire.VerifyRequest, call SignedCall, user EndUser) (Signed[wire.Session], error) {
 	var fe fieldErrors
 	switch req.Type {
 	case "":
@@ -385,17 +389,17 @@ func (s *Service) VerifyCredential(ctx context.Context, id string, req wire.Veri
 	}
 	switch req.Type {
 	case wire.TypePasskey:
-		return s.verifyPasskey(ctx, id, req.Assertion, call.RequestID)
+		return s.verifyPasskey(ctx, id, req.Assertion, call.RequestID, user)
 	case wire.TypeOAuth:
-		return s.verifyOAuth(ctx, id, &req)
+		return s.verifyOAuth(ctx, id, &req, user)
 	}
 	if err := call.Check(); err != nil {
 		return Signed[wire.Session]{}, err
 	}
 	if call.IsRetry() {
-		return s.completeOTPLogin(ctx, id, call)
+		return s.completeOTPLogin(ctx, id, call, user)
 	}
-	return s.startOTPLogin(ctx, id, sealed, call.BodyHash)
+	return s.startOTPLogin(ctx, id, sealed, call.BodyHash, user)
 }
 
 // otpAttempt is what leg 1 of an EMAIL_OTP verification commits: the
@@ -410,31 +414,43 @@ type otpAttempt struct {
 // current code's target key, check the code in constant time, and answer a
 // challenge whose payload is a verification token bound to the sealed key.
 // Wrong codes count towards the lock-out even though the request is refused.
-func (s *Service) startOTPLogin(ctx context.Context, id string, sealed walletcrypto.Bundle, bodyHash []byte) (Signed[wire.Session], error) {
+func (s *Service) startOTPLogin(ctx context.Context, id string, sealed walletcrypto.Bundle, bodyHash []byte, user EndUser) (Signed[wire.Session], error) {
+	// A refusal that rolls the transaction back is recorded after it:
+	// the account and the reason of the last attempt.
+	var failedAccount, reason string
 	got, err := commit(ctx, s, "", nil, func(tx store.Tx) (otpAttempt, error) {
+		failedAccount = ""
 		cred, err := loadCredential(ctx, tx, id)
 		if err != nil {
 			return otpAttempt{}, err
+		}
+		fail := func(why string, err error) (otpAttempt, error) {
+			failedAccount, reason = cred.AccountID, why
+			return otpAttempt{}, err
+		}
+		// record is a failure counted in this transaction, which commits.
+		record := func(typ string, details map[string]any, u *EndUser) error {
+			return s.recordSecurity(ctx, tx, securityRecord{accountID: cred.AccountID, typ: typ, details: details, user: u})
 		}
 		if cred.Type != wire.TypeEmailOTP {
 			return otpAttempt{}, invalidField("type", "this credential is "+cred.Type+", not EMAIL_OTP")
 		}
 		now := s.now()
 		if cred.LockedUntil.After(now) {
-			return otpAttempt{}, lockedError(cred.LockedUntil, now)
+			return fail(SignInFailureLocked, lockedError(cred.LockedUntil, now))
 		}
 		otp, err := tx.LatestOTP(ctx, cred.ID)
 		if errors.Is(err, store.ErrNotFound) {
-			return otpAttempt{}, errorf(CodeUnauthorized, "no code was issued; request one with the challenge endpoint")
+			return fail(SignInFailureNoCode, errorf(CodeUnauthorized, "no code was issued; request one with the challenge endpoint"))
 		}
 		if err != nil {
 			return otpAttempt{}, err
 		}
 		if !otp.UsedAt.IsZero() {
-			return otpAttempt{}, errorf(CodeUnauthorized, "this code was already used or replaced; request a new one")
+			return fail(SignInFailureUsedCode, errorf(CodeUnauthorized, "this code was already used or replaced; request a new one"))
 		}
 		if !now.Before(otp.ExpiresAt) {
-			return otpAttempt{}, errorf(CodeUnauthorized, "the code has expired; request a new one")
+			return fail(SignInFailureExpiredCode, errorf(CodeUnauthorized, "the code has expired; request a new one"))
 		}
 		scalar, err := s.box.Open(otp.TargetPrivateKey, otpKeyLabel(otp.ID))
 		if err != nil {
@@ -448,7 +464,7 @@ func (s *Service) startOTPLogin(ctx context.Context, id string, sealed walletcry
 		plaintext, err := walletcrypto.Open(targetKey, sealed.EncappedPublic, sealed.Ciphertext)
 		targetKey.Wipe()
 		if err != nil {
-			return otpAttempt{}, errorf(CodeUnauthorized, "encryptedOtpBundle was not sealed to the current code's target key")
+			return fail(SignInFailureBadBundle, errorf(CodeUnauthorized, "encryptedOtpBundle was not sealed to the current code's target key"))
 		}
 		code, clientKey, err := walletcrypto.ParseOTPPlaintext(plaintext)
 		if err != nil {
@@ -456,12 +472,19 @@ func (s *Service) startOTPLogin(ctx context.Context, id string, sealed walletcry
 		}
 		if subtle.ConstantTimeCompare(s.codeMAC(otp.ID, cred.ID, code), otp.CodeHash) != 1 {
 			failures := cred.FailedAttempts + 1
+			if err := record(SecuritySignInFailed, map[string]any{"method": wire.TypeEmailOTP, "reason": SignInFailureWrongCode}, &user); err != nil {
+				return otpAttempt{}, err
+			}
 			if failures >= s.cfg.MaxOTPFailures {
 				until := now.Add(s.cfg.LockoutDuration)
 				if err := tx.SetCredentialLock(ctx, cred.ID, 0, until, now); err != nil {
 					return otpAttempt{}, err
 				}
 				if _, err := tx.UseOTP(ctx, otp.ID, now); err != nil {
+					return otpAttempt{}, err
+				}
+				if err := record(SecurityLockedOut, map[string]any{"until": timestamp(until), "failedAttempts": failures,
+					"action": "SIGN_IN"}, nil); err != nil {
 					return otpAttempt{}, err
 				}
 				return otpAttempt{refusal: lockedError(until, now)}, nil
@@ -476,7 +499,7 @@ func (s *Service) startOTPLogin(ctx context.Context, id string, sealed walletcry
 			return otpAttempt{}, err
 		}
 		if !won {
-			return otpAttempt{}, errorf(CodeUnauthorized, "this code was already used")
+			return fail(SignInFailureUsedCode, errorf(CodeUnauthorized, "this code was already used"))
 		}
 		if cred.FailedAttempts != 0 {
 			if err := tx.SetCredentialLock(ctx, cred.ID, 0, time.Time{}, now); err != nil {
@@ -493,6 +516,10 @@ func (s *Service) startOTPLogin(ctx context.Context, id string, sealed walletcry
 		return otpAttempt{challenge: ch}, err
 	})
 	if err != nil {
+		if failedAccount != "" && refusedBy(err) != nil {
+			s.recordSecurityAlone(ctx, securityRecord{accountID: failedAccount, typ: SecuritySignInFailed,
+				details: map[string]any{"method": wire.TypeEmailOTP, "reason": reason}, user: &user})
+		}
 		return Signed[wire.Session]{}, err
 	}
 	if got.refusal != nil {
@@ -506,8 +533,9 @@ const opVerifyCredential = "auth.credentials.verify"
 // completeOTPLogin is leg 2: the same body, stamped by the key sealed in the
 // bundle, with the Request-Id of leg 1. The sealed key becomes the session
 // API key; no encryptedSessionSigningKey is returned.
-func (s *Service) completeOTPLogin(ctx context.Context, id string, call SignedCall) (Signed[wire.Session], error) {
-	return commit(ctx, s, "", nil, func(tx store.Tx) (Signed[wire.Session], error) {
+func (s *Service) completeOTPLogin(ctx context.Context, id string, call SignedCall, user EndUser) (Signed[wire.Session], error) {
+	var notice *securityNotice
+	out, err := commit(ctx, s, "", nil, func(tx store.Tx) (Signed[wire.Session], error) {
 		cred, err := loadCredential(ctx, tx, id)
 		if err != nil {
 			return Signed[wire.Session]{}, err
@@ -522,6 +550,13 @@ func (s *Service) completeOTPLogin(ctx context.Context, id string, call SignedCa
 		if err != nil {
 			return Signed[wire.Session]{}, err
 		}
+		if notice, err = s.recordSignIn(ctx, tx, cred, sess, user); err != nil {
+			return Signed[wire.Session]{}, err
+		}
 		return done(issuedSession(sess, "")), nil
 	})
+	if err == nil {
+		s.send(ctx, notice)
+	}
+	return out, err
 }

@@ -569,6 +569,18 @@ func (s *Service) DeleteCustomer(ctx context.Context, id string) (wire.Customer,
 		}
 		for i := range accounts {
 			a := &accounts[i]
+			// The credentials' sessions go with them: each active one
+			// is a session the platform revoked, in the customer's log.
+			active, err := tx.ListActiveSessions(ctx, a.ID, now)
+			if err != nil {
+				return wire.Customer{}, err
+			}
+			for j := range active {
+				if err := s.recordSecurity(ctx, tx, securityRecord{customerID: c.ID, accountID: a.ID, typ: SecuritySessionRevoked,
+					details: map[string]any{"sessionId": active[j].ID, "by": RevokedByPlatform}}); err != nil {
+					return wire.Customer{}, err
+				}
+			}
 			creds, err := tx.ListCredentials(ctx, a.ID)
 			if err != nil {
 				return wire.Customer{}, err

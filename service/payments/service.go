@@ -176,6 +176,12 @@ type Config struct {
 	// sandbox bank details where the service has them).
 	DepositAccounts map[string]map[string]any
 
+	// WalletURL is where the wallet's pages are served (scheme, host and
+	// any path prefix): the security e-mails link to
+	// <WalletURL>/sign-out-everywhere#<token>. When empty they tell the
+	// person to open the wallet's Security page instead.
+	WalletURL string
+
 	// WebhookURL, when set, becomes the platform's webhookEndpoint (the
 	// default endpoint's URL) at start, as PATCH /config would set it.
 	WebhookURL string
@@ -266,6 +272,9 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	}
 	if _, err := ParseMode(string(cfg.Mode)); err != nil {
 		return nil, err
+	}
+	if why := validWalletURL(cfg.WalletURL); why != "" {
+		return nil, errors.New("service: Config.WalletURL " + why)
 	}
 	if cfg.MailFrom == "" {
 		cfg.MailFrom = "Wallet <no-reply@localhost>"

@@ -150,8 +150,9 @@ func (s *Service) activity(accountID, typ string, params map[string]any) (string
 // RevokeSession revokes an active session (DELETE /auth/sessions/{id}).
 // The first call answers a challenge whose type is the session's credential
 // type; the retry, signed by any active session of the same account (the
-// session itself included: that is signing out), revokes it.
-func (s *Service) RevokeSession(ctx context.Context, id string, call SignedCall) (Signed[struct{}], error) {
+// session itself included: that is signing out), revokes it, a
+// SESSION_REVOKED record (by YOU) of the customer's security log.
+func (s *Service) RevokeSession(ctx context.Context, id string, call SignedCall, user EndUser) (Signed[struct{}], error) {
 	return commit(ctx, s, "", nil, func(tx store.Tx) (Signed[struct{}], error) {
 		sess, err := s.activeSession(ctx, tx, id)
 		if err != nil {
@@ -167,6 +168,10 @@ func (s *Service) RevokeSession(ctx context.Context, id string, call SignedCall)
 			return Signed[struct{}]{}, err
 		}
 		if _, err := tx.RevokeSession(ctx, sess.ID, s.now()); err != nil {
+			return Signed[struct{}]{}, err
+		}
+		if err := s.recordSecurity(ctx, tx, securityRecord{accountID: sess.AccountID, typ: SecuritySessionRevoked,
+			details: map[string]any{"sessionId": sess.ID, "by": RevokedByYou}, user: &user}); err != nil {
 			return Signed[struct{}]{}, err
 		}
 		return done(struct{}{}), nil

@@ -238,15 +238,6 @@ func purposeOf(action string) string {
 	return ""
 }
 
-// maskEmail shows enough of an address for a person to recognise it:
-// "j•••@example.com".
-func maskEmail(addr string) string {
-	at := strings.LastIndexByte(addr, '@')
-	if at < 1 {
-		return ""
-	}
-	return addr[:1] + "•••" + addr[at:]
-}
 
 // challengeOf is the ScaChallenge of a stored step-up as it is now (the
 // wallet's passkeys may have changed since it was made).

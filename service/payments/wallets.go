@@ -116,8 +116,9 @@ func walletOperation[T any](ctx context.Context, s *Service, id, name string, ca
 // retry, signed by an active session of the account, answers
 // encryptedWalletCredentials: the mnemonic HPKE-sealed to clientPublicKey
 // inside a bundle signed by the service's signer key (the key clients pin
-// for OTP bundles).
-func (s *Service) ExportWallet(ctx context.Context, id string, req wire.ExportRequest, call SignedCall) (Signed[wire.ExportResponse], error) {
+// for OTP bundles). The export is a RECOVERY_PHRASE_EXPORTED record of the
+// customer's security log.
+func (s *Service) ExportWallet(ctx context.Context, id string, req wire.ExportRequest, call SignedCall, user EndUser) (Signed[wire.ExportResponse], error) {
 	if req.ClientPublicKey == "" {
 		return Signed[wire.ExportResponse]{}, invalidField("clientPublicKey", "required")
 	}
@@ -137,6 +138,10 @@ func (s *Service) ExportWallet(ctx context.Context, id string, req wire.ExportRe
 			defer clear(secret)
 			bundle, err := walletcrypto.NewExportBundle(s.signer, client, acct.ID, secret)
 			if err != nil {
+				return wire.ExportResponse{}, err
+			}
+			if err := s.recordSecurity(ctx, tx, securityRecord{accountID: acct.ID, typ: SecurityRecoveryPhraseExported,
+				details: map[string]any{}, user: &user}); err != nil {
 				return wire.ExportResponse{}, err
 			}
 			return wire.ExportResponse{ID: acct.ID, EncryptedWalletCredentials: bundle}, nil
@@ -182,8 +187,10 @@ func (s *Service) UpdateInternalAccount(ctx context.Context, id string, req wire
 // signed retry (the e-mail is a credential): the challenge binds the body
 // and the set of tied EMAIL_OTP credentials, the retry must be signed by an
 // active session of the wallet, and the credential's nickname changes in
-// the same transaction. Anything else applies at once.
-func (s *Service) UpdateCustomer(ctx context.Context, id string, req wire.CustomerUpdateRequest, call SignedCall) (Signed[wire.Customer], error) {
+// the same transaction. Anything else applies at once. A changed e-mail is
+// an EMAIL_CHANGED record of the customer's security log, and the old
+// address gets the "sign-in methods changed" e-mail.
+func (s *Service) UpdateCustomer(ctx context.Context, id string, req wire.CustomerUpdateRequest, call SignedCall, user EndUser) (Signed[wire.Customer], error) {
 	now := s.now()
 	if req.CustomerType == "" {
 		// The reference's update schema requires customerType, but its
@@ -204,7 +211,9 @@ func (s *Service) UpdateCustomer(ctx context.Context, id string, req wire.Custom
 		}
 		return Signed[wire.Customer]{}, fe.termsErr()
 	}
-	return commit(ctx, s, "", nil, func(tx store.Tx) (Signed[wire.Customer], error) {
+	var notice *securityNotice
+	out, err := commit(ctx, s, "", nil, func(tx store.Tx) (Signed[wire.Customer], error) {
+		notice = nil
 		c, err := loadCustomer(ctx, tx, id)
 		if err != nil {
 			return Signed[wire.Customer]{}, err
@@ -232,6 +241,9 @@ func (s *Service) UpdateCustomer(ctx context.Context, id string, req wire.Custom
 			if challenge != nil {
 				return challenged[wire.Customer](challenge), nil
 			}
+			if notice, err = s.recordEmailChange(ctx, tx, c, *req.Email, user); err != nil {
+				return Signed[wire.Customer]{}, err
+			}
 		}
 		if req.Email != nil {
 			c.Email = *req.Email
@@ -254,6 +266,38 @@ func (s *Service) UpdateCustomer(ctx context.Context, id string, req wire.Custom
 		}
 		return done(customerJSON(c)), nil
 	})
+	if err == nil {
+		s.send(ctx, notice)
+	}
+	return out, err
+}
+
+// recordEmailChange records the change of c's e-mail to email (masked),
+// naming the wallet whose EMAIL_OTP credential it renames if any, and
+// makes the e-mail to the old address.
+func (s *Service) recordEmailChange(ctx context.Context, tx store.Tx, c *store.Customer, email string, user EndUser) (*securityNotice, error) {
+	details := map[string]any{"to": maskEmail(email)}
+	if c.Email != "" {
+		details["from"] = maskEmail(c.Email)
+	}
+	accountID := ""
+	tied, err := tiedEmailCredentials(ctx, tx, c.ID)
+	if err != nil {
+		return nil, err
+	}
+	if len(tied) > 0 {
+		accountID = tied[0].AccountID
+	}
+	if err := s.recordSecurity(ctx, tx, securityRecord{customerID: c.ID, accountID: accountID, typ: SecurityEmailChanged,
+		details: details, user: &user}); err != nil {
+		return nil, err
+	}
+	if c.Email == "" {
+		return nil, nil
+	}
+	return s.newNotice(ctx, tx, c.ID, c.Email, noticeMethodsChanged,
+		"The e-mail address of your wallet was changed from this address to "+maskEmail(email)+" at "+
+			s.now().UTC().Format("2 Jan 2006 15:04 UTC")+".")
 }
 
 // mergeCustomerUpdate is the customer's stored fields with the update's

@@ -88,6 +88,9 @@ type Tx interface {
 	WebhookTx
 	APITokenTx
 	StepUpTx
+	// store.SecurityTx: the customers' security logs (security.go).
+	SecurityTx
+	SignOutLinkTx
 
 	// Settings hold service-wide values such as the target-bundle signer key.
 	// PutSettingIfAbsent stores value under key unless the key exists, and

@@ -143,6 +143,11 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		// store.APITokenTx (apitokens.go)
 		{"APIToken", testAPIToken},
 		{"APITokenList", testAPITokenList},
+		// store.SecurityTx and store.SignOutLinkTx (security.go)
+		{"SecurityEventChain", testSecurityEventChain},
+		{"SecurityEventList", testSecurityEventList},
+		{"SecurityEventConcurrent", testSecurityEventConcurrent},
+		{"SignOutLink", testSignOutLink},
 		// store.LedgerTx and store.LedgerSealer (ledger.go)
 		{"LedgerPostEachKind", testLedgerPostEachKind},
 		{"LedgerStatement", testLedgerStatement},
