@@ -6,10 +6,12 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -320,8 +322,10 @@ func testStepUpLockOut(t *testing.T, opts ...func(*Config)) {
 
 // TestStepUpExpires: a payment not confirmed before its quote expires
 // ends EXPIRED with SCA_NOT_COMPLETED, and its confirmation is refused.
-func TestStepUpExpires(t *testing.T) {
-	s := newStepUpEnv(t, overFifty)
+func TestStepUpExpires(t *testing.T) { onBothStores(t, testStepUpExpires) }
+
+func testStepUpExpires(t *testing.T, opts ...func(*Config)) {
+	s := newStepUpEnv(t, overFifty, opts...)
 	q := s.held(10_000)
 	s.clock.Advance(time.Hour)
 	s.settle()
@@ -359,4 +363,69 @@ func testStepUpSignedRetry(t *testing.T, opts ...func(*Config)) {
 	s.mustStatus(s.do("POST", "/sca/challenges/"+ch.ScaChallenge.ID+"/authorize", map[string]any{"code": s.mailedCode()}, nil), http.StatusOK)
 	s.mustStatus(s.do("POST", path, body, retry), http.StatusOK)
 	s.mustStatus(s.do("POST", "/sca/challenges/"+ch.ScaChallenge.ID+"/authorize", map[string]any{"code": "123456"}, nil), http.StatusConflict)
+}
+
+// TestStepUpParallelGuesses: many wrong codes at once check no more than
+// five: the attempts are counted before their proofs, so the rest meet
+// the lock, and the right code afterwards is refused too.
+func TestStepUpParallelGuesses(t *testing.T) { onBothStores(t, testStepUpParallelGuesses) }
+
+func testStepUpParallelGuesses(t *testing.T, opts ...func(*Config)) {
+	s := newStepUpEnv(t, overFifty, opts...)
+	q := s.held(10_000)
+	code := s.mailedCode()
+	const n = 30
+	statuses := make(chan int, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			guess := fmt.Sprintf("%06d", (i*7919+17)%1_000_000)
+			if guess == code || guess == "123456" {
+				guess = "000000"
+			}
+			statuses <- s.authorize(q, map[string]any{"code": guess}).status
+		}()
+	}
+	wg.Wait()
+	close(statuses)
+	checked := 0
+	for st := range statuses {
+		switch st {
+		case http.StatusBadRequest:
+			checked++
+		case http.StatusLocked, http.StatusInternalServerError, http.StatusServiceUnavailable:
+		default:
+			t.Errorf("a guess answered %d", st)
+		}
+	}
+	if checked > 5 {
+		t.Fatalf("%d guesses were checked, at most 5 may be", checked)
+	}
+	s.mustStatus(s.authorize(q, map[string]any{"code": code}), http.StatusLocked)
+}
+
+// TestStepUpProductionRefusesSandboxProofs: the reference sandbox's code
+// and passkey literal confirm nothing in production mode.
+func TestStepUpProductionRefusesSandboxProofs(t *testing.T) {
+	e := newEnv(t)
+	p := e.newPayer("prod-stepup@example.com", 0)
+	e.mustStatus(e.do("PATCH", "/config", map[string]any{"stepUpPolicy": map[string]any{"recoveryPhraseExport": true}}, nil), http.StatusOK)
+	body := map[string]any{"clientPublicKey": mustKey(t).PublicKey().UncompressedHex()}
+	path := "/internal-accounts/" + p.account.ID + "/export"
+	ch := e.firstLeg("POST", path, body)
+	e.mustStatus(e.do("POST", "/sca/challenges/"+ch.ScaChallenge.ID+"/resend", nil, nil), http.StatusNoContent)
+	if msg, _ := e.box.Latest(p.email); strings.Contains(msg.Body, "123456") {
+		t.Skip("the e-mailed code happens to be the sandbox's")
+	}
+	e.mustStatus(e.do("POST", "/sca/challenges/"+ch.ScaChallenge.ID+"/authorize", map[string]any{"code": "123456"}, nil), http.StatusBadRequest)
+
+	a := newAuthenticator(t)
+	e.addPasskey(p.wallet, p.key, a)
+	ch = e.firstLeg("POST", path, body)
+	literal := a.assert("x", nil)
+	literal.Signature = "sandbox-valid-passkey-signature"
+	e.mustStatus(e.do("POST", "/sca/challenges/"+ch.ScaChallenge.ID+"/authorize",
+		map[string]any{"passkeyAssertion": literal, "origin": a.origin}, nil), http.StatusBadRequest)
 }

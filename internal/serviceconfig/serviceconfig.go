@@ -395,7 +395,7 @@ func (o *Options) Build(ctx context.Context, log *slog.Logger, mailboxURL string
 
 // WalletStepUp is the embedded wallet's step-up policy: what a person of a
 // payments wallet expects to be asked again for.
-const WalletStepUp = "payments-over=100.00 USD,first-payment,export,sign-in-methods"
+const WalletStepUp = "payments-over=100.00 USD,first-payment,export,sign-in-methods,email"
 
 // stepUp parses --step-up (or DefaultStepUp); nil leaves the stored
 // policy, "off" writes one that holds nothing.

@@ -30,7 +30,7 @@ func TestStepUpFlag(t *testing.T) {
 			}
 		case c.flag == "":
 			if p.PaymentsOver == nil || p.PaymentsOver.Amount != 10_000 || p.PaymentsOver.Currency != "USD" ||
-				!p.FirstPaymentToRecipient || !p.RecoveryPhraseExport || !p.SignInMethodChanges || p.EmailChange {
+				!p.FirstPaymentToRecipient || !p.RecoveryPhraseExport || !p.SignInMethodChanges || !p.EmailChange {
 				t.Fatalf("wallet default %+v", p)
 			}
 		case c.flag == "off":

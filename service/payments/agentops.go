@@ -506,7 +506,7 @@ func (s *Service) approveAgentAction(ctx context.Context, agentID, actionID stri
 	})
 	switch a.Type {
 	case "EXECUTE_QUOTE":
-		_, err = s.executeQuote(ctx, a.QuoteID, req.Signature, approve)
+		_, err = s.executeQuote(ctx, a.QuoteID, req.Signature, false, approve)
 	case "TRANSFER_IN":
 		if req.TransferIn == nil {
 			return AgentAction{}, errors.New("payments: agent action " + a.ID + " keeps no transfer-in")

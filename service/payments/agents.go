@@ -1035,7 +1035,7 @@ func (s *Service) agentExecuteQuote(ctx context.Context, agent *store.Agent, id,
 		action = out
 		return out, nil
 	})
-	if _, err := s.executeQuote(ctx, q.ID, signature, record); err != nil {
+	if _, err := s.executeQuote(ctx, q.ID, signature, false, record); err != nil {
 		return AgentAction{}, err
 	}
 	return action, nil

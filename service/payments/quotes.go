@@ -583,7 +583,7 @@ func loadQuote(ctx context.Context, tx store.Tx, id string) (*store.Quote, *stor
 // payloadToSign by an active session of the paying wallet, required when
 // the quote has one. It runs under o's Idempotency-Key.
 func (s *Service) ExecuteQuote(ctx context.Context, o Once, id string, signature Stamp) (Answer, error) {
-	return once(ctx, s, o, func(fin *then) (wire.Quote, error) { return s.executeQuote(ctx, id, string(signature), fin) })
+	return once(ctx, s, o, func(fin *then) (wire.Quote, error) { return s.executeQuote(ctx, id, string(signature), true, fin) })
 }
 
 // Stamp is the Service-Wallet-Signature of an execute: a stamp over the
@@ -591,8 +591,12 @@ func (s *Service) ExecuteQuote(ctx context.Context, o Once, id string, signature
 // Request-Id).
 type Stamp string
 
-// executeQuote is ExecuteQuote with fin run in its commit.
-func (s *Service) executeQuote(ctx context.Context, id, signature string, fin *then) (wire.Quote, error) {
+// executeQuote is ExecuteQuote with fin run in its commit. byPerson says
+// the person's own session asks (POST /quotes/{quoteId}/execute), whose
+// payment the step-up policy may hold; an agent's payment follows the
+// agent's policy instead (its limits, and the platform's approval as its
+// second yes), and the sandbox's made-up payments are not held.
+func (s *Service) executeQuote(ctx context.Context, id, signature string, byPerson bool, fin *then) (wire.Quote, error) {
 	// Executes from one wallet take turns (the hold updates its balance
 	// row); the wallet is read first to know which turn to wait for.
 	var issued *issuedStepUp
@@ -629,7 +633,7 @@ func (s *Service) executeQuote(ctx context.Context, id, signature string, fin *t
 		if err := s.checkLock(ctx, tx, wallet.ID); err != nil {
 			return wire.Quote{}, err
 		}
-		if q.Payload != "" {
+		if q.Payload != "" && byPerson {
 			// A payment the policy holds waits for the person's
 			// confirmation (stepup.go): nothing is held yet.
 			need, err := s.paymentNeed(ctx, tx, ActionPayment, wallet, dst, q.TotalSendingAmount, q.SendingCurrency)

@@ -409,7 +409,7 @@ func (s *Service) triggerPayment(ctx context.Context, typ string) (string, strin
 		return q.TransactionID, "quote " + q.ID + " is left to expire: sent at its expiresAt, " + q.ExpiresAt + " (in " +
 			durationWords(expires.Sub(s.now())) + "), when the settlement worker records the expiry", nil
 	}
-	if _, err := s.executeQuote(ctx, q.ID, wire.SandboxSignature, nil); err != nil {
+	if _, err := s.executeQuote(ctx, q.ID, wire.SandboxSignature, false, nil); err != nil {
 		return "", "", err
 	}
 	settle := s.settleAfter(q.Destination.PaymentRail, strings.TrimPrefix(suffix, "12"))

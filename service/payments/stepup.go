@@ -301,47 +301,95 @@ func lockedAccount(until time.Time, failures int) *Error {
 		Details: map[string]any{"lockedUntil": timestamp(until), "failedAttempts": failures, "suspended": false}}
 }
 
-// stepUpFailed counts a refused proof in a transaction of its own (the
-// refused operation's rolls back), locks the wallet at the fifth failure
-// within the window and tells the person by e-mail. It returns the error
-// to answer: refusal itself, with the attempts left, or the lock.
-func (s *Service) stepUpFailed(ctx context.Context, u *store.StepUp, refusal *Error) error {
-	ctx = context.WithoutCancel(ctx)
-	var locked bool
+// startAttempt counts an attempt at u's proof before it is checked, in a
+// transaction of its own that commits first: at most stepUpMaxFailures
+// proofs of a wallet are ever checked within the window, however many
+// arrive at once. A wallet already at the limit is locked (if it is not
+// yet) and refused. The attempt stays counted unless finishAttempt
+// uncounts it with the good proof.
+func (s *Service) startAttempt(ctx context.Context, u *store.StepUp) (string, error) {
+	id := ids.New("Attempt")
+	var newlyLocked bool
 	var until time.Time
-	var failures int
+	var n int
 	err := s.store.Tx(ctx, func(tx store.Tx) error {
-		locked = false
+		newlyLocked = false
 		now := s.now()
-		if err := tx.AddStepUpFailure(ctx, u.AccountID, now); err != nil {
+		if err := s.checkLock(ctx, tx, u.AccountID); err != nil {
 			return err
 		}
-		n, err := tx.StepUpFailures(ctx, u.AccountID, now.Add(-stepUpFailWindow))
-		if err != nil {
+		var err error
+		if n, err = tx.StepUpAttempts(ctx, u.AccountID, now.Add(-stepUpFailWindow)); err != nil {
 			return err
 		}
-		failures = n
 		if n >= stepUpMaxFailures {
-			until, locked = now.Add(stepUpLockFor), true
+			until, newlyLocked = now.Add(stepUpLockFor), true
 			return tx.LockAccount(ctx, u.AccountID, until, n)
 		}
-		return nil
+		return tx.AddStepUpAttempt(ctx, id, u.AccountID, now)
 	})
 	if err != nil {
-		s.log.Error("failed step-up not recorded", "stepUp", u.ID, "err", err)
+		return "", err
+	}
+	if newlyLocked {
+		s.lockedOut(ctx, u, until, n)
+		return "", lockedAccount(until, n)
+	}
+	return id, nil
+}
+
+// stepUpFailed tells of a refused proof, whose attempt stays counted: the
+// security log's record, and, when it was the last one the window allows,
+// the lock (taken by one of the failures that reach it) and its e-mail. It
+// returns the error to answer: the refusal with the tries left, or the
+// lock.
+func (s *Service) stepUpFailed(ctx context.Context, u *store.StepUp, refusal *Error, user EndUser) error {
+	ctx = context.WithoutCancel(ctx)
+	s.recordSecurityAlone(ctx, securityRecord{customerID: u.CustomerID, accountID: u.AccountID, typ: SecurityStepUpFailed,
+		details: map[string]any{"action": u.Action, "factor": u.Factor, "challengeId": u.ID, "reason": refusal.Message}, user: &user})
+	var newlyLocked bool
+	var until time.Time
+	var n int
+	err := s.store.Tx(ctx, func(tx store.Tx) error {
+		newlyLocked = false
+		now := s.now()
+		var err error
+		if n, err = tx.StepUpAttempts(ctx, u.AccountID, now.Add(-stepUpFailWindow)); err != nil || n < stepUpMaxFailures {
+			return err
+		}
+		cur, _, err := tx.AccountLock(ctx, u.AccountID)
+		if err != nil || cur.After(now) {
+			until = cur
+			return err
+		}
+		until, newlyLocked = now.Add(stepUpLockFor), true
+		return tx.LockAccount(ctx, u.AccountID, until, n)
+	})
+	if err != nil {
+		// The attempt is counted already; only the lock's own record
+		// is missing, and the next attempt takes the lock.
+		s.log.Error("step-up lock not written", "stepUp", u.ID, "err", err)
 		return refusal
 	}
-	s.onStepUpFailed(ctx, u, refusal, failures, locked, until)
-	if locked {
-		s.mailLocked(ctx, u, until)
-		return lockedAccount(until, failures)
+	if newlyLocked {
+		s.lockedOut(ctx, u, until, n)
+	}
+	if n >= stepUpMaxFailures {
+		return lockedAccount(until, n)
 	}
 	if refusal.Details == nil {
 		refusal.Details = map[string]any{}
 	}
-	refusal.Details["failedAttempts"] = failures
-	refusal.Details["attemptsLeft"] = stepUpMaxFailures - failures
+	refusal.Details["failedAttempts"] = n
+	refusal.Details["attemptsLeft"] = stepUpMaxFailures - n
 	return refusal
+}
+
+// lockedOut tells of a lock just taken: the security log and the e-mail.
+func (s *Service) lockedOut(ctx context.Context, u *store.StepUp, until time.Time, n int) {
+	s.recordSecurityAlone(ctx, securityRecord{customerID: u.CustomerID, accountID: u.AccountID, typ: SecurityLockedOut,
+		details: map[string]any{"until": timestamp(until), "failedAttempts": n, "action": "PAYMENTS"}})
+	s.mailLocked(ctx, u, until)
 }
 
 // mailLocked tells the person their wallet's payments are locked.
@@ -473,38 +521,70 @@ func loadStepUp(ctx context.Context, tx store.Tx, id string) (*store.StepUp, err
 	return u, err
 }
 
-// authorizeIn checks the proof of u inside fn's transaction: fn runs the
-// held action when the proof is good. A refused proof is counted in a
-// transaction of its own after fn's rolled back.
+// authorizeIn takes a proof of the step-up load finds: the body is
+// checked first (a malformed one counts nothing), the attempt is counted
+// (startAttempt), then the proof is checked in fn's transaction, where then
+// runs the held action. A good proof uncounts its attempt in that same
+// transaction; a refused one stays counted (stepUpFailed); one that ended
+// otherwise (not enough money, the store) is uncounted afterwards.
 func authorizeIn[T any](ctx context.Context, s *Service, turn string, load func(tx store.Tx) (*store.StepUp, error),
-	auth *wire.ScaAuthorization, then func(tx store.Tx, u *store.StepUp) (T, error)) (T, error) {
-	var refused *store.StepUp
+	auth *wire.ScaAuthorization, user EndUser, then func(tx store.Tx, u *store.StepUp) (T, error)) (T, error) {
 	var zero T
+	u, err := read(ctx, s, func(tx store.Tx) (*store.StepUp, error) {
+		u, err := load(tx)
+		if err != nil {
+			return nil, err
+		}
+		now := s.now()
+		switch {
+		case u.Status != "PENDING":
+			return nil, errorf(CodeConflict, "this confirmation was already given")
+		case !now.Before(u.ExpiresAt):
+			return nil, errorf(CodeConflict, "this confirmation expired at "+timestamp(u.ExpiresAt)+"; start the action again")
+		}
+		return u, checkAuthorizationFields(auth, u.Factor)
+	})
+	if err != nil {
+		return zero, err
+	}
+	attempt, err := s.startAttempt(ctx, u)
+	if err != nil {
+		return zero, err
+	}
+	var refused *Error
 	out, err := commit(ctx, s, turn, nil, func(tx store.Tx) (T, error) {
 		refused = nil
 		u, err := load(tx)
 		if err != nil {
 			return zero, err
 		}
-		if err := checkAuthorizationFields(auth, u.Factor); err != nil {
-			return zero, err
-		}
 		if err := s.checkProof(ctx, tx, u, auth); err != nil {
 			var e *Error
 			if errors.As(err, &e) && proofRefusal(e) {
-				refused = u
+				refused = e
 			}
 			return zero, err
 		}
-		s.onStepUpPassed(ctx, tx, u)
+		if err := tx.DeleteStepUpAttempt(ctx, attempt); err != nil {
+			return zero, err
+		}
+		if err := s.recordSecurity(ctx, tx, securityRecord{customerID: u.CustomerID, accountID: u.AccountID, typ: SecurityStepUpPassed,
+			details: map[string]any{"action": u.Action, "factor": u.Factor, "challengeId": u.ID}, user: &user}); err != nil {
+			return zero, err
+		}
 		return then(tx, u)
 	})
-	if err != nil && refused != nil {
-		var e *Error
-		errors.As(err, &e)
-		return zero, s.stepUpFailed(ctx, refused, e)
+	switch {
+	case err == nil:
+		return out, nil
+	case refused != nil:
+		return zero, s.stepUpFailed(ctx, u, refused, user)
 	}
-	return out, err
+	// Not a verdict on the proof: the attempt does not count.
+	if derr := s.store.Tx(context.WithoutCancel(ctx), func(tx store.Tx) error { return tx.DeleteStepUpAttempt(ctx, attempt) }); derr != nil {
+		s.log.Error("step-up attempt not uncounted", "stepUp", u.ID, "err", derr)
+	}
+	return zero, err
 }
 
 // proofRefusal tells a refused proof (which counts towards the lock) from
@@ -520,7 +600,7 @@ func proofRefusal(e *Error) bool {
 
 // AuthorizeChallenge is POST /sca/challenges/{challengeId}/authorize: the
 // proof of a signed retry's step-up. The retry may be sent afterwards.
-func (s *Service) AuthorizeChallenge(ctx context.Context, id string, req wire.ScaAuthorization) (wire.ScaChallengeStatus, error) {
+func (s *Service) AuthorizeChallenge(ctx context.Context, id string, req wire.ScaAuthorization, user EndUser) (wire.ScaChallengeStatus, error) {
 	auth := &req
 	return authorizeIn(ctx, s, "", func(tx store.Tx) (*store.StepUp, error) {
 		u, err := loadStepUp(ctx, tx, id)
@@ -528,7 +608,7 @@ func (s *Service) AuthorizeChallenge(ctx context.Context, id string, req wire.Sc
 			return nil, invalidField("challengeId", "is a payment's confirmation: authorize it with POST /quotes/"+u.TargetID+"/authorize")
 		}
 		return u, err
-	}, auth, func(tx store.Tx, u *store.StepUp) (wire.ScaChallengeStatus, error) {
+	}, auth, user, func(tx store.Tx, u *store.StepUp) (wire.ScaChallengeStatus, error) {
 		return challengeStatusJSON(u), nil
 	})
 }
@@ -575,8 +655,11 @@ func (s *Service) resendCode(ctx context.Context, load func(tx store.Tx) (*store
 			return nil, errorf(CodeConflict, "this confirmation was already given")
 		case !now.Before(u.ExpiresAt):
 			return nil, errorf(CodeConflict, "this confirmation expired at "+timestamp(u.ExpiresAt)+"; start the action again")
-		case u.CodesSent > stepUpCodeResends:
+		case u.CodesSent >= stepUpCodeResends:
 			return nil, rateLimited(ReasonCodeRecentlySent, "the code was sent too many times; start the action again", 60)
+		}
+		if err := s.checkLock(ctx, tx, u.AccountID); err != nil {
+			return nil, err
 		}
 		code, err := otpCode()
 		if err != nil {
@@ -696,23 +779,12 @@ func (s *Service) money(amount int64, currency string) string {
 	return decimalAmount(amount, c.Decimals) + " " + currency
 }
 
-// onStepUpPassed notes a proof accepted in tx.
-func (s *Service) onStepUpPassed(ctx context.Context, tx store.Tx, u *store.StepUp) {
-	s.log.Info("step-up passed", "stepUp", u.ID, "account", u.AccountID, "action", u.Action, "factor", u.Factor)
-}
-
-// onStepUpFailed notes a refused proof (after its transaction rolled back).
-func (s *Service) onStepUpFailed(ctx context.Context, u *store.StepUp, refusal *Error, failures int, locked bool, until time.Time) {
-	s.log.Warn("step-up failed", "stepUp", u.ID, "account", u.AccountID, "action", u.Action, "factor", u.Factor,
-		"reason", refusal.Message, "failures", failures, "locked", locked)
-}
-
 // ---- payments
 
 // AuthorizeQuote is POST /quotes/{quoteId}/authorize: the proof of a held
 // payment's step-up. A good proof executes the payment in the same
 // transaction (the hold, PROCESSING) and answers the quote.
-func (s *Service) AuthorizeQuote(ctx context.Context, id string, req wire.ScaAuthorization) (wire.Quote, error) {
+func (s *Service) AuthorizeQuote(ctx context.Context, id string, req wire.ScaAuthorization, user EndUser) (wire.Quote, error) {
 	auth := &req
 	var q *store.Quote
 	var x *store.Transaction
@@ -722,7 +794,7 @@ func (s *Service) AuthorizeQuote(ctx context.Context, id string, req wire.ScaAut
 			return nil, err
 		}
 		return heldStepUp(ctx, tx, q, x, s.now())
-	}, auth, func(tx store.Tx, u *store.StepUp) (wire.Quote, error) {
+	}, auth, user, func(tx store.Tx, u *store.StepUp) (wire.Quote, error) {
 		wallet, _, err := executableAccounts(ctx, tx, q, "quoteId", false)
 		if err != nil {
 			return wire.Quote{}, err

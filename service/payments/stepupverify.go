@@ -41,10 +41,13 @@ type spcClientData struct {
 	Challenge string `json:"challenge"`
 	Origin    string `json:"origin"`
 	Payment   *struct {
-		RPID      string `json:"rpId"`
-		TopOrigin string `json:"topOrigin"`
-		PayeeName string `json:"payeeName"`
-		Total     struct {
+		RPID       string `json:"rpId"`
+		TopOrigin  string `json:"topOrigin"`
+		PayeeName  string `json:"payeeName"`
+		Instrument struct {
+			DisplayName string `json:"displayName"`
+		} `json:"instrument"`
+		Total struct {
 			Currency string `json:"currency"`
 			Value    string `json:"value"`
 		} `json:"total"`
@@ -143,6 +146,10 @@ func (s *Service) verifySPC(a *wire.PasskeyAssertion, cd *spcClientData, u *stor
 		return nil, refused("passkeyAssertion", "clientDataJson has no payment data")
 	case cd.Payment.RPID != s.cfg.WebAuthnRPID:
 		return nil, refused("passkeyAssertion", "the payment data names relying party "+cd.Payment.RPID)
+	case cd.Payment.TopOrigin != "" && !slices.Contains(s.cfg.WebAuthnOrigins, cd.Payment.TopOrigin):
+		return nil, refused("passkeyAssertion", "the payment was confirmed inside another site ("+cd.Payment.TopOrigin+")")
+	case cd.Payment.Instrument.DisplayName != want.Instrument:
+		return nil, refused("passkeyAssertion", "the browser showed the instrument "+cd.Payment.Instrument.DisplayName+", not "+want.Instrument)
 	case cd.Payment.PayeeName != want.PayeeName:
 		return nil, refused("passkeyAssertion", "the browser showed the payee "+cd.Payment.PayeeName+", not "+want.PayeeName)
 	case cd.Payment.Total.Currency != want.Total.Currency || cd.Payment.Total.Value != want.Total.Value:
@@ -181,7 +188,7 @@ func (s *Service) verifySPC(a *wire.PasskeyAssertion, cd *spcClientData, u *stor
 	cdHash := sha256.Sum256(clientData)
 	key, err := webauthncose.ParsePublicKey(rec.PublicKey)
 	if err != nil {
-		return nil, err
+		return nil, refused("passkeyAssertion", "this passkey's public key cannot be read")
 	}
 	ok, err := webauthncose.VerifySignature(key, append(append([]byte(nil), authData...), cdHash[:]...), sig)
 	if err != nil || !ok {

@@ -24,10 +24,14 @@ type StepUpTx interface {
 	// again) and counts the sending.
 	SetStepUpCode(ctx context.Context, id string, codeHash []byte, at time.Time) error
 
-	// AddStepUpFailure records a failed proof for the account at at.
-	AddStepUpFailure(ctx context.Context, accountID string, at time.Time) error
-	// StepUpFailures counts the account's failed proofs at or after since.
-	StepUpFailures(ctx context.Context, accountID string, since time.Time) (int, error)
+	// AddStepUpAttempt counts a proof of the account before it is
+	// checked (see payments.authorizeIn).
+	AddStepUpAttempt(ctx context.Context, id, accountID string, at time.Time) error
+	// DeleteStepUpAttempt uncounts an attempt whose proof was good (or was
+	// never checked); no error when it is gone.
+	DeleteStepUpAttempt(ctx context.Context, id string) error
+	// StepUpAttempts counts the account's attempts at or after since.
+	StepUpAttempts(ctx context.Context, accountID string, since time.Time) (int, error)
 	// LockAccount sets (or moves) the account's lock.
 	LockAccount(ctx context.Context, accountID string, until time.Time, failures int) error
 	// AccountLock is the account's lock: the zero time when it has none.

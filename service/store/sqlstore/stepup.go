@@ -77,20 +77,24 @@ func (t *tx) SetStepUpCode(ctx context.Context, id string, codeHash []byte, at t
 		`UPDATE step_ups SET code_hash = ?, codes_sent = codes_sent + 1 WHERE id = ?`, codeHash, id)
 }
 
-func (t *tx) AddStepUpFailure(ctx context.Context, accountID string, at time.Time) error {
-	_, err := t.exec(ctx, `INSERT INTO step_up_failures (account_id, failed_at) VALUES (?, ?)`, accountID, t.d.timeArg(at))
-	if err != nil {
-		return t.fail("record a failed step-up", err)
+func (t *tx) AddStepUpAttempt(ctx context.Context, id, accountID string, at time.Time) error {
+	return t.insert(ctx, "count a step-up attempt",
+		`INSERT INTO step_up_attempts (id, account_id, attempted_at) VALUES (?, ?, ?)`, id, accountID, t.d.timeArg(at))
+}
+
+func (t *tx) DeleteStepUpAttempt(ctx context.Context, id string) error {
+	if _, err := t.exec(ctx, `DELETE FROM step_up_attempts WHERE id = ?`, id); err != nil {
+		return t.fail("uncount a step-up attempt", err)
 	}
 	return nil
 }
 
-func (t *tx) StepUpFailures(ctx context.Context, accountID string, since time.Time) (int, error) {
+func (t *tx) StepUpAttempts(ctx context.Context, accountID string, since time.Time) (int, error) {
 	var n int
-	err := t.queryRow(ctx, `SELECT COUNT(*) FROM step_up_failures WHERE account_id = ? AND failed_at >= ?`,
+	err := t.queryRow(ctx, `SELECT COUNT(*) FROM step_up_attempts WHERE account_id = ? AND attempted_at >= ?`,
 		accountID, t.d.timeArg(since)).Scan(&n)
 	if err != nil {
-		return 0, t.fail("count failed step-ups", err)
+		return 0, t.fail("count step-up attempts", err)
 	}
 	return n, nil
 }

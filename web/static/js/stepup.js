@@ -39,6 +39,7 @@ const REASONS = {
 };
 
 let open = null; // the confirmation shown, one at a time
+let spcDeclined = false; // the browser's payment confirmation ended without a yes in this page
 
 /**
  * Asks the person to confirm the held action of challenge.
@@ -49,22 +50,25 @@ let open = null; // the confirmation shown, one at a time
  *   the person's words ("Send 150.00 USD to Ana Diaz")
  * @returns {Promise<any>} the answer of authorizePath
  */
-export function confirmStepUp(challenge, { authorizePath, resendPath, what }) {
+export function confirmStepUp(challenge, { authorizePath, resendPath, what, returnFocus }) {
   if (open) open.cancel();
   const dialog = $("stepup");
   return new Promise((resolve, reject) => {
-    const state = { busy: false, done: false };
+    // sending: a proof is on its way; the person can no longer take the
+    // yes back (the service may be executing it), so Cancel waits.
+    const state = { busy: false, done: false, sending: false };
     const finish = (fn, value) => {
       if (state.done) return;
       state.done = true;
       open = null;
       controller.abort();
       if (dialog.open) dialog.close();
+      if (returnFocus) returnFocus.focus();
       fn(value);
     };
     const controller = new AbortController();
     const on = (el, type, fn) => el.addEventListener(type, fn, { signal: controller.signal });
-    open = { cancel: () => finish(reject, new StepUpCancelled()) };
+    open = { cancel: () => finish(reject, new StepUpCancelled()), sending: () => state.sending };
 
     $("stepup-what").textContent = what;
     const reasons = (challenge.reasons || []).map((r) => t(REASONS[r] || "stepup.reason.other"));
@@ -76,8 +80,12 @@ export function confirmStepUp(challenge, { authorizePath, resendPath, what }) {
     $("stepup-passkey").hidden = !byPasskey;
     $("stepup-code").hidden = byPasskey;
     $("stepup-code-input").value = "";
+    $("stepup-code-hint").textContent = "";
+    $("stepup-cancel").disabled = false;
 
     const authorize = async (body) => {
+      state.sending = true;
+      $("stepup-cancel").disabled = true;
       try {
         const res = await api("POST", authorizePath, { body });
         finish(resolve, res.data);
@@ -87,6 +95,9 @@ export function confirmStepUp(challenge, { authorizePath, resendPath, what }) {
           return;
         }
         showError(proofProblem(err));
+      } finally {
+        state.sending = false;
+        $("stepup-cancel").disabled = false;
       }
     };
     const run = async (fn) => {
@@ -101,10 +112,10 @@ export function confirmStepUp(challenge, { authorizePath, resendPath, what }) {
       }
     };
 
-    on($("stepup-cancel"), "click", () => open && open.cancel());
+    on($("stepup-cancel"), "click", () => !state.sending && open && open.cancel());
     on(dialog, "cancel", (event) => {
-      event.preventDefault(); // Escape: the same as Cancel
-      if (open) open.cancel();
+      event.preventDefault(); // Escape: the same as Cancel, not while a proof is on its way
+      if (!state.sending && open) open.cancel();
     });
     on($("stepup-passkey-button"), "click", () => run(async () => {
       showError("");
@@ -189,13 +200,20 @@ function passkeyProblem(err) {
 async function passkeyProof(challenge) {
   if (!passkeysAvailable()) throw new Error(t("stepup.passkey.unavailable"));
   const spc = challenge.securePaymentConfirmation;
-  if (spc && (await spcAvailable(spc))) {
+  if (spc && !spcDeclined && (await spcAvailable(spc))) {
     try {
       return await spcAssertion(spc);
     } catch (err) {
-      if (err && err.name === "AbortError") throw err;
-      // Not a payment credential, or no confirmation UI here: the
-      // passkey prompt asks the same question.
+      if (!err || err.name !== "NotSupportedError") {
+        // Declined, or the browser could not use this passkey for it
+        // (the two look alike from here): this press ends, and the next
+        // one asks with the plain passkey prompt, never two prompts in
+        // a row.
+        spcDeclined = true;
+        throw err;
+      }
+      // No payment confirmation for this passkey here: the passkey
+      // prompt asks the same question.
     }
   }
   const o = challenge.passkeyAssertionOptions;

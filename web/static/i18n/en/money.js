@@ -87,7 +87,7 @@ export default {
   // Activity: the list and Home's last entries.
   "activity.status.created": "Created",
   "activity.status.pending": "Not sent",
-  "activity.status.pendingAuthorization": "Awaiting approval",
+  "activity.status.pendingAuthorization": "Waiting for your confirmation",
   "activity.status.processing": "On its way",
   "activity.status.completed": "Completed",
   "activity.status.failed": "Failed",
@@ -132,7 +132,7 @@ export default {
   "payment.rail.wire": "Wire",
   "payment.status.notSent": "This payment has not been sent.",
   "payment.status.incoming": "The money is on its way to your wallet.",
-  "payment.status.awaitingApproval": "The payment is waiting for approval.",
+  "payment.status.awaitingApproval": "Waiting for your confirmation with your passkey or the e-mailed code; it is not sent until then.",
   "payment.status.processing": "The payment is on its way. This page follows it.",
   "payment.status.delivered": "The payment was delivered.",
   "payment.status.inWallet": "The money is in your wallet.",

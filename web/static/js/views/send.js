@@ -617,19 +617,37 @@ async function confirmHeld(q, challenge) {
       authorizePath: "/api/quotes/" + q.id + "/authorize",
       resendPath: "/api/quotes/" + q.id + "/authorize/resend",
       what: t("stepup.what.payment", { amount: formatMoney(q.totalSendingAmount, q.sendingCurrency), payee: $("quote-to").textContent }),
+      returnFocus: $("quote-title"),
     });
   } catch (err) {
     if (ctx.quote !== q) return;
     if (err instanceof StepUpCancelled) return quoteProblem(t("send.error.confirmCancelled"));
-    if (err instanceof ApiError && err.status === 409) {
-      ctx.held = null;
-      markExpired();
-      return quoteProblem(t("send.error.confirmExpired"));
-    }
+    if (err instanceof ApiError && err.status === 409) return heldEnded(q);
     throw err;
   }
   if (ctx.quote !== q) return;
   sent((answer && answer.transactionId) || q.transactionId, t("send.status.sent"));
+}
+
+// heldEnded follows a held payment the service no longer waits to confirm
+// (409): confirmed meanwhile (another tab, an answer lost on the way), it
+// was sent; expired, it was not. The quote says which.
+async function heldEnded(q) {
+  ctx.held = null;
+  let status = "";
+  try {
+    const res = await api("GET", "/api/quotes/" + q.id);
+    status = (res.data && res.data.status) || "";
+  } catch {
+    // unknown: say so below
+  }
+  if (ctx.quote !== q) return;
+  if (status === "EXPIRED") {
+    markExpired();
+    return quoteProblem(t("send.error.confirmExpired"));
+  }
+  if (status && status !== "PENDING" && status !== "PENDING_AUTHORIZATION") return sent(q.transactionId, t("send.status.alreadySent"));
+  quoteProblem(t("send.error.confirmUnknown"));
 }
 
 // sent leaves the quote for the transaction it became.

@@ -22,11 +22,15 @@ CREATE TABLE step_ups (
 );
 CREATE INDEX step_ups_target ON step_ups (target_id, created_at);
 
-CREATE TABLE step_up_failures (
-    account_id text COLLATE "C" NOT NULL,
-    failed_at  timestamptz NOT NULL
+-- An attempt is counted before its proof is checked, and its row is
+-- deleted only when the proof was good: parallel guesses cannot pass the
+-- lock, and an attempt whose outcome cannot be written stays counted.
+CREATE TABLE step_up_attempts (
+    id           text COLLATE "C" PRIMARY KEY,
+    account_id   text COLLATE "C" NOT NULL,
+    attempted_at timestamptz NOT NULL
 );
-CREATE INDEX step_up_failures_account ON step_up_failures (account_id, failed_at);
+CREATE INDEX step_up_attempts_account ON step_up_attempts (account_id, attempted_at);
 
 CREATE TABLE account_locks (
     account_id      text COLLATE "C" PRIMARY KEY,

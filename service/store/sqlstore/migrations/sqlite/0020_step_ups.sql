@@ -22,11 +22,15 @@ CREATE TABLE step_ups (
 ) STRICT;
 CREATE INDEX step_ups_target ON step_ups (target_id, created_at);
 
-CREATE TABLE step_up_failures (
-    account_id TEXT    NOT NULL,
-    failed_at  INTEGER NOT NULL
+-- An attempt is counted before its proof is checked, and its row is
+-- deleted only when the proof was good: parallel guesses cannot pass the
+-- lock, and an attempt whose outcome cannot be written stays counted.
+CREATE TABLE step_up_attempts (
+    id           TEXT    PRIMARY KEY,
+    account_id   TEXT    NOT NULL,
+    attempted_at INTEGER NOT NULL
 ) STRICT;
-CREATE INDEX step_up_failures_account ON step_up_failures (account_id, failed_at);
+CREATE INDEX step_up_attempts_account ON step_up_attempts (account_id, attempted_at);
 
 CREATE TABLE account_locks (
     account_id      TEXT    PRIMARY KEY,
