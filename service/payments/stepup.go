@@ -238,7 +238,6 @@ func purposeOf(action string) string {
 	return ""
 }
 
-
 // challengeOf is the ScaChallenge of a stored step-up as it is now (the
 // wallet's passkeys may have changed since it was made).
 func (s *Service) challengeOf(ctx context.Context, tx store.Tx, u *store.StepUp) (*wire.ScaChallenge, error) {
