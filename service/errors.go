@@ -86,6 +86,11 @@ var statusOf = map[string]int{
 	// API tokens and the End User Terms (payments/apitokens.go)
 	payments.CodeTokenNotFound:               http.StatusNotFound,
 	payments.CodeEndUserTermsVersionNotFound: http.StatusBadRequest,
+
+	// A wallet's personal limits (payments/limits.go)
+	payments.CodeLimitExceeded:            http.StatusForbidden,
+	payments.CodeRecipientCoolingOff:      http.StatusForbidden,
+	payments.CodeDailyVolumeLimitExceeded: http.StatusTooManyRequests,
 }
 
 // httpError maps any error to the answer the caller gets. known is false

@@ -162,6 +162,13 @@ func (s *Service) createQuote(ctx context.Context, req QuoteRequest, fin *then) 
 		if err != nil {
 			return wire.Quote{}, err
 		}
+		if q.FundingReference == "" {
+			// A wallet's personal limits (limits.go); a just-in-time
+			// funded quote takes nothing from an internal account.
+			if err := s.checkLimits(ctx, tx, q.SourceAccountID, q.DestinationAccountID, q.TotalSendingAmount); err != nil {
+				return wire.Quote{}, err
+			}
+		}
 		if err := tx.CreateTransaction(ctx, x); err != nil {
 			return wire.Quote{}, err
 		}
@@ -610,6 +617,9 @@ func (s *Service) executeQuote(ctx context.Context, id, signature string, fin *t
 			if err := s.checkQuoteStamp(ctx, tx, q, signature); err != nil {
 				return wire.Quote{}, err
 			}
+		}
+		if err := s.checkLimits(ctx, tx, q.SourceAccountID, q.DestinationAccountID, q.TotalSendingAmount); err != nil {
+			return wire.Quote{}, err
 		}
 		after, err := s.holdPayment(ctx, tx, x, wallet, q.TotalSendingAmount, now)
 		if err != nil {

@@ -467,6 +467,9 @@ func (s *Service) transferOut(ctx context.Context, req TransferOutRequest, call 
 			if src.Available < amount {
 				return insufficient(src, amount)
 			}
+			if err := s.checkLimits(ctx, tx, src.ID, dst.ID, amount); err != nil {
+				return err
+			}
 			challenge, err = s.activityChallenge(ctx, tx, op, "", "ACTIVITY_TYPE_SIGN_TRANSACTION_V2", map[string]any{
 				"signWith": src.ID,
 				"type":     "TRANSACTION_TYPE_PAYMENT",
@@ -502,6 +505,9 @@ func (s *Service) transferOut(ctx context.Context, req TransferOutRequest, call 
 			if _, err := s.completeRetry(ctx, tx, op, call, s.activeKeyOf(ctx, tx, src.ID)); err != nil {
 				return wire.Transaction{}, err
 			}
+		}
+		if err := s.checkLimits(ctx, tx, src.ID, dst.ID, amount); err != nil {
+			return wire.Transaction{}, err
 		}
 		description := "Transfer out"
 		if req.RemittanceInformation != "" {

@@ -91,7 +91,7 @@ func testOutgoingSince(f *fixture) {
 	f.createTransactions(
 		payment("PROCESSING", 1, h, true),
 		payment("COMPLETED", 10, 2*h, true),
-		payment("PENDING", 100, 3*h, false), // a transfer-out, held
+		payment("PENDING", 100, 3*h, false),  // a transfer-out, held
 		payment("PENDING", 1_000, 3*h, true), // a quote not executed
 		payment("FAILED", 10_000, 3*h, true),
 		payment("REJECTED", 10_000, 3*h, false),
