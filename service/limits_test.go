@@ -319,7 +319,7 @@ func testLimitDaily(t *testing.T, opts ...func(*Config)) {
 	e := newEnv(t, append(opts, sandbox, func(c *Config) { c.SettlementDelay = time.Second })...)
 	p := e.newPayer("daily@example.com", 100_000)
 	dest := e.destination(p, "12345")
-	failing := e.destination(p, "12002")  // execution fails
+	failing := e.destination(p, "12002")   // execution fails
 	refunding := e.destination(p, "12005") // completes, then comes back
 	e.setLimits(p, nil, map[string]any{"daily": 10_000})
 
