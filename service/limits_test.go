@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -446,4 +447,48 @@ func TestLimitsOnlyTheirWallet(t *testing.T) {
 	pdest := e.destination(p, "12345")
 	e.deposit(e.account(fiat), 5_000)
 	e.mustStatus(e.do("POST", "/transfer-out", transferOutBody(fiat, pdest.ID, 5_000), nil), http.StatusCreated)
+}
+
+func TestLimitDailyConcurrent(t *testing.T) { onBothStores(t, testLimitDailyConcurrent) }
+
+// testLimitDailyConcurrent: executes and transfer-outs from one wallet
+// racing against its daily limit never take more than the limit: each
+// reads the rolling total in the transaction that holds the money, and
+// those transactions take turns on the wallet (PostgreSQL: serializable,
+// and TxFor), so exactly as many pass as fit.
+func testLimitDailyConcurrent(t *testing.T, opts ...func(*Config)) {
+	e := newEnv(t, append(opts, sandbox)...)
+	p := e.newPayer("daily-race@example.com", 100_000)
+	dest := e.destination(p, "12345")
+	e.setLimits(p, nil, map[string]any{"daily": 10_000})
+	const n, price = 8, 3_000 // three fit in 10,000
+	qs := make([]wire.Quote, n)
+	for i := range qs {
+		qs[i] = e.quote(quoteBody(p, dest.ID, "SENDING", price))
+	}
+	var mu sync.Mutex
+	statuses := map[int]int{}
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range qs {
+		wg.Go(func() {
+			<-start
+			var r response
+			if i%2 == 0 {
+				r = e.execute(qs[i], wire.SandboxSignature)
+			} else {
+				r = e.transferOutLegs(transferOutBody(p.account.ID, dest.ID, price))
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			statuses[r.status]++
+		})
+	}
+	close(start)
+	wg.Wait()
+	passed := statuses[http.StatusOK] + statuses[http.StatusCreated]
+	if passed != 3 || statuses[http.StatusTooManyRequests] != n-3 {
+		t.Fatalf("statuses %v: want 3 passed and %d refused 429", statuses, n-3)
+	}
+	balances(t, e.account(p.account.ID), 100_000-3*price, 100_000)
 }
