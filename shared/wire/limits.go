@@ -1,9 +1,6 @@
 package wire
 
-import (
-	"encoding/json"
-	"strconv"
-)
+import "strconv"
 
 // WalletLimits is an embedded wallet's personal limits (GET and PATCH
 // /internal-accounts/{id}/limits; our extension), amounts in the smallest
@@ -50,13 +47,20 @@ func (p PendingLimit) MarshalJSON() ([]byte, error) {
 	return strconv.AppendInt(nil, *p.Amount, 10), nil
 }
 
-// UnmarshalJSON reads a present member: null is a removal.
+// UnmarshalJSON reads a present member: null is a removal. (strconv, not
+// encoding/json: the wasm wallet's dependencies stay free of it; see
+// shared/accountrules' TestImports.)
 func (p *PendingLimit) UnmarshalJSON(b []byte) error {
 	p.Set, p.Amount = true, nil
 	if string(b) == "null" {
 		return nil
 	}
-	return json.Unmarshal(b, &p.Amount)
+	v, err := strconv.ParseInt(string(b), 10, 64)
+	if err != nil {
+		return err
+	}
+	p.Amount = &v
+	return nil
 }
 
 // WalletLimitsUpdateRequest is the body of PATCH
