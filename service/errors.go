@@ -90,6 +90,11 @@ var statusOf = map[string]int{
 	// Step-up (payments/stepup.go)
 	payments.CodeScaNotCompleted: http.StatusForbidden,
 	payments.CodeAccountLocked:   http.StatusLocked,
+
+	// A wallet's personal limits (payments/limits.go)
+	payments.CodeLimitExceeded:            http.StatusForbidden,
+	payments.CodeRecipientCoolingOff:      http.StatusForbidden,
+	payments.CodeDailyVolumeLimitExceeded: http.StatusTooManyRequests,
 }
 
 // httpError maps any error to the answer the caller gets. known is false

@@ -452,6 +452,10 @@ func TestEveryDocumentedOperation(t *testing.T) {
 	}
 	signedOK("PATCH", "/internal-accounts/"+p.account.ID, map[string]any{"privateEnabled": true}, p.key, http.StatusOK)
 	signedOK("POST", "/internal-accounts/"+p.account.ID+"/export", map[string]any{"clientPublicKey": mustKey(t).PublicKey().UncompressedHex()}, p.key, http.StatusOK)
+	// The wallet's limits: one applied at once, one pending (limits_test.go).
+	signedOK("PATCH", "/internal-accounts/"+p.account.ID+"/limits", map[string]any{"perPayment": 400_000, "daily": nil}, p.key, http.StatusOK)
+	signedOK("PATCH", "/internal-accounts/"+p.account.ID+"/limits", map[string]any{"perPayment": nil, "newRecipientCoolingOffHours": 0}, p.key, http.StatusOK)
+	ok("GET", "/internal-accounts/"+p.account.ID+"/limits", nil, nil, http.StatusOK)
 	cred := e.addOAuth(p.wallet, p.key, iss, "every-op.person@example.com")
 	signedOK("DELETE", "/auth/credentials/"+cred.ID, nil, p.key, http.StatusNoContent)
 	ok("GET", "/auth/sessions?accountId="+p.account.ID, nil, nil, http.StatusOK)

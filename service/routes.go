@@ -22,6 +22,11 @@ func (s *Service) routes() []route {
 		patch("/internal-accounts/{id}", manage, o.UpdateInternalAccount),
 		post("/internal-accounts/{id}/export", manage, o.ExportWallet),
 
+		// A wallet's personal limits (limits.go): a change is a signed
+		// retry; a stricter limit applies at once, a laxer one after 24 h.
+		get("/internal-accounts/{id}/limits", view, o.GetWalletLimits),
+		patch("/internal-accounts/{id}/limits", manage, o.UpdateWalletLimits),
+
 		// A wallet's credentials and sessions (credentialops.go,
 		// sessions.go).
 		get("/auth/credentials", view, o.ListCredentials),

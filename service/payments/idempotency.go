@@ -108,6 +108,8 @@ var neverStored = map[string]bool{
 	CodeRateLimited:           true,
 	CodeInternal:              true,
 	CodeServiceUnavailable:    true,
+	// The daily limit's 429 answers the last 24 hours (limits.go).
+	CodeDailyVolumeLimitExceeded: true,
 }
 
 // NeverStored reports whether a refusal with this code is never stored

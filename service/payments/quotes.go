@@ -162,6 +162,13 @@ func (s *Service) createQuote(ctx context.Context, req QuoteRequest, fin *then) 
 		if err != nil {
 			return wire.Quote{}, err
 		}
+		if q.FundingReference == "" {
+			// A wallet's personal limits (limits.go); a just-in-time
+			// funded quote takes nothing from an internal account.
+			if err := s.checkLimits(ctx, tx, q.SourceAccountID, q.DestinationAccountID, q.TotalSendingAmount); err != nil {
+				return wire.Quote{}, err
+			}
+		}
 		if err := tx.CreateTransaction(ctx, x); err != nil {
 			return wire.Quote{}, err
 		}
@@ -631,6 +638,12 @@ func (s *Service) executeQuote(ctx context.Context, id, signature string, byPers
 			}
 		}
 		if err := s.checkLock(ctx, tx, wallet.ID); err != nil {
+			return wire.Quote{}, err
+		}
+		// The person's own limits, before anything is held or asked
+		// for (limits.go); a held payment is checked again when it is
+		// confirmed.
+		if err := s.checkLimits(ctx, tx, q.SourceAccountID, q.DestinationAccountID, q.TotalSendingAmount); err != nil {
 			return wire.Quote{}, err
 		}
 		if q.Payload != "" && byPerson {

@@ -750,13 +750,13 @@ func (s *Service) consumeStepUp(ctx context.Context, tx store.Tx, c *store.Chall
 }
 
 // decimalAmount writes amount (smallest units) in major units with the
-// currency's decimals: 15000, 2 → "150.00".
+// currency's decimals: 15000, 2 → "150.00". Exact (integer arithmetic).
 func decimalAmount(amount int64, decimals int) string {
 	neg := amount < 0
+	digits := strconv.FormatUint(uint64(amount), 10)
 	if neg {
-		amount = -amount
+		digits = strconv.FormatUint(uint64(-amount), 10) // -MinInt64 wraps to its own magnitude
 	}
-	digits := strconv.FormatInt(amount, 10)
 	if decimals > 0 {
 		if len(digits) <= decimals {
 			digits = strings.Repeat("0", decimals-len(digits)+1) + digits
@@ -769,14 +769,6 @@ func decimalAmount(amount int64, decimals int) string {
 	return digits
 }
 
-// money is amount in currency for a person: "150.00 USD".
-func (s *Service) money(amount int64, currency string) string {
-	c, ok := s.rates.Currency(currency)
-	if !ok {
-		return strconv.FormatInt(amount, 10) + " " + currency
-	}
-	return decimalAmount(amount, c.Decimals) + " " + currency
-}
 
 // ---- payments
 
@@ -796,6 +788,11 @@ func (s *Service) AuthorizeQuote(ctx context.Context, id string, req wire.ScaAut
 	}, auth, user, func(tx store.Tx, u *store.StepUp) (wire.Quote, error) {
 		wallet, _, err := executableAccounts(ctx, tx, q, "quoteId", false)
 		if err != nil {
+			return wire.Quote{}, err
+		}
+		// The limits again: the day's other payments may have used them
+		// while this one waited.
+		if err := s.checkLimits(ctx, tx, q.SourceAccountID, q.DestinationAccountID, q.TotalSendingAmount); err != nil {
 			return wire.Quote{}, err
 		}
 		now := s.now()

@@ -470,6 +470,9 @@ func (s *Service) transferOut(ctx context.Context, req TransferOutRequest, call 
 			if err := s.checkLock(ctx, tx, src.ID); err != nil {
 				return err
 			}
+			if err := s.checkLimits(ctx, tx, src.ID, dst.ID, amount); err != nil {
+				return err
+			}
 			// A transfer the policy holds waits for the person's
 			// confirmation (stepup.go).
 			sop := op
@@ -514,6 +517,9 @@ func (s *Service) transferOut(ctx context.Context, req TransferOutRequest, call 
 			if err := s.checkLock(ctx, tx, src.ID); err != nil {
 				return wire.Transaction{}, err
 			}
+		}
+		if err := s.checkLimits(ctx, tx, src.ID, dst.ID, amount); err != nil {
+			return wire.Transaction{}, err
 		}
 		description := "Transfer out"
 		if req.RemittanceInformation != "" {

@@ -92,6 +92,9 @@ type Tx interface {
 	SecurityTx
 	SignOutLinkTx
 
+	// An embedded wallet's personal limits (limits.go).
+	LimitsTx
+
 	// Settings hold service-wide values such as the target-bundle signer key.
 	// PutSettingIfAbsent stores value under key unless the key exists, and
 	// returns the value that is stored afterwards (the existing one if any),

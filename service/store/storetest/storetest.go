@@ -156,6 +156,9 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"LedgerResolveRace", testLedgerResolveRace},
 		{"LedgerSeal", testLedgerSeal},
 		{"LedgerSealRace", testLedgerSealRace},
+		// store.LimitsTx (limits.go)
+		{"WalletLimits", testWalletLimits},
+		{"OutgoingSince", testOutgoingSince},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
