@@ -25,6 +25,7 @@ func (e *env) setLimits(p payer, key *walletcrypto.PrivateKey, body map[string]a
 	if !strings.Contains(ch.PayloadToSign, `"ACTIVITY_TYPE_UPDATE_WALLET_LIMITS"`) {
 		e.t.Fatalf("payloadToSign %s", ch.PayloadToSign)
 	}
+	e.confirmHeld(ch, p.email)
 	stamp := wire.SandboxSignature
 	if key != nil {
 		stamp = mustStamp(e.t, key, ch.PayloadToSign)

@@ -448,6 +448,7 @@ func TestEveryDocumentedOperation(t *testing.T) {
 	signedOK := func(method, path string, body any, key *walletcrypto.PrivateKey, want int) response {
 		t.Helper()
 		ch := e.firstLeg(method, path, body)
+		e.confirmHeld(ch, p.email)
 		return ok(method, path, body, signed(mustStamp(t, key, ch.PayloadToSign), ch.RequestID), want)
 	}
 	signedOK("PATCH", "/internal-accounts/"+p.account.ID, map[string]any{"privateEnabled": true}, p.key, http.StatusOK)

@@ -429,3 +429,73 @@ func TestStepUpProductionRefusesSandboxProofs(t *testing.T) {
 	e.mustStatus(e.do("POST", "/sca/challenges/"+ch.ScaChallenge.ID+"/authorize",
 		map[string]any{"passkeyAssertion": literal, "origin": a.origin}, nil), http.StatusBadRequest)
 }
+
+// confirmHeld gives a held signed action's confirmation (its first leg
+// answered ch) as the person would without a passkey: the code is sent to
+// email and typed back. Nothing when the action is not held.
+func (e *env) confirmHeld(ch wire.SignedRequestChallenge, email string) {
+	e.t.Helper()
+	if ch.ScaChallenge == nil {
+		return
+	}
+	id := ch.ScaChallenge.ID
+	e.mustStatus(e.do("POST", "/sca/challenges/"+id+"/resend", nil, nil), http.StatusNoContent)
+	msg, ok := e.box.Latest(email)
+	if !ok || msg.Code == "" {
+		e.t.Fatalf("no confirmation code e-mailed to %s", email)
+	}
+	e.mustStatus(e.do("POST", "/sca/challenges/"+id+"/authorize", map[string]any{"code": msg.Code}, nil), http.StatusOK)
+}
+
+// TestLimitsLoosenHeld: tightening a limit needs no confirmation; loosening
+// one is held for it whatever the operator's policy; both are in the
+// security log with the limits before and after, and e-mailed.
+func TestLimitsLoosenHeld(t *testing.T) { onBothStores(t, testLimitsLoosenHeld) }
+
+func testLimitsLoosenHeld(t *testing.T, opts ...func(*Config)) {
+	e := newEnv(t, append(opts, sandbox)...)
+	p := e.newPayer("loosen@example.com", 0)
+	path := limitsPath(p)
+	tighten := map[string]any{"daily": 50_000}
+	if ch := e.firstLeg("PATCH", path, tighten); ch.ScaChallenge != nil {
+		t.Fatalf("tightening is held: %+v", ch.ScaChallenge)
+	}
+	e.setLimits(p, p.key, tighten)
+	if msg, _ := e.box.Latest(p.email); msg.Subject != "Your wallet's limits changed" || !strings.Contains(msg.Body, "per day 500.00 USD") {
+		t.Fatalf("limits e-mail %+v", msg)
+	}
+	loosen := map[string]any{"daily": 90_000}
+	ch := e.firstLeg("PATCH", path, loosen)
+	if ch.ScaChallenge == nil || ch.ScaChallenge.Action != "LIMITS_LOOSEN" {
+		t.Fatalf("loosening is not held: %+v", ch.ScaChallenge)
+	}
+	retry := signed(mustStamp(t, p.key, ch.PayloadToSign), ch.RequestID)
+	e.mustStatus(e.do("PATCH", path, loosen, retry), http.StatusForbidden)
+	e.confirmHeld(ch, p.email)
+	e.mustStatus(e.do("PATCH", path, loosen, retry), http.StatusOK)
+
+	r := e.do("GET", "/customers/security-events?customerId="+p.customer.ID+"&limit=50", nil, nil)
+	e.mustStatus(r, http.StatusOK)
+	var list struct {
+		Data []struct {
+			Type    string
+			Details map[string]any
+		}
+	}
+	r.decode(t, &list)
+	var changes, passed int
+	for _, ev := range list.Data {
+		switch ev.Type {
+		case "LIMITS_CHANGED":
+			changes++
+			if changes == 1 && ev.Details["effectiveAt"] == nil {
+				t.Errorf("the loosening's record has no effectiveAt: %v", ev.Details)
+			}
+		case "STEP_UP_PASSED":
+			passed++
+		}
+	}
+	if changes != 2 || passed != 1 {
+		t.Fatalf("%d LIMITS_CHANGED and %d STEP_UP_PASSED records: %+v", changes, passed, list.Data)
+	}
+}

@@ -85,12 +85,13 @@ type limitsChange struct {
 // Members are optional but one is needed; perPayment and daily take an
 // amount or null (no limit), newRecipientCoolingOffHours 0..720. Every bad
 // member is named before any challenge is issued.
-func (s *Service) UpdateWalletLimits(ctx context.Context, id string, body json.RawMessage, call SignedCall) (Signed[wire.WalletLimits], error) {
+func (s *Service) UpdateWalletLimits(ctx context.Context, id string, body json.RawMessage, call SignedCall, user EndUser) (Signed[wire.WalletLimits], error) {
 	ch, err := readLimitsChange(body)
 	if err != nil {
 		return Signed[wire.WalletLimits]{}, err
 	}
-	return walletOperation(ctx, s, id, opUpdateLimits, call,
+	var notice *securityNotice
+	out, err := walletOperation(ctx, s, id, opUpdateLimits, call,
 		func(acct *store.InternalAccount) (string, map[string]any) {
 			params := map[string]any{"walletId": acct.ID, "currency": acct.Currency}
 			if ch.perPaymentSet {
@@ -104,9 +105,35 @@ func (s *Service) UpdateWalletLimits(ctx context.Context, id string, body json.R
 			}
 			return "ACTIVITY_TYPE_UPDATE_WALLET_LIMITS", params
 		},
+		func(tx store.Tx, acct *store.InternalAccount) (*stepUpNeed, error) {
+			// Loosening one's limits always needs the person's own
+			// confirmation (stepup.go), whatever the operator's
+			// policy: it is what the limits are there to slow down.
+			l, err := s.effectiveLimits(ctx, tx, acct.ID)
+			if err != nil || !loosens(l, ch) {
+				return nil, err
+			}
+			return &stepUpNeed{action: ActionLimitsLoosen, reasons: []string{ReasonLimitsLoosened}, accountID: acct.ID,
+				what: actionNames[ActionLimitsLoosen]}, nil
+		},
 		func(tx store.Tx, acct *store.InternalAccount) (wire.WalletLimits, error) {
-			return s.applyLimitsChange(ctx, tx, acct, ch)
+			notice = nil
+			out, n, err := s.applyLimitsChange(ctx, tx, acct, ch, user)
+			notice = n
+			return out, err
 		})
+	if err == nil && out.Challenge == nil {
+		s.send(ctx, notice)
+	}
+	return out, err
+}
+
+// loosens reports whether ch makes any limit of l laxer (higher, removed,
+// a shorter cooling-off).
+func loosens(l *store.WalletLimits, ch limitsChange) bool {
+	return (ch.perPaymentSet && amountChange(l.PerPayment, ch.perPayment) == looser) ||
+		(ch.dailySet && amountChange(l.Daily, ch.daily) == looser) ||
+		(ch.coolingOffSet && ch.coolingOffHours < l.CoolingOffHours)
 }
 
 // readLimitsChange reads a PATCH body, naming every bad member: an unknown
@@ -176,12 +203,13 @@ func readLimitsChange(body json.RawMessage) (limitsChange, error) {
 // was asked for). Either way the change replaces whatever was pending for
 // the members it names; a pending change of other members stays as it
 // was.
-func (s *Service) applyLimitsChange(ctx context.Context, tx store.Tx, acct *store.InternalAccount, ch limitsChange) (wire.WalletLimits, error) {
+func (s *Service) applyLimitsChange(ctx context.Context, tx store.Tx, acct *store.InternalAccount, ch limitsChange, user EndUser) (wire.WalletLimits, *securityNotice, error) {
 	now := s.now()
 	l, err := s.effectiveLimits(ctx, tx, acct.ID)
 	if err != nil {
-		return wire.WalletLimits{}, err
+		return wire.WalletLimits{}, nil, err
 	}
+	before := limitsJSON(acct, l)
 	var p store.PendingLimits
 	if l.Pending != nil {
 		p = *l.Pending
@@ -223,9 +251,51 @@ func (s *Service) applyLimitsChange(ctx context.Context, tx store.Tx, acct *stor
 	}
 	l.UpdatedAt = now
 	if err := tx.PutWalletLimits(ctx, l); err != nil {
-		return wire.WalletLimits{}, err
+		return wire.WalletLimits{}, nil, err
 	}
-	return limitsJSON(acct, l), nil
+	after := limitsJSON(acct, l)
+	details := map[string]any{"before": limitsRecord(before), "after": limitsRecord(after)}
+	if l.Pending != nil {
+		details["effectiveAt"] = timestamp(l.Pending.EffectiveAt)
+	}
+	if err := s.recordSecurity(ctx, tx, securityRecord{customerID: acct.CustomerID, accountID: acct.ID, typ: SecurityLimitsChanged,
+		details: details, user: &user}); err != nil {
+		return wire.WalletLimits{}, nil, err
+	}
+	n, err := s.newNotice(ctx, tx, acct.CustomerID, "", noticeLimitsChanged, s.limitsWords(acct, l))
+	if err != nil {
+		return wire.WalletLimits{}, nil, err
+	}
+	return after, n, nil
+}
+
+// limitsRecord is a WalletLimits as the security log keeps it: the
+// limits and the pending change, nothing else.
+func limitsRecord(w wire.WalletLimits) map[string]any {
+	b, _ := json.Marshal(w)
+	var m map[string]any
+	_ = json.Unmarshal(b, &m)
+	delete(m, "updatedAt")
+	delete(m, "accountId")
+	return m
+}
+
+// limitsWords tells the person their limits after a change, for the
+// e-mail.
+func (s *Service) limitsWords(acct *store.InternalAccount, l *store.WalletLimits) string {
+	amount := func(v *int64) string {
+		if v == nil {
+			return "no limit"
+		}
+		return s.money(*v, acct.Currency)
+	}
+	out := "Your wallet's limits changed. They are now: per payment " + amount(l.PerPayment) + ", per day " + amount(l.Daily) +
+		", new recipients wait " + hours(l.CoolingOffHours) + " before a payment."
+	if p := l.Pending; p != nil {
+		out += "\n\nA loosening you asked for applies from " + p.EffectiveAt.UTC().Format("15:04 MST on 2 January 2006") +
+			"; until then the limits above apply. If you did not ask for it, set your limits again in your wallet's Security page."
+	}
+	return out
 }
 
 // direction is how a new limit compares with the one that applies.

@@ -270,6 +270,7 @@ type securityNotice struct {
 const (
 	noticeNewSignIn      = "new sign-in"
 	noticeMethodsChanged = "sign-in methods changed"
+	noticeLimitsChanged  = "limits changed"
 )
 
 // newNotice makes the e-mail of kind to the customer at to ("" : the
@@ -306,8 +307,11 @@ func (s *Service) newNotice(ctx context.Context, tx store.Tx, customerID, to, ki
 			"then change your sign-in methods in your wallet's Security page."
 	}
 	subject := "New sign-in to your wallet"
-	if kind == noticeMethodsChanged {
+	switch kind {
+	case noticeMethodsChanged:
 		subject = "Your wallet's sign-in methods changed"
+	case noticeLimitsChanged:
+		subject = "Your wallet's limits changed"
 	}
 	return &securityNotice{msg: mail.Message{
 		From:    s.cfg.MailFrom,

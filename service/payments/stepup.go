@@ -70,6 +70,7 @@ const (
 	ReasonFirstPaymentToRecipient = "FIRST_PAYMENT_TO_RECIPIENT"
 	ReasonRecipientAddedRecently  = "RECIPIENT_ADDED_RECENTLY"
 	ReasonSensitiveAction         = "SENSITIVE_ACTION"
+	ReasonLimitsLoosened          = "LIMITS_LOOSENED"
 )
 
 // Factors of a step-up: the reference's PASSKEY, and EMAIL_OTP

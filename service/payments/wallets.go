@@ -74,10 +74,13 @@ func (s *Service) embeddedWallet(ctx context.Context, tx store.Tx, id string) (*
 // wallet (PATCH /internal-accounts/{id}, POST /internal-accounts/{id}/export).
 // The account id must be an EMBEDDED_WALLET's. The first call answers the
 // challenge of the activity that activityOf names for the account, bound
-// to the request body; the retry, signed by an active session of the
-// account, runs effect in the transaction that consumes the challenge.
+// to the request body, held for the person's confirmation when need (if
+// not nil) says the action needs one (stepup.go); the retry, signed by an
+// active session of the account, runs effect in the transaction that
+// consumes the challenge.
 func walletOperation[T any](ctx context.Context, s *Service, id, name string, call SignedCall,
 	activityOf func(*store.InternalAccount) (string, map[string]any),
+	need func(store.Tx, *store.InternalAccount) (*stepUpNeed, error),
 	effect func(store.Tx, *store.InternalAccount) (T, error)) (Signed[T], error) {
 	return commit(ctx, s, "", nil, func(tx store.Tx) (Signed[T], error) {
 		acct, err := s.embeddedWallet(ctx, tx, id)
@@ -86,10 +89,8 @@ func walletOperation[T any](ctx context.Context, s *Service, id, name string, ca
 		}
 		op := operation{name: name, targetID: acct.ID, accountID: acct.ID, bodyHash: call.BodyHash}
 		if !call.IsRetry() {
-			if name == opExportWallet {
-				// Showing the recovery phrase may need the person's
-				// confirmation (stepup.go).
-				if op.stepUp, err = s.actionNeed(ctx, tx, ActionRecoveryPhraseExport, acct.ID); err != nil {
+			if need != nil {
+				if op.stepUp, err = need(tx, acct); err != nil {
 					return Signed[T]{}, err
 				}
 			}
@@ -130,6 +131,11 @@ func (s *Service) ExportWallet(ctx context.Context, id string, req wire.ExportRe
 		func(acct *store.InternalAccount) (string, map[string]any) {
 			return "ACTIVITY_TYPE_EXPORT_WALLET", map[string]any{"targetPublicKey": req.ClientPublicKey, "walletId": acct.ID}
 		},
+		func(tx store.Tx, acct *store.InternalAccount) (*stepUpNeed, error) {
+			// Showing the recovery phrase may need the person's
+			// confirmation.
+			return s.actionNeed(ctx, tx, ActionRecoveryPhraseExport, acct.ID)
+		},
 		func(tx store.Tx, acct *store.InternalAccount) (wire.ExportResponse, error) {
 			secret, err := s.walletSecret(ctx, tx, acct)
 			if err != nil {
@@ -165,6 +171,7 @@ func (s *Service) UpdateInternalAccount(ctx context.Context, id string, req wire
 				"signWith":     acct.ID,
 			}
 		},
+		nil,
 		func(tx store.Tx, acct *store.InternalAccount) (wire.InternalAccount, error) {
 			if err := tx.SetPrivateEnabled(ctx, acct.ID, *req.PrivateEnabled, s.now()); err != nil {
 				return wire.InternalAccount{}, err
