@@ -770,7 +770,6 @@ func decimalAmount(amount int64, decimals int) string {
 	return digits
 }
 
-
 // ---- payments
 
 // AuthorizeQuote is POST /quotes/{quoteId}/authorize: the proof of a held
