@@ -208,6 +208,14 @@ func (f *fakeService) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	seg := strings.Split(strings.Trim(p, "/"), "/")
 	switch {
+	case r.Method == "POST" && p == "/auth/sign-out-everywhere":
+		var in struct{ Token string }
+		if json.Unmarshal(body, &in) != nil || in.Token != "good-token" {
+			writeJSON(w, 400, map[string]any{"status": 400, "code": "INVALID_INPUT", "message": "invalid token",
+				"details": map[string]any{"errors": []map[string]string{{"field": "token", "message": "unknown, used or expired"}}}})
+			return
+		}
+		writeJSON(w, 200, map[string]int{"revokedSessions": 2})
 	case r.Method == "GET" && p == "/customers":
 		out := wire.List[wire.Customer]{Data: []wire.Customer{}}
 		if c, ok := f.customers[q.Get("platformCustomerId")]; ok {

@@ -84,6 +84,9 @@ var routes = []route{
 	{method: "PATCH", path: "/internal-accounts/:InternalAccount", upstream: "/internal-accounts/{InternalAccount}", scope: scope{param: boundTo("InternalAccount", account), signed: true}},
 	// A credential of the cookie's wallet: listed among the account's own
 	// before the delete is sent.
+	{method: "GET", path: "/security-events", upstream: "/customers/security-events", query: []string{"limit", "cursor"}, scope: scope{bind: boundTo("customerId", customer)}},
+	{method: "GET", path: "/internal-accounts/:InternalAccount/limits", upstream: "/internal-accounts/{InternalAccount}/limits", scope: scope{param: boundTo("InternalAccount", account)}},
+	{method: "PATCH", path: "/internal-accounts/:InternalAccount/limits", upstream: "/internal-accounts/{InternalAccount}/limits", scope: scope{param: boundTo("InternalAccount", account), signed: true}},
 	{method: "DELETE", path: "/auth/credentials/:AuthMethod", upstream: "/auth/credentials/{AuthMethod}", scope: scope{listed: &listing{path: "/auth/credentials", by: boundTo("accountId", account)}}},
 }
 

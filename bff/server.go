@@ -464,6 +464,7 @@ func New(cfg Config) (*Server, error) {
 	api.Post("/login/oauth", s.handleOAuthLogin)
 	api.Post("/passkeys/registration-options", s.handleRegistrationOptions)
 	api.Post("/auth/credentials", s.handleAddCredential)
+	api.Post("/sign-out-everywhere", s.handleSignOutEverywhere)
 	table := cfg.routes
 	if table == nil {
 		table = routes
@@ -592,6 +593,10 @@ func (s *Server) Shutdown(ctx context.Context) error {
 func (s *Server) withDeadline(c *fiber.Ctx) error {
 	ctx, cancel := context.WithTimeout(s.base, s.apiTimeout)
 	defer cancel()
+	// Who is at the other end, for the customer's security log: the
+	// client's address (through trusted proxies) and its browser as the
+	// Security view names it. Every call to the service carries them.
+	ctx = withEndUser(ctx, endUser{ip: s.clientIP(c), device: parseUserAgent(c.Get(fiber.HeaderUserAgent)).Label})
 	c.SetUserContext(ctx)
 	return c.Next()
 }

@@ -130,6 +130,12 @@ func (u *upstream) do(ctx context.Context, in call) (*reply, error) {
 	req.Header.Set("Authorization", u.auth)
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", "paywallet-bff")
+	if eu, ok := ctx.Value(endUserKey{}).(endUser); ok {
+		req.Header.Set(wire.HeaderEndUserIP, eu.ip)
+		if eu.device != "" {
+			req.Header.Set(wire.HeaderEndUserDevice, eu.device)
+		}
+	}
 
 	resp, err := u.client.Do(req)
 	if err != nil {
@@ -308,4 +314,13 @@ func (s *Server) forwardJSON(c *fiber.Ctx, method, path string, body []byte) err
 		return s.unreachable(err)
 	}
 	return writeReply(c, r)
+}
+
+// endUser is the browser a call to the service is made for (withDeadline).
+type endUser struct{ ip, device string }
+
+type endUserKey struct{}
+
+func withEndUser(ctx context.Context, eu endUser) context.Context {
+	return context.WithValue(ctx, endUserKey{}, eu)
 }
