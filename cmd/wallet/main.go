@@ -134,6 +134,10 @@ Flags (each can also be set with the environment variable in brackets):
 	}
 	svcOpts.DefaultOrigin = base
 	svcOpts.DefaultStepUp = serviceconfig.WalletStepUp
+	if svcOpts.WalletURL == "" {
+		// The security e-mails' sign-out link opens this wallet.
+		svcOpts.WalletURL = base
+	}
 	var keyFile string
 	if serviceURL == "" {
 		wireWebhooks(&svcOpts, base)
