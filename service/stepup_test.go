@@ -499,3 +499,25 @@ func testLimitsLoosenHeld(t *testing.T, opts ...func(*Config)) {
 		t.Fatalf("%d LIMITS_CHANGED and %d STEP_UP_PASSED records: %+v", changes, passed, list.Data)
 	}
 }
+
+// TestLimitsLoosenAfterTheChallenge: a change that was no loosening when
+// its challenge was made (so not held) but is one by its retry, because
+// the limits were tightened meanwhile, is refused: a stolen session cannot
+// undo the person's tightening without the confirmation.
+func TestLimitsLoosenAfterTheChallenge(t *testing.T) {
+	e := newEnv(t, sandbox)
+	p := e.newPayer("race-loosen@example.com", 0)
+	path := limitsPath(p)
+	e.setLimits(p, p.key, map[string]any{"perPayment": 10_000})
+	same := map[string]any{"perPayment": 10_000}
+	ch := e.firstLeg("PATCH", path, same)
+	if ch.ScaChallenge != nil {
+		t.Fatal("an unchanged limit is held")
+	}
+	e.setLimits(p, p.key, map[string]any{"perPayment": 100})
+	r := e.do("PATCH", path, same, signed(mustStamp(t, p.key, ch.PayloadToSign), ch.RequestID))
+	e.mustStatus(r, http.StatusForbidden)
+	if l := e.limits(p); *l.PerPayment != 100 || l.Pending != nil {
+		t.Fatalf("limits after the refused retry: %+v", l)
+	}
+}

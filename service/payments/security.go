@@ -359,14 +359,16 @@ func methodWords(typ string) string {
 }
 
 // recordSignIn records a session's sign-in, and makes the "new sign-in"
-// e-mail when the device label is one the customer's SIGNED_IN records
-// never had.
+// e-mail unless the customer's SIGNED_IN records had this device label
+// from this network before: a label alone (browser and system, or
+// whatever a client claims) is shared by too many devices to tell a
+// stranger from the person.
 func (s *Service) recordSignIn(ctx context.Context, tx store.Tx, cred *store.Credential, sess *store.Session, user EndUser) (*securityNotice, error) {
 	acct, err := tx.GetInternalAccount(ctx, cred.AccountID)
 	if err != nil || acct.CustomerID == "" {
 		return nil, err
 	}
-	seen, err := s.deviceSeen(ctx, tx, acct.CustomerID, user.Device)
+	seen, err := s.deviceSeen(ctx, tx, acct.CustomerID, user.Device, user.Network())
 	if err != nil {
 		return nil, err
 	}
@@ -391,8 +393,8 @@ func (s *Service) recordSignIn(ctx context.Context, tx store.Tx, cred *store.Cre
 }
 
 // deviceSeen reports whether a SIGNED_IN record of the customer names the
-// device label.
-func (s *Service) deviceSeen(ctx context.Context, tx store.Tx, customerID, device string) (bool, error) {
+// device label and the network.
+func (s *Service) deviceSeen(ctx context.Context, tx store.Tx, customerID, device, network string) (bool, error) {
 	cursor := ""
 	for {
 		p, err := tx.ListSecurityEvents(ctx, store.SecurityEventFilter{CustomerID: customerID, Type: SecuritySignedIn,
@@ -402,9 +404,10 @@ func (s *Service) deviceSeen(ctx context.Context, tx store.Tx, customerID, devic
 		}
 		for i := range p.Items {
 			var d struct {
-				Device *string `json:"device"`
+				Device  *string `json:"device"`
+				Network string  `json:"network"`
 			}
-			if json.Unmarshal(p.Items[i].Details, &d) == nil && d.Device != nil && *d.Device == device {
+			if json.Unmarshal(p.Items[i].Details, &d) == nil && d.Device != nil && *d.Device == device && d.Network == network {
 				return true, nil
 			}
 		}

@@ -750,6 +750,28 @@ func (s *Service) consumeStepUp(ctx context.Context, tx store.Tx, c *store.Chall
 	return nil
 }
 
+// confirmedIfNeeded refuses the retry of challenge c when need says the
+// action needs a confirmation now and c's step-up (used by completeRetry
+// just before) was never made: the first call did not need one. The
+// person starts again, and the new first call is held.
+func (s *Service) confirmedIfNeeded(ctx context.Context, tx store.Tx, c *store.Challenge, need func() (*stepUpNeed, error)) error {
+	n, err := need()
+	if err != nil || n == nil {
+		return err
+	}
+	u, err := tx.StepUpOf(ctx, c.ID)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return &Error{Code: CodeScaNotCompleted,
+			Message: "this now needs your confirmation (" + actionNames[n.action] + "), which it did not when it was started: send it again from the start"}
+	case err != nil:
+		return err
+	case u.Status != "USED" || u.Action != n.action:
+		return errorf(CodeScaNotCompleted, "this needs your confirmation ("+actionNames[n.action]+"): send it again from the start")
+	}
+	return nil
+}
+
 // decimalAmount writes amount (smallest units) in major units with the
 // currency's decimals: 15000, 2 → "150.00". Exact (integer arithmetic).
 func decimalAmount(amount int64, decimals int) string {

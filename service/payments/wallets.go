@@ -101,8 +101,18 @@ func walletOperation[T any](ctx context.Context, s *Service, id, name string, ca
 			}
 			return challenged[T](c), nil
 		}
-		if _, err := s.completeRetry(ctx, tx, op, call, s.activeKeyOf(ctx, tx, acct.ID)); err != nil {
+		c, err := s.completeRetry(ctx, tx, op, call, s.activeKeyOf(ctx, tx, acct.ID))
+		if err != nil {
 			return Signed[T]{}, err
+		}
+		if need != nil {
+			// What needs a confirmation is decided again now: the
+			// action may need one that it did not need when its
+			// challenge was made (limits tightened meanwhile make the
+			// same change a loosening).
+			if err := s.confirmedIfNeeded(ctx, tx, c, func() (*stepUpNeed, error) { return need(tx, acct) }); err != nil {
+				return Signed[T]{}, err
+			}
 		}
 		v, err := effect(tx, acct)
 		if err != nil {
