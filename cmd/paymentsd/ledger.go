@@ -29,7 +29,7 @@ func runLedger(ctx context.Context, args []string, out, errOut io.Writer) error 
 	fs := flag.NewFlagSet("paymentsd ledger verify", flag.ContinueOnError)
 	fs.SetOutput(errOut)
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), `Usage: paymentsd ledger verify --database DB [--anchor FILE]
+		fmt.Fprint(fs.Output(), `Usage: paymentsd ledger verify --database DB [--anchor FILE] [--security-heads FILE]
 
 Verifies the books of the service's database: recomputes the hash chain of
 the ledger transactions, and checks that each sums to zero per currency,
@@ -40,7 +40,11 @@ recomputes every customer's security log chain (security_events): a
 record changed, removed from the middle or moved is a problem. Prints what
 it checked and the chain head; exits 1 naming the first bad row when
 anything is wrong (an amount changed, a row deleted or inserted, a cached
-balance changed by hand, a security record edited).
+balance changed by hand, a security record edited). With --security-heads,
+each customer's chain must still hold the newest record the file names
+(the removal of newest records is caught), and the file is rewritten with
+today's heads when everything verifies: run it from a schedule and keep the
+file where the database's writers cannot.
 
 The books hold no sealed secrets: no --data-key is needed. Opening the
 database applies pending migrations, as the service does.
@@ -58,6 +62,7 @@ Flags:
 	}
 	database := os.Getenv("WALLET_DATABASE")
 	fs.StringVar(&database, "database", database, "SQLite file path, or a postgres:// URL (required) [WALLET_DATABASE]")
+	headsFile := fs.String("security-heads", "", `JSON file {"<customer id>": {"sequence": N, "hash": "<hex>"}, …}: the security logs' heads of the last verification, checked and then rewritten`)
 	anchorFile := fs.String("anchor", "", `JSON file {"sequence": N, "hash": "<hex>"}, a chain head kept elsewhere (GET /ledger/head answers one): the chain must still have that link`)
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
@@ -90,7 +95,13 @@ Flags:
 	if err != nil && !errors.As(err, &problem) {
 		return fmt.Errorf("ledger verify: %w", err)
 	}
-	sec, err := st.VerifySecurityLog(ctx)
+	var heads map[string]seclog.Head
+	if *headsFile != "" {
+		if heads, err = readHeads(*headsFile); err != nil {
+			return fmt.Errorf("ledger verify: --security-heads: %w", err)
+		}
+	}
+	sec, err := st.VerifySecurityLog(ctx, heads)
 	var secProblem *seclog.Problem
 	if err != nil && !errors.As(err, &secProblem) {
 		return fmt.Errorf("ledger verify: %w", err)
@@ -103,8 +114,46 @@ Flags:
 	case secProblem != nil:
 		return fmt.Errorf("ledger verify: FAILED: %w", secProblem)
 	}
+	if *headsFile != "" {
+		if err := writeHeads(*headsFile, sec.Heads); err != nil {
+			return fmt.Errorf("ledger verify: --security-heads: %w", err)
+		}
+		fmt.Fprintf(out, "%-22s%d customers' heads written to %s\n", "security heads", len(sec.Heads), *headsFile)
+	}
 	fmt.Fprintln(out, "ledger verify: OK")
 	return nil
+}
+
+// readHeads reads a --security-heads file; a missing one is the first run.
+func readHeads(path string) (map[string]seclog.Head, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var heads map[string]seclog.Head
+	if err := json.Unmarshal(b, &heads); err != nil {
+		return nil, fmt.Errorf("%s is not a heads file: %w", path, err)
+	}
+	return heads, nil
+}
+
+// writeHeads replaces the file with heads, atomically (a rename).
+func writeHeads(path string, heads map[string]seclog.Head) error {
+	if heads == nil {
+		heads = map[string]seclog.Head{}
+	}
+	b, err := json.MarshalIndent(heads, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }
 
 // printSecurityReport adds the security logs' lines to printReport's.

@@ -115,3 +115,42 @@ func TestBadWalletURL(t *testing.T) {
 		t.Fatalf("run: %v", err)
 	}
 }
+
+// TestLedgerVerifySecurityHeads: with --security-heads, the first run
+// writes every customer's head; removing a customer's newest record (which
+// the chains alone cannot tell) then fails naming the customer, and so does
+// a replaced newest record.
+func TestLedgerVerifySecurityHeads(t *testing.T) {
+	t.Setenv("WALLET_DATABASE", "")
+	for _, c := range []struct {
+		name, tamper, want string
+	}{
+		{"newest removed", `DELETE FROM security_events WHERE id = ?`, "its newest records were removed"},
+		{"newest replaced", `UPDATE security_events SET hash = 'ab' || substr(hash, 3), details = '{}' WHERE id = ?`, "hash"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path, records := securityLogFile(t)
+			heads := filepath.Join(t.TempDir(), "heads.json")
+			verify := func() (int, string, string) {
+				var out, errOut bytes.Buffer
+				code := command(context.Background(), []string{"ledger", "verify", "--database", path, "--security-heads", heads}, &out, &errOut)
+				return code, out.String(), errOut.String()
+			}
+			if code, out, errOut := verify(); code != 0 || !strings.Contains(out, "2 customers' heads written") {
+				t.Fatalf("first run: exit %d %s\n%s", code, errOut, out)
+			}
+			raw, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer raw.Close()
+			if _, err := raw.Exec(c.tamper, records[2]); err != nil {
+				t.Fatal(err)
+			}
+			code, out, errOut := verify()
+			if code != 1 || !strings.Contains(errOut, c.want) || strings.Contains(out, "heads written") {
+				t.Fatalf("tampered: exit %d, %q\n%s", code, errOut, out)
+			}
+		})
+	}
+}

@@ -26,6 +26,17 @@ type Report struct {
 	Records, Customers int64
 	Problems           []Problem
 	ProblemCount       int64
+	// Heads are the customers' newest records: kept elsewhere and given
+	// back as anchors to a later verification (Verifier.Anchors), they
+	// catch what the chains alone cannot, the removal of a customer's
+	// newest records (or of the whole log).
+	Heads map[string]Head
+}
+
+// Head is a place in a customer's chain: a record's seq and hash.
+type Head struct {
+	Sequence int64  `json:"sequence"`
+	Hash     string `json:"hash"`
 }
 
 // Err is the first problem, or nil when every chain verifies.
@@ -44,10 +55,15 @@ func (r *Report) Err() error {
 // newest records leaves a shorter chain that verifies: only a head kept
 // elsewhere would tell.
 type Verifier struct {
+	// Anchors, when set, are heads of an earlier verification: each
+	// customer's chain must still have that record, with that hash.
+	Anchors map[string]Head
+
 	report   Report
 	customer string
 	seq      int64
 	link     string
+	lastID   string
 }
 
 // Add checks the next row.
@@ -67,9 +83,16 @@ func (v *Verifier) Add(r *Row) {
 	if r.Hash != want {
 		v.problem(r.ID, "hash %s differs from the one recomputed from the record (%s): the record was changed", r.Hash, want)
 	}
+	if a, ok := v.Anchors[r.CustomerID]; ok && a.Sequence == r.Seq && a.Hash != r.Hash {
+		v.problem(r.ID, "hash %s is not the %s an earlier verification recorded for seq %d: the record was replaced", r.Hash, a.Hash, r.Seq)
+	}
+	if v.report.Heads == nil {
+		v.report.Heads = map[string]Head{}
+	}
+	v.report.Heads[r.CustomerID] = Head{Sequence: r.Seq, Hash: r.Hash}
 	// Go on from the stored link, so that one bad record is named once
 	// rather than every record after it.
-	v.seq, v.link = r.Seq, r.Hash
+	v.seq, v.link, v.lastID = r.Seq, r.Hash, r.ID
 }
 
 func (v *Verifier) problem(id, format string, args ...any) {
@@ -79,5 +102,14 @@ func (v *Verifier) problem(id, format string, args ...any) {
 	}
 }
 
-// Finish is the report.
-func (v *Verifier) Finish() Report { return v.report }
+// Finish is the report: with anchors, a customer whose chain ends before
+// its anchor lost its newest records.
+func (v *Verifier) Finish() Report {
+	for customer, a := range v.Anchors {
+		if h, ok := v.report.Heads[customer]; !ok || h.Sequence < a.Sequence {
+			v.problem(customer, "the chain ends at seq %d, but an earlier verification recorded seq %d (%s): its newest records were removed",
+				h.Sequence, a.Sequence, a.Hash)
+		}
+	}
+	return v.report
+}

@@ -14,7 +14,10 @@ import (
 // reports what it checked and the problems it found; the error is the
 // first problem (a *seclog.Problem) or a failure to read. Like
 // VerifyLedger, on SQLite it holds the store's connection while it reads.
-func (db *DB) VerifySecurityLog(ctx context.Context) (seclog.Report, error) {
+//
+// anchors (may be nil) are the heads of an earlier verification
+// (seclog.Verifier.Anchors).
+func (db *DB) VerifySecurityLog(ctx context.Context, anchors map[string]seclog.Head) (seclog.Report, error) {
 	txOpts := &sql.TxOptions{ReadOnly: true}
 	if db.d.name == "postgres" {
 		txOpts.Isolation = sql.LevelRepeatableRead
@@ -25,7 +28,7 @@ func (db *DB) VerifySecurityLog(ctx context.Context) (seclog.Report, error) {
 	}
 	defer sqlTx.Rollback() //nolint:errcheck // read-only
 	r := &reader{t: &tx{tx: sqlTx, d: db.d}, ctx: ctx}
-	var v seclog.Verifier
+	v := seclog.Verifier{Anchors: anchors}
 	var row seclog.Row
 	var details string
 	r.scan(`SELECT id, customer_id, account_id, seq, type, details, created_at, prev_hash, hash FROM security_events

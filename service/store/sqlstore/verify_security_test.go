@@ -44,11 +44,11 @@ func TestVerifySecurityLog(t *testing.T) {
 						}
 						return nil
 					})
-					if r, err := b.st.VerifySecurityLog(b.ctx); err != nil || r.Records != 3 || r.Customers != 1 {
+					if r, err := b.st.VerifySecurityLog(b.ctx, nil); err != nil || r.Records != 3 || r.Customers != 1 {
 						t.Fatalf("clean: %+v %v", r, err)
 					}
 					b.exec(c.tamper, c.arg(b), recs[1])
-					r, err := b.st.VerifySecurityLog(b.ctx)
+					r, err := b.st.VerifySecurityLog(b.ctx, nil)
 					var p *seclog.Problem
 					if !errors.As(err, &p) || p.ID != recs[1] || r.ProblemCount != 1 {
 						t.Fatalf("tampered %s: %v, %+v", c.name, err, r.Problems)
