@@ -117,7 +117,7 @@ func setUserVerified(t *testing.T, ctx context.Context, id webauthn.Authenticato
 
 // TestStepUpEmailCode: a person without a passkey confirms with the code
 // the service e-mails, after a wrong one that the dialog refuses with the
-// tries left.
+// tries left; the dialog closed, the payment's own view confirms it.
 func TestStepUpEmailCode(t *testing.T) {
 	s := stepUpStack(t)
 	ctx := newBrowser(t)
@@ -128,6 +128,14 @@ func TestStepUpEmailCode(t *testing.T) {
 	typeIn(t, ctx, "stepup-code-input", "000001")
 	click(t, ctx, "stepup-code-submit")
 	waitJS(t, ctx, "the refusal", `document.getElementById("stepup-error").textContent.includes("4 tries left")`)
+	// Closed, the payment waits; its own view offers to confirm it.
+	click(t, ctx, "stepup-cancel")
+	waitJS(t, ctx, "the dialog to close", `!document.getElementById("stepup").open`)
+	goTo(t, ctx, "/activity/"+q.TransactionID, "payment")
+	waitJS(t, ctx, "the payment waiting for the confirmation", `document.getElementById("transaction").dataset.status === "PENDING_AUTHORIZATION" &&
+  !document.getElementById("tx-confirm").hidden`)
+	click(t, ctx, "tx-confirm")
+	waitJS(t, ctx, "the confirmation dialog", `document.getElementById("stepup").open`)
 	code := s.latestCode(email)
 	typeIn(t, ctx, "stepup-code-input", code)
 	click(t, ctx, "stepup-code-submit")

@@ -41,4 +41,5 @@ export default {
   "send.error.confirmCancelled": "Nicht gesendet: Sie haben die Bestätigung abgebrochen. Die Zahlung wartet, bis das Angebot abläuft; drücken Sie Senden, um sie zu bestätigen.",
   "send.error.confirmExpired": "Nicht gesendet: Das Angebot ist abgelaufen, bevor Sie bestätigt haben. Holen Sie ein neues Angebot, um es erneut zu versuchen.",
   "send.error.confirmUnknown": "Wir konnten nicht feststellen, ob die Zahlung durchging. Sehen Sie unter Aktivität nach, bevor Sie es erneut versuchen.",
+  "payment.confirm": "Zahlung bestätigen",
 };

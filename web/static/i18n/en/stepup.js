@@ -41,4 +41,5 @@ export default {
   "send.error.confirmCancelled": "Not sent: you cancelled the confirmation. The payment waits until the quote expires; press Send to confirm it.",
   "send.error.confirmExpired": "Not sent: the quote expired before you confirmed it. Get a new quote to try again.",
   "send.error.confirmUnknown": "We could not tell whether the payment went through. Check Activity before you try again.",
+  "payment.confirm": "Confirm payment",
 };

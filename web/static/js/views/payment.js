@@ -24,6 +24,7 @@ import { t } from "../i18n.js";
 import { paths } from "../router.js";
 import { badge, destinationName, fact, failureText, FINAL, onNamesChanged, railName, RECEIPT, statusSentence } from "../payments.js";
 import { reloadTransactions } from "./activity.js";
+import { confirmStepUp, StepUpCancelled } from "../stepup.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -41,6 +42,7 @@ const ctx = {
 /** Wires the view once. */
 export function init({ setStatus }) {
   ctx.setStatus = setStatus;
+  $("tx-confirm").addEventListener("click", onConfirm);
   onNamesChanged(() => {
     if (ctx.view.tx) renderView(ctx.view.tx);
   });
@@ -110,6 +112,7 @@ function openTransaction(id, { initial = null, focus = true, sent = false } = {}
   $("tx-receipt-link").href = paths.receipt(view.id);
   $("tx-receipt-link").hidden = true;
   $("tx-send-again").hidden = !sent;
+  $("tx-confirm").hidden = true;
   $("tx-error").hidden = true;
   $("tx-receipt").hidden = true;
   $("tx-reason").hidden = true;
@@ -193,6 +196,9 @@ function renderView(tx) {
   const outgoing = tx.type === "OUTGOING";
   $("tx-title").textContent = t(!outgoing ? "payment.title.added" : ctx.view.sent ? "payment.title.sent" : "payment.title.payment");
   $("tx-receipt-link").hidden = !RECEIPT.has(tx.status) && tx.status !== "PROCESSING";
+  // A payment held for the person's yes (a Send left unconfirmed, another
+  // tab's) is confirmed here as well.
+  $("tx-confirm").hidden = tx.status !== "PENDING_AUTHORIZATION" || !tx.quoteId;
   // The status line is a live region: it changes only when the status does,
   // so that a screen reader hears each new status once.
   if ($("transaction").dataset.status !== String(tx.status || "") || !$("tx-badge").firstChild) {
@@ -291,6 +297,40 @@ async function confirmReceipt(tx, generation) {
     ctx.confirming.delete(tx.id); // tried again when the view is shown again
     if (generation !== ctx.view.generation) return;
     if (!(err instanceof ApiError && err.status === 401)) viewError(t("payment.error.confirm", { reason: messageOf(err) }));
+  }
+}
+
+// onConfirm asks the person to confirm the held payment shown: the quote
+// carries its confirmation (scaChallenge).
+async function onConfirm() {
+  const view = ctx.view;
+  const tx = view.tx;
+  if (!tx || !tx.quoteId) return;
+  const button = $("tx-confirm");
+  button.disabled = true;
+  $("tx-error").hidden = true;
+  try {
+    const { data: q } = await api("GET", "/api/quotes/" + tx.quoteId);
+    if (!q || q.status !== "PENDING_AUTHORIZATION" || !q.scaChallenge) {
+      openTransaction(tx.id, { focus: false });
+      return;
+    }
+    await confirmStepUp(q.scaChallenge, {
+      authorizePath: "/api/quotes/" + q.id + "/authorize",
+      resendPath: "/api/quotes/" + q.id + "/authorize/resend",
+      what: t("stepup.what.payment", { amount: formatMoney(q.totalSendingAmount, q.sendingCurrency), payee: destinationName(tx) }),
+      returnFocus: $("tx-title"),
+    });
+    refreshBalance();
+    reloadTransactions();
+    if (view.tx && view.tx.id === tx.id) openTransaction(tx.id, { focus: false });
+  } catch (err) {
+    if (err instanceof StepUpCancelled) return;
+    if (err instanceof ApiError && err.status === 401 && err.code === "UNAUTHORIZED") return;
+    if (view.tx && view.tx.id === tx.id) openTransaction(tx.id, { focus: false });
+    viewError(messageOf(err));
+  } finally {
+    button.disabled = false;
   }
 }
 
