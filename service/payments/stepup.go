@@ -132,24 +132,9 @@ func (s *Service) newStepUp(ctx context.Context, tx store.Tx, need *stepUpNeed, 
 	if err != nil {
 		return nil, err
 	}
-	creds, err := tx.ListCredentials(ctx, acct.ID)
+	passkeys, email, err := confirmWays(ctx, tx, acct.ID, acct.CustomerID)
 	if err != nil {
 		return nil, err
-	}
-	var passkeys []string
-	email := ""
-	for _, c := range creds {
-		switch c.Type {
-		case wire.TypePasskey:
-			passkeys = append(passkeys, c.CredentialID)
-		case wire.TypeEmailOTP:
-			email = c.Nickname
-		}
-	}
-	if email == "" && acct.CustomerID != "" {
-		if cust, err := tx.GetCustomer(ctx, acct.CustomerID); err == nil {
-			email = cust.Email
-		}
 	}
 	hash := sha256.Sum256([]byte(payload))
 	now := s.now()
@@ -242,12 +227,21 @@ func purposeOf(action string) string {
 // challengeOf is the ScaChallenge of a stored step-up as it is now (the
 // wallet's passkeys may have changed since it was made).
 func (s *Service) challengeOf(ctx context.Context, tx store.Tx, u *store.StepUp) (*wire.ScaChallenge, error) {
-	creds, err := tx.ListCredentials(ctx, u.AccountID)
+	passkeys, email, err := confirmWays(ctx, tx, u.AccountID, u.CustomerID)
 	if err != nil {
 		return nil, err
 	}
-	var passkeys []string
-	email := ""
+	return s.scaChallengeJSON(u, passkeys, email), nil
+}
+
+// confirmWays are the ways the wallet's person can confirm an action: the
+// credential ids of its passkeys, and the address codes go to (its e-mail
+// sign-in's, else the customer's e-mail; "" when there is neither).
+func confirmWays(ctx context.Context, tx store.Tx, accountID, customerID string) (passkeys []string, email string, err error) {
+	creds, err := tx.ListCredentials(ctx, accountID)
+	if err != nil {
+		return nil, "", err
+	}
 	for _, c := range creds {
 		switch c.Type {
 		case wire.TypePasskey:
@@ -256,7 +250,12 @@ func (s *Service) challengeOf(ctx context.Context, tx store.Tx, u *store.StepUp)
 			email = c.Nickname
 		}
 	}
-	return s.scaChallengeJSON(u, passkeys, email), nil
+	if email == "" && customerID != "" {
+		if cust, err := tx.GetCustomer(ctx, customerID); err == nil {
+			email = cust.Email
+		}
+	}
+	return passkeys, email, nil
 }
 
 // mailStepUpCode e-mails a step-up's code, after the transaction that made
@@ -396,21 +395,9 @@ func (s *Service) lockedOut(ctx context.Context, u *store.StepUp, until time.Tim
 func (s *Service) mailLocked(ctx context.Context, u *store.StepUp, until time.Time) {
 	var to string
 	_ = s.store.Tx(ctx, func(tx store.Tx) error {
-		creds, err := tx.ListCredentials(ctx, u.AccountID)
-		if err != nil {
-			return err
-		}
-		for _, c := range creds {
-			if c.Type == wire.TypeEmailOTP {
-				to = c.Nickname
-			}
-		}
-		if to == "" && u.CustomerID != "" {
-			if cust, err := tx.GetCustomer(ctx, u.CustomerID); err == nil {
-				to = cust.Email
-			}
-		}
-		return nil
+		var err error
+		_, to, err = confirmWays(ctx, tx, u.AccountID, u.CustomerID)
+		return err
 	})
 	if to == "" {
 		return
@@ -668,26 +655,11 @@ func (s *Service) resendCode(ctx context.Context, load func(tx store.Tx) (*store
 		if err := tx.SetStepUpCode(ctx, u.ID, s.stepUpCodeMAC(u, code), now); err != nil {
 			return nil, err
 		}
-		ch, err := s.challengeOf(ctx, tx, u)
+		passkeys, to, err := confirmWays(ctx, tx, u.AccountID, u.CustomerID)
 		if err != nil {
 			return nil, err
 		}
-		to := ""
-		creds, err := tx.ListCredentials(ctx, u.AccountID)
-		if err != nil {
-			return nil, err
-		}
-		for _, c := range creds {
-			if c.Type == wire.TypeEmailOTP {
-				to = c.Nickname
-			}
-		}
-		if to == "" && u.CustomerID != "" {
-			if cust, err := tx.GetCustomer(ctx, u.CustomerID); err == nil {
-				to = cust.Email
-			}
-		}
-		return &issuedStepUp{row: u, challenge: ch, code: code, to: to, what: actionWords(u)}, nil
+		return &issuedStepUp{row: u, challenge: s.scaChallengeJSON(u, passkeys, to), code: code, to: to, what: actionWords(u)}, nil
 	})
 	if err != nil {
 		return err

@@ -19,7 +19,7 @@
 import { api, ApiError, messageOf } from "./api.js";
 import { t } from "./i18n.js";
 import { formatTime } from "./format.js";
-import { fromB64url, passkeysAvailable, toB64url } from "./webauthn.js";
+import { assertionJSON, fromB64url, passkeysAvailable } from "./webauthn.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -227,20 +227,9 @@ async function passkeyProof(challenge) {
     },
   });
   if (!cred) throw new Error(t("stepup.passkey.noAnswer"));
-  return assertionOf(cred);
+  return assertionJSON(cred);
 }
 
-function assertionOf(cred) {
-  const r = cred.response;
-  const out = {
-    credentialId: toB64url(cred.rawId),
-    clientDataJson: toB64url(r.clientDataJSON),
-    authenticatorData: toB64url(r.authenticatorData),
-    signature: toB64url(r.signature),
-  };
-  if (r.userHandle && r.userHandle.byteLength > 0) out.userHandle = toB64url(r.userHandle);
-  return out;
-}
 
 function spcRequest(spc) {
   return new PaymentRequest(
@@ -274,7 +263,7 @@ async function spcAvailable(spc) {
 async function spcAssertion(spc) {
   const response = await spcRequest(spc).show();
   try {
-    return assertionOf(response.details);
+    return assertionJSON(response.details);
   } finally {
     await response.complete("success");
   }

@@ -96,6 +96,11 @@ export async function getAssertion({ challenge, credentialId, rpId, userVerifica
     },
   });
   if (!cred) throw new Error("the passkey did not answer");
+  return assertionJSON(cred);
+}
+
+/** A WebAuthn assertion (a PublicKeyCredential from get) as the service takes it. */
+export function assertionJSON(cred) {
   const r = cred.response;
   const out = {
     credentialId: toB64url(cred.rawId),
