@@ -194,6 +194,8 @@ async function onSave(event) {
     ctx.setStatus("");
     draw(data, { keepResult: true });
     showResult(savedSentence(body, data));
+    // The change is in the security log now (log.js shows it).
+    document.dispatchEvent(new CustomEvent("wallet:security-log"));
   } catch (err) {
     ctx.setStatus("");
     if (err instanceof StepUpCancelled) return showResult(t("security.limits.cancelled"));

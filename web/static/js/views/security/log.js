@@ -35,6 +35,10 @@ export function initLog() {
   $("security-log-refresh").addEventListener("click", () => loadLog());
   $("security-log-more").addEventListener("click", () => loadLog({ more: true }));
   $("security-log-download").addEventListener("click", onDownload);
+  // A change made on this page (limits.js) is a new record: show it.
+  document.addEventListener("wallet:security-log", () => {
+    if (!$("security-log").hidden) loadLog();
+  });
 }
 
 /** Shows the panel and loads the newest records. */
