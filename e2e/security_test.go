@@ -55,6 +55,10 @@ func TestSecurityLimitsAndActivity(t *testing.T) {
 	const email = "limits@example.com"
 	s.signIn(ctx, email)
 	customer := s.customerOf(email)
+	addFunds(t, ctx, "1,000", 100000)
+	dest := addActiveUSDAccount(t, ctx, "12345678", 1)
+	// A payment under way, reviewed before the limit is set.
+	quoteFor(t, ctx, dest, "60.00")
 
 	// The sign-in, in words, with where it came from.
 	goTo(t, ctx, "/security", "security")
@@ -82,16 +86,21 @@ func TestSecurityLimitsAndActivity(t *testing.T) {
 		t.Error("lowering a limit asked for a confirmation")
 	}
 
-	// A payment over it: refused at the quote, with the service's words
-	// and the way to the limits.
-	addFunds(t, ctx, "1,000", 100000)
-	dest := addActiveUSDAccount(t, ctx, "12345678", 1)
+	// The payment reviewed before is over it now: Send refuses it with the
+	// service's words and the way to the limits.
 	goTo(t, ctx, "/send", "send")
-	if _, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => { const s = document.getElementById("send-account"); s.value = `+jsString(dest)+`;
-  s.dispatchEvent(new Event("change", {bubbles: true})); return s.value; })()`)); err != nil {
-		t.Fatal(err)
+	waitJS(t, ctx, "the payment under way", `!document.getElementById("quote").hidden`)
+	click(t, ctx, "send-submit")
+	waitJS(t, ctx, "the refusal of the payment", `!document.getElementById("quote-error").hidden && !document.getElementById("quote-limits-link").hidden`)
+	if got := textOf(t, ctx, "quote-error"); !strings.Contains(got, "over your per-payment limit of 50.00 USD") {
+		t.Errorf("the refusal of the payment reads %q", got)
 	}
-	click(t, ctx, "send-next")
+	if a := s.wallet(s.accountOf(email)); a.Available != 100000 || a.Held != 0 {
+		t.Errorf("after the refusal the wallet holds %d available, %d held", a.Available, a.Held)
+	}
+
+	// A new quote over it: refused at once, with the same words and link.
+	click(t, ctx, "quote-cancel")
 	typeIn(t, ctx, "send-amount", "60.00")
 	click(t, ctx, "quote-submit")
 	waitJS(t, ctx, "the refusal", `!document.getElementById("send-form-error").hidden && !document.getElementById("send-limits-link").hidden`)
