@@ -9,6 +9,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"paywallet/internal/browsertest"
+	"paywallet/web"
 )
 
 // screenSize is a viewport every view is checked at.
@@ -114,9 +115,24 @@ func TestViewsChecked(t *testing.T) {
 		{"/recipients", "recipients", http.StatusOK, count("#accounts-list > li")},
 		{"/recipients/new", "recipient-new", http.StatusOK, count("#account-fields input")},
 		{"/recipients/" + recipient, "recipient", http.StatusOK, count("#recipient-detail > *")},
-		{"/security", "security", http.StatusOK, count("#sessions-list > li") + " && " + count("#credentials-list > li")},
+		{"/security", "security", http.StatusOK, count("#sessions-list > li") + " && " + count("#credentials-list > li") + " && " + count("#security-log-list > li") + " && " + count("#limits-current > div")},
+		// Signed in, the e-mail's link without its token (the view with a
+		// token, signed out, is checked by TestSignOutEverywhereLink).
+		{"/sign-out-everywhere", "sign-out-everywhere", http.StatusOK, `!document.getElementById("soe-missing").hidden`},
 		{"/no-such-page", "notfound", http.StatusNotFound, "true"},
 	}
+	// Every view of the table (web.Views) is visited: a new view cannot be
+	// left out of the accessibility check.
+	listed := map[string]bool{}
+	for _, v := range views {
+		listed[v.view] = true
+	}
+	for _, v := range web.Views() {
+		if !listed[v.Name] {
+			t.Errorf("view %q (%s) of the table of views is not checked here", v.Name, v.Path)
+		}
+	}
+
 	for _, v := range views {
 		openView(t, ctx, s.url+v.path, v.view, v.status)
 		waitJS(t, ctx, "the "+v.view+" view's data", v.ready)

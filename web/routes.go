@@ -25,6 +25,9 @@ type ViewInfo struct {
 	Path  string `json:"path"`  // its address pattern, "/activity/{id}": {id} is one path segment
 	Title string `json:"title"` // the message key of its title
 	Nav   string `json:"nav"`   // the name of the navigation entry it belongs to
+	// Public views are shown signed out too, in place of the sign-in page
+	// (the sign-out link of a security e-mail): they need no session.
+	Public bool `json:"public,omitempty"`
 
 	pattern []string // Path's segments, split once (mustViews)
 }

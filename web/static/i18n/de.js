@@ -8,12 +8,14 @@ import signin from "./de/signin.js";
 import money from "./de/money.js";
 import recipients from "./de/recipients.js";
 import stepup from "./de/stepup.js";
+import security from "./de/security.js";
 
 export default {
   ...signin,
   ...money,
   ...recipients,
   ...stepup,
+  ...security,
 
   // Navigation
   "nav.label": "Hauptnavigation",

@@ -9,12 +9,14 @@ import signin from "./en/signin.js";
 import money from "./en/money.js";
 import recipients from "./en/recipients.js";
 import stepup from "./en/stepup.js";
+import security from "./en/security.js";
 
 export default {
   ...signin,
   ...money,
   ...recipients,
   ...stepup,
+  ...security,
 
   // Navigation, the same in every view.
   "nav.label": "Main",

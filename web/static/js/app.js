@@ -227,6 +227,23 @@ function showRoute(route, { focus = true, pop = false, entry = null } = {}) {
   const name = route ? route.name : "notfound";
   $("notfound").hidden = route !== null;
   document.body.classList.toggle("signed-in", state.signedIn);
+  // A public view (the sign-out link of a security e-mail) stands outside
+  // the signed-in part and is shown signed in or out, the sign-in page
+  // never in its place.
+  const isPublic = !!(route && VIEWS[name].public);
+  for (const view of document.querySelectorAll("#main > .view")) view.hidden = !isPublic || view.dataset.view !== name;
+  if (isPublic) {
+    $("login").hidden = true;
+    $("signed-in").hidden = true;
+    for (const a of document.querySelectorAll("#nav a[data-nav]")) a.removeAttribute("aria-current");
+    for (const v of views) if (v.name !== name && modules[v.name].hide) modules[v.name].hide();
+    if (modules[name].show) modules[name].show(route, {});
+    document.title = t("app.documentTitle", { view: t(VIEWS[name].title) });
+    document.body.dataset.view = name;
+    if (!pop) window.scrollTo(0, 0);
+    if (focus) $("view-" + name).querySelector("h1").focus({ preventScroll: true });
+    return;
+  }
   if (!state.signedIn) {
     $("login").hidden = route === null;
     document.body.dataset.view = route ? "signin" : "notfound";
@@ -235,6 +252,7 @@ function showRoute(route, { focus = true, pop = false, entry = null } = {}) {
     return;
   }
   $("signed-in").hidden = route === null;
+  $("login").hidden = true;
   for (const view of document.querySelectorAll("#signed-in > .view")) view.hidden = view.dataset.view !== name;
   const nav = route ? VIEWS[name].nav : "";
   for (const a of document.querySelectorAll("#nav a[data-nav]")) {

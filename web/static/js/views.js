@@ -1,7 +1,9 @@
 // The table of views: for each view its name (its module is
 // views/<name>.js), its address pattern ({id} is one path segment, a
 // resource id), the message key of its title and the navigation entry it
-// belongs to. The first entry whose pattern matches an address names its
+// belongs to, and "public": true for a view shown to a person signed out
+// too (the link of a security e-mail), which is not behind the sign-in
+// page and must not need a session. The first entry whose pattern matches an address names its
 // view, so a word ("/activity/statement") comes before an {id} in its place.
 //
 // Read by router.js, and by the server (web/routes.go), which reads the
@@ -18,5 +20,6 @@ export default [
   { "name": "recipients", "path": "/recipients", "title": "recipients.title", "nav": "recipients" },
   { "name": "recipient-new", "path": "/recipients/new", "title": "recipients.new.title", "nav": "recipients" },
   { "name": "recipient", "path": "/recipients/{id}", "title": "recipients.detail.title", "nav": "recipients" },
-  { "name": "security", "path": "/security", "title": "security.title", "nav": "security" }
+  { "name": "security", "path": "/security", "title": "security.title", "nav": "security" },
+  { "name": "sign-out-everywhere", "path": "/sign-out-everywhere", "title": "signOutEverywhere.title", "nav": "security", "public": true }
 ];

@@ -1,12 +1,15 @@
 // The Security view (/security): who is signed in and the wallet account,
 // the session (its end and key, drawn by the session module), the sessions
 // (security/sessions.js), the sign-in methods and the recovery phrase
-// (security/credentials.js): two parts with their own markup, kept in
-// modules of their own beside this one.
+// (security/credentials.js), the limits of payments (security/limits.js)
+// and the security log (security/log.js): parts with their own markup,
+// kept in modules of their own beside this one.
 
 import { humanize, t } from "../i18n.js";
 import { hideCredentials, initCredentials, showCredentials } from "./security/credentials.js";
 import { hideSessions, initSessions, showSessions } from "./security/sessions.js";
+import { hideLimits, initLimits, showLimits } from "./security/limits.js";
+import { hideLog, initLog, showLog } from "./security/log.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -17,6 +20,8 @@ export function init(shell) {
   setStatus = shell.setStatus;
   initSessions(shell);
   initCredentials(shell);
+  initLimits(shell);
+  initLog();
   $("copy-key").addEventListener("click", onCopyKey);
 }
 
@@ -32,12 +37,30 @@ export function signIn(me, { quiet = false } = {}) {
   $("account-status").textContent = valueText(acct.status);
   showSessions((me.session || {}).id);
   if (!quiet || $("credentials").hidden) showCredentials(acct.id);
+  if (!quiet || $("limits").hidden) showLimits(acct.id);
+  if (!quiet || $("security-log").hidden) showLog();
+}
+
+/**
+ * Shown: the log again (what this visit did is in it), and at the limits
+ * when the address asks for them (Send's link, "/security#limits").
+ */
+export function show() {
+  if (!$("security-log").hidden) showLog();
+  if (location.hash === "#limits") {
+    requestAnimationFrame(() => {
+      $("limits").scrollIntoView({ block: "start" });
+      $("limits-title").focus({ preventScroll: true });
+    });
+  }
 }
 
 /** Signed out: forgets the sessions and the sign-in methods. */
 export function signOut() {
   hideSessions();
   hideCredentials();
+  hideLimits();
+  hideLog();
 }
 
 async function onCopyKey() {

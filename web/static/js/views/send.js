@@ -96,6 +96,15 @@ export function init({ wallet, key, keyPending, keyReady, setStatus }) {
   $("send-note").addEventListener("input", () => fieldError("note", ""));
   $("send-submit").addEventListener("click", onSend);
   $("quote-renew").addEventListener("click", onRenew);
+  // "See or change your limits": Security at its Limits part, without a
+  // page load (the router leaves links with a fragment to the browser).
+  for (const a of document.querySelectorAll("#view-send a[data-limits-link]")) {
+    a.addEventListener("click", (event) => {
+      if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+      event.preventDefault();
+      navigate("/security#limits");
+    });
+  }
   $("quote-cancel").addEventListener("click", () => {
     closeQuote();
     $("send-amount").focus();
@@ -378,6 +387,11 @@ async function requestQuote(request, button) {
 
 function quoteError(err) {
   if (!(err instanceof ApiError)) return formError(t("send.error.quote", { reason: messageOf(err) }));
+  if (LIMIT_CODES.has(err.code)) {
+    formError(err.message);
+    $("send-limits-link").hidden = false;
+    return;
+  }
   if (err.code === "AMOUNT_OUT_OF_RANGE") {
     const d = err.details || {};
     const from = walletCurrency() || {};
@@ -439,6 +453,7 @@ function showQuote(q, started) {
   ctx.blocked = problem ? t("send.review.blocked", { problem }) : "";
   $("quote-error").textContent = problem ? t("send.error.unbound") : "";
   $("quote-error").hidden = !problem;
+  $("quote-limits-link").hidden = true;
   $("quote-expired").hidden = true;
   $("quote-renew").hidden = !problem;
   setStep("review");
@@ -523,6 +538,7 @@ function closeQuote() {
   $("quote").hidden = true;
   delete $("quote").dataset.quoteId;
   $("quote-error").hidden = true;
+  $("quote-limits-link").hidden = true;
   $("quote-expired").hidden = true;
   if (ctx.step === "review") setStep("amount");
   updateSendButton();
@@ -553,6 +569,7 @@ async function onSend() {
   const button = $("send-submit");
   button.setAttribute("aria-busy", "true");
   $("quote-error").hidden = true;
+  $("quote-limits-link").hidden = true;
   ctx.setStatus(t("send.status.sending"));
   try {
     const problem = bindingProblem(q);
@@ -664,9 +681,19 @@ function sent(transactionId, status) {
   if (typeof transactionId === "string" && transactionId) navigate(paths.payment(transactionId), { state: { sent: true } });
 }
 
+// The refusals of the limits the person set (Security → Limits): the
+// service's message says which limit and what is possible, and the page
+// adds the way to the limits.
+const LIMIT_CODES = new Set(["LIMIT_EXCEEDED", "DAILY_VOLUME_LIMIT_EXCEEDED", "RECIPIENT_COOLING_OFF"]);
+
 function sendError(err, q) {
   if (err instanceof ApiError) {
     const d = err.details || {};
+    if (LIMIT_CODES.has(err.code)) {
+      quoteProblem(err.message);
+      $("quote-limits-link").hidden = false;
+      return;
+    }
     if (err.status === 409 && err.code === "INVALID_STATE_TRANSITION") {
       if (d.quoteStatus === "EXPIRED") {
         ctx.setStatus(t("send.status.expired"));
@@ -703,6 +730,7 @@ function sendError(err, q) {
 
 function quoteProblem(text) {
   ctx.setStatus("");
+  $("quote-limits-link").hidden = true;
   $("quote-error").textContent = text;
   $("quote-error").hidden = false;
 }
@@ -713,6 +741,7 @@ function clearErrors() {
   for (const f of ["account", "amount", "note"]) fieldError(f, "");
   $("send-form-error").hidden = true;
   $("send-form-error").textContent = "";
+  $("send-limits-link").hidden = true;
 }
 
 // fieldError shows text under the input of field ("account", "amount",
