@@ -224,3 +224,29 @@ func TestStepUpHeldExport(t *testing.T) {
 	click(t, ctx, "stepup-code-submit")
 	waitJS(t, ctx, "the phrase, still hidden", `!document.getElementById("export-reveal").hidden && !document.getElementById("stepup").open`)
 }
+
+// TestStepUpRefusedByALimit: a held payment whose confirmation comes after
+// the person lowered a limit below it is refused with the limit in words
+// (the dialog closes; its buttons do not ask again), and stays unpaid.
+func TestStepUpRefusedByALimit(t *testing.T) {
+	s := stepUpStack(t)
+	ctx := newBrowser(t)
+	const email = "stepup-limit@example.com"
+	s.signIn(ctx, email)
+	wallet := s.accountOf(email)
+	q := heldPayment(t, s, ctx, "120.00")
+	limit := int64(5_000)
+	if err := s.store.Tx(context.Background(), func(tx store.Tx) error {
+		return tx.PutWalletLimits(context.Background(), &store.WalletLimits{AccountID: wallet, PerPayment: &limit, UpdatedAt: time.Now()})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	typeIn(t, ctx, "stepup-code-input", s.latestCode(email))
+	click(t, ctx, "stepup-code-submit")
+	waitJS(t, ctx, "the limit's refusal", `!document.getElementById("stepup").open &&
+  document.getElementById("quote-error").textContent.includes("above your limit of $50.00 per payment") &&
+  !document.getElementById("quote-limits-link").hidden`)
+	if x := s.transaction(q.TransactionID); x.Status != "PENDING_AUTHORIZATION" {
+		t.Fatalf("after the refusal the payment is %s", x.Status)
+	}
+}

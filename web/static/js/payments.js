@@ -270,3 +270,30 @@ export function railName(rail) {
   const name = Object.hasOwn(RAILS, rail) ? RAILS[rail] : "";
   return (typeof name === "function" ? name() : name) || humanize(rail);
 }
+
+// The refusals of the limits the person set (Security → Limits), which
+// Send and a payment's view tell with the way to the limits.
+export const LIMIT_CODES = new Set(["LIMIT_EXCEEDED", "DAILY_VOLUME_LIMIT_EXCEEDED", "RECIPIENT_COOLING_OFF"]);
+
+// limitText is a limit's refusal in the person's language, from its
+// details (the service's message, in English, when they are missing).
+export function limitText(err) {
+  const d = err.details || {};
+  switch (err.code) {
+    case "LIMIT_EXCEEDED":
+      if (Number.isFinite(d.limit) && Number.isFinite(d.amount) && d.currency) {
+        return t("send.limits.perPayment", { amount: formatMoney(d.amount, d.currency), limit: formatMoney(d.limit, d.currency) });
+      }
+      break;
+    case "DAILY_VOLUME_LIMIT_EXCEEDED":
+      if (Number.isFinite(d.limit) && Number.isFinite(d.used) && d.currency) {
+        return t("send.limits.daily", { limit: formatMoney(d.limit, d.currency), used: formatMoney(d.used, d.currency),
+          left: formatMoney(Math.max(d.limit - d.used, 0), d.currency) });
+      }
+      break;
+    case "RECIPIENT_COOLING_OFF":
+      if (typeof d.availableAt === "string") return t("send.limits.coolingOff", { time: formatTime(d.availableAt) });
+      break;
+  }
+  return err.message;
+}

@@ -36,6 +36,7 @@ const REASONS = {
   FIRST_PAYMENT_TO_RECIPIENT: "stepup.reason.firstPayment",
   RECIPIENT_ADDED_RECENTLY: "stepup.reason.newRecipient",
   SENSITIVE_ACTION: "stepup.reason.sensitive",
+  LIMITS_LOOSENED: "stepup.reason.limits",
 };
 
 let open = null; // the confirmation shown, one at a time
@@ -90,8 +91,12 @@ export function confirmStepUp(challenge, { authorizePath, resendPath, what, retu
         const res = await api("POST", authorizePath, { body });
         finish(resolve, res.data);
       } catch (err) {
-        if (err instanceof ApiError && (err.status === 423 || err.status === 409 || err.status === 404)) {
-          finish(reject, err); // locked, expired or gone: the caller says what now
+        // A refused proof (400) can be given again, and an unreachable
+        // service tried again; any other answer ends the confirmation
+        // (locked, expired, gone, refused by a limit after a good proof)
+        // and the caller says what now.
+        if (err instanceof ApiError && err.status !== 400 && err.status !== 0 && err.status < 500) {
+          finish(reject, err);
           return;
         }
         showError(proofProblem(err));

@@ -85,7 +85,7 @@ export default {
   // Aktivität: Liste und die letzten Einträge auf Start
   "activity.status.created": "Erstellt",
   "activity.status.pending": "Nicht gesendet",
-  "activity.status.pendingAuthorization": "Wartet auf Ihre Bestätigung",
+  "activity.status.pendingAuthorization": "Wartet auf deine Bestätigung",
   "activity.status.processing": "Unterwegs",
   "activity.status.completed": "Abgeschlossen",
   "activity.status.failed": "Fehlgeschlagen",
@@ -130,7 +130,7 @@ export default {
   "payment.rail.wire": "Auslandsüberweisung",
   "payment.status.notSent": "Diese Zahlung wurde nicht gesendet.",
   "payment.status.incoming": "Das Geld ist auf dem Weg in dein Wallet.",
-  "payment.status.awaitingApproval": "Wartet auf Ihre Bestätigung mit Passkey oder dem per E-Mail gesendeten Code; bis dahin wird nichts gesendet.",
+  "payment.status.awaitingApproval": "Wartet auf deine Bestätigung mit Passkey oder dem per E-Mail gesendeten Code; bis dahin wird nichts gesendet.",
   "payment.status.processing": "Die Zahlung ist unterwegs. Diese Seite verfolgt sie.",
   "payment.status.delivered": "Die Zahlung wurde zugestellt.",
   "payment.status.inWallet": "Das Geld ist in deinem Wallet.",

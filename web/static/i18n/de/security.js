@@ -25,6 +25,8 @@ export default {
   "security.limits.savedNow": "Gespeichert: Deine neuen Limits gelten ab sofort.",
   "security.limits.savedSomeNow": "Gespeichert: Die niedrigeren Limits gelten ab sofort.",
   "security.limits.savedLater": "Höhere Limits warten 24 Stunden, damit niemand sie anheben und sofort zahlen kann.",
+  "security.limits.cancelPending": "Meine jetzigen Limits behalten",
+  "security.limits.pendingCancelled": "Erledigt: Die wartende Änderung findet nicht statt. Deine Limits bleiben, wie sie sind.",
   "security.limits.unchanged": "Nichts zu speichern: Das sind bereits deine Limits.",
   "security.limits.cancelled": "Du hast die Bestätigung abgebrochen. Es hat sich nichts geändert.",
   "security.limits.error.load": "Deine Limits konnten nicht geladen werden. {reason}",
@@ -116,7 +118,7 @@ export default {
   "signOutEverywhere.next": "Melde dich wieder an, prüfe dann deine Anmeldemethoden unter Sicherheit und entferne alle, die du nicht kennst.",
   "signOutEverywhere.signIn": "Anmelden",
   "signOutEverywhere.error.used": "Dieser Link wurde schon benutzt oder ist abgelaufen (Links gelten einmal, 7 Tage lang). Melde dich stattdessen an und melde Sitzungen unter Sicherheit ab.",
-  "signOutEverywhere.error.tooMany": "Zu viele Versuche. {reason}",
+  "signOutEverywhere.error.tooMany": "Zu viele Versuche aus diesem Netz. Versuch es in {wait} erneut.",
   "signOutEverywhere.error.failed": "Es wurde nichts abgemeldet. {reason}",
 
   // Senden, nach der Ablehnung durch ein Limit.

@@ -26,6 +26,8 @@ export default {
   "security.limits.savedNow": "Saved: your new limits apply now.",
   "security.limits.savedSomeNow": "Saved: the lower limits apply now.",
   "security.limits.savedLater": "Higher limits wait 24 hours, so that nobody can raise them and pay at once.",
+  "security.limits.cancelPending": "Keep my current limits",
+  "security.limits.pendingCancelled": "Done: the change that was waiting will not happen. Your limits stay as they are.",
   "security.limits.unchanged": "Nothing to save: these are your limits already.",
   "security.limits.cancelled": "You cancelled the confirmation. Nothing changed.",
   "security.limits.error.load": "Your limits could not be loaded. {reason}",
@@ -117,7 +119,7 @@ export default {
   "signOutEverywhere.next": "Sign in again, then check your sign-in methods in Security and remove any you do not know.",
   "signOutEverywhere.signIn": "Sign in",
   "signOutEverywhere.error.used": "This link was used already or has expired (links work once, for 7 days). Sign in and sign sessions out in Security instead.",
-  "signOutEverywhere.error.tooMany": "Too many attempts. {reason}",
+  "signOutEverywhere.error.tooMany": "Too many attempts from this network. Try again in {wait}.",
   "signOutEverywhere.error.failed": "Nothing was signed out. {reason}",
 
   // Send, after a refusal of a limit.

@@ -8,6 +8,7 @@ export default {
   "stepup.reason.firstPayment": "It is your first payment to this recipient.",
   "stepup.reason.newRecipient": "This recipient was added recently.",
   "stepup.reason.sensitive": "It changes how your wallet is protected.",
+  "stepup.reason.limits": "Higher limits are what they protect you from: they wait 24 hours and need your yes.",
   "stepup.reason.other": "Your wallet asks again for this.",
   "stepup.passkey.intro": "Your device asks for your fingerprint, face or screen lock. The confirmation is for this action only.",
   "stepup.passkey.button": "Confirm with passkey",
@@ -42,4 +43,7 @@ export default {
   "send.error.confirmExpired": "Not sent: the quote expired before you confirmed it. Get a new quote to try again.",
   "send.error.confirmUnknown": "We could not tell whether the payment went through. Check Activity before you try again.",
   "payment.confirm": "Confirm payment",
+  "send.limits.perPayment": "This payment of {amount} is above your limit of {limit} per payment. Send less, or change your limits in Security (a higher limit applies 24 hours later).",
+  "send.limits.daily": "Your limit is {limit} in 24 hours and {used} went out already, so {left} is left for now.",
+  "send.limits.coolingOff": "This recipient is new: your wallet waits before paying new recipients. You can pay them from {time}.",
 };

@@ -22,9 +22,10 @@ import { heldAmount, refreshBalance } from "../balance.js";
 import { formatExchangeRate, formatMoney, formatTime } from "../format.js";
 import { t } from "../i18n.js";
 import { paths } from "../router.js";
-import { badge, destinationName, fact, failureText, FINAL, onNamesChanged, railName, RECEIPT, statusSentence } from "../payments.js";
+import { badge, destinationName, fact, failureText, FINAL, LIMIT_CODES, limitText, onNamesChanged, railName, RECEIPT, statusSentence } from "../payments.js";
 import { reloadTransactions } from "./activity.js";
 import { confirmStepUp, StepUpCancelled } from "../stepup.js";
+
 
 const $ = (id) => document.getElementById(id);
 
@@ -328,7 +329,7 @@ async function onConfirm() {
     if (err instanceof StepUpCancelled) return;
     if (err instanceof ApiError && err.status === 401 && err.code === "UNAUTHORIZED") return;
     if (view.tx && view.tx.id === tx.id) openTransaction(tx.id, { focus: false });
-    viewError(messageOf(err));
+    viewError(err instanceof ApiError && LIMIT_CODES.has(err.code) ? limitText(err) : messageOf(err));
   } finally {
     button.disabled = false;
   }

@@ -31,7 +31,7 @@ import { accountLabel } from "../recipients.js";
 import { availableAmount, refreshBalance, walletCurrency } from "../balance.js";
 import { formatCountdown, formatExchangeRate, formatMoney, formatTime, parseMoney } from "../format.js";
 import { t } from "../i18n.js";
-import { railName } from "../payments.js";
+import { LIMIT_CODES, limitText, railName } from "../payments.js";
 import { reloadTransactions } from "./activity.js";
 import { navigate, paths } from "../router.js";
 import { confirmStepUp, StepUpCancelled } from "../stepup.js";
@@ -388,7 +388,7 @@ async function requestQuote(request, button) {
 function quoteError(err) {
   if (!(err instanceof ApiError)) return formError(t("send.error.quote", { reason: messageOf(err) }));
   if (LIMIT_CODES.has(err.code)) {
-    formError(err.message);
+    formError(limitText(err));
     $("send-limits-link").hidden = false;
     return;
   }
@@ -640,6 +640,8 @@ async function confirmHeld(q, challenge) {
     if (ctx.quote !== q) return;
     if (err instanceof StepUpCancelled) return quoteProblem(t("send.error.confirmCancelled"));
     if (err instanceof ApiError && err.status === 409) return heldEnded(q);
+    // A limit refusal (the day's other payments used it while this one
+    // waited) and a lock are the payment's answer: sendError tells them.
     throw err;
   }
   if (ctx.quote !== q) return;
@@ -681,16 +683,13 @@ function sent(transactionId, status) {
   if (typeof transactionId === "string" && transactionId) navigate(paths.payment(transactionId), { state: { sent: true } });
 }
 
-// The refusals of the limits the person set (Security → Limits): the
-// service's message says which limit and what is possible, and the page
-// adds the way to the limits.
-const LIMIT_CODES = new Set(["LIMIT_EXCEEDED", "DAILY_VOLUME_LIMIT_EXCEEDED", "RECIPIENT_COOLING_OFF"]);
+
 
 function sendError(err, q) {
   if (err instanceof ApiError) {
     const d = err.details || {};
     if (LIMIT_CODES.has(err.code)) {
-      quoteProblem(err.message);
+      quoteProblem(limitText(err));
       $("quote-limits-link").hidden = false;
       return;
     }

@@ -11,6 +11,7 @@
 // says how many and what to do next.
 
 import { api, ApiError, messageOf, signalSignedOut } from "../api.js";
+import { formatWait } from "../format.js";
 import { t } from "../i18n.js";
 
 const $ = (id) => document.getElementById(id);
@@ -20,6 +21,14 @@ const $ = (id) => document.getElementById(id);
 const TOKEN = /^[A-Za-z0-9_-]{16,128}$/;
 
 const ctx = { token: "", sending: false, done: false };
+
+/** Leaving the view (or signing out) forgets an unused token. */
+export function hide() {
+  ctx.token = "";
+  ctx.done = false;
+}
+
+export const signOut = hide;
 
 /** Wires the view once. */
 export function init() {
@@ -35,6 +44,9 @@ export function show() {
   if (TOKEN.test(hash)) {
     ctx.token = hash;
     ctx.done = false;
+    // The token leaves the address at once: not kept in the history (or
+    // a synced history elsewhere) whatever happens next.
+    history.replaceState(history.state, "", location.pathname);
   }
   if (ctx.done) return; // the answer stays on screen
   $("soe-error").hidden = true;
@@ -55,11 +67,10 @@ async function onSubmit() {
     const n = data && Number.isInteger(data.revokedSessions) ? data.revokedSessions : 0;
     ctx.token = "";
     ctx.done = true;
-    // The token is spent: it leaves the address (and the history entry).
-    history.replaceState(history.state, "", location.pathname);
-    $("soe-ask").hidden = true;
-    $("soe-result").textContent = n > 0 ? t("signOutEverywhere.done", { count: n }) : t("signOutEverywhere.doneNone");
     $("soe-done").hidden = false;
+    $("soe-result").textContent = n > 0 ? t("signOutEverywhere.done", { count: n }) : t("signOutEverywhere.doneNone");
+    $("soe-ask").hidden = true;
+    $("soe-title").focus(); // the pressed button is gone with its part
     // This browser's session ended with the others: a wallet open here
     // signs out (the page stays on this answer).
     signalSignedOut();
@@ -71,11 +82,12 @@ async function onSubmit() {
       $("soe-ask").hidden = true;
       errorEl.textContent = t("signOutEverywhere.error.used");
     } else if (err instanceof ApiError && err.status === 429) {
-      errorEl.textContent = t("signOutEverywhere.error.tooMany", { reason: messageOf(err) });
+      errorEl.textContent = t("signOutEverywhere.error.tooMany", { wait: formatWait(err.retryAfter || 60) });
     } else {
       errorEl.textContent = t("signOutEverywhere.error.failed", { reason: messageOf(err) });
     }
     errorEl.hidden = false;
+    if ($("soe-ask").hidden) $("soe-title").focus();
   } finally {
     ctx.sending = false;
     button.disabled = false;

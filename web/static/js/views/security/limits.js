@@ -40,6 +40,7 @@ const ctx = {
 export function initLimits({ setStatus }) {
   ctx.setStatus = setStatus;
   $("limits-form").addEventListener("submit", onSave);
+  $("limits-cancel-pending").addEventListener("click", onCancelPending);
 }
 
 /** Shows the panel for the wallet accountId and loads its limits. */
@@ -104,7 +105,7 @@ function draw(limits, { keepResult = false } = {}) {
   );
   const pending = pendingSentences(ctx.limits);
   $("limits-pending").textContent = pending.join(" ");
-  $("limits-pending").hidden = pending.length === 0;
+  $("limits-pending-box").hidden = pending.length === 0;
   if (!keepResult) $("limits-result").hidden = true;
 
   for (const { member, input } of AMOUNTS) $(input).value = inputText(ctx.limits[member], cur);
@@ -182,10 +183,33 @@ async function onSave(event) {
   if (Number.isInteger(hours) && hours !== ctx.limits.newRecipientCoolingOffHours) body.newRecipientCoolingOffHours = hours;
   if (bad) return;
   if (Object.keys(body).length === 0) return showResult(t("security.limits.unchanged"));
+  await save(body, savedSentence);
+}
 
+// onCancelPending stops a loosening that waits (one the person did not ask
+// for, as the e-mail about it says to do): asking again for the limits that
+// apply now drops what is pending for them, at once (a tightening needs no
+// confirmation).
+async function onCancelPending(event) {
+  if (ctx.saving || !ctx.limits || !ctx.limits.pending) return;
+  clearErrors();
+  $("limits-result").hidden = true;
+  const body = {};
+  for (const member of ["perPayment", "daily", "newRecipientCoolingOffHours"]) {
+    if (Object.hasOwn(ctx.limits.pending, member)) body[member] = ctx.limits[member] ?? null;
+  }
+  if (Object.keys(body).length === 0) return;
+  await save(body, () => t("security.limits.pendingCancelled"));
+  if (!$("limits-title").closest("[hidden]")) $("limits-title").focus();
+}
+
+// save sends body (a signed retry, confirmed when it loosens) and says
+// what it did with sentence(body, limits).
+async function save(body, sentence) {
   ctx.saving = true;
   const button = $("limits-save");
   button.disabled = true;
+  $("limits-cancel-pending").disabled = true;
   button.setAttribute("aria-busy", "true");
   ctx.setStatus(t("security.limits.saving"));
   try {
@@ -193,7 +217,7 @@ async function onSave(event) {
     const { data } = await signedRetry("PATCH", "/api/internal-accounts/" + ctx.accountId + "/limits", body);
     ctx.setStatus("");
     draw(data, { keepResult: true });
-    showResult(savedSentence(body, data));
+    showResult(sentence(body, data));
     // The change is in the security log now (log.js shows it).
     document.dispatchEvent(new CustomEvent("wallet:security-log"));
   } catch (err) {
@@ -219,6 +243,7 @@ async function onSave(event) {
   } finally {
     ctx.saving = false;
     button.disabled = false;
+    $("limits-cancel-pending").disabled = false;
     button.removeAttribute("aria-busy");
   }
 }
@@ -258,7 +283,8 @@ function fieldError(input, text) {
   el.hidden = text === "";
   if (text) {
     $(input).setAttribute("aria-invalid", "true");
-    $(input).focus();
+    // The first field named keeps the focus.
+    if (!document.activeElement || document.activeElement.getAttribute("aria-invalid") !== "true") $(input).focus();
   } else {
     $(input).removeAttribute("aria-invalid");
   }
