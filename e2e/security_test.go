@@ -1,18 +1,23 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"paywallet/internal/browsertest"
 	"paywallet/service"
+	"paywallet/service/seclog"
 	"paywallet/service/store"
 )
 
@@ -42,6 +47,56 @@ func (s *stack) securityEvents(customerID string) []store.SecurityEvent {
 		s.t.Fatal(err)
 	}
 	return out
+}
+
+// walletLimits is the account's limits as the store holds them.
+func (s *stack) walletLimits(accountID string) store.WalletLimits {
+	s.t.Helper()
+	var out *store.WalletLimits
+	err := s.store.Tx(context.Background(), func(tx store.Tx) error {
+		var err error
+		out, err = tx.GetWalletLimits(context.Background(), accountID)
+		return err
+	})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return *out
+}
+
+// limitsString shows l for a test's message.
+func limitsString(l store.WalletLimits) string {
+	n := func(p *int64) string {
+		if p == nil {
+			return "none"
+		}
+		return strconv.FormatInt(*p, 10)
+	}
+	out := fmt.Sprintf("per payment %s, daily %s, cooling-off %dh", n(l.PerPayment), n(l.Daily), l.CoolingOffHours)
+	if p := l.Pending; p != nil {
+		out += fmt.Sprintf("; pending from %s: per payment %v %s, daily %v %s, cooling-off %v %dh", p.EffectiveAt.Format(time.RFC3339),
+			p.PerPaymentSet, n(p.PerPayment), p.DailySet, n(p.Daily), p.CoolingOffSet, p.CoolingOffHours)
+	}
+	return out
+}
+
+// canonicalJSON is a JSON value in the canonical form the security log's
+// chain covers (service/seclog): keys sorted, no spaces, numbers as
+// written, no HTML escapes.
+func canonicalJSON(raw json.RawMessage) ([]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSpace(out.Bytes()), nil
 }
 
 // TestSecurityLimitsAndActivity: Security shows the sign-in in words; a
@@ -120,6 +175,9 @@ func TestSecurityLimitsAndActivity(t *testing.T) {
 	waitJS(t, ctx, "the confirmation dialog", `document.getElementById("stepup").open && document.getElementById("stepup-what").textContent === "Raise your limits"`)
 	click(t, ctx, "stepup-cancel")
 	waitJS(t, ctx, "the cancel said", `!document.getElementById("stepup").open && document.getElementById("limits-result").textContent === "You cancelled the confirmation. Nothing changed."`)
+	if l := s.walletLimits(s.accountOf(email)); l.PerPayment == nil || *l.PerPayment != 5000 || l.Daily != nil || l.CoolingOffHours != 0 || l.Pending != nil {
+		t.Errorf("after the cancel the store holds the limits %s, want only 5000 per payment and nothing pending", limitsString(l))
+	}
 
 	typeIn(t, ctx, "limits-per-payment", "500")
 	click(t, ctx, "limits-save")
@@ -137,6 +195,10 @@ func TestSecurityLimitsAndActivity(t *testing.T) {
 	}
 	if got := textOf(t, ctx, "limits-current"); !strings.Contains(got, usd(5000)) {
 		t.Errorf("the limit that applies now: %q, want still %s", got, usd(5000))
+	}
+	if l := s.walletLimits(s.accountOf(email)); l.PerPayment == nil || *l.PerPayment != 5000 || l.Pending == nil ||
+		!l.Pending.PerPaymentSet || l.Pending.PerPayment == nil || *l.Pending.PerPayment != 50000 || !l.Pending.EffectiveAt.After(time.Now()) {
+		t.Errorf("after the confirmation the store holds the limits %s, want 5000 per payment now and 50000 pending", limitsString(l))
 	}
 	screenshot(t, ctx, "security-limits-pending.png")
 
@@ -162,13 +224,15 @@ func TestSecurityLimitsAndActivity(t *testing.T) {
 	}
 	var file struct {
 		Records []struct {
-			ID           string         `json:"id"`
-			CustomerID   string         `json:"customerId"`
-			Sequence     int64          `json:"sequence"`
-			Type         string         `json:"type"`
-			Details      map[string]any `json:"details"`
-			Hash         string         `json:"hash"`
-			PreviousHash string         `json:"previousHash"`
+			ID           string          `json:"id"`
+			CustomerID   string          `json:"customerId"`
+			AccountID    string          `json:"accountId"`
+			Sequence     int64           `json:"sequence"`
+			Type         string          `json:"type"`
+			Details      json.RawMessage `json:"details"`
+			CreatedAt    string          `json:"createdAt"`
+			Hash         string          `json:"hash"`
+			PreviousHash string          `json:"previousHash"`
 		} `json:"records"`
 	}
 	if err := json.Unmarshal(raw, &file); err != nil {
@@ -178,18 +242,81 @@ func TestSecurityLimitsAndActivity(t *testing.T) {
 	if len(file.Records) != len(stored) || len(stored) < 4 {
 		t.Fatalf("the file has %d records, the service %d", len(file.Records), len(stored))
 	}
+	// Each record as the store holds it: every field the chain covers,
+	// and its links.
+	rows := make([]seclog.Row, len(file.Records))
 	for i, r := range file.Records {
 		e := stored[i]
-		if r.ID != e.ID || r.Sequence != e.Seq || r.Type != e.Type || r.Hash == "" || r.CustomerID != customer {
-			t.Errorf("record %d: %+v, the service's %s #%d %s", i, r, e.ID, e.Seq, e.Type)
+		at, err := time.Parse(time.RFC3339Nano, r.CreatedAt)
+		if err != nil {
+			t.Errorf("record %d: createdAt %q: %v", i, r.CreatedAt, err)
 		}
-		if i+1 < len(file.Records) && r.PreviousHash != file.Records[i+1].Hash {
-			t.Errorf("record %d (#%d) does not chain to the one before it", i, r.Sequence)
+		details, err := canonicalJSON(r.Details)
+		if err != nil {
+			t.Errorf("record %d: details %s: %v", i, r.Details, err)
 		}
+		if r.ID != e.ID || r.Sequence != e.Seq || r.Type != e.Type || r.CustomerID != customer || r.CustomerID != e.CustomerID ||
+			r.AccountID != e.AccountID || r.Hash != e.Hash || r.PreviousHash != e.PrevHash || !at.Equal(e.CreatedAt) ||
+			!bytes.Equal(details, e.Details) {
+			const f = "%s of %s #%d %s account %q created %s details %s prev %s hash %s"
+			t.Errorf("record %d of the file:\n"+f+"\nthe store's:\n"+f, i,
+				r.ID, r.CustomerID, r.Sequence, r.Type, r.AccountID, r.CreatedAt, details, r.PreviousHash, r.Hash,
+				e.ID, e.CustomerID, e.Seq, e.Type, e.AccountID, e.CreatedAt.Format(time.RFC3339Nano), e.Details, e.PrevHash, e.Hash)
+		}
+		rows[len(rows)-1-i] = seclog.Row{Record: seclog.Record{ID: r.ID, CustomerID: r.CustomerID, AccountID: r.AccountID, Type: r.Type,
+			Details: details, CreatedAt: at}, Seq: r.Sequence, PrevHash: r.PreviousHash, Hash: r.Hash}
+	}
+	// The chain recomputed from the file alone, oldest first, as anyone
+	// who downloads it can (service/seclog), up to the store's newest.
+	v := seclog.Verifier{Anchors: map[string]seclog.Head{customer: {Sequence: stored[0].Seq, Hash: stored[0].Hash}}}
+	for i := range rows {
+		v.Add(&rows[i])
+	}
+	if report := v.Finish(); report.ProblemCount != 0 || report.Records != int64(len(rows)) || report.Customers != 1 {
+		t.Errorf("the file's chain does not verify: %d records of %d customers checked, problems %+v", report.Records, report.Customers, report.Problems)
+	}
+	if rows[0].Seq != 1 || rows[0].PrevHash != seclog.Zero {
+		t.Errorf("the file's oldest record is #%d after %s, want #1 after %s", rows[0].Seq, rows[0].PrevHash, seclog.Zero)
 	}
 	if !strings.Contains(status, "records") {
 		t.Errorf("status %q", status)
 	}
+}
+
+// watchSignOutPosts keeps in window.__soePosts each request the page makes
+// to /api/sign-out-everywhere (fetch, XMLHttpRequest or a beacon).
+const watchSignOutPosts = `(() => {
+  window.__soePosts = [];
+  const note = (method, url) => {
+    try {
+      const u = new URL(url instanceof Request ? url.url : String(url), location.href);
+      if (u.pathname === "/api/sign-out-everywhere") window.__soePosts.push(String(method || "GET").toUpperCase() + " " + u.pathname);
+    } catch (e) {}
+  };
+  const fetch0 = window.fetch;
+  window.fetch = function (input, init) {
+    note((init && init.method) || (input instanceof Request ? input.method : "GET"), input);
+    return fetch0.apply(this, arguments);
+  };
+  const open0 = XMLHttpRequest.prototype.open;
+  XMLHttpRequest.prototype.open = function (method, url) {
+    note(method, url);
+    return open0.apply(this, arguments);
+  };
+  if (navigator.sendBeacon) {
+    const beacon0 = navigator.sendBeacon.bind(navigator);
+    navigator.sendBeacon = (url, data) => { note("POST", url); return beacon0(url, data); };
+  }
+})();`
+
+// soePosts is what watchSignOutPosts saw in the page so far.
+func soePosts(t *testing.T, ctx context.Context) []string {
+	t.Helper()
+	posts, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`window.__soePosts === undefined ? ["(not watched)"] : window.__soePosts`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return posts
 }
 
 // TestSignOutEverywhereLink: the link of the new-sign-in e-mail, opened in
@@ -223,7 +350,15 @@ func TestSignOutEverywhereLink(t *testing.T) {
 	}
 
 	other := newBrowser(t)
+	// Every request of the page to the link's endpoint, however made, so
+	// that opening the link is seen to send nothing.
+	if _, err := chromedp.Call(other, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: watchSignOutPosts}); err != nil {
+		t.Fatal(err)
+	}
 	openView(t, other, link, "sign-out-everywhere", http.StatusOK)
+	if posts := soePosts(t, other); len(posts) != 0 {
+		t.Fatalf("opening the link sent %q before the button was pressed", posts)
+	}
 	if n := len(s.activeSessions(account)); n != 1 {
 		t.Fatalf("opening the link changed the sessions: %d active", n)
 	}
@@ -233,6 +368,9 @@ func TestSignOutEverywhereLink(t *testing.T) {
 	checkView(t, other, "sign-out-everywhere")
 	click(t, other, "soe-submit")
 	waitJS(t, other, "the answer", `!document.getElementById("soe-done").hidden`)
+	if posts := soePosts(t, other); len(posts) != 1 || posts[0] != "POST /api/sign-out-everywhere" {
+		t.Errorf("the button sent %q, want one POST /api/sign-out-everywhere", posts)
+	}
 	if got := textOf(t, other, "soe-result"); got != "Done: 1 session was signed out." {
 		t.Errorf("the answer reads %q", got)
 	}

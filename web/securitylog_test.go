@@ -1,6 +1,8 @@
 package web
 
 import (
+	"fmt"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -51,12 +53,15 @@ func TestSecurityLogSentences(t *testing.T) {
   const log = await import("/js/views/security/log.js");
   const known = {sessions: new Map([["Session:1", "Chrome on macOS"]]), passkeys: new Map([["Credential:1", "Phone"]])};
   return input.records.map((r) => log.sentence(r.type, r.details, known).replaceAll("\u00a0", " ").replaceAll("\u202f", " "));`, &got)
+		if len(got) != len(cases) {
+			t.Fatalf("%s: %d sentences for %d records: %q", lang, len(got), len(cases), got)
+		}
 		for i, c := range cases {
 			want := c.en
 			if lang == "de" {
 				want = c.de
 			}
-			if i < len(got) && got[i] != want {
+			if got[i] != want {
 				t.Errorf("%s %s: %q, want %q", lang, c.rec.Type, got[i], want)
 			}
 		}
@@ -101,27 +106,40 @@ export async function api(method, path) {
 
 // TestSecurityLogPagesAndDownload: the log shows its first page with
 // "Show more", which asks for the next with the service's cursor; the
-// download collects every page and saves the records unchanged, in
-// security-log-YYYY-MM-DD.json.
+// download collects every page (more than two of the export's pages) and
+// saves the records unchanged, in security-log-YYYY-MM-DD.json.
 func TestSecurityLogPagesAndDownload(t *testing.T) {
 	t.Parallel()
+	const total = 205 // more than two pages of a download (100 each)
 	ctx := moduleTabWith(t, map[string]string{"/js/api.js": fakeLogAPI})
 	type result struct {
 		First, Second, Asked    []string
+		Shown                   int
 		MoreAfterFirst, MoreEnd bool
 		File                    string
-		Records                 []map[string]any
+		Records, Served         []map[string]any
+		Unchanged               []bool
 		Status                  string
 	}
 	var got result
-	inModules(t, ctx, nil, `
+	inModules(t, ctx, total, `
   await i.setLocale("en-US");
+  const total = input;
   document.body.innerHTML = '<section id="security-log" hidden><p id="security-log-error" hidden></p><p id="security-log-empty" hidden></p>' +
     '<ul id="security-log-list"></ul><button id="security-log-more" hidden></button><button id="security-log-refresh"></button>' +
     '<button id="security-log-download"></button><p id="security-log-download-status"></p></section>';
-  window.__records = Array.from({length: 45}, (_, n) => ({id: "SecurityEvent:" + (45 - n), customerId: "Customer:1", sequence: 45 - n,
-    type: "SIGNED_IN", details: {method: "EMAIL_OTP", device: "Device " + (45 - n), network: "loopback", sessionId: "Session:" + (45 - n)},
-    createdAt: "2026-12-06T07:00:00Z", hash: "h" + (45 - n), previousHash: "h" + (44 - n)}));
+  // Records that differ in every field, some with an accountId and
+  // nested details, so that a field lost or changed shows.
+  window.__records = Array.from({length: total}, (_, n) => {
+    const seq = total - n;
+    const r = {id: "SecurityEvent:" + seq, customerId: "Customer:1", sequence: seq, type: seq % 3 === 0 ? "SESSION_REVOKED" : "SIGNED_IN",
+      details: seq % 3 === 0 ? {by: "YOU", sessionId: "Session:" + seq, nested: {list: [seq, "x" + seq, null, true], n: seq / 4}}
+        : {method: "EMAIL_OTP", device: "Device " + seq, network: "loopback", sessionId: "Session:" + seq},
+      createdAt: new Date(Date.UTC(2026, 11, 6, 7, 0, 0) + seq * 1234567).toISOString().replace("Z", "123Z"),
+      hash: "h" + seq, previousHash: "h" + (seq - 1)};
+    if (seq % 2 === 0) r.accountId = "Account:" + (seq % 5);
+    return r;
+  });
   let saved = null;
   URL.createObjectURL = (blob) => { saved = blob; return "blob:fake"; };
   HTMLAnchorElement.prototype.click = function () { window.__file = this.download; };
@@ -130,41 +148,72 @@ func TestSecurityLogPagesAndDownload(t *testing.T) {
   log.showLog();
   const items = () => [...document.querySelectorAll("#security-log-list > li")].map((li) => li.dataset.id);
   const until = async (f) => { for (let n = 0; n < 100 && !f(); n++) await new Promise((r) => setTimeout(r, 20)); };
+  const more = document.getElementById("security-log-more");
   await until(() => items().length > 0);
   const first = items();
-  const moreAfterFirst = !document.getElementById("security-log-more").hidden;
-  document.getElementById("security-log-more").click();
+  const moreAfterFirst = !more.hidden;
+  more.click();
   await until(() => items().length > first.length);
   const second = items();
-  document.getElementById("security-log-more").click();
-  await until(() => items().length === 45);
-  const moreEnd = !document.getElementById("security-log-more").hidden;
+  for (let n = 0; n < 20 && !more.hidden && items().length < total; n++) {
+    const before = items().length;
+    more.click();
+    await until(() => items().length > before);
+  }
+  await until(() => more.hidden);
+  const shown = items().length;
+  const moreEnd = !more.hidden;
   document.getElementById("security-log-download").click();
   await until(() => saved !== null && document.getElementById("security-log-download-status").textContent.startsWith("Downloaded"));
-  const file = JSON.parse(await saved.text());
-  return {First: first, Second: second, Asked: window.__asked, MoreAfterFirst: moreAfterFirst, MoreEnd: moreEnd,
-    File: window.__file, Records: file.records, Status: document.getElementById("security-log-download-status").textContent};`, &got)
-	if len(got.First) != 20 || got.First[0] != "SecurityEvent:45" || !got.MoreAfterFirst {
+  const file = saved === null ? {records: []} : JSON.parse(await saved.text());
+  const records = Array.isArray(file.records) ? file.records : [];
+  return {First: first, Second: second, Shown: shown, Asked: window.__asked, MoreAfterFirst: moreAfterFirst, MoreEnd: moreEnd,
+    File: window.__file, Records: records, Served: window.__records,
+    Unchanged: window.__records.map((r, k) => JSON.stringify(r) === JSON.stringify(records[k])),
+    Status: document.getElementById("security-log-download-status").textContent};`, &got)
+	if len(got.First) != 20 || got.First[0] != fmt.Sprintf("SecurityEvent:%d", total) || !got.MoreAfterFirst {
 		t.Errorf("first page: %d records from %v, Show more %v", len(got.First), got.First, got.MoreAfterFirst)
 	}
-	if len(got.Second) != 40 || got.Second[20] != "SecurityEvent:25" {
+	if len(got.Second) != 40 || got.Second[20] != fmt.Sprintf("SecurityEvent:%d", total-20) {
 		t.Errorf("after Show more: %d records %v", len(got.Second), got.Second)
 	}
-	if got.MoreEnd {
-		t.Error("Show more is offered after the last page")
+	if got.Shown != total || got.MoreEnd {
+		t.Errorf("after every Show more: %d records shown of %d, Show more still offered %v", got.Shown, total, got.MoreEnd)
 	}
-	wantAsked := []string{"GET /api/security-events?limit=20", "GET /api/security-events?limit=20&cursor=20", "GET /api/security-events?limit=20&cursor=40",
-		"GET /api/security-events?limit=100"}
+	// The view's pages of 20, each after the cursor of the one before,
+	// then the download's pages of 100 in the same way: all three of them.
+	var wantAsked []string
+	for from := 0; from < total; from += 20 {
+		q := "GET /api/security-events?limit=20"
+		if from > 0 {
+			q += fmt.Sprintf("&cursor=%d", from)
+		}
+		wantAsked = append(wantAsked, q)
+	}
+	wantAsked = append(wantAsked, "GET /api/security-events?limit=100", "GET /api/security-events?limit=100&cursor=100",
+		"GET /api/security-events?limit=100&cursor=200")
 	if strings.Join(got.Asked, "\n") != strings.Join(wantAsked, "\n") {
 		t.Errorf("asked\n%s\nwant\n%s", strings.Join(got.Asked, "\n"), strings.Join(wantAsked, "\n"))
 	}
 	if !regexp.MustCompile(`^security-log-\d{4}-\d{2}-\d{2}\.json$`).MatchString(got.File) {
 		t.Errorf("file name %q", got.File)
 	}
-	if len(got.Records) != 45 || got.Records[0]["hash"] != "h45" || got.Records[0]["previousHash"] != "h44" || got.Records[44]["sequence"] != float64(1) {
-		t.Errorf("the file's records: %d, first %v", len(got.Records), got.Records[0])
+	// Every record served, in order, and each exactly as served.
+	if len(got.Served) != total {
+		t.Fatalf("the fake served %d records, want %d", len(got.Served), total)
 	}
-	if got.Status != "Downloaded "+got.File+": 45 records." {
+	if len(got.Records) != total {
+		t.Errorf("the file has %d records, want %d", len(got.Records), total)
+	}
+	for k := range got.Served {
+		if k >= len(got.Records) {
+			break
+		}
+		if !got.Unchanged[k] || !reflect.DeepEqual(got.Records[k], got.Served[k]) {
+			t.Errorf("record %d of the file:\n%v\nserved:\n%v", k, got.Records[k], got.Served[k])
+		}
+	}
+	if got.Status != fmt.Sprintf("Downloaded %s: %d records.", got.File, total) {
 		t.Errorf("status %q", got.Status)
 	}
 }
