@@ -101,7 +101,7 @@ func canonicalJSON(raw json.RawMessage) ([]byte, error) {
 
 // TestSecurityLimitsAndActivity: Security shows the sign-in in words; a
 // lower per-payment limit applies at once and Send refuses a payment over
-// it with the service's message and a link to the limits; a higher limit
+// it in the page's words and a link to the limits; a higher limit
 // asks for the e-mailed code (a cancel changes nothing) and then says from
 // when it applies; the log downloads as JSON with every record, chained.
 func TestSecurityLimitsAndActivity(t *testing.T) {
@@ -147,7 +147,7 @@ func TestSecurityLimitsAndActivity(t *testing.T) {
 	waitJS(t, ctx, "the payment under way", `!document.getElementById("quote").hidden`)
 	click(t, ctx, "send-submit")
 	waitJS(t, ctx, "the refusal of the payment", `!document.getElementById("quote-error").hidden && !document.getElementById("quote-limits-link").hidden`)
-	if got := textOf(t, ctx, "quote-error"); !strings.Contains(got, "over your per-payment limit of 50.00 USD") {
+	if got := textOf(t, ctx, "quote-error"); !strings.Contains(got, "This payment of $60.00 is above your limit of $50.00 per payment") {
 		t.Errorf("the refusal of the payment reads %q", got)
 	}
 	if a := s.wallet(s.accountOf(email)); a.Available != 100000 || a.Held != 0 {
@@ -159,7 +159,7 @@ func TestSecurityLimitsAndActivity(t *testing.T) {
 	typeIn(t, ctx, "send-amount", "60.00")
 	click(t, ctx, "quote-submit")
 	waitJS(t, ctx, "the refusal", `!document.getElementById("send-form-error").hidden && !document.getElementById("send-limits-link").hidden`)
-	if got := textOf(t, ctx, "send-form-error"); !strings.Contains(got, "over your per-payment limit") || !strings.Contains(got, "50.00") {
+	if got := textOf(t, ctx, "send-form-error"); !strings.Contains(got, "above your limit of $50.00 per payment") {
 		t.Errorf("the refusal reads %q", got)
 	}
 	screenshot(t, ctx, "send-limit-refused.png")
@@ -185,7 +185,7 @@ func TestSecurityLimitsAndActivity(t *testing.T) {
 	waitJS(t, ctx, "the code to be sent", `document.getElementById("stepup-code-hint").textContent !== ""`)
 	typeIn(t, ctx, "stepup-code-input", s.latestCode(email))
 	click(t, ctx, "stepup-code-submit")
-	waitJS(t, ctx, "the higher limit pending", `!document.getElementById("stepup").open && !document.getElementById("limits-pending").hidden`)
+	waitJS(t, ctx, "the higher limit pending", `!document.getElementById("stepup").open && !document.getElementById("limits-pending-box").hidden`)
 	want := "Your higher limit per payment of " + usd(50000) + " applies from "
 	if got := textOf(t, ctx, "limits-pending"); !strings.HasPrefix(got, want) {
 		t.Errorf("pending: %q, want it to begin %q", got, want)
@@ -202,9 +202,18 @@ func TestSecurityLimitsAndActivity(t *testing.T) {
 	}
 	screenshot(t, ctx, "security-limits-pending.png")
 
+	// A raise the person did not ask for (the e-mail says so) is stopped
+	// from here, at once, with no confirmation.
+	click(t, ctx, "limits-cancel-pending")
+	waitJS(t, ctx, "the pending raise stopped", `document.getElementById("limits-result").textContent.includes("will not happen") &&
+  document.getElementById("limits-pending-box").hidden && !document.getElementById("stepup").open`)
+	if l := s.walletLimits(s.accountOf(email)); l.PerPayment == nil || *l.PerPayment != 5000 || l.Pending != nil {
+		t.Errorf("after keeping the limits the store holds %s, want 5000 per payment and nothing pending", limitsString(l))
+	}
+
 	// The log has the changes; the download has every record, chained.
 	click(t, ctx, "security-log-refresh")
-	waitJS(t, ctx, "the limits changes in the log", `document.querySelectorAll('#security-log-list > li[data-type="LIMITS_CHANGED"]').length === 2`)
+	waitJS(t, ctx, "the limits changes in the log", `document.querySelectorAll('#security-log-list > li[data-type="LIMITS_CHANGED"]').length === 3`)
 	dir := t.TempDir()
 	if err := browsertest.AllowDownloads(ctx, dir); err != nil {
 		t.Fatal(err)

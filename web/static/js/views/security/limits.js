@@ -57,7 +57,7 @@ export function hideLimits() {
   ctx.limits = null;
   $("limits").hidden = true;
   $("limits-current").replaceChildren();
-  $("limits-pending").hidden = true;
+  $("limits-pending-box").hidden = true;
   $("limits-result").hidden = true;
   clearErrors();
 }
