@@ -56,19 +56,19 @@ func BodyHash(t *Transaction) Hash {
 // AppendCanonical appends t's canonical form (see above) to b: a caller
 // hashing many transactions (the verifier) reuses one buffer.
 func AppendCanonical(b []byte, t *Transaction) []byte {
-	b = netstring(b, "paywallet ledger transaction v1")
-	b = netstring(b, t.ID)
-	b = netstring(b, string(t.Kind))
-	b = netstring(b, t.TransactionID)
-	b = netstring(b, t.QuoteID)
-	b = netstring(b, t.PendingID)
-	b = netstring(b, t.Description)
+	b = AppendNetstring(b, "paywallet ledger transaction v1")
+	b = AppendNetstring(b, t.ID)
+	b = AppendNetstring(b, string(t.Kind))
+	b = AppendNetstring(b, t.TransactionID)
+	b = AppendNetstring(b, t.QuoteID)
+	b = AppendNetstring(b, t.PendingID)
+	b = AppendNetstring(b, t.Description)
 	b = netint(b, t.CreatedAt.UnixMicro())
 	b = netint(b, int64(len(t.Entries)))
 	for i := range t.Entries {
 		e := &t.Entries[i]
-		b = netstring(b, string(e.Account))
-		b = netstring(b, e.Currency)
+		b = AppendNetstring(b, string(e.Account))
+		b = AppendNetstring(b, e.Currency)
 		b = netint(b, e.Amount)
 		b = netint(b, e.AvailableAfter)
 		b = netint(b, e.HeldAfter)
@@ -76,7 +76,10 @@ func AppendCanonical(b []byte, t *Transaction) []byte {
 	return b
 }
 
-func netstring(b []byte, s string) []byte {
+// AppendNetstring appends the netstring of s (its decimal length, a colon,
+// the bytes, a line feed): the field encoding of the canonical form, which
+// the customers' security log (service/seclog) shares.
+func AppendNetstring(b []byte, s string) []byte {
 	b = strconv.AppendInt(b, int64(len(s)), 10)
 	b = append(b, ':')
 	b = append(b, s...)
@@ -97,14 +100,25 @@ const linkDomain = "paywallet ledger chain v1\n"
 
 // Link is the chain's link n after prev for a transaction of body hash
 // body.
-func Link(prev Hash, n int64, body Hash) Hash {
-	var b [len(linkDomain) + 2*HashSize + 8]byte
-	i := copy(b[:], linkDomain)
+func Link(prev Hash, n int64, body Hash) Hash { return ChainLink(linkDomain, prev, n, body) }
+
+// maxDomain bounds a chain's domain label (ChainLink's buffer stays on the
+// stack: the verifier links every sealed transaction).
+const maxDomain = 64
+
+// ChainLink is SHA-256(domain ‖ prev ‖ n as 8 bytes big-endian ‖ body):
+// the ledger's link under its domain, and the security log's under its own.
+func ChainLink(domain string, prev Hash, n int64, body Hash) Hash {
+	if len(domain) > maxDomain {
+		panic("ledger: a chain's domain label is at most 64 bytes")
+	}
+	var b [maxDomain + 2*HashSize + 8]byte
+	i := copy(b[:], domain)
 	i += copy(b[i:], prev[:])
 	binary.BigEndian.PutUint64(b[i:], uint64(n))
 	i += 8
-	copy(b[i:], body[:])
-	return sha256.Sum256(b[:])
+	i += copy(b[i:], body[:])
+	return sha256.Sum256(b[:i])
 }
 
 // Head is the chain's last link: how many transactions are sealed, the

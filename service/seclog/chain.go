@@ -25,17 +25,15 @@ package seclog
 
 import (
 	"crypto/sha256"
-	"encoding/binary"
-	"encoding/hex"
 	"strconv"
 	"time"
+
+	"paywallet/service/ledger"
 )
 
-// Hash is a body hash or a link.
-type Hash [sha256.Size]byte
-
-// String is the hash in lower-case hex, as it is stored and answered.
-func (h Hash) String() string { return hex.EncodeToString(h[:]) }
+// Hash is a body hash or a link (the ledger's; String is lower-case hex,
+// as it is stored and answered).
+type Hash = ledger.Hash
 
 // Record is what the chain covers of one row of security_events.
 type Record struct {
@@ -47,36 +45,21 @@ type Record struct {
 // BodyHash is the SHA-256 of r's canonical form (see the package comment).
 func BodyHash(r *Record) Hash {
 	b := make([]byte, 0, 256+len(r.Details))
-	b = netstring(b, "paywallet security event v1")
-	b = netstring(b, r.ID)
-	b = netstring(b, r.CustomerID)
-	b = netstring(b, r.AccountID)
-	b = netstring(b, r.Type)
-	b = netstring(b, string(r.Details))
-	b = netstring(b, strconv.FormatInt(r.CreatedAt.UnixMicro(), 10))
+	b = ledger.AppendNetstring(b, "paywallet security event v1")
+	b = ledger.AppendNetstring(b, r.ID)
+	b = ledger.AppendNetstring(b, r.CustomerID)
+	b = ledger.AppendNetstring(b, r.AccountID)
+	b = ledger.AppendNetstring(b, r.Type)
+	b = ledger.AppendNetstring(b, string(r.Details))
+	b = ledger.AppendNetstring(b, strconv.FormatInt(r.CreatedAt.UnixMicro(), 10))
 	return sha256.Sum256(b)
-}
-
-func netstring(b []byte, s string) []byte {
-	b = strconv.AppendInt(b, int64(len(s)), 10)
-	b = append(b, ':')
-	b = append(b, s...)
-	return append(b, '\n')
 }
 
 const linkDomain = "paywallet security chain v1\n"
 
 // Link is link n of a customer's chain after prev, for a record of body
 // hash body.
-func Link(prev Hash, n int64, body Hash) Hash {
-	var b [len(linkDomain) + 2*sha256.Size + 8]byte
-	i := copy(b[:], linkDomain)
-	i += copy(b[i:], prev[:])
-	binary.BigEndian.PutUint64(b[i:], uint64(n))
-	i += 8
-	copy(b[i:], body[:])
-	return sha256.Sum256(b[:])
-}
+func Link(prev Hash, n int64, body Hash) Hash { return ledger.ChainLink(linkDomain, prev, n, body) }
 
 // Next is the hash of record r appended at seq n after the link prev (in
 // hex; "" is link(0), the start of a chain): what the store writes in the
@@ -84,11 +67,10 @@ func Link(prev Hash, n int64, body Hash) Hash {
 func Next(prev string, n int64, r *Record) (string, bool) {
 	var p Hash
 	if prev != "" {
-		b, err := hex.DecodeString(prev)
-		if err != nil || len(b) != len(p) {
+		var ok bool
+		if p, ok = ledger.ParseHash(prev); !ok {
 			return "", false
 		}
-		copy(p[:], b)
 	}
 	return Link(p, n, BodyHash(r)).String(), true
 }
