@@ -18,7 +18,8 @@ type StepUpTx interface {
 	StepUpOf(ctx context.Context, targetID string) (*StepUp, error)
 	// AdvanceStepUp sets the step-up's status to to, and AuthorizedAt
 	// (AUTHORIZED) or UsedAt (USED) to at, if its status is from; it
-	// reports whether it did (a compare-and-set: a proof is accepted once).
+	// reports whether it did (a compare-and-set: a proof is accepted once);
+	// ErrNotFound when there is no such step-up.
 	AdvanceStepUp(ctx context.Context, id, from, to string, at time.Time) (bool, error)
 	// SetStepUpCode replaces the hash of the e-mailed code (a code sent
 	// again) and counts the sending.

@@ -60,16 +60,8 @@ func (t *tx) AdvanceStepUp(ctx context.Context, id, from, to string, at time.Tim
 	if to == "AUTHORIZED" {
 		col = "authorized_at"
 	}
-	res, err := t.exec(ctx, `UPDATE step_ups SET status = ?, `+col+` = ? WHERE id = ? AND status = ?`,
-		to, t.d.timeArg(at), id, from)
-	if err != nil {
-		return false, t.fail(fmt.Sprintf("advance step-up %q", id), err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return false, t.fail(fmt.Sprintf("advance step-up %q", id), err)
-	}
-	return n == 1, nil
+	return t.compareAndSet(ctx, fmt.Sprintf("advance step-up %q", id), "step_ups", id, at,
+		`UPDATE step_ups SET status = ?, `+col+` = ? WHERE id = ? AND status = ?`, to, t.d.timeArg(at), id, from)
 }
 
 func (t *tx) SetStepUpCode(ctx context.Context, id string, codeHash []byte, at time.Time) error {
