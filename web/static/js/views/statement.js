@@ -27,6 +27,7 @@ import { toCSV } from "../csv.js";
 import { decimalAmount, formatMoney, formatTime } from "../format.js";
 import { getLocale, t } from "../i18n.js";
 import { paths } from "../router.js";
+import { saveFile } from "../download.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -418,7 +419,7 @@ async function onDownload(event) {
     } while (cursor);
     if (epoch !== ctx.epoch) return; // signed out meanwhile
     const name = "statement-" + month + ".csv";
-    save(statementCSV(lines), name);
+    saveFile(statementCSV(lines), name, "text/csv;charset=utf-8");
     status.textContent = lines.length
       ? t("statement.download.done", { name, month: label, count: lines.length })
       : t("statement.download.doneEmpty", { name, month: label });
@@ -431,18 +432,4 @@ async function onDownload(event) {
     button.disabled = false;
     button.removeAttribute("aria-busy");
   }
-}
-
-// save hands text to the browser as a file download named name.
-function save(text, name) {
-  const url = URL.createObjectURL(new Blob([text], { type: "text/csv;charset=utf-8" }));
-  const a = document.createElement("a");
-  a.href = url;
-  a.download = name;
-  a.hidden = true;
-  document.body.append(a);
-  a.click();
-  a.remove();
-  // Some browsers read the Blob after click() returns: let it live a while.
-  setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }

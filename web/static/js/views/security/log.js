@@ -14,6 +14,7 @@ import { api, ApiError, messageOf } from "../../api.js";
 import { formatMoney } from "../../format.js";
 import { getLocale, said, t } from "../../i18n.js";
 import { hoursText, whenText } from "./limits.js";
+import { saveFile } from "../../download.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -304,7 +305,7 @@ async function onDownload() {
       about: t("security.log.download.about"),
       records,
     };
-    save(JSON.stringify(file, null, 2) + "\n", name);
+    saveFile(JSON.stringify(file, null, 2) + "\n", name, "application/json;charset=utf-8");
     status.textContent = t("security.log.download.done", { name, count: records.length });
   } catch (err) {
     if (epoch !== ctx.epoch) return;
@@ -317,17 +318,4 @@ async function onDownload() {
     button.disabled = false;
     button.removeAttribute("aria-busy");
   }
-}
-
-function save(text, name) {
-  const url = URL.createObjectURL(new Blob([text], { type: "application/json;charset=utf-8" }));
-  const a = document.createElement("a");
-  a.href = url;
-  a.download = name;
-  a.hidden = true;
-  document.body.append(a);
-  a.click();
-  a.remove();
-  // Some browsers read the Blob after click() returns: let it live a while.
-  setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }
