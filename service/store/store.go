@@ -38,6 +38,15 @@ var ErrNotFound = errors.New("store: not found")
 // ErrConflict reports that a uniqueness rule refused the write.
 var ErrConflict = errors.New("store: conflict")
 
+// ErrUnavailable reports that the database could not be reached, or went
+// away during the transaction (a primary that crashed, was demoted or cut
+// off by a failover), so that the transaction did not take effect or its
+// outcome is unknown (the connection broke during COMMIT). Nothing is half
+// done either way: the caller answers "try again" (HTTP 503 with
+// Retry-After), and a client that retries with its Idempotency-Key gets
+// the first attempt's answer if that attempt did commit.
+var ErrUnavailable = errors.New("store: database unavailable")
+
 // Store opens transactions. Implementations are safe for concurrent use.
 type Store interface {
 	// Tx runs fn in one database transaction. If fn returns an error the

@@ -62,6 +62,15 @@ func loadMigrations(d *dialect) ([]migration, error) {
 	return ms, nil
 }
 
+// latestMigration is the version of the dialect's last migration.
+func latestMigration(d *dialect) (int, error) {
+	ms, err := loadMigrations(d)
+	if err != nil || len(ms) == 0 {
+		return 0, fmt.Errorf("store: migrations: %v", err)
+	}
+	return ms[len(ms)-1].version, nil
+}
+
 // migrate applies the migrations the database has not recorded yet, all in
 // one transaction: a failure leaves the schema as it was.
 //

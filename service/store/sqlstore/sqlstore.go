@@ -63,6 +63,8 @@ import (
 	"modernc.org/sqlite"               // registers driver "sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"paywallet/service/store"
 )
 
@@ -75,6 +77,10 @@ type DB struct {
 	// trace, when not nil, sees the SQL text of every statement the
 	// store's transactions send (tests only; set before any Tx).
 	trace func(q string)
+	// tracer, when not nil, makes spans of transactions and statements
+	// (SetTracerProvider).
+	tracer trace.Tracer
+	count  counters
 }
 
 var _ store.Store = (*DB)(nil)
@@ -454,6 +460,7 @@ func (db *DB) run(ctx context.Context, begin func(context.Context, *sql.TxOption
 		if !retry || attempt == maxAttempts {
 			return err
 		}
+		db.count.retries.Add(1)
 		// Jittered exponential backoff, 1 ms doubling to at most 64 ms,
 		// so racing transactions do not collide again in lockstep.
 		d := time.Millisecond << min(attempt-1, 6)
@@ -500,6 +507,7 @@ func (db *DB) try(ctx context.Context, begin func(context.Context, *sql.TxOption
 	if err := sqlTx.Commit(); err != nil {
 		return db.d.classify(err) == errRetry, fmt.Errorf("store: commit: %w", err)
 	}
+	db.count.commits.Add(1)
 	return false, nil
 }
 
