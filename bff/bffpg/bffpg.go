@@ -61,6 +61,12 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
+// ErrUnavailable reports that the BFF's PostgreSQL could not be reached or
+// went away during a statement (a crash, a failover, the network): nothing
+// was changed, or whether it was is unknown. The BFF answers 503 with
+// Retry-After, as the service does for its own database.
+var ErrUnavailable = errors.New("bffpg: database unavailable")
+
 // Store holds the connection pool and runs the background sweep. Its
 // [Store.Sessions] and [Store.Limiter] are the bff.SessionStore and
 // bff.Limiter backed by it. It is safe for concurrent use.
