@@ -1,10 +1,15 @@
 package sqlstore
 
 import (
+	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
+	"io"
+	"net"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -21,6 +26,12 @@ const (
 	errUnique             // a unique index or primary key refused the row
 	errForeignKey         // a referenced row does not exist
 	errRetry              // the transaction lost a race and can be run again
+	// errUnavailable: the database went away under the statement (its
+	// connection broke, the server shut down, crashed or was demoted to a
+	// read-only standby by a failover, or could not be reached at all).
+	// The transaction did not take effect; for a COMMIT, whether it did is
+	// unknown.
+	errUnavailable
 )
 
 // dialect is everything that differs between the two back ends. The queries
@@ -205,11 +216,29 @@ var postgresDialect = &dialect{
 	cappedSum: func(c string) string {
 		return "LEAST(COALESCE(SUM(" + c + "), 0), 9223372036854775807)::bigint"
 	},
-	classify: func(err error) errKind {
-		var e *pgconn.PgError
-		if !errors.As(err, &e) {
-			return errOther
-		}
+	classify: classifyPostgres,
+}
+
+// classifyPostgres tells what a pgx error means. Besides the SQLSTATEs of
+// constraint violations and lost races, it recognises the ways a failover
+// shows itself to a client, all errUnavailable:
+//
+//   - the server ends the session: 57P01 admin_shutdown (a fast or smart
+//     stop, as pg_auto_failover and Patroni do to demote a primary), 57P02
+//     crash_shutdown (another backend crashed), 57P03 cannot_connect_now
+//     (starting up, in recovery), class 08 (connection exceptions) and 53300
+//     too_many_connections (a pool's worth of clients reconnecting at once);
+//   - 25006 read_only_sql_transaction: the session reached a server that is
+//     a standby now (it was the primary when the connection opened);
+//   - the connection itself fails: refused, reset, closed, an unexpected
+//     EOF mid-answer, a dial or read timeout (pgconn.ConnectError, net
+//     errors, driver.ErrBadConn, pgconn.ErrConnClosed).
+//
+// A context that ended is not among them: the caller gave up, the database
+// did not go away.
+func classifyPostgres(err error) errKind {
+	var e *pgconn.PgError
+	if errors.As(err, &e) {
 		switch e.Code {
 		case "23505": // unique_violation
 			return errUnique
@@ -217,9 +246,38 @@ var postgresDialect = &dialect{
 			return errForeignKey
 		case "40001", "40P01": // serialization_failure, deadlock_detected
 			return errRetry
+		case "25006", "57P01", "57P02", "57P03", "53300":
+			return errUnavailable
+		}
+		if strings.HasPrefix(e.Code, "08") {
+			return errUnavailable
 		}
 		return errOther
-	},
+	}
+	if connectionLost(err) {
+		return errUnavailable
+	}
+	return errOther
+}
+
+// connectionLost reports an error of the connection rather than of the
+// statement: the client could not reach the server or lost it mid-way.
+func connectionLost(err error) bool {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		// The caller's (or the attempt's) time ran out; Tx decides
+		// which it was (see DB.try).
+		return false
+	}
+	var ce *pgconn.ConnectError
+	var ne net.Error
+	switch {
+	case errors.As(err, &ce), errors.As(err, &ne),
+		errors.Is(err, driver.ErrBadConn), errors.Is(err, sql.ErrConnDone), errors.Is(err, pgconn.ErrConnClosed),
+		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
+		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
+		return true
+	}
+	return false
 }
 
 // jsonRowsSQLite reads the rows of a statement that handles many rows at

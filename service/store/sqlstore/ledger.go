@@ -3,7 +3,6 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	"errors"
 	"fmt"
 	"strconv"
@@ -362,27 +361,12 @@ func (db *DB) SealLedger(ctx context.Context, limit int, at time.Time) (int, led
 		err := db.Tx(ctx, seal)
 		return n, head, err
 	}
-	conn, err := db.db.Conn(ctx)
-	if err != nil {
-		return 0, ledger.Head{}, fmt.Errorf("store: connection: %w", err)
-	}
-	defer conn.Close()
-	const key = "ledger seal"
-	if _, err := conn.ExecContext(ctx, db.d.keyLock, key); err != nil {
-		_ = conn.Raw(func(any) error { return driver.ErrBadConn })
-		return 0, ledger.Head{}, fmt.Errorf("store: wait for the ledger sealer's turn: %w", err)
-	}
-	defer func() {
-		uctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if _, err := conn.ExecContext(uctx, db.d.keyUnlock, key); err != nil {
-			_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+	err := db.withTurn(ctx, "ledger seal", "the ledger sealer's turn", func(begin func(context.Context, *sql.TxOptions) (*sql.Tx, error)) error {
+		readCommitted := func(ctx context.Context, _ *sql.TxOptions) (*sql.Tx, error) {
+			return begin(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted})
 		}
-	}()
-	readCommitted := func(ctx context.Context, _ *sql.TxOptions) (*sql.Tx, error) {
-		return conn.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted})
-	}
-	err = db.run(ctx, readCommitted, seal)
+		return db.run(ctx, readCommitted, seal, true)
+	})
 	return n, head, err
 }
 

@@ -3,10 +3,13 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -75,4 +78,60 @@ func (db *DB) Ready(ctx context.Context) error {
 		return fmt.Errorf("store: schema at migration %d, this binary needs %d", v, want)
 	}
 	return nil
+}
+
+// startTx starts the span of a transaction attempt ("db.tx") when the
+// store traces; end closes it with the attempt's outcome.
+func (db *DB) startTx(ctx context.Context) (_ context.Context, end func(outcome, error)) {
+	if db.tracer == nil {
+		return ctx, func(outcome, error) {}
+	}
+	ctx, span := db.tracer.Start(ctx, "db.tx", trace.WithSpanKind(trace.SpanKindClient),
+		trace.WithAttributes(attribute.String("db.system.name", db.systemName())))
+	return ctx, func(res outcome, err error) {
+		span.SetAttributes(attribute.String("db.tx.outcome", res.String()))
+		if err != nil {
+			span.RecordError(err)
+			span.SetStatus(codes.Error, res.String())
+		}
+		span.End()
+	}
+}
+
+// span starts the span of one statement ("db.query"), a child of the
+// transaction's; end closes it with the statement's error.
+func (t *tx) span(ctx context.Context, q string) (context.Context, func(error)) {
+	ctx, span := t.tracer.Start(ctx, "db.query", trace.WithSpanKind(trace.SpanKindClient),
+		trace.WithAttributes(attribute.String("db.system.name", systemName(t.d)), attribute.String("db.query.text", q)))
+	return ctx, func(err error) {
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			span.RecordError(err)
+			span.SetStatus(codes.Error, "statement failed")
+		}
+		span.End()
+	}
+}
+
+func (db *DB) systemName() string { return systemName(db.d) }
+
+// systemName is the OpenTelemetry db.system.name of the dialect.
+func systemName(d *dialect) string {
+	if d == sqliteDialect {
+		return "sqlite"
+	}
+	return "postgresql"
+}
+
+func (o outcome) String() string {
+	switch o {
+	case finished:
+		return "finished"
+	case raced:
+		return "raced"
+	case lost:
+		return "lost"
+	case unknown:
+		return "unknown"
+	}
+	return "?"
 }

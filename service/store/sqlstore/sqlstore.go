@@ -59,7 +59,6 @@ import (
 	"sync"
 	"time"
 
-	_ "github.com/jackc/pgx/v5/stdlib" // registers driver "pgx"
 	"modernc.org/sqlite"               // registers driver "sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
@@ -81,6 +80,11 @@ type DB struct {
 	// (SetTracerProvider).
 	tracer trace.Tracer
 	count  counters
+	// pg is the PostgreSQL pool's failover bookkeeping (nil on SQLite).
+	pg *pgConns
+	// attemptTimeout bounds one attempt of a transaction on PostgreSQL,
+	// from BEGIN to COMMIT (0: no bound; SQLite).
+	attemptTimeout time.Duration
 }
 
 var _ store.Store = (*DB)(nil)
@@ -306,8 +310,12 @@ const postgresConns = 16
 
 // OpenPostgres connects to the PostgreSQL database at url (a postgres://
 // URL or key=value DSN understood by pgx) and applies pending migrations.
+//
+// url may name several hosts, the nodes of a cluster with failover
+// (postgres://h1,h2,h3/db?target_session_attrs=read-write): see
+// pgconns.go for how the store rides through a switch of primary.
 func OpenPostgres(ctx context.Context, url string) (*DB, error) {
-	db, err := sql.Open("pgx", url)
+	db, pc, err := openPostgresPool(url)
 	if err != nil {
 		return nil, fmt.Errorf("store: open postgres: %w", err)
 	}
@@ -319,7 +327,13 @@ func OpenPostgres(ctx context.Context, url string) (*DB, error) {
 	db.SetMaxOpenConns(postgresConns)
 	db.SetMaxIdleConns(postgresConns)
 	db.SetConnMaxIdleTime(5 * time.Minute)
-	return finishOpen(ctx, db, postgresDialect, "postgres")
+	s, err := finishOpen(ctx, db, postgresDialect, "postgres")
+	if err != nil {
+		return nil, err
+	}
+	s.pg = pc
+	s.attemptTimeout = defaultAttemptTimeout
+	return s, nil
 }
 
 func finishOpen(ctx context.Context, db *sql.DB, d *dialect, what string) (*DB, error) {
@@ -354,7 +368,7 @@ func (db *DB) Close() error {
 // further statement in the transaction, so nothing fn did afterwards can
 // be trusted.
 func (db *DB) Tx(ctx context.Context, fn func(store.Tx) error) error {
-	err := db.run(ctx, db.db.BeginTx, fn)
+	err := db.run(ctx, db.db.BeginTx, fn, false)
 	if db.stmts != nil {
 		db.stmts.prepare(ctx, db.db)
 	}
@@ -378,7 +392,7 @@ func (db *DB) TxLazy(ctx context.Context, fn func(store.Tx) error) error {
 				return t.(*tx).fail("lazy commit", err)
 			}
 			return fn(t)
-		})
+		}, false)
 	}
 	// The pragma belongs to the connection: hold the (only) one for the
 	// transaction and set it back after. Both pragmas run under a context
@@ -398,7 +412,7 @@ func (db *DB) TxLazy(ctx context.Context, fn func(store.Tx) error) error {
 		conn.Close()
 		return fmt.Errorf("store: lazy commit: %w", err)
 	}
-	err = db.run(ctx, conn.BeginTx, fn)
+	err = db.run(ctx, conn.BeginTx, fn, true)
 	rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer rcancel()
 	if _, rerr := conn.ExecContext(rctx, `PRAGMA synchronous = FULL`); rerr != nil {
@@ -427,43 +441,82 @@ func (db *DB) TxFor(ctx context.Context, key string, fn func(store.Tx) error) er
 		return err
 	}
 	defer unlock()
-	conn, err := db.db.Conn(ctx)
-	if err != nil {
-		return fmt.Errorf("store: connection: %w", err)
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, db.d.keyLock, key); err != nil {
-		// A wait that ended with ctx may still have taken the lock (a
-		// driver reports the context's end for a statement that
-		// completed): the session goes, and the lock with it.
-		_ = conn.Raw(func(any) error { return driver.ErrBadConn })
-		return fmt.Errorf("store: wait for %q: %w", key, err)
-	}
-	defer func() {
-		// The caller's context may be over; the lock must go regardless.
-		uctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if _, err := conn.ExecContext(uctx, db.d.keyUnlock, key); err != nil {
-			// A connection that may still hold the lock must not return
-			// to the pool: closing the session releases it.
-			_ = conn.Raw(func(any) error { return driver.ErrBadConn })
-		}
-	}()
-	return db.run(ctx, conn.BeginTx, fn)
+	return db.withTurn(ctx, key, fmt.Sprintf("%q", key), func(begin func(context.Context, *sql.TxOptions) (*sql.Tx, error)) error {
+		return db.run(ctx, begin, fn, true)
+	})
 }
 
+// outcome is what one attempt of a transaction came to.
+type outcome int
+
+const (
+	finished outcome = iota // committed, or failed for good: return its error
+	raced                   // lost a race (serialization failure, deadlock): run fn again
+	lost                    // the database went away before COMMIT: nothing took effect
+	unknown                 // the database went away during COMMIT: it may have taken effect
+)
+
+// Bounds of a transaction's attempts on PostgreSQL.
+const (
+	// defaultAttemptTimeout bounds one attempt, BEGIN to COMMIT. A
+	// primary that is cut off (stopped, or behind a dead network) does
+	// not close its connections: without a bound a transaction would wait
+	// on it for as long as TCP keepalives take to notice, minutes. Every
+	// transaction the service runs takes milliseconds; a bound of seconds
+	// only ever ends one whose server stopped answering.
+	defaultAttemptTimeout = 10 * time.Second
+	// lostRetryFor is how long Tx keeps running fn again after the
+	// database went away before COMMIT (a failover: pgx then dials the
+	// new primary). Beyond it the caller gets store.ErrUnavailable and
+	// answers 503: a client retries sooner and better (with its
+	// Idempotency-Key, possibly through another instance) than a request
+	// held open here for the whole failover.
+	lostRetryFor = 1500 * time.Millisecond
+	// turnWait bounds the wait for a key's advisory lock (TxFor,
+	// SealLedger) on PostgreSQL: the holder's attempt is itself bounded
+	// by defaultAttemptTimeout.
+	turnWait = 15 * time.Second
+)
+
 // run runs fn in transactions begun by begin until it succeeds, fails for
-// good, or has lost maxAttempts races.
-func (db *DB) run(ctx context.Context, begin func(context.Context, *sql.TxOptions) (*sql.Tx, error), fn func(store.Tx) error) error {
+// good, has lost maxAttempts races, or the database stayed away for
+// lostRetryFor (then, and when COMMIT's outcome is unknown, the error
+// wraps store.ErrUnavailable). pinned is set when begin uses one
+// connection held by the caller (TxFor): a lost connection is not run
+// again on it.
+func (db *DB) run(ctx context.Context, begin func(context.Context, *sql.TxOptions) (*sql.Tx, error), fn func(store.Tx) error, pinned bool) error {
+	var lostAt time.Time
 	for attempt := 1; ; attempt++ {
-		retry, err := db.try(ctx, begin, fn)
-		if !retry || attempt == maxAttempts {
+		res, err := db.try(ctx, begin, fn)
+		var d time.Duration
+		switch res {
+		case finished:
 			return err
+		case unknown:
+			db.pg.broke()
+			db.count.unavailable.Add(1)
+			return unavailable("commit (whether it took effect is unknown)", err)
+		case lost:
+			db.pg.broke()
+			if lostAt.IsZero() {
+				lostAt = time.Now()
+			}
+			if pinned || ctx.Err() != nil || time.Since(lostAt) >= lostRetryFor {
+				db.count.unavailable.Add(1)
+				return unavailable("transaction (nothing took effect)", err)
+			}
+			// 50 ms doubling, jittered: pgx dials the hosts again.
+			d = 50 * time.Millisecond << min(attempt-1, 3)
+		case raced:
+			if attempt >= maxAttempts {
+				return err
+			}
+			// Jittered exponential backoff, 1 ms doubling to at most
+			// 64 ms, so racing transactions do not collide again in
+			// lockstep.
+			d = time.Millisecond << min(attempt-1, 6)
 		}
 		db.count.retries.Add(1)
-		// Jittered exponential backoff, 1 ms doubling to at most 64 ms,
-		// so racing transactions do not collide again in lockstep.
-		d := time.Millisecond << min(attempt-1, 6)
 		d = d/2 + rand.N(d)
 		t := time.NewTimer(d)
 		select {
@@ -475,14 +528,32 @@ func (db *DB) run(ctx context.Context, begin func(context.Context, *sql.TxOption
 	}
 }
 
-// try runs fn once and reports its result and whether running it again
-// might succeed.
-func (db *DB) try(ctx context.Context, begin func(context.Context, *sql.TxOptions) (*sql.Tx, error), fn func(store.Tx) error) (retry bool, err error) {
-	sqlTx, err := begin(ctx, db.d.txOptions)
-	if err != nil {
-		return db.d.classify(err) == errRetry, fmt.Errorf("store: begin: %w", err)
+// try runs fn once and reports its result and what it came to.
+func (db *DB) try(ctx context.Context, begin func(context.Context, *sql.TxOptions) (*sql.Tx, error), fn func(store.Tx) error) (res outcome, err error) {
+	actx := ctx
+	if db.attemptTimeout > 0 {
+		var cancel context.CancelFunc
+		actx, cancel = context.WithTimeout(ctx, db.attemptTimeout)
+		defer cancel()
 	}
-	t := &tx{tx: sqlTx, d: db.d, stmts: db.stmts, trace: db.trace}
+	actx, end := db.startTx(actx)
+	defer func() { end(res, err) }()
+	// gone tells whether err means the database went away: the driver
+	// said so, or the attempt's time ran out while the caller's had not.
+	gone := func(err error) bool {
+		return db.d.classify(err) == errUnavailable || (actx.Err() != nil && ctx.Err() == nil)
+	}
+	sqlTx, err := begin(actx, db.d.txOptions)
+	if err != nil {
+		switch {
+		case gone(err):
+			return lost, fmt.Errorf("store: begin: %w", err)
+		case db.d.classify(err) == errRetry:
+			return raced, fmt.Errorf("store: begin: %w", err)
+		}
+		return finished, fmt.Errorf("store: begin: %w", err)
+	}
+	t := &tx{tx: sqlTx, d: db.d, stmts: db.stmts, trace: db.trace, tracer: db.tracer, outer: ctx, actx: actx}
 	done := false
 	defer func() {
 		if !done { // fn panicked
@@ -491,24 +562,82 @@ func (db *DB) try(ctx context.Context, begin func(context.Context, *sql.TxOption
 	}()
 	err = fn(t)
 	done = true
-	if err != nil {
+	// A statement that failed because the database went away or lost a
+	// race leaves the transaction unusable (PostgreSQL refuses every
+	// later statement), whatever fn made of its error.
+	failed := func(err error) (outcome, error) {
 		_ = sqlTx.Rollback()
-		return t.lostRace || db.d.classify(err) == errRetry, err
+		switch {
+		case t.lostConn || gone(err):
+			return lost, err
+		case t.lostRace || db.d.classify(err) == errRetry:
+			return raced, err
+		}
+		return finished, err
 	}
-	if t.lostRace {
-		_ = sqlTx.Rollback()
-		return true, errors.New("store: transaction aborted by a serialization failure")
+	if err != nil {
+		return failed(err)
+	}
+	if t.lostConn || t.lostRace {
+		return failed(errors.New("store: a statement of the transaction failed (its error was not returned)"))
 	}
 	// A log row no statement after RecordEvents carried goes alone.
-	if err := t.flushEvents(ctx); err != nil {
-		_ = sqlTx.Rollback()
-		return t.lostRace, err
+	if err := t.flushEvents(actx); err != nil {
+		return failed(err)
 	}
 	if err := sqlTx.Commit(); err != nil {
-		return db.d.classify(err) == errRetry, fmt.Errorf("store: commit: %w", err)
+		switch {
+		case gone(err):
+			return unknown, fmt.Errorf("store: commit: %w", err)
+		case db.d.classify(err) == errRetry:
+			return raced, fmt.Errorf("store: commit: %w", err)
+		}
+		return finished, fmt.Errorf("store: commit: %w", err)
 	}
 	db.count.commits.Add(1)
-	return false, nil
+	return finished, nil
+}
+
+// withTurn runs fn on a connection of its own that holds key's advisory
+// lock (PostgreSQL), taken before fn's transaction begins; what names the
+// turn in errors. The connection goes, and the lock with it, when the
+// lock or its release cannot be known to have worked.
+func (db *DB) withTurn(ctx context.Context, key, what string, fn func(begin func(context.Context, *sql.TxOptions) (*sql.Tx, error)) error) error {
+	conn, err := db.db.Conn(ctx)
+	if err != nil {
+		if db.d.classify(err) == errUnavailable {
+			db.pg.broke()
+			db.count.unavailable.Add(1)
+			return unavailable("connection", err)
+		}
+		return fmt.Errorf("store: connection: %w", err)
+	}
+	defer conn.Close()
+	lctx, cancel := context.WithTimeout(ctx, turnWait)
+	defer cancel()
+	if _, err := conn.ExecContext(lctx, db.d.keyLock, key); err != nil {
+		// A wait that ended with ctx may still have taken the lock (a
+		// driver reports the context's end for a statement that
+		// completed): the session goes, and the lock with it.
+		_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+		if db.d.classify(err) == errUnavailable || (lctx.Err() != nil && ctx.Err() == nil) {
+			db.pg.broke()
+			db.count.unavailable.Add(1)
+			return unavailable("wait for "+what, err)
+		}
+		return fmt.Errorf("store: wait for %s: %w", what, err)
+	}
+	defer func() {
+		// The caller's context may be over; the lock must go regardless.
+		uctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if _, err := conn.ExecContext(uctx, db.d.keyUnlock, key); err != nil {
+			// A connection that may still hold the lock must not return
+			// to the pool: closing the session releases it.
+			_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+		}
+	}()
+	return fn(conn.BeginTx)
 }
 
 // keyLocks queues the TxFor calls of this process per key. Waiting is

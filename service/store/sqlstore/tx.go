@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"paywallet/service/store"
 )
 
@@ -18,6 +20,16 @@ type tx struct {
 	// lostRace is set when a statement failed because the transaction
 	// lost a race; Store.Tx then retries fn whatever fn returned.
 	lostRace bool
+	// lostConn is set when a statement failed because the database went
+	// away (errUnavailable); Store.Tx then treats the attempt as lost
+	// whatever fn returned.
+	lostConn bool
+	// outer is the context Tx was called with, actx the attempt's (outer
+	// with the attempt's deadline and span): a statement sent with outer
+	// runs under actx (ctxFor).
+	outer, actx context.Context
+	// tracer, when not nil, makes a span of every statement.
+	tracer trace.Tracer
 	// stmts, when not nil, holds prepared statements to run instead of
 	// SQL text (SQLite; see stmtCache).
 	stmts *stmtCache
@@ -42,6 +54,18 @@ type scanner interface{ Scan(dest ...any) error }
 // server, PostgreSQL aborts the whole transaction, and the caller sees
 // the statement's own error, classified as it would be without the row.
 func (t *tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	ctx = t.ctxFor(ctx)
+	if t.tracer != nil {
+		var end func(error)
+		ctx, end = t.span(ctx, q)
+		res, err := t.execTraced(ctx, q, args...)
+		end(err)
+		return res, err
+	}
+	return t.execTraced(ctx, q, args...)
+}
+
+func (t *tx) execTraced(ctx context.Context, q string, args ...any) (sql.Result, error) {
 	if len(t.pending) > 0 && strings.HasPrefix(strings.TrimSpace(q), "SAVEPOINT") {
 		// A row carried inside a savepoint would go if it were rolled
 		// back to, though the transaction commits: write it before.
@@ -63,6 +87,18 @@ func (t *tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error
 }
 
 func (t *tx) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	ctx = t.ctxFor(ctx)
+	if t.tracer != nil {
+		var end func(error)
+		ctx, end = t.span(ctx, q)
+		rows, err := t.queryTraced(ctx, q, args...)
+		end(err)
+		return rows, err
+	}
+	return t.queryTraced(ctx, q, args...)
+}
+
+func (t *tx) queryTraced(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
 	if q, args, ok := t.withPending(q, args); ok {
 		rows, err := t.send(q).QueryContext(ctx, t.d.rebind(q), args...)
 		if err == nil {
@@ -77,6 +113,28 @@ func (t *tx) query(ctx context.Context, q string, args ...any) (*sql.Rows, error
 }
 
 func (t *tx) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
+	ctx = t.ctxFor(ctx)
+	if t.tracer != nil {
+		var end func(error)
+		ctx, end = t.span(ctx, q)
+		row := t.queryRowTraced(ctx, q, args...)
+		end(row.Err())
+		return row
+	}
+	return t.queryRowTraced(ctx, q, args...)
+}
+
+// ctxFor is the context a statement runs under: the attempt's when fn
+// passed the context Tx was called with (the usual case), so that the
+// attempt's deadline and span apply; any other context as it is.
+func (t *tx) ctxFor(ctx context.Context) context.Context {
+	if t.actx != nil && ctx == t.outer {
+		return t.actx
+	}
+	return ctx
+}
+
+func (t *tx) queryRowTraced(ctx context.Context, q string, args ...any) *sql.Row {
 	if q, args, ok := t.withPending(q, args); ok {
 		row := t.send(q).QueryRowContext(ctx, t.d.rebind(q), args...)
 		if row.Err() == nil {
@@ -130,6 +188,8 @@ func (t *tx) fail(what string, err error) error {
 		return fmt.Errorf("%w: %s: referenced row: %w", store.ErrNotFound, what, err)
 	case errRetry:
 		t.lostRace = true
+	case errUnavailable:
+		t.lostConn = true
 	}
 	return fmt.Errorf("store: %s: %w", what, err)
 }
