@@ -59,7 +59,7 @@ import (
 	"sync"
 	"time"
 
-	"modernc.org/sqlite"               // registers driver "sqlite"
+	"modernc.org/sqlite" // registers driver "sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"go.opentelemetry.io/otel/trace"
