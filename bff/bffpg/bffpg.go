@@ -58,7 +58,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"paywallet/internal/pgfailover"
 )
 
 // ErrUnavailable reports that the BFF's PostgreSQL could not be reached or
@@ -71,7 +74,8 @@ var ErrUnavailable = errors.New("bffpg: database unavailable")
 // [Store.Sessions] and [Store.Limiter] are the bff.SessionStore and
 // bff.Limiter backed by it. It is safe for concurrent use.
 type Store struct {
-	pool *pgxpool.Pool
+	pool  *pgxpool.Pool
+	order pgfailover.HostOrder
 	now  func() time.Time // nil: the database's clock
 	log  *slog.Logger
 
@@ -81,6 +85,31 @@ type Store struct {
 	done       chan struct{}
 	listeners  sync.WaitGroup // the event listeners (events.go)
 	closeOnce  sync.Once
+}
+
+// statementBound bounds each operation of the Store. A primary that is cut
+// off (stopped, or behind a dead network) keeps its connections open and
+// answers nothing: without a bound a browser's request would wait on it
+// until TCP gave up, minutes. Every statement here takes milliseconds.
+const statementBound = 5 * time.Second
+
+// bound returns ctx bounded by statementBound.
+func (s *Store) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, statementBound)
+}
+
+// fail wraps the error of an operation, saying what was being done. When
+// the database went away (pgfailover.Unavailable, or the operation's own
+// bound ran out while its caller's context had not), the error wraps
+// ErrUnavailable, and the pool's connections, opened to a server that may
+// be dead or demoted now, are closed: the next operations dial the hosts
+// again and reach the new primary.
+func (s *Store) fail(what string, err error) error {
+	if pgfailover.Unavailable(err) || errors.Is(err, context.DeadlineExceeded) {
+		s.pool.Reset()
+		return fmt.Errorf("%w: %s: %w", ErrUnavailable, what, err)
+	}
+	return fmt.Errorf("bffpg: %s: %w", what, err)
 }
 
 // Option configures [Open].
@@ -126,7 +155,22 @@ func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 	for _, o := range opts {
 		o(s)
 	}
-	pool, err := pgxpool.New(ctx, url)
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("bffpg: open: %w", err)
+	}
+	// A URL may name every node of a cluster with failover
+	// (postgres://h1,h2,h3/db?target_session_attrs=read-write): see
+	// internal/pgfailover.
+	if cfg.ConnConfig.ConnectTimeout == 0 {
+		cfg.ConnConfig.ConnectTimeout = pgfailover.ConnectTimeout
+	}
+	cfg.BeforeConnect = s.order.BeforeConnect
+	cfg.AfterConnect = func(_ context.Context, c *pgx.Conn) error {
+		s.order.Connected(c)
+		return nil
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("bffpg: open: %w", err)
 	}

@@ -3,11 +3,11 @@ package bffpg
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"paywallet/bff"
 )
@@ -47,6 +47,8 @@ const eventsChannel = "bff_webhook_events"
 // Add implements bff.EventLog. An id recorded longer ago than
 // bff.WebhookSeenFor (not yet swept) counts as new.
 func (e *Events) Add(ctx context.Context, ev bff.Event) (bool, error) {
+	ctx, cancel := e.s.bound(ctx)
+	defer cancel()
 	arg := e.s.clock()
 	rows, err := e.s.pool.Query(ctx, `
 		WITH ins AS (
@@ -60,7 +62,7 @@ func (e *Events) Add(ctx context.Context, ev bff.Event) (bool, error) {
 		SELECT pg_notify('`+eventsChannel+`', key) FROM ins`,
 		ev.ID, ev.Type, ev.CustomerID, ev.Body, arg, micros(bff.WebhookSeenFor))
 	if err != nil {
-		return false, fmt.Errorf("bffpg: add event: %w", err)
+		return false, e.s.fail("add event", err)
 	}
 	added := false
 	for rows.Next() {
@@ -68,7 +70,7 @@ func (e *Events) Add(ctx context.Context, ev bff.Event) (bool, error) {
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return false, fmt.Errorf("bffpg: add event: %w", err)
+		return false, e.s.fail("add event", err)
 	}
 	return added, nil
 }
@@ -96,6 +98,15 @@ func (e *Events) Subscribe(deliver func(bff.Event)) (stop func()) {
 		<-done
 	}
 }
+
+// listenCheck is how long the listener waits for a notification before it
+// checks that the server still answers (within listenPing); a silent
+// server costs at most their sum before the listener reconnects and
+// catches up from the last moment the server was heard.
+const (
+	listenCheck = 10 * time.Second
+	listenPing  = 3 * time.Second
+)
 
 // catchUpMargin is how far before a lost connection the listener looks
 // again for events, against the instants of commit and of loss not lining
@@ -127,7 +138,11 @@ func (e *Events) listen(ctx context.Context, deliver func(bff.Event), ready chan
 // reconnecting), then deliver each notified event until the connection
 // fails.
 func (e *Events) listenOnce(ctx context.Context, deliver func(bff.Event), lost *time.Time, ready chan struct{}) error {
-	pc, err := e.s.pool.Acquire(ctx)
+	// Setting up (connecting, LISTEN, catching up) is bounded like any
+	// statement: the server it reaches may be one that stopped answering.
+	sctx, cancel := context.WithTimeout(ctx, statementBound)
+	defer cancel()
+	pc, err := e.s.pool.Acquire(sctx)
 	if err != nil {
 		return err
 	}
@@ -135,7 +150,7 @@ func (e *Events) listenOnce(ctx context.Context, deliver func(bff.Event), lost *
 	// and is closed, not returned, when done.
 	conn := pc.Hijack()
 	defer conn.Close(context.WithoutCancel(ctx))
-	if _, err := conn.Exec(ctx, `LISTEN `+eventsChannel); err != nil {
+	if _, err := conn.Exec(sctx, `LISTEN `+eventsChannel); err != nil {
 		return err
 	}
 	select {
@@ -145,7 +160,7 @@ func (e *Events) listenOnce(ctx context.Context, deliver func(bff.Event), lost *
 	}
 	if !lost.IsZero() {
 		since := time.Since(*lost) + catchUpMargin
-		rows, err := conn.Query(ctx, `
+		rows, err := conn.Query(sctx, `
 			SELECT key, type, customer_id, body FROM bff_webhook_events
 			WHERE received_at >= coalesce($1::timestamptz, now()) - $2::bigint * interval '1 microsecond'
 			ORDER BY received_at`, e.s.clock(), micros(since))
@@ -161,18 +176,37 @@ func (e *Events) listenOnce(ctx context.Context, deliver func(bff.Event), lost *
 		}
 		*lost = time.Time{}
 	}
+	heard := time.Now() // when the server last answered
 	for {
-		n, err := conn.WaitForNotification(ctx)
+		wctx, cancel := context.WithTimeout(ctx, listenCheck)
+		n, err := conn.WaitForNotification(wctx)
+		cancel()
+		if err != nil && ctx.Err() == nil && pgconn.Timeout(err) {
+			// Quiet for listenCheck: make sure the server is still
+			// there. A primary cut off by a failover keeps the socket
+			// open and never says a word; its successor's
+			// notifications would never reach this connection.
+			pctx, cancel := context.WithTimeout(ctx, listenPing)
+			err = conn.Ping(pctx)
+			cancel()
+			if err == nil {
+				heard = time.Now()
+				continue
+			}
+		}
 		if err != nil {
-			*lost = time.Now()
+			*lost = heard
 			return err
 		}
-		ev, err := readEvent(ctx, conn, n.Payload)
+		heard = time.Now()
+		rctx, cancel := context.WithTimeout(ctx, statementBound)
+		ev, err := readEvent(rctx, conn, n.Payload)
+		cancel()
 		if errors.Is(err, pgx.ErrNoRows) {
 			continue // swept meanwhile
 		}
 		if err != nil {
-			*lost = time.Now()
+			*lost = heard
 			return err
 		}
 		deliver(ev)

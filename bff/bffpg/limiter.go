@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -64,6 +63,8 @@ RETURNING last_allowed, window_end, coalesce($2::timestamptz, now())`
 // whole Window otherwise, as bff.MemoryLimiter answers. (The BFF never
 // passes such a limit.)
 func (lm *Limiter) Allow(ctx context.Context, key string, l bff.Limit) (bool, time.Duration, error) {
+	ctx, cancel := lm.s.bound(ctx)
+	defer cancel()
 	arg := lm.s.clock()
 	key = hashKey(key)
 	if l.Max <= 0 {
@@ -75,7 +76,7 @@ func (lm *Limiter) Allow(ctx context.Context, key string, l bff.Limit) (bool, ti
 	)
 	err := lm.s.pool.QueryRow(ctx, allowSQL, key, arg, micros(l.Window), int64(l.Max)).Scan(&ok, &end, &now)
 	if err != nil {
-		return false, 0, fmt.Errorf("bffpg: limiter: %w", err)
+		return false, 0, lm.s.fail("limiter", err)
 	}
 	if ok {
 		return true, 0, nil
@@ -99,7 +100,7 @@ func (lm *Limiter) refuseAll(ctx context.Context, key string, l bff.Limit, arg a
 	case errors.Is(err, pgx.ErrNoRows):
 		wait = l.Window
 	case err != nil:
-		return false, 0, fmt.Errorf("bffpg: limiter: %w", err)
+		return false, 0, lm.s.fail("limiter", err)
 	default:
 		wait = end.Sub(now)
 	}

@@ -32,6 +32,8 @@ func (s *Store) Sessions() *Sessions { return &Sessions{s} }
 // Get implements bff.SessionStore: an expired row is absent
 // (bff.ErrSessionNotFound) even before it is swept.
 func (ss *Sessions) Get(ctx context.Context, key string) (bff.Session, error) {
+	ctx, cancel := ss.s.bound(ctx)
+	defer cancel()
 	arg := ss.s.clock()
 	var data []byte
 	err := ss.s.pool.QueryRow(ctx,
@@ -41,7 +43,7 @@ func (ss *Sessions) Get(ctx context.Context, key string) (bff.Session, error) {
 		return bff.Session{}, bff.ErrSessionNotFound
 	}
 	if err != nil {
-		return bff.Session{}, fmt.Errorf("bffpg: get session: %w", err)
+		return bff.Session{}, ss.s.fail("get session", err)
 	}
 	var out bff.Session
 	if err := json.Unmarshal(data, &out); err != nil {
@@ -54,12 +56,14 @@ func (ss *Sessions) Get(ctx context.Context, key string) (bff.Session, error) {
 // expire ttl from now (rounded up to a microsecond). A ttl that is not
 // positive is refused, as bff.MemoryStore does.
 func (ss *Sessions) Put(ctx context.Context, key string, s bff.Session, ttl time.Duration) error {
+	ctx, cancel := ss.s.bound(ctx)
+	defer cancel()
 	if ttl <= 0 {
 		return errors.New("bffpg: session ttl must be positive")
 	}
 	data, err := json.Marshal(s)
 	if err != nil {
-		return fmt.Errorf("bffpg: put session: %w", err)
+		return ss.s.fail("put session", err)
 	}
 	arg := ss.s.clock()
 	_, err = ss.s.pool.Exec(ctx, `
@@ -68,7 +72,7 @@ func (ss *Sessions) Put(ctx context.Context, key string, s bff.Session, ttl time
 		ON CONFLICT (key) DO UPDATE SET data = EXCLUDED.data, expires_at = EXCLUDED.expires_at`,
 		key, data, arg, micros(ttl))
 	if err != nil {
-		return fmt.Errorf("bffpg: put session: %w", err)
+		return ss.s.fail("put session", err)
 	}
 	return nil
 }
@@ -76,8 +80,10 @@ func (ss *Sessions) Put(ctx context.Context, key string, s bff.Session, ttl time
 // Delete implements bff.SessionStore; deleting an absent key is not an
 // error.
 func (ss *Sessions) Delete(ctx context.Context, key string) error {
+	ctx, cancel := ss.s.bound(ctx)
+	defer cancel()
 	if _, err := ss.s.pool.Exec(ctx, `DELETE FROM bff_sessions WHERE key = $1`, key); err != nil {
-		return fmt.Errorf("bffpg: delete session: %w", err)
+		return ss.s.fail("delete session", err)
 	}
 	return nil
 }
@@ -99,6 +105,8 @@ var _ bff.SignInStore = (*Sessions)(nil)
 // bff.MaxUserAgent bytes of printable ASCII before it is stored, so the
 // table's bound holds whoever calls.
 func (ss *Sessions) PutSignIn(ctx context.Context, sessionID string, si bff.SignIn, ttl time.Duration) error {
+	ctx, cancel := ss.s.bound(ctx)
+	defer cancel()
 	if ttl <= 0 {
 		return errors.New("bffpg: sign-in ttl must be positive")
 	}
@@ -110,7 +118,7 @@ func (ss *Sessions) PutSignIn(ctx context.Context, sessionID string, si bff.Sign
 			signed_in_at = EXCLUDED.signed_in_at, expires_at = EXCLUDED.expires_at`,
 		sessionID, bff.CleanUserAgent(si.UserAgent), si.At, arg, micros(ttl))
 	if err != nil {
-		return fmt.Errorf("bffpg: put sign-in: %w", err)
+		return ss.s.fail("put sign-in", err)
 	}
 	return nil
 }
@@ -118,6 +126,8 @@ func (ss *Sessions) PutSignIn(ctx context.Context, sessionID string, si bff.Sign
 // SignIns implements bff.SignInStore: expired rows are absent even before
 // they are swept.
 func (ss *Sessions) SignIns(ctx context.Context, sessionIDs []string) (map[string]bff.SignIn, error) {
+	ctx, cancel := ss.s.bound(ctx)
+	defer cancel()
 	out := make(map[string]bff.SignIn)
 	if len(sessionIDs) == 0 {
 		return out, nil
@@ -128,19 +138,19 @@ func (ss *Sessions) SignIns(ctx context.Context, sessionIDs []string) (map[strin
 		WHERE key = ANY($1) AND expires_at > coalesce($2::timestamptz, now())`,
 		sessionIDs, arg)
 	if err != nil {
-		return nil, fmt.Errorf("bffpg: get sign-ins: %w", err)
+		return nil, ss.s.fail("get sign-ins", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var id string
 		var si bff.SignIn
 		if err := rows.Scan(&id, &si.UserAgent, &si.At); err != nil {
-			return nil, fmt.Errorf("bffpg: get sign-ins: %w", err)
+			return nil, ss.s.fail("get sign-ins", err)
 		}
 		out[id] = si
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("bffpg: get sign-ins: %w", err)
+		return nil, ss.s.fail("get sign-ins", err)
 	}
 	return out, nil
 }
@@ -148,8 +158,10 @@ func (ss *Sessions) SignIns(ctx context.Context, sessionIDs []string) (map[strin
 // DeleteSignIn implements bff.SignInStore; deleting an absent id is not an
 // error.
 func (ss *Sessions) DeleteSignIn(ctx context.Context, sessionID string) error {
+	ctx, cancel := ss.s.bound(ctx)
+	defer cancel()
 	if _, err := ss.s.pool.Exec(ctx, `DELETE FROM bff_sign_ins WHERE key = $1`, sessionID); err != nil {
-		return fmt.Errorf("bffpg: delete sign-in: %w", err)
+		return ss.s.fail("delete sign-in", err)
 	}
 	return nil
 }

@@ -1,20 +1,17 @@
 package sqlstore
 
 import (
-	"context"
 	"database/sql"
-	"database/sql/driver"
 	"errors"
-	"io"
-	"net"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
+
+	"paywallet/internal/pgfailover"
 )
 
 // errKind is what a driver error means to the store, independent of the
@@ -219,23 +216,9 @@ var postgresDialect = &dialect{
 	classify: classifyPostgres,
 }
 
-// classifyPostgres tells what a pgx error means. Besides the SQLSTATEs of
-// constraint violations and lost races, it recognises the ways a failover
-// shows itself to a client, all errUnavailable:
-//
-//   - the server ends the session: 57P01 admin_shutdown (a fast or smart
-//     stop, as pg_auto_failover and Patroni do to demote a primary), 57P02
-//     crash_shutdown (another backend crashed), 57P03 cannot_connect_now
-//     (starting up, in recovery), class 08 (connection exceptions) and 53300
-//     too_many_connections (a pool's worth of clients reconnecting at once);
-//   - 25006 read_only_sql_transaction: the session reached a server that is
-//     a standby now (it was the primary when the connection opened);
-//   - the connection itself fails: refused, reset, closed, an unexpected
-//     EOF mid-answer, a dial or read timeout (pgconn.ConnectError, net
-//     errors, driver.ErrBadConn, pgconn.ErrConnClosed).
-//
-// A context that ended is not among them: the caller gave up, the database
-// did not go away.
+// classifyPostgres tells what a pgx error means: constraint violations,
+// lost races, and the database going away (a failover, a crash, the
+// network: see pgfailover.Unavailable).
 func classifyPostgres(err error) errKind {
 	var e *pgconn.PgError
 	if errors.As(err, &e) {
@@ -246,38 +229,12 @@ func classifyPostgres(err error) errKind {
 			return errForeignKey
 		case "40001", "40P01": // serialization_failure, deadlock_detected
 			return errRetry
-		case "25006", "57P01", "57P02", "57P03", "53300":
-			return errUnavailable
 		}
-		if strings.HasPrefix(e.Code, "08") {
-			return errUnavailable
-		}
-		return errOther
 	}
-	if connectionLost(err) {
+	if pgfailover.Unavailable(err) {
 		return errUnavailable
 	}
 	return errOther
-}
-
-// connectionLost reports an error of the connection rather than of the
-// statement: the client could not reach the server or lost it mid-way.
-func connectionLost(err error) bool {
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		// The caller's (or the attempt's) time ran out; Tx decides
-		// which it was (see DB.try).
-		return false
-	}
-	var ce *pgconn.ConnectError
-	var ne net.Error
-	switch {
-	case errors.As(err, &ce), errors.As(err, &ne),
-		errors.Is(err, driver.ErrBadConn), errors.Is(err, sql.ErrConnDone), errors.Is(err, pgconn.ErrConnClosed),
-		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
-		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
-		return true
-	}
-	return false
 }
 
 // jsonRowsSQLite reads the rows of a statement that handles many rows at
