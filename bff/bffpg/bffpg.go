@@ -76,8 +76,8 @@ var ErrUnavailable = errors.New("bffpg: database unavailable")
 type Store struct {
 	pool  *pgxpool.Pool
 	order pgfailover.HostOrder
-	now  func() time.Time // nil: the database's clock
-	log  *slog.Logger
+	now   func() time.Time // nil: the database's clock
+	log   *slog.Logger
 
 	sweepEvery time.Duration
 	bg         context.Context // ends at Close
