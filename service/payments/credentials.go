@@ -348,6 +348,13 @@ func (s *Service) codeMAC(otpID, credentialID, code string) []byte {
 // the "new sign-in" e-mail on a device the log has not seen), each refused
 // code or passkey a SIGN_IN_FAILED one.
 func (s *Service) VerifyCredential(ctx context.Context, id string, req wire.VerifyRequest, call SignedCall, user EndUser) (Signed[wire.Session], error) {
+	out, err := s.verifyCredential(ctx, id, req, call, user)
+	s.metrics.signIn(req.Type, out.Challenge, err)
+	return out, err
+}
+
+// verifyCredential is VerifyCredential without the sign-in counter.
+func (s *Service) verifyCredential(ctx context.Context, id string, req wire.VerifyRequest, call SignedCall, user EndUser) (Signed[wire.Session], error) {
 	var fe fieldErrors
 	switch req.Type {
 	case "":

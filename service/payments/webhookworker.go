@@ -112,6 +112,7 @@ func (s *Service) DeliverWebhooks(ctx context.Context) (int, error) { return s.d
 type job struct {
 	ep   store.WebhookEndpoint
 	work *store.WebhookWork
+	head int64 // the event log's head when the round read it (metrics)
 }
 
 // deliver is DeliverWebhooks. With pace, a round follows the previous one
@@ -184,7 +185,7 @@ func (s *Service) deliver(ctx context.Context, pace bool) (int, error) {
 				if err != nil {
 					return err
 				}
-				jobs = append(jobs, job{eps[i], w})
+				jobs = append(jobs, job{eps[i], w, head})
 			}
 			return nil
 		})
@@ -195,6 +196,9 @@ func (s *Service) deliver(ctx context.Context, pace bool) (int, error) {
 			s.mailDisabled(ctx, r)
 		}
 		if len(jobs) == 0 {
+			if round == 0 {
+				s.metrics.webhooksCaughtUp()
+			}
 			return delivered, nil
 		}
 		lease = next
@@ -212,6 +216,9 @@ func (s *Service) deliver(ctx context.Context, pace bool) (int, error) {
 		}
 		for _, n := range counts {
 			delivered += n
+		}
+		for i := range jobs {
+			s.observeRound(&jobs[i], finished[i])
 		}
 	}
 }
@@ -352,18 +359,21 @@ func (s *Service) settle(r *store.WebhookRound, ep *store.WebhookEndpoint, runs 
 			switch {
 			case o.ok:
 				ok++
+				s.metrics.delivered(d.ev.CreatedAt, now)
 				a.Final = true
 				if d.retry != nil {
 					r.Done = append(r.Done, d.retry.EventSeq)
 				}
 			case d.retry != nil && !now.Before(d.retry.GiveUpAt):
 				failed++
+				s.metrics.failedAttempt(true)
 				a.Final = true
 				r.Done = append(r.Done, d.retry.EventSeq)
 				s.log.Warn("webhook delivery given up", "endpoint", ep.ID, "event", d.ev.ID, "type", d.ev.Type,
 					"attempts", a.Attempt, "err", a.Error)
 			default:
 				failed++
+				s.metrics.failedAttempt(false)
 				next := now.Add(s.retryAfter(a.Attempt))
 				if d.retry != nil {
 					rr := *d.retry
@@ -546,4 +556,40 @@ func (s *Service) DropOldEvents(ctx context.Context) (int, error) {
 			return total, errors.Join(ctx.Err())
 		}
 	}
+}
+
+// observeRound sets the metrics of an endpoint after this instance's
+// round to it: the events still behind its cursor (the head the round
+// read, less where the round left the cursor) plus its retries, and the
+// age of the oldest event of the round's work left undelivered.
+func (s *Service) observeRound(j *job, r *store.WebhookRound) {
+	if r == nil {
+		return
+	}
+	done := map[int64]bool{}
+	for _, a := range r.Attempts {
+		if a.Final {
+			done[a.EventSeq] = true
+		}
+	}
+	var oldest time.Time
+	pending := int64(len(r.NewRetries))
+	for i := range j.work.Retries {
+		if !done[j.work.Retries[i].EventSeq] {
+			pending++
+			if ev := j.work.Retries[i].Event; ev != nil && (oldest.IsZero() || ev.CreatedAt.Before(oldest)) {
+				oldest = ev.CreatedAt
+			}
+		}
+	}
+	for i := range j.work.Events {
+		if ev := &j.work.Events[i]; !done[ev.Seq] && (oldest.IsZero() || ev.CreatedAt.Before(oldest)) {
+			oldest = ev.CreatedAt
+		}
+	}
+	lag := 0.0
+	if !oldest.IsZero() {
+		lag = max(s.now().Sub(oldest).Seconds(), 0)
+	}
+	s.metrics.webhookEndpointRound(j.ep.ID, max(j.head-r.Through, 0)+pending, lag)
 }
