@@ -221,7 +221,7 @@ func (s *Service) withdrawOTP(ctx context.Context, otp *issuedOTP) {
 		return err
 	})
 	if err != nil {
-		s.log.Error("unsent OTP not withdrawn", "otp", otp.id, "err", err)
+		s.log.ErrorContext(ctx, "unsent OTP not withdrawn", "otp", otp.id, "err", err)
 	}
 }
 
@@ -276,7 +276,7 @@ func (s *Service) mailOTP(ctx context.Context, cred *store.Credential, code stri
 			"nobody can sign in without the code.\n",
 	}
 	if err := s.mailer.Send(ctx, msg); err != nil {
-		s.log.Error("OTP e-mail not sent", "credential", cred.ID, "err", err)
+		s.log.ErrorContext(ctx, "OTP e-mail not sent", "credential", cred.ID, "err", err)
 		return errorf(CodeServiceUnavailable, "the sign-in code could not be e-mailed; try again shortly")
 	}
 	return nil

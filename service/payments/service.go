@@ -481,7 +481,7 @@ func (s *Service) loadSigner(ctx context.Context) (*walletcrypto.PrivateKey, err
 		return nil, fmt.Errorf("service: load signer key: %w", err)
 	}
 	if upgraded {
-		s.log.Info("sealed the stored signer key with the at-rest key (it was stored raw by an older version)")
+		s.log.InfoContext(ctx, "sealed the stored signer key with the at-rest key (it was stored raw by an older version)")
 	}
 	scalar, err = s.box.Open(sealed, signerLabel)
 	if err != nil {

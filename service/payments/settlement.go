@@ -98,7 +98,7 @@ func (s *Service) SettleDue(ctx context.Context) (int, error) {
 				// One transaction that cannot move must not hold up
 				// everyone else's: it is logged (again at each pass,
 				// for an operator to see) and the others go on.
-				s.log.Error("settlement step failed; the others go on", "transaction", due[i].ID, "err", err)
+				s.log.ErrorContext(ctx, "settlement step failed; the others go on", "transaction", due[i].ID, "err", err)
 				failed = errors.Join(failed, err)
 				continue
 			}

@@ -76,11 +76,11 @@ func (s *Service) runWebhookWorker(ctx context.Context) {
 	// Once at start as well: an instance restarted more often than
 	// hourly would otherwise never drop anything.
 	if _, err := s.DropOldEvents(ctx); err != nil && ctx.Err() == nil {
-		s.log.Error("event retention sweep failed", "err", err)
+		s.log.ErrorContext(ctx, "event retention sweep failed", "err", err)
 	}
 	for {
 		if _, err := s.deliver(ctx, true); err != nil && ctx.Err() == nil {
-			s.log.Error("webhook worker failed", "err", err)
+			s.log.ErrorContext(ctx, "webhook worker failed", "err", err)
 		}
 		select {
 		case <-ctx.Done():
@@ -88,7 +88,7 @@ func (s *Service) runWebhookWorker(ctx context.Context) {
 		case <-tick.C:
 		case <-sweep.C:
 			if _, err := s.DropOldEvents(ctx); err != nil && ctx.Err() == nil {
-				s.log.Error("event retention sweep failed", "err", err)
+				s.log.ErrorContext(ctx, "event retention sweep failed", "err", err)
 			}
 		case <-s.hooks.wake:
 			// Let the changes that commit meanwhile join this round:
@@ -150,7 +150,7 @@ func (s *Service) deliver(ctx context.Context, pace bool) (int, error) {
 					return err
 				}
 				if !won {
-					s.log.Warn("webhook round finished after its lease ended", "endpoint", r.EndpointID)
+					s.log.WarnContext(ctx, "webhook round finished after its lease ended", "endpoint", r.EndpointID)
 				} else if r.Disable {
 					disabled = append(disabled, r)
 				}
@@ -503,7 +503,7 @@ func truncate(s string, n int) string {
 // mailDisabled tells the operator that the worker disabled an endpoint.
 // Without an operator address it is logged only.
 func (s *Service) mailDisabled(ctx context.Context, r *store.WebhookRound) {
-	s.log.Error("webhook endpoint disabled", "endpoint", r.EndpointID, "reason", r.DisabledReason)
+	s.log.ErrorContext(ctx, "webhook endpoint disabled", "endpoint", r.EndpointID, "reason", r.DisabledReason)
 	if s.cfg.OperatorEmail == "" {
 		return
 	}
@@ -520,7 +520,7 @@ func (s *Service) mailDisabled(ctx context.Context, r *store.WebhookRound) {
 	mctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), mailTimeout)
 	defer cancel()
 	if err := s.mailer.Send(mctx, msg); err != nil {
-		s.log.Error("the e-mail about a disabled webhook endpoint was not sent", "endpoint", r.EndpointID, "err", err)
+		s.log.ErrorContext(ctx, "the e-mail about a disabled webhook endpoint was not sent", "endpoint", r.EndpointID, "err", err)
 	}
 }
 
