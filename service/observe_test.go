@@ -516,3 +516,66 @@ func TestServerSpan(t *testing.T) {
 		t.Fatalf("no server span among %d", len(exp.GetSpans()))
 	}
 }
+
+// TestWebhookMetrics: the webhook worker's rounds set the backlog and lag
+// of a failing endpoint, count its retries, and once it answers count the
+// deliveries and their latency and bring backlog and lag back to 0.
+func TestWebhookMetrics(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	rc := newReceiver(t)
+	e := newEnv(t, sandbox, withWebhooks(rc), func(c *Config) { c.Registry = reg })
+	rc.attach(e)
+	rc.mu.Lock()
+	rc.failAll = true
+	rc.mu.Unlock()
+	e.newWallet("hooks@example.com")
+	value := func(text, series string) float64 {
+		t.Helper()
+		m := regexp.MustCompile(`(?m)^` + series + ` ([0-9.e+-]+)$`).FindStringSubmatch(text)
+		if m == nil {
+			t.Fatalf("no %s in\n%s", series, grepLines(text, "payments_webhook"))
+		}
+		v, _ := strconv.ParseFloat(m[1], 64)
+		return v
+	}
+	e.deliver()
+	e.clock.Advance(10 * time.Second)
+	e.deliver()
+	text := scrape(t, reg)
+	if v := value(text, `payments_webhook_deliveries_total\{result="retrying"\}`); v < 1 {
+		t.Errorf("retrying %v", v)
+	}
+	if v := value(text, `payments_webhook_backlog\{endpoint="[^"]+"\}`); v < 1 {
+		t.Errorf("backlog of a failing endpoint %v", v)
+	}
+	if v := value(text, `payments_webhook_lag_seconds`); v < 10 || v > 3600 {
+		t.Errorf("lag of a failing endpoint %v", v)
+	}
+
+	rc.mu.Lock()
+	rc.failAll = false
+	rc.mu.Unlock()
+	for range 5 {
+		e.clock.Advance(time.Minute)
+		e.deliver()
+	}
+	if len(rc.events()) == 0 {
+		t.Fatal("nothing delivered")
+	}
+	text = scrape(t, reg)
+	if v := value(text, `payments_webhook_deliveries_total\{result="delivered"\}`); v != float64(len(rc.events())) {
+		t.Errorf("delivered %v, the receiver accepted %d", v, len(rc.events()))
+	}
+	if v := value(text, `payments_webhook_delivery_seconds_count`); v != float64(len(rc.events())) {
+		t.Errorf("delivery latencies observed %v", v)
+	}
+	if v := value(text, `payments_webhook_delivery_seconds_sum`); v < 10 {
+		t.Errorf("the deliveries took %v s in all, the receiver failed for longer", v)
+	}
+	if v := value(text, `payments_webhook_backlog\{endpoint="[^"]+"\}`); v != 0 {
+		t.Errorf("backlog after delivery %v", v)
+	}
+	if v := value(text, `payments_webhook_lag_seconds`); v != 0 {
+		t.Errorf("lag after delivery %v", v)
+	}
+}
