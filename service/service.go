@@ -18,6 +18,9 @@
 // Request-Id headers of signed retries (signedretry.go), the
 // Idempotency-Key handed to the domain as a payments.Once; and the one
 // table from an operation's error code to the HTTP status (errors.go).
+// Around it all, observe.go gives every answer its Request-Id and every
+// request its metrics and server span; a database that went away is
+// answered 503 with Retry-After (errors.go).
 //
 // To add an operation: write it in package payments, add its line to
 // routes.go and its description to openapi.yaml (the tests hold the two
@@ -177,8 +180,11 @@ func (s *Service) readyz(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := s.ops.Ready(r.Context()); err != nil {
+		// The error itself (a host, a port) is for the log, not for
+		// whoever reaches the public listener.
 		s.log.WarnContext(r.Context(), "readiness check: not ready", "err", err)
-		writeJSON(w, http.StatusServiceUnavailable, readiness{Status: "not ready", Reason: err.Error()})
+		writeJSON(w, http.StatusServiceUnavailable, readiness{Status: "not ready",
+			Reason: "the database does not answer, or lacks this binary's migrations (see the log)"})
 		return
 	}
 	writeJSON(w, http.StatusOK, readiness{Status: "ready"})

@@ -178,6 +178,9 @@ Flags (each can also be set with the environment variable in brackets):
 		return err
 	case <-stopping.Done():
 	}
+	// A second SIGTERM or Ctrl-C during the drain ends the process at
+	// once, as it would without the handler.
+	stop()
 	return drain(log, built.Service, srv, drainDelay, stopWorkers, workersDone)
 }
 
