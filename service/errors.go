@@ -1,9 +1,11 @@
 package service
 
 import (
+	"bytes"
 	"errors"
 	"net/http"
 
+	"paywallet/internal/telemetry"
 	"paywallet/service/payments"
 	"paywallet/shared/wire"
 )
@@ -101,6 +103,9 @@ var statusOf = map[string]int{
 // for an error that is neither the HTTP layer's nor an operation's refusal:
 // it is logged, and answered 500 without its text.
 func httpError(err error) (e *Error, known bool) {
+	if errors.Is(err, payments.ErrUnavailable) {
+		return unavailableError, true
+	}
 	if errors.As(err, &e) {
 		return e, true
 	}
@@ -117,9 +122,50 @@ func httpError(err error) (e *Error, known bool) {
 
 var internalError = &Error{Status: http.StatusInternalServerError, Code: payments.CodeInternal, Message: "internal error"}
 
-// body is the error's JSON answer.
+// unavailableError answers an operation that failed because the database
+// went away (payments.ErrUnavailable: a crash, a failover, the network):
+// the store guarantees nothing was half done, so the client is told to
+// send the same request again, with its Idempotency-Key, which then has
+// exactly one effect (a first attempt that did commit is replayed). Never
+// stored under the key (a 5xx).
+var unavailableError = &Error{Status: http.StatusServiceUnavailable, Code: payments.CodeServiceUnavailable,
+	Message:    "The service lost its database for a moment (a failover); nothing was done. Retry the request with the same Idempotency-Key.",
+	RetryAfter: 1}
+
+// body is the error's JSON answer as stored under an Idempotency-Key:
+// without the request's id, which bodyFor adds for each answer.
 func (e *Error) body() wire.Error {
 	return wire.Error{Status: e.Status, Code: e.Code, Message: e.Message, Details: e.Details}
+}
+
+// errorBody is an error's JSON answer: the flat error and the id of the
+// request it answers, to quote to support.
+type errorBody struct {
+	wire.Error
+	RequestID string `json:"requestId,omitempty"`
+}
+
+// bodyFor is the error's answer to r, with r's request id.
+func (e *Error) bodyFor(r *http.Request) errorBody {
+	return errorBody{Error: e.body(), RequestID: telemetry.RequestIDFrom(r.Context())}
+}
+
+// withRequestID adds "requestId" to an encoded error body (a refusal
+// stored under an Idempotency-Key is stored without one: each answer of it
+// carries its own request's id). A request id needs no JSON escaping
+// (telemetry.ValidRequestID), so it is spliced in before the closing brace.
+func withRequestID(body []byte, id string) []byte {
+	b := bytes.TrimRight(body, " \t\r\n")
+	if id == "" || len(b) < 2 || b[0] != '{' || b[len(b)-1] != '}' || bytes.Contains(b, []byte(`"requestId":`)) {
+		return body
+	}
+	out := append([]byte(nil), b[:len(b)-1]...)
+	if len(bytes.TrimSpace(out)) > 1 {
+		out = append(out, ',')
+	}
+	out = append(out, `"requestId":"`...)
+	out = append(out, id...)
+	return append(out, `"}`...)
 }
 
 // invalidField is a 400 INVALID_INPUT naming one field.

@@ -129,6 +129,9 @@ func (r response) errorBody(t *testing.T) wire.Error {
 
 // do sends a request with the platform credential unless headers override
 // Authorization (set it to "" to send none).
+// testRequestID is the Request-Id env.do sends unless told otherwise.
+const testRequestID = "req_test"
+
 func (e *env) do(method, path string, body any, headers map[string]string) response {
 	e.t.Helper()
 	var rdr *bytes.Reader
@@ -151,6 +154,10 @@ func (e *env) do(method, path string, body any, headers map[string]string) respo
 		req.Header.Set("Content-Type", "application/json")
 	}
 	req.SetBasicAuth("tok_test", "s3cret-platform-value")
+	// One Request-Id for every request (a caller's correlation id, which
+	// error bodies echo as requestId), so that two answers compare byte
+	// for byte; headers may replace it or, with "", drop it.
+	req.Header.Set(wire.HeaderRequestID, testRequestID)
 	for k, v := range headers {
 		if v == "" {
 			req.Header.Del(k)

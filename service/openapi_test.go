@@ -686,14 +686,15 @@ func TestValidatorCatchesDrift(t *testing.T) {
 		{"a documented answer", "GET", "/customers/Customer:1", "", 200, customer, ""},
 		{"a required field missing", "GET", "/customers/Customer:1", "", 200, `{"id":"Customer:1","customerType":"INDIVIDUAL"}`, "platformCustomerId"},
 		{"an undocumented field", "GET", "/customers/Customer:1", "", 200, strings.Replace(customer, `"p1",`, `"p1","nickname":"x",`, 1), "nickname"},
+		{"an error body without its requestId", "GET", "/customers/Customer:1", "", 404, `{"status":404,"code":"NOT_FOUND","message":"no"}`, "requestId"},
 		{"an undocumented status", "GET", "/customers/Customer:1", "", 418, `{"status":418,"code":"TEAPOT","message":"no"}`, "status is not supported"},
 		{"an error code of another status", "GET", "/customers/Customer:1", "", 404, `{"status":404,"code":"CONFLICT","message":"no"}`, "code"},
 		{"an error body with another status", "GET", "/customers/Customer:1", "", 404, `{"status":400,"code":"NOT_FOUND","message":"no"}`, "status"},
 		{"an accepted request the document refuses", "POST", "/customers", `{"platformCustomerId":"p1","customerType":"INDIVIDUAL","nickname":"x"}`, 201, customer, "request"},
-		{"a refused request is not checked", "POST", "/customers", `{"customerType":"ALIEN"}`, 400, `{"status":400,"code":"INVALID_INPUT","message":"no"}`, ""},
+		{"a refused request is not checked", "POST", "/customers", `{"customerType":"ALIEN"}`, 400, `{"status":400,"code":"INVALID_INPUT","message":"no","requestId":"req_x"}`, ""},
 		{"a served path missing from the document", "GET", "/no-such-thing", "", 200, `{}`, "no operation"},
-		{"an unknown path answered 404", "GET", "/no-such-thing", "", 404, `{"status":404,"code":"NOT_FOUND","message":"no"}`, ""},
-		{"a wrong method answered 405", "PUT", "/customers", "", 405, `{"status":405,"code":"METHOD_NOT_ALLOWED","message":"no"}`, ""},
+		{"an unknown path answered 404", "GET", "/no-such-thing", "", 404, `{"status":404,"code":"NOT_FOUND","message":"no","requestId":"req_x"}`, ""},
+		{"a wrong method answered 405", "PUT", "/customers", "", 405, `{"status":405,"code":"METHOD_NOT_ALLOWED","message":"no","requestId":"req_x"}`, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			req := httptest.NewRequest(tc.method, wire.BasePath+tc.path, strings.NewReader(tc.reqBody))

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"paywallet/internal/telemetry"
 	"paywallet/service/payments"
 	"paywallet/shared/wire"
 )
@@ -392,7 +393,11 @@ func (rt *route) call(w http.ResponseWriter, r *http.Request, who principals) er
 		if v.Replayed {
 			w.Header().Set("Idempotent-Replayed", "true")
 		}
-		writeRawJSON(w, v.Status, v.Body)
+		body := v.Body
+		if v.Status >= 400 {
+			body = withRequestID(body, telemetry.RequestIDFrom(r.Context()))
+		}
+		writeRawJSON(w, v.Status, body)
 	case interface {
 		Parts() (*wire.SignedRequestChallenge, any)
 	}:

@@ -18,6 +18,9 @@
 // Request-Id headers of signed retries (signedretry.go), the
 // Idempotency-Key handed to the domain as a payments.Once; and the one
 // table from an operation's error code to the HTTP status (errors.go).
+// Around it all, observe.go gives every answer its Request-Id and every
+// request its metrics and server span; a database that went away is
+// answered 503 with Retry-After (errors.go).
 //
 // To add an operation: write it in package payments, add its line to
 // routes.go and its description to openapi.yaml (the tests hold the two
@@ -30,6 +33,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"paywallet/service/payments"
@@ -72,6 +76,10 @@ type Service struct {
 	log *slog.Logger
 	tokenID,
 	secret string
+	// obs is the HTTP layer's metrics and tracer (observe.go).
+	obs *httpObserver
+	// draining is set by Drain: /readyz answers 503 from then on.
+	draining atomic.Bool
 }
 
 // New validates cfg, starts the domain (payments.New) and returns the
@@ -82,11 +90,14 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		return nil, err
 	}
 	id, secret, _ := strings.Cut(cfg.PlatformCredential, ":")
-	log := cfg.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
+	obs, err := newHTTPObserver(cfg.Registry, cfg.TracerProvider)
+	if err != nil {
+		return nil, fmt.Errorf("service: Config.Registry: %w", err)
 	}
-	return &Service{Service: ops, ops: ops, log: log, tokenID: id, secret: secret}, nil
+	// The domain's logger: cfg.Logger (or none) with request_id on every
+	// line logged with a request's context.
+	log := ops.Config().Logger
+	return &Service{Service: ops, ops: ops, log: log, tokenID: id, secret: secret, obs: obs}, nil
 }
 
 // Handler returns the HTTP interface. Paths not in the route table answer
@@ -104,6 +115,7 @@ func (s *Service) Handler() http.Handler {
 	for _, p := range order {
 		rts := byPath[p]
 		mux.HandleFunc(wire.BasePath+p, func(w http.ResponseWriter, r *http.Request) {
+			setRoute(r, p)
 			var allow []string
 			for _, rt := range rts {
 				if rt.method == r.Method {
@@ -117,10 +129,11 @@ func (s *Service) Handler() http.Handler {
 		})
 	}
 	mux.HandleFunc("/healthz", s.healthz)
+	mux.HandleFunc("/readyz", s.readyz)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, errorf(http.StatusNotFound, payments.CodeNotFound, "no such endpoint"))
 	})
-	return mux
+	return s.obs.observe(mux)
 }
 
 // healthz answers a load balancer's health check, without credentials and
@@ -128,6 +141,7 @@ func (s *Service) Handler() http.Handler {
 // answers within two seconds, 503 {"status":"unavailable"} otherwise, so an
 // instance that lost its database is taken out of rotation.
 func (s *Service) healthz(w http.ResponseWriter, r *http.Request) {
+	setRoute(r, "/healthz")
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
 		s.writeError(w, r, errorf(http.StatusMethodNotAllowed, codeMethodNotAllowed, r.Method+" is not allowed here"))
@@ -138,12 +152,54 @@ func (s *Service) healthz(w http.ResponseWriter, r *http.Request) {
 	err := s.ops.Ping(ctx)
 	w.Header().Set("Cache-Control", "no-store")
 	if err != nil {
-		s.log.Warn("health check: database unavailable", "err", err)
+		s.log.WarnContext(r.Context(), "health check: database unavailable", "err", err)
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
+
+// readyz answers a load balancer's readiness check, without credentials
+// and outside the API's base path: 200 {"status":"ready"} when the
+// database answers and has this binary's migrations (payments.Ready), 503
+// {"status":"not ready","reason":…} when not, and 503 {"status":"draining"}
+// from the moment the process began to stop (Drain), so that the load
+// balancer sends new requests elsewhere while the ones in flight finish.
+// Unlike /healthz (alive: restart me if this fails), a 503 here only means
+// "send no traffic for now".
+func (s *Service) readyz(w http.ResponseWriter, r *http.Request) {
+	setRoute(r, "/readyz")
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		s.writeError(w, r, errorf(http.StatusMethodNotAllowed, codeMethodNotAllowed, r.Method+" is not allowed here"))
+		return
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	if s.draining.Load() {
+		writeJSON(w, http.StatusServiceUnavailable, readiness{Status: "draining", Reason: "the process is stopping"})
+		return
+	}
+	if err := s.ops.Ready(r.Context()); err != nil {
+		// The error itself (a host, a port) is for the log, not for
+		// whoever reaches the public listener.
+		s.log.WarnContext(r.Context(), "readiness check: not ready", "err", err)
+		writeJSON(w, http.StatusServiceUnavailable, readiness{Status: "not ready",
+			Reason: "the database does not answer, or lacks this binary's migrations (see the log)"})
+		return
+	}
+	writeJSON(w, http.StatusOK, readiness{Status: "ready"})
+}
+
+// readiness is /readyz's answer.
+type readiness struct {
+	Status string `json:"status"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// Drain makes /readyz answer 503 "draining" from now on: the first step of
+// a graceful stop (cmd/paymentsd on SIGTERM), before the server stops
+// taking connections. Everything else is served as before.
+func (s *Service) Drain() { s.draining.Store(true) }
 
 // serve checks the route's credential, bounds the body and runs the
 // operation (route.call), answering its refusal (or a panic) as a JSON
@@ -154,7 +210,7 @@ func (s *Service) serve(w http.ResponseWriter, r *http.Request, rt route) {
 			if p == http.ErrAbortHandler {
 				panic(p)
 			}
-			s.log.Error("panic in handler", "path", r.URL.Path, "panic", p)
+			s.log.ErrorContext(r.Context(), "panic in handler", "path", r.URL.Path, "panic", p)
 			s.writeError(w, r, internalError)
 		}
 	}()
@@ -210,15 +266,20 @@ func bearerToken(r *http.Request) string {
 	return token
 }
 
-// writeError answers err: its own status and body for a refusal, 500
-// without details (and a log line) for anything else.
+// writeError answers err: its own status and body for a refusal, 503 with
+// Retry-After (and a warning) for a database that went away, 500 without
+// details (and an error line) for anything else. The body carries the
+// request's id (requestId), the one the Request-Id header answers.
 func (s *Service) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	e, known := httpError(err)
-	if !known {
-		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+	switch {
+	case e == unavailableError:
+		s.log.WarnContext(r.Context(), "request failed: the database is unavailable", "method", r.Method, "path", r.URL.Path, "err", err)
+	case !known:
+		s.log.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 	}
 	if e.RetryAfter > 0 {
 		w.Header().Set("Retry-After", fmt.Sprint(e.RetryAfter))
 	}
-	writeJSON(w, e.Status, e.body())
+	writeJSON(w, e.Status, e.bodyFor(r))
 }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"paywallet/internal/serviceconfig"
+	"paywallet/internal/telemetry"
 )
 
 func main() {
@@ -80,32 +81,80 @@ Flags (each can also be set with the environment variable in brackets):
 	}
 	fs.StringVar(&listen, "listen", listenDef, "address the service listens on [PAYMENTS_LISTEN]")
 	fs.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
+	drainDef := 5 * time.Second
+	if v, ok := os.LookupEnv("PAYMENTS_DRAIN_DELAY"); ok {
+		if d, err := time.ParseDuration(v); err == nil {
+			drainDef = d
+		}
+	}
+	var drainDelay time.Duration
+	fs.DurationVar(&drainDelay, "drain-delay", drainDef,
+		"on SIGTERM, how long /readyz answers 503 \"draining\" while requests are still served, so load balancers stop sending new ones, before the server stops taking connections and waits for those in flight [PAYMENTS_DRAIN_DELAY]")
+	var tel telemetry.Options
+	tel.Register(fs, "PAYMENTS")
 	var opts serviceconfig.Options
 	opts.Register(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if drainDelay < 0 {
+		return errors.New("--drain-delay must not be negative")
+	}
 	var lvl slog.Level
 	if err := lvl.UnmarshalText([]byte(logLevel)); err != nil {
 		return fmt.Errorf("--log-level: %w", err)
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: lvl}))
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	// Every line logged with a request's context carries its request_id.
+	log := slog.New(telemetry.LogHandler(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: lvl})))
+	// stopping ends on SIGINT, SIGTERM or the caller's ctx: the drain
+	// begins. Startup, the workers and the listeners have contexts of
+	// their own, ended in order once the drain is over.
+	stopping, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+
+	// Metrics and traces, when asked for.
+	telemetryCtx, stopTelemetry := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopTelemetry()
+	if tel.MetricsListen != "" {
+		opts.Registry = telemetry.NewRegistry()
+		addr, err := telemetry.ServeMetrics(telemetryCtx, tel.MetricsListen, opts.Registry)
+		if err != nil {
+			return fmt.Errorf("--metrics-listen: %w", err)
+		}
+		log.Info("metrics are served", "url", "http://"+addr+"/metrics")
+	}
+	if tel.TracingOn() {
+		tp, shutdownTraces, err := telemetry.NewTracerProvider(stopping, tel, "paymentsd")
+		if err != nil {
+			return fmt.Errorf("--otlp-endpoint: %w", err)
+		}
+		defer func() {
+			flush, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if err := shutdownTraces(flush); err != nil {
+				log.Warn("flushing traces failed", "err", err)
+			}
+		}()
+		opts.TracerProvider = tp
+	}
 
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
 		return err
 	}
-	built, err := opts.Build(ctx, log, "http://"+ln.Addr().String()+"/dev/mailbox", false)
+	built, err := opts.Build(stopping, log, "http://"+ln.Addr().String()+"/dev/mailbox", false)
 	if err != nil {
 		ln.Close()
 		return err
 	}
 	defer built.Close()
-	workers, stopWorkers := context.WithCancel(ctx)
+	workers, stopWorkers := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopWorkers()
-	go built.Service.RunWorkers(workers)
+	workersDone := make(chan struct{})
+	go func() {
+		defer close(workersDone)
+		built.Service.RunWorkers(workers)
+	}()
 
 	mux := http.NewServeMux()
 	mux.Handle("/", built.Service.Handler())
@@ -124,10 +173,41 @@ Flags (each can also be set with the environment variable in brackets):
 
 	select {
 	case err := <-errc:
+		stopWorkers()
+		<-workersDone
 		return err
-	case <-ctx.Done():
+	case <-stopping.Done():
 	}
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	// A second SIGTERM or Ctrl-C during the drain ends the process at
+	// once, as it would without the handler.
+	stop()
+	return drain(log, built.Service, srv, drainDelay, stopWorkers, workersDone)
+}
+
+// drainTimeout bounds how long a stop waits for the requests in flight.
+const drainTimeout = 20 * time.Second
+
+// drain stops the service gracefully (SIGTERM): /readyz answers 503
+// "draining" at once while every request is still served for delay, so a
+// load balancer takes the instance out of rotation before it refuses
+// connections; then the server stops taking connections and waits for the
+// requests in flight (up to drainTimeout); then the workers stop; the
+// caller's deferred Close closes the store last. A stop that ends in time
+// returns nil (exit code 0).
+func drain(log *slog.Logger, svc interface{ Drain() }, srv *http.Server, delay time.Duration, stopWorkers func(), workersDone <-chan struct{}) error {
+	svc.Drain()
+	log.Info("stopping: /readyz answers 503 draining; still serving", "drain_delay", delay)
+	if delay > 0 {
+		time.Sleep(delay)
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), drainTimeout)
 	defer cancel()
-	return srv.Shutdown(shutdownCtx)
+	err := srv.Shutdown(shutdown)
+	if err != nil {
+		log.Warn("stopping: requests still in flight were cut off", "err", err)
+	}
+	stopWorkers()
+	<-workersDone
+	log.Info("stopped")
+	return err
 }

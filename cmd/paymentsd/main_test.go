@@ -11,6 +11,11 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	// The process tests run this test binary as paymentsd itself.
+	if os.Getenv(asPaymentsd) == "1" {
+		main()
+		return
+	}
 	// The at-rest keys the command makes go to a temporary per-user
 	// configuration directory, not the real one.
 	dir, err := os.MkdirTemp("", "paymentsd-test-config-")
@@ -33,7 +38,7 @@ func TestPaymentsd(t *testing.T) {
 	done := make(chan error, 1)
 	db := filepath.Join(t.TempDir(), "svc.db")
 	go func() {
-		done <- run(ctx, []string{"--listen", "127.0.0.1:0", "--mode", "sandbox", "--dev-mailbox", "--database", db, "--log-level", "warn"}, func(u string) { urls <- u })
+		done <- run(ctx, []string{"--listen", "127.0.0.1:0", "--mode", "sandbox", "--dev-mailbox", "--database", db, "--log-level", "warn", "--drain-delay", "0"}, func(u string) { urls <- u })
 	}()
 	var base string
 	select {

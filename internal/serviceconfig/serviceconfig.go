@@ -20,6 +20,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/otel/trace"
+
 	"paywallet/service"
 	"paywallet/service/mail"
 	"paywallet/service/oidc"
@@ -76,6 +79,17 @@ type Options struct {
 	// ExtraOIDCProviders are trusted besides --oidc-providers (the local
 	// development issuer of `make run`).
 	ExtraOIDCProviders []oidc.Provider
+
+	// Registry, when set, gets the service's Prometheus series: its
+	// requests, workers and sign-ins (service.Config.Registry) and the
+	// database's pool and transactions. The binary sets it (not a flag):
+	// paymentsd from its --metrics-listen, the wallet binary with the
+	// registry its BFF shares.
+	Registry *prometheus.Registry
+	// TracerProvider, when set, traces the service's requests
+	// (service.Config.TracerProvider) and the store's transactions and
+	// statements (sqlstore.DB.SetTracerProvider). Set by the binary.
+	TracerProvider trace.TracerProvider
 
 	fs *flag.FlagSet // the flags Register added to, to tell flags from environment
 }
@@ -361,6 +375,15 @@ func (o *Options) Build(ctx context.Context, log *slog.Logger, mailboxURL string
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
+	if o.TracerProvider != nil {
+		st.SetTracerProvider(o.TracerProvider)
+	}
+	if o.Registry != nil {
+		if err := registerStoreMetrics(o.Registry, st); err != nil {
+			st.Close()
+			return nil, fmt.Errorf("metrics: %w", err)
+		}
+	}
 	svc, err := service.New(ctx, service.Config{
 		StepUp:                  stepUp,
 		Store:                   st,
@@ -385,6 +408,8 @@ func (o *Options) Build(ctx context.Context, log *slog.Logger, mailboxURL string
 		WebhookKeyOverlap:       o.WebhookKeyOverlap,
 		DepositAccounts:         deposits,
 		EndUserTerms:            terms,
+		Registry:                o.Registry,
+		TracerProvider:          o.TracerProvider,
 	})
 	if err != nil {
 		st.Close()

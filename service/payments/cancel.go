@@ -133,6 +133,6 @@ func (s *Service) CancelTransaction(ctx context.Context, id string, req CancelRe
 	if err != nil {
 		return wire.Transaction{}, err
 	}
-	s.log.Info("transfer cancelled", "transaction", out.ID, "reason", req.Reason)
+	s.log.InfoContext(ctx, "transfer cancelled", "transaction", out.ID, "reason", req.Reason)
 	return out, nil
 }

@@ -694,6 +694,6 @@ func (s *Service) undoCredential(ctx context.Context, cred *store.Credential) {
 		return err
 	})
 	if err != nil {
-		s.log.Error("credential whose code was not e-mailed not removed", "credential", cred.ID, "err", err)
+		s.log.ErrorContext(ctx, "credential whose code was not e-mailed not removed", "credential", cred.ID, "err", err)
 	}
 }

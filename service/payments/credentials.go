@@ -221,7 +221,7 @@ func (s *Service) withdrawOTP(ctx context.Context, otp *issuedOTP) {
 		return err
 	})
 	if err != nil {
-		s.log.Error("unsent OTP not withdrawn", "otp", otp.id, "err", err)
+		s.log.ErrorContext(ctx, "unsent OTP not withdrawn", "otp", otp.id, "err", err)
 	}
 }
 
@@ -276,7 +276,7 @@ func (s *Service) mailOTP(ctx context.Context, cred *store.Credential, code stri
 			"nobody can sign in without the code.\n",
 	}
 	if err := s.mailer.Send(ctx, msg); err != nil {
-		s.log.Error("OTP e-mail not sent", "credential", cred.ID, "err", err)
+		s.log.ErrorContext(ctx, "OTP e-mail not sent", "credential", cred.ID, "err", err)
 		return errorf(CodeServiceUnavailable, "the sign-in code could not be e-mailed; try again shortly")
 	}
 	return nil
@@ -348,6 +348,13 @@ func (s *Service) codeMAC(otpID, credentialID, code string) []byte {
 // the "new sign-in" e-mail on a device the log has not seen), each refused
 // code or passkey a SIGN_IN_FAILED one.
 func (s *Service) VerifyCredential(ctx context.Context, id string, req wire.VerifyRequest, call SignedCall, user EndUser) (Signed[wire.Session], error) {
+	out, err := s.verifyCredential(ctx, id, req, call, user)
+	s.metrics.signIn(req.Type, out.Challenge, err)
+	return out, err
+}
+
+// verifyCredential is VerifyCredential without the sign-in counter.
+func (s *Service) verifyCredential(ctx context.Context, id string, req wire.VerifyRequest, call SignedCall, user EndUser) (Signed[wire.Session], error) {
 	var fe fieldErrors
 	switch req.Type {
 	case "":

@@ -275,7 +275,7 @@ func (s *Service) recordRefusal(ctx context.Context, rec *store.IdempotencyRecor
 		other, err := s.idempotencyRecord(ctx, rec.Scope, rec.Key)
 		return other, err == nil
 	}
-	s.log.Error("storing an idempotent refusal failed", "err", err)
+	s.log.ErrorContext(ctx, "storing an idempotent refusal failed", "err", err)
 	return nil, false
 }
 

@@ -56,7 +56,7 @@ func (s *Service) verifyOIDCToken(ctx context.Context, raw, field string) (*oidc
 	case oidc.KindUntrustedIssuer:
 		return nil, invalidField(field, "the token's issuer is not one this service trusts")
 	case oidc.KindUnavailable:
-		s.log.Warn("OIDC issuer keys unavailable", "issuer", parsed.Issuer, "err", err)
+		s.log.WarnContext(ctx, "OIDC issuer keys unavailable", "issuer", parsed.Issuer, "err", err)
 		return nil, errorf(CodeServiceUnavailable, "the identity provider's keys could not be fetched; try again shortly")
 	}
 	return nil, errorf(CodeUnauthorized, "the OIDC token was refused: "+err.Error())

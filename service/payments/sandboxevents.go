@@ -148,7 +148,7 @@ func (s *Service) kit(ctx context.Context) (*triggerKit, error) {
 			CustomerType: "INDIVIDUAL", FullName: "Sandbox Event Trigger", Email: "sandbox-events-trigger@example.com"})
 		var pe *Error
 		if err != nil && !(errors.As(err, &pe) && pe.Code == CodeConflict) {
-			return nil, fmt.Errorf("payments: create the trigger's customer: %v", err)
+			return nil, internalStep("payments: create the trigger's customer", err)
 		}
 		if k, err = s.findKit(ctx); err != nil {
 			return nil, err
@@ -159,7 +159,7 @@ func (s *Service) kit(ctx context.Context) (*triggerKit, error) {
 	}
 	if k.wallet.Available < triggerLow {
 		if _, err := s.fundSandbox(ctx, k.wallet.ID, FundRequest{Amount: new(int64(triggerFunding))}, nil); err != nil {
-			return nil, fmt.Errorf("payments: fund the trigger's wallet: %v", err)
+			return nil, internalStep("payments: fund the trigger's wallet", err)
 		}
 	}
 	return k, nil
@@ -211,7 +211,7 @@ func (s *Service) destination(ctx context.Context, k *triggerKit, suffix string)
 		// after its creation): verify whatever is there.
 		return s.verifyKitAccount(ctx, k, ref, find)
 	case err != nil:
-		return "", fmt.Errorf("payments: create the trigger's destination %s: %v", suffix, err)
+		return "", internalStep("payments: create the trigger's destination "+suffix, err)
 	}
 	if err := s.verifyOne(ctx, a.ID); err != nil {
 		return "", err
@@ -496,7 +496,7 @@ func (s *Service) triggerAgent(ctx context.Context, k *triggerKit) (*store.Agent
 		return nil, err
 	}
 	if _, err := s.CreateAgent(ctx, AgentRequest{CustomerID: k.customer.ID, Name: triggerAgentName, Policy: policy}); err != nil {
-		return nil, fmt.Errorf("payments: create the trigger's agent: %v", err)
+		return nil, internalStep("payments: create the trigger's agent", err)
 	}
 	a, err := find()
 	if err == nil && a == nil {

@@ -218,7 +218,7 @@ func (s *Service) recordSecurity(ctx context.Context, tx store.Tx, ev securityRe
 func (s *Service) recordSecurityAlone(ctx context.Context, ev securityRecord) {
 	ctx = context.WithoutCancel(ctx)
 	if err := s.store.Tx(ctx, func(tx store.Tx) error { return s.recordSecurity(ctx, tx, ev) }); err != nil {
-		s.log.Error("security event not recorded", "type", ev.typ, "customer", ev.customerID, "account", ev.accountID, "err", err)
+		s.log.ErrorContext(ctx, "security event not recorded", "type", ev.typ, "customer", ev.customerID, "account", ev.accountID, "err", err)
 	}
 }
 
@@ -330,7 +330,7 @@ func (s *Service) send(ctx context.Context, n *securityNotice) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), mailTimeout)
 	defer cancel()
 	if err := s.mailer.Send(ctx, n.msg); err != nil {
-		s.log.Error("security e-mail not sent", "subject", n.msg.Subject, "err", err)
+		s.log.ErrorContext(ctx, "security e-mail not sent", "subject", n.msg.Subject, "err", err)
 	}
 }
 

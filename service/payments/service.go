@@ -63,7 +63,10 @@ import (
 	"time"
 
 	"github.com/go-webauthn/webauthn/webauthn"
+	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/otel/trace"
 
+	"paywallet/internal/telemetry"
 	"paywallet/service/atrest"
 	"paywallet/service/mail"
 	"paywallet/service/oidc"
@@ -230,6 +233,17 @@ type Config struct {
 	// Now is the clock; tests inject one. Defaults to time.Now.
 	Now    func() time.Time
 	Logger *slog.Logger
+
+	// Registry, when set, gets the service's Prometheus series (the
+	// HTTP layer's requests, the workers' backlog and lag, sign-ins); nil
+	// exports none. A process shares one registry between its parts
+	// (the wallet binary: the BFF's series and its embedded service's).
+	Registry *prometheus.Registry
+	// TracerProvider, when set, traces each HTTP request with a server
+	// span (the store's spans, which serviceconfig turns on with the same
+	// provider, are its children); nil traces nothing. Never the global
+	// provider: several services run in one test binary.
+	TracerProvider trace.TracerProvider
 }
 
 // Service is the payments service.
@@ -252,6 +266,8 @@ type Service struct {
 	webauthn *webauthn.WebAuthn
 	oidc     *oidc.Verifier
 	rates    *rates.Source
+	// metrics are the workers' and sign-ins' series (metrics.go).
+	metrics *metrics
 }
 
 // New validates cfg, loads (or on first start creates) the target-bundle
@@ -350,10 +366,15 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	// Every line logged with a request's context carries its request_id.
+	cfg.Logger = slog.New(telemetry.EnsureLogHandler(cfg.Logger.Handler()))
 	s := &Service{cfg: cfg, store: cfg.Store, mailer: cfg.Mailer, log: cfg.Logger, mode: cfg.Mode, rates: cfg.Rates}
 	s.hooks.wake = make(chan struct{}, 1)
-	s.store = &outboxStore{Store: cfg.Store, wake: s.wakeWebhooks}
 	var err error
+	if s.metrics, err = newMetrics(cfg.Registry); err != nil {
+		return nil, fmt.Errorf("service: Config.Registry: %w", err)
+	}
+	s.store = &outboxStore{Store: cfg.Store, wake: s.wakeWebhooks}
 	if s.box, err = atrest.New(cfg.AtRestKey); err != nil {
 		return nil, fmt.Errorf("service: Config.AtRestKey: %w", err)
 	}
@@ -460,7 +481,7 @@ func (s *Service) loadSigner(ctx context.Context) (*walletcrypto.PrivateKey, err
 		return nil, fmt.Errorf("service: load signer key: %w", err)
 	}
 	if upgraded {
-		s.log.Info("sealed the stored signer key with the at-rest key (it was stored raw by an older version)")
+		s.log.InfoContext(ctx, "sealed the stored signer key with the at-rest key (it was stored raw by an older version)")
 	}
 	scalar, err = s.box.Open(sealed, signerLabel)
 	if err != nil {
@@ -497,4 +518,14 @@ func (s *Service) Ping(ctx context.Context) error {
 		_, err := tx.GetSetting(ctx, signerSetting)
 		return err
 	})
+}
+
+// Ready reports whether the service can take traffic: the store's own
+// readiness check where it has one (the SQL store: the database answers
+// within a second and has this binary's migrations), else Ping.
+func (s *Service) Ready(ctx context.Context) error {
+	if r, ok := s.cfg.Store.(interface{ Ready(context.Context) error }); ok {
+		return r.Ready(ctx)
+	}
+	return s.Ping(ctx)
 }

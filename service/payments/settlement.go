@@ -62,6 +62,16 @@ func (s *Service) settleAfter(rail, outcome string) time.Duration {
 func (s *Service) SettleDue(ctx context.Context) (int, error) {
 	done := 0
 	var failed error
+	// The round's figures for the metrics: the due payments it found
+	// (each once), how many it applied, when the oldest was due.
+	seen := map[string]bool{}
+	var oldest time.Time
+	start := s.now()
+	defer func() {
+		if ctx.Err() == nil {
+			s.metrics.settlementRound(len(seen), done, oldest, start)
+		}
+	}()
 	for {
 		var due []store.Transaction
 		err := s.store.Tx(ctx, func(tx store.Tx) error {
@@ -71,6 +81,12 @@ func (s *Service) SettleDue(ctx context.Context) (int, error) {
 		})
 		if err != nil {
 			return done, err
+		}
+		for i := range due {
+			seen[due[i].ID] = true
+			if at := due[i].NextStepAt; !at.IsZero() && (oldest.IsZero() || at.Before(oldest)) {
+				oldest = at
+			}
 		}
 		progressed := 0
 		for i := range due {
@@ -82,7 +98,7 @@ func (s *Service) SettleDue(ctx context.Context) (int, error) {
 				// One transaction that cannot move must not hold up
 				// everyone else's: it is logged (again at each pass,
 				// for an operator to see) and the others go on.
-				s.log.Error("settlement step failed; the others go on", "transaction", due[i].ID, "err", err)
+				s.log.ErrorContext(ctx, "settlement step failed; the others go on", "transaction", due[i].ID, "err", err)
 				failed = errors.Join(failed, err)
 				continue
 			}

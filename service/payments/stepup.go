@@ -276,7 +276,7 @@ func (s *Service) mailStepUpCode(ctx context.Context, st *issuedStepUp) {
 			"your other sessions in your wallet's Security page.\n",
 	}
 	if err := s.mailer.Send(ctx, msg); err != nil {
-		s.log.Error("step-up code e-mail not sent", "stepUp", st.row.ID, "err", err)
+		s.log.ErrorContext(ctx, "step-up code e-mail not sent", "stepUp", st.row.ID, "err", err)
 	}
 }
 
@@ -367,7 +367,7 @@ func (s *Service) stepUpFailed(ctx context.Context, u *store.StepUp, refusal *Er
 	if err != nil {
 		// The attempt is counted already; only the lock's own record
 		// is missing, and the next attempt takes the lock.
-		s.log.Error("step-up lock not written", "stepUp", u.ID, "err", err)
+		s.log.ErrorContext(ctx, "step-up lock not written", "stepUp", u.ID, "err", err)
 		return refusal
 	}
 	if newlyLocked {
@@ -414,7 +414,7 @@ func (s *Service) mailLocked(ctx context.Context, u *store.StepUp, until time.Ti
 			"and sign out every session you do not recognise.\n",
 	}
 	if err := s.mailer.Send(ctx, msg); err != nil {
-		s.log.Error("lock-out e-mail not sent", "account", u.AccountID, "err", err)
+		s.log.ErrorContext(ctx, "lock-out e-mail not sent", "account", u.AccountID, "err", err)
 	}
 }
 
@@ -569,7 +569,7 @@ func authorizeIn[T any](ctx context.Context, s *Service, turn string, load func(
 	}
 	// Not a verdict on the proof: the attempt does not count.
 	if derr := s.store.Tx(context.WithoutCancel(ctx), func(tx store.Tx) error { return tx.DeleteStepUpAttempt(ctx, attempt) }); derr != nil {
-		s.log.Error("step-up attempt not uncounted", "stepUp", u.ID, "err", derr)
+		s.log.ErrorContext(ctx, "step-up attempt not uncounted", "stepUp", u.ID, "err", derr)
 	}
 	return zero, err
 }

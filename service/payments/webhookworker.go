@@ -76,11 +76,11 @@ func (s *Service) runWebhookWorker(ctx context.Context) {
 	// Once at start as well: an instance restarted more often than
 	// hourly would otherwise never drop anything.
 	if _, err := s.DropOldEvents(ctx); err != nil && ctx.Err() == nil {
-		s.log.Error("event retention sweep failed", "err", err)
+		s.log.ErrorContext(ctx, "event retention sweep failed", "err", err)
 	}
 	for {
 		if _, err := s.deliver(ctx, true); err != nil && ctx.Err() == nil {
-			s.log.Error("webhook worker failed", "err", err)
+			s.log.ErrorContext(ctx, "webhook worker failed", "err", err)
 		}
 		select {
 		case <-ctx.Done():
@@ -88,7 +88,7 @@ func (s *Service) runWebhookWorker(ctx context.Context) {
 		case <-tick.C:
 		case <-sweep.C:
 			if _, err := s.DropOldEvents(ctx); err != nil && ctx.Err() == nil {
-				s.log.Error("event retention sweep failed", "err", err)
+				s.log.ErrorContext(ctx, "event retention sweep failed", "err", err)
 			}
 		case <-s.hooks.wake:
 			// Let the changes that commit meanwhile join this round:
@@ -112,6 +112,7 @@ func (s *Service) DeliverWebhooks(ctx context.Context) (int, error) { return s.d
 type job struct {
 	ep   store.WebhookEndpoint
 	work *store.WebhookWork
+	head int64 // the event log's head when the round read it (metrics)
 }
 
 // deliver is DeliverWebhooks. With pace, a round follows the previous one
@@ -149,7 +150,7 @@ func (s *Service) deliver(ctx context.Context, pace bool) (int, error) {
 					return err
 				}
 				if !won {
-					s.log.Warn("webhook round finished after its lease ended", "endpoint", r.EndpointID)
+					s.log.WarnContext(ctx, "webhook round finished after its lease ended", "endpoint", r.EndpointID)
 				} else if r.Disable {
 					disabled = append(disabled, r)
 				}
@@ -184,7 +185,7 @@ func (s *Service) deliver(ctx context.Context, pace bool) (int, error) {
 				if err != nil {
 					return err
 				}
-				jobs = append(jobs, job{eps[i], w})
+				jobs = append(jobs, job{eps[i], w, head})
 			}
 			return nil
 		})
@@ -195,6 +196,9 @@ func (s *Service) deliver(ctx context.Context, pace bool) (int, error) {
 			s.mailDisabled(ctx, r)
 		}
 		if len(jobs) == 0 {
+			if round == 0 {
+				s.metrics.webhooksCaughtUp()
+			}
 			return delivered, nil
 		}
 		lease = next
@@ -212,6 +216,9 @@ func (s *Service) deliver(ctx context.Context, pace bool) (int, error) {
 		}
 		for _, n := range counts {
 			delivered += n
+		}
+		for i := range jobs {
+			s.observeRound(&jobs[i], finished[i])
 		}
 	}
 }
@@ -352,18 +359,21 @@ func (s *Service) settle(r *store.WebhookRound, ep *store.WebhookEndpoint, runs 
 			switch {
 			case o.ok:
 				ok++
+				s.metrics.delivered(d.ev.CreatedAt, now)
 				a.Final = true
 				if d.retry != nil {
 					r.Done = append(r.Done, d.retry.EventSeq)
 				}
 			case d.retry != nil && !now.Before(d.retry.GiveUpAt):
 				failed++
+				s.metrics.failedAttempt(true)
 				a.Final = true
 				r.Done = append(r.Done, d.retry.EventSeq)
 				s.log.Warn("webhook delivery given up", "endpoint", ep.ID, "event", d.ev.ID, "type", d.ev.Type,
 					"attempts", a.Attempt, "err", a.Error)
 			default:
 				failed++
+				s.metrics.failedAttempt(false)
 				next := now.Add(s.retryAfter(a.Attempt))
 				if d.retry != nil {
 					rr := *d.retry
@@ -493,7 +503,7 @@ func truncate(s string, n int) string {
 // mailDisabled tells the operator that the worker disabled an endpoint.
 // Without an operator address it is logged only.
 func (s *Service) mailDisabled(ctx context.Context, r *store.WebhookRound) {
-	s.log.Error("webhook endpoint disabled", "endpoint", r.EndpointID, "reason", r.DisabledReason)
+	s.log.ErrorContext(ctx, "webhook endpoint disabled", "endpoint", r.EndpointID, "reason", r.DisabledReason)
 	if s.cfg.OperatorEmail == "" {
 		return
 	}
@@ -510,7 +520,7 @@ func (s *Service) mailDisabled(ctx context.Context, r *store.WebhookRound) {
 	mctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), mailTimeout)
 	defer cancel()
 	if err := s.mailer.Send(mctx, msg); err != nil {
-		s.log.Error("the e-mail about a disabled webhook endpoint was not sent", "endpoint", r.EndpointID, "err", err)
+		s.log.ErrorContext(ctx, "the e-mail about a disabled webhook endpoint was not sent", "endpoint", r.EndpointID, "err", err)
 	}
 }
 
@@ -546,4 +556,40 @@ func (s *Service) DropOldEvents(ctx context.Context) (int, error) {
 			return total, errors.Join(ctx.Err())
 		}
 	}
+}
+
+// observeRound sets the metrics of an endpoint after this instance's
+// round to it: the events still behind its cursor (the head the round
+// read, less where the round left the cursor) plus its retries, and the
+// age of the oldest event of the round's work left undelivered.
+func (s *Service) observeRound(j *job, r *store.WebhookRound) {
+	if r == nil {
+		return
+	}
+	done := map[int64]bool{}
+	for _, a := range r.Attempts {
+		if a.Final {
+			done[a.EventSeq] = true
+		}
+	}
+	var oldest time.Time
+	pending := int64(len(r.NewRetries))
+	for i := range j.work.Retries {
+		if !done[j.work.Retries[i].EventSeq] {
+			pending++
+			if ev := j.work.Retries[i].Event; ev != nil && (oldest.IsZero() || ev.CreatedAt.Before(oldest)) {
+				oldest = ev.CreatedAt
+			}
+		}
+	}
+	for i := range j.work.Events {
+		if ev := &j.work.Events[i]; !done[ev.Seq] && (oldest.IsZero() || ev.CreatedAt.Before(oldest)) {
+			oldest = ev.CreatedAt
+		}
+	}
+	lag := 0.0
+	if !oldest.IsZero() {
+		lag = max(s.now().Sub(oldest).Seconds(), 0)
+	}
+	s.metrics.webhookEndpointRound(j.ep.ID, max(j.head-r.Through, 0)+pending, lag)
 }

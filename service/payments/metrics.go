@@ -1,0 +1,142 @@
+package payments
+
+import (
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"paywallet/shared/wire"
+)
+
+// metrics are the domain's Prometheus series: the workers' backlog and lag,
+// webhook delivery latency and outcomes, sign-ins. The workers set them at
+// the end of each round from what the round read anyway, so a scrape never
+// queries the database. Registered on Config.Registry when it is set;
+// without one they are kept but never exported.
+type metrics struct {
+	settlementBacklog prometheus.Gauge
+	settlementLag     prometheus.Gauge
+	webhookBacklog    *prometheus.GaugeVec
+	webhookLag        prometheus.Gauge
+	webhookDelivery   prometheus.Histogram
+	webhookResults    *prometheus.CounterVec
+	signIns           *prometheus.CounterVec
+
+	mu sync.Mutex
+	// lagByEndpoint is each endpoint's lag as its last round left it;
+	// the lag gauge is their maximum.
+	lagByEndpoint map[string]float64
+}
+
+func newMetrics(reg *prometheus.Registry) (*metrics, error) {
+	m := &metrics{
+		settlementBacklog: prometheus.NewGauge(prometheus.GaugeOpts{Name: "payments_settlement_backlog",
+			Help: "Payments due for their next settlement step that the settlement worker found in its last round and did not apply."}),
+		settlementLag: prometheus.NewGauge(prometheus.GaugeOpts{Name: "payments_settlement_lag_seconds",
+			Help: "How overdue the oldest due payment was at the settlement worker's last round (0: none due)."}),
+		webhookBacklog: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "payments_webhook_backlog",
+			Help: "Events behind the endpoint's cursor or waiting for a retry, as this instance's last round to the endpoint left them."}, []string{"endpoint"}),
+		webhookLag: prometheus.NewGauge(prometheus.GaugeOpts{Name: "payments_webhook_lag_seconds",
+			Help: "Age of the oldest event a webhook round of this instance had to leave undelivered (0: every endpoint caught up)."}),
+		webhookDelivery: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "payments_webhook_delivery_seconds",
+			Help:    "Time from an event's creation to its delivery with a 2xx answer.",
+			Buckets: []float64{.01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 3600, 21600, 86400}}),
+		webhookResults: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "payments_webhook_deliveries_total",
+			Help: "Webhook delivery attempts by result: delivered (2xx), retrying (failed, tried again later), failed (given up)."}, []string{"result"}),
+		signIns: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "payments_sign_ins_total",
+			Help: "Sign-ins (credential verifications that issued a session, or were refused) by method and result."}, []string{"method", "result"}),
+		lagByEndpoint: map[string]float64{},
+	}
+	for _, r := range []string{"delivered", "retrying", "failed"} {
+		m.webhookResults.WithLabelValues(r)
+	}
+	for _, method := range []string{wire.TypeEmailOTP, wire.TypePasskey, wire.TypeOAuth} {
+		m.signIns.WithLabelValues(method, "success")
+		m.signIns.WithLabelValues(method, "failure")
+	}
+	if reg == nil {
+		return m, nil
+	}
+	for _, c := range []prometheus.Collector{m.settlementBacklog, m.settlementLag, m.webhookBacklog, m.webhookLag,
+		m.webhookDelivery, m.webhookResults, m.signIns} {
+		if err := reg.Register(c); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// settlementRound records what a settlement round found: due payments,
+// how many it applied, and when the oldest was due.
+func (m *metrics) settlementRound(due, applied int, oldest, now time.Time) {
+	m.settlementBacklog.Set(float64(max(due-applied, 0)))
+	if due == 0 || oldest.IsZero() {
+		m.settlementLag.Set(0)
+		return
+	}
+	m.settlementLag.Set(max(now.Sub(oldest).Seconds(), 0))
+}
+
+// webhookEndpointRound records an endpoint's state after a round of this
+// instance: its backlog and the age of its oldest event left undelivered
+// (0 when none).
+func (m *metrics) webhookEndpointRound(endpoint string, backlog int64, lag float64) {
+	m.webhookBacklog.WithLabelValues(endpoint).Set(float64(max(backlog, 0)))
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.lagByEndpoint[endpoint] = lag
+	m.setLag()
+}
+
+// webhooksCaughtUp records a round that found nothing due.
+func (m *metrics) webhooksCaughtUp() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	clear(m.lagByEndpoint)
+	m.setLag()
+}
+
+func (m *metrics) setLag() {
+	lag := 0.0
+	for _, l := range m.lagByEndpoint {
+		lag = max(lag, l)
+	}
+	m.webhookLag.Set(lag)
+}
+
+// delivered records a 2xx delivery of an event created at created.
+func (m *metrics) delivered(created, now time.Time) {
+	m.webhookResults.WithLabelValues("delivered").Inc()
+	m.webhookDelivery.Observe(max(now.Sub(created).Seconds(), 0))
+}
+
+// failedAttempt records an attempt that failed: retrying, or given up.
+func (m *metrics) failedAttempt(givenUp bool) {
+	if givenUp {
+		m.webhookResults.WithLabelValues("failed").Inc()
+		return
+	}
+	m.webhookResults.WithLabelValues("retrying").Inc()
+}
+
+// signIn counts a credential verification of method: a success when it
+// issued a session, a failure when it was refused (a wrong code, passkey or
+// token, a lock-out). The first leg of an e-mail code sign-in (a challenge
+// to sign) is neither, nor is the service's own failure (a database that
+// went away, an internal error): that is no failure of the person's.
+func (m *metrics) signIn(method string, challenge *wire.SignedRequestChallenge, err error) {
+	switch method {
+	case wire.TypeEmailOTP, wire.TypePasskey, wire.TypeOAuth:
+	default:
+		return
+	}
+	var e *Error
+	switch {
+	case err == nil && challenge == nil:
+		m.signIns.WithLabelValues(method, "success").Inc()
+	case err != nil && errors.As(err, &e) && e.Code != CodeInternal && e.Code != CodeServiceUnavailable:
+		m.signIns.WithLabelValues(method, "failure").Inc()
+	}
+}
