@@ -167,7 +167,7 @@ type Server struct {
 	// unavailable is Config.StoreUnavailable; draining is set by Drain.
 	unavailable error
 	draining    atomic.Bool
-	requests   requestSet // the requests being handled (logged when a shutdown is cut short)
+	requests    requestSet // the requests being handled (logged when a shutdown is cut short)
 
 	// base is the parent of every /api request's context; Shutdown cancels
 	// it when the grace period ends, so nothing keeps waiting on the service.
