@@ -20,6 +20,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/otel/trace"
+
 	"paywallet/service"
 	"paywallet/service/mail"
 	"paywallet/service/oidc"
@@ -76,6 +79,17 @@ type Options struct {
 	// ExtraOIDCProviders are trusted besides --oidc-providers (the local
 	// development issuer of `make run`).
 	ExtraOIDCProviders []oidc.Provider
+
+	// Registry, when set, gets the service's Prometheus series: its
+	// requests, workers and sign-ins (service.Config.Registry) and the
+	// database's pool and transactions. The binary sets it (not a flag):
+	// paymentsd from its --metrics-listen, the wallet binary with the
+	// registry its BFF shares.
+	Registry *prometheus.Registry
+	// TracerProvider, when set, traces the service's requests
+	// (service.Config.TracerProvider) and the store's transactions and
+	// statements (sqlstore.DB.SetTracerProvider). Set by the binary.
+	TracerProvider trace.TracerProvider
 
 	fs *flag.FlagSet // the flags Register added to, to tell flags from environment
 }
