@@ -86,6 +86,7 @@ func invalidField(field, constraintFormat, message string) *Error {
 // errorHandler turns whatever a handler returned (or a recovered panic)
 // into the answer: the flat JSON error under /api, plain text for pages.
 func (s *Server) errorHandler(c *fiber.Ctx, err error) error {
+	ensureRequestID(c)
 	var e *Error
 	var fe *fiber.Error
 	var rel relayed

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/valyala/fasthttp"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/propagation"
@@ -154,6 +155,30 @@ func (s *Server) observe(c *fiber.Ctx) error {
 		span.SetStatus(codes.Error, http.StatusText(status))
 	}
 	return nil
+}
+
+// ensureRequestID gives an id to a request that did not pass through
+// observe: one fasthttp refused before routing (a body over the limit, a
+// header too large), which Fiber answers through the error handler.
+func ensureRequestID(c *fiber.Ctx) {
+	if requestID(c) != "" {
+		return
+	}
+	id := telemetry.NewRequestID()
+	c.Set(wire.HeaderRequestID, id)
+	c.SetUserContext(telemetry.WithRequestID(c.UserContext(), id))
+}
+
+// withRequestIDHeader wraps the server's handler so that an answer Fiber
+// writes before any middleware runs (a method it does not know) has a
+// Request-Id too.
+func withRequestIDHeader(next fasthttp.RequestHandler) fasthttp.RequestHandler {
+	return func(ctx *fasthttp.RequestCtx) {
+		next(ctx)
+		if len(ctx.Response.Header.Peek(wire.HeaderRequestID)) == 0 {
+			ctx.Response.Header.Set(wire.HeaderRequestID, telemetry.NewRequestID())
+		}
+	}
 }
 
 // requestID is the id observe gave the request.

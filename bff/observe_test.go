@@ -1,11 +1,13 @@
 package bff
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -51,6 +53,7 @@ func TestRequestIDOnEveryAnswer(t *testing.T) {
 		{"webhook receipt refused (plain text)", "POST", WebhookPath, `{}`, "", 401, false, false},
 		{"health", "GET", "/healthz", "", "", 200, false, false},
 		{"readiness", "GET", "/readyz", "", "", 200, false, false},
+		{"method Fiber does not know", "BREW", "/api/config", "", "", 400, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			hdr := map[string]string{}
@@ -83,6 +86,34 @@ func TestRequestIDOnEveryAnswer(t *testing.T) {
 	a, b := h.do("GET", "/api/config", "", nil), h.do("GET", "/api/config", "", nil)
 	if a.header.Get(wire.HeaderRequestID) == b.header.Get(wire.HeaderRequestID) {
 		t.Error("two requests got the same id")
+	}
+}
+
+// TestRequestIDBeforeRouting: a request fasthttp refuses before any
+// middleware runs (a body over the limit) is answered through the error
+// handler, with an id of its own in the header and the body.
+func TestRequestIDBeforeRouting(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	base := h.serve()
+	// The header announces a body over the limit; none follows (fasthttp
+	// refuses on the Content-Length alone).
+	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+	fmt.Fprintf(conn, "POST /api/login/start HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nX-CSRF: 1\r\nContent-Length: %d\r\n\r\n", 300<<10)
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	id := resp.Header.Get(wire.HeaderRequestID)
+	if resp.StatusCode != 413 || !telemetry.ValidRequestID(id) || !strings.Contains(string(b), `"requestId":"`+id+`"`) {
+		t.Fatalf("%d %s (Request-Id %q)", resp.StatusCode, b, id)
 	}
 }
 

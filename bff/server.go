@@ -477,6 +477,7 @@ func New(cfg Config) (*Server, error) {
 	// Tell clients to close keep-alive connections once shutdown starts, and
 	// track connections so that Shutdown can end what is left at its end.
 	s.app.Server().CloseOnShutdown = true
+	s.app.Server().Handler = withRequestIDHeader(s.app.Server().Handler)
 	s.app.Server().ConnState = s.conns.track
 
 	// First, so that every answer, errors and 404s included, carries the

@@ -52,7 +52,7 @@ func TestAPITraceparentAnd503(t *testing.T) {
 	do(t, ctx, chromedp.Navigate(srv.URL+"/blank.html"))
 
 	var got struct {
-		Status, RetryAfter                   int
+		Status, RetryAfter                    int
 		Code, RequestID, English, German, Bad string
 	}
 	inPage(t, ctx, `
