@@ -284,6 +284,7 @@ Flags (each can also be set with the environment variable in brackets):
 		return err
 	case <-ctx.Done():
 	}
+	stop() // a second SIGINT or SIGTERM during the drain ends the process at once
 	return drain(log, srv, drainDelay, h.draining, stopWorkers, workersDone)
 }
 
