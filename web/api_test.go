@@ -102,3 +102,43 @@ func TestAPITraceparentAnd503(t *testing.T) {
 		}
 	}
 }
+
+// TestPageSignInUnavailable: when the BFF answers the first sign-in step
+// 503 (its database, or the service's, went away for a moment), the page
+// says so in words a person can act on, in the person's language, stays on
+// the e-mail step, and every call it made carried a traceparent.
+func TestPageSignInUnavailable(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ lang, want string }{
+		{"en-US", "We couldn't reach our servers for a moment. Nothing was sent. Try again."},
+		{"de-DE", "Wir konnten unsere Server kurz nicht erreichen. Es wurde nichts gesendet. Versuch es noch einmal."},
+	} {
+		t.Run(tc.lang, func(t *testing.T) {
+			t.Parallel()
+			site, api := startSite(t)
+			api.set(func(f *fakeAPI) {
+				f.starts = append(f.starts, reply{status: 503, header: map[string]string{"Retry-After": "1", "Request-Id": "req_x"},
+					body: `{"status":503,"code":"SERVICE_UNAVAILABLE","message":"We couldn't reach our servers for a moment. Nothing was sent. Try again.","requestId":"req_x"}`})
+			})
+			ctx := languageTab(t, tc.lang)
+			do(t, ctx,
+				chromedp.Navigate(site+"/"),
+				chromedp.WaitVisible(chromedp.ID("email")),
+				chromedp.SendKeys(chromedp.ID("email"), "ada@example.com"),
+				chromedp.Click(chromedp.ID("email-submit")),
+				chromedp.WaitVisible(chromedp.ID("login-error")),
+			)
+			if got := eval[string](t, ctx, `document.getElementById("login-error").textContent`); got != tc.want {
+				t.Errorf("#login-error %q, want %q", got, tc.want)
+			}
+			if !eval[bool](t, ctx, shown("email")) {
+				t.Error("the e-mail step was left")
+			}
+			for _, c := range api.requests("") {
+				if !traceparentForm.MatchString(c.header.Get("traceparent")) {
+					t.Errorf("%s %s with traceparent %q", c.method, c.path, c.header.Get("traceparent"))
+				}
+			}
+		})
+	}
+}
