@@ -116,7 +116,7 @@ func (s *Server) handleAddCredential(c *fiber.Ctx) error {
 	body, _ := json.Marshal(in)
 	r, err := s.up.do(c.UserContext(), call{method: http.MethodPost, path: "/auth/credentials", header: header, body: body})
 	if err != nil {
-		return s.unreachable(err)
+		return s.unreachable(c.UserContext(), err)
 	}
 	if r.status == http.StatusCreated && in.Type == wire.TypePasskey {
 		data := cs.data
@@ -208,14 +208,14 @@ func (s *Server) handlePasskeyStart(c *fiber.Ctx) error {
 	r, err := s.up.do(ctx, call{method: http.MethodPost, path: "/auth/credentials/" + cred.ID + "/challenge", body: body,
 		header: http.Header{"Content-Type": {"application/json"}}})
 	if err != nil {
-		return s.unreachable(err)
+		return s.unreachable(c.UserContext(), err)
 	}
 	if r.status != http.StatusOK {
 		return writeReply(c, r)
 	}
 	var pc wire.PasskeyAuthChallenge
 	if err := json.Unmarshal(r.body, &pc); err != nil || !validID("Request", pc.RequestID) || pc.Challenge == "" {
-		return s.malformed("passkey challenge", err)
+		return s.malformed(c.UserContext(), "passkey challenge", r, err)
 	}
 	err = s.startSession(c, Session{
 		Email:               email,
@@ -257,7 +257,7 @@ func (s *Server) handlePasskeyVerify(c *fiber.Ctx) error {
 	r, err := s.up.do(c.UserContext(), call{method: http.MethodPost, path: "/auth/credentials/" + cs.data.PendingCredentialID + "/verify",
 		body: body, header: http.Header{"Content-Type": {"application/json"}, wire.HeaderRequestID: {cs.data.PendingRequestID}}})
 	if err != nil {
-		return s.unreachable(err)
+		return s.unreachable(c.UserContext(), err)
 	}
 	return s.completeLogin(c, cs, r)
 }
@@ -310,7 +310,7 @@ func (s *Server) handleOAuthLogin(c *fiber.Ctx) error {
 	r, err := s.up.do(ctx, call{method: http.MethodPost, path: "/auth/credentials/" + cred.ID + "/verify",
 		body: body, header: http.Header{"Content-Type": {"application/json"}}})
 	if err != nil {
-		return s.unreachable(err)
+		return s.unreachable(c.UserContext(), err)
 	}
 	if r.status != http.StatusOK {
 		return writeReply(c, r)

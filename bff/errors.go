@@ -1,6 +1,7 @@
 package bff
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -52,6 +53,15 @@ var (
 		Message: "the payments service is unavailable; try again shortly"}
 	errInternal = &Error{Status: http.StatusInternalServerError, Code: codeInternal,
 		Message: "internal error"}
+	// errStoreUnavailable answers a request that failed because the BFF's
+	// own database (its session store, login limiter or event log:
+	// bffpg) went away: a crash, a failover, the network. Nothing was
+	// sent to the service and nothing changed, so trying again is safe;
+	// the pages show it as "We couldn't reach our servers for a moment.
+	// Nothing was sent. Try again." (web/static/js/api.js).
+	errStoreUnavailable = &Error{Status: http.StatusServiceUnavailable, Code: codeServiceUnavailable,
+		Message:    "We couldn't reach our servers for a moment. Nothing was sent. Try again.",
+		RetryAfter: 1}
 )
 
 // notFound is the single 404 body for a resource the browser may not see,
@@ -76,6 +86,7 @@ func invalidField(field, constraintFormat, message string) *Error {
 // errorHandler turns whatever a handler returned (or a recovered panic)
 // into the answer: the flat JSON error under /api, plain text for pages.
 func (s *Server) errorHandler(c *fiber.Ctx, err error) error {
+	ensureRequestID(c)
 	var e *Error
 	var fe *fiber.Error
 	var rel relayed
@@ -85,8 +96,12 @@ func (s *Server) errorHandler(c *fiber.Ctx, err error) error {
 	case errors.As(err, &e):
 	case errors.As(err, &fe):
 		e = fromFiberError(fe)
+	case s.storeUnavailable(err):
+		s.log.WarnContext(c.UserContext(), "bff: the BFF's database is unavailable", slog.String("method", c.Method()),
+			slog.String("path", c.Path()), slog.Any("err", err))
+		e = errStoreUnavailable
 	default:
-		s.log.Error("bff: unhandled error", slog.String("method", c.Method()), slog.String("path", c.Path()), slog.Any("err", err))
+		s.log.ErrorContext(c.UserContext(), "bff: unhandled error", slog.String("method", c.Method()), slog.String("path", c.Path()), slog.Any("err", err))
 		e = errInternal
 	}
 	if !isAPIPath(c.Path()) {
@@ -113,12 +128,41 @@ func fromFiberError(fe *fiber.Error) *Error {
 	return errInternal
 }
 
+// errorBody is the BFF's error answer: the flat error, and the id of the
+// request it answers (its Request-Id header), for a person to quote to
+// support.
+type errorBody struct {
+	wire.Error
+	RequestID string `json:"requestId,omitempty"`
+}
+
 func writeError(c *fiber.Ctx, e *Error) error {
 	if e.RetryAfter > 0 {
 		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(e.RetryAfter))
 	}
 	c.Set(fiber.HeaderCacheControl, "no-store")
-	return c.Status(e.Status).JSON(wire.Error{Status: e.Status, Code: e.Code, Message: e.Message, Details: e.Details})
+	return c.Status(e.Status).JSON(errorBody{
+		Error:     wire.Error{Status: e.Status, Code: e.Code, Message: e.Message, Details: e.Details},
+		RequestID: requestID(c),
+	})
+}
+
+// storeUnavailable reports whether err says that the BFF's own database
+// is unavailable (Config.StoreUnavailable; nothing changed).
+func (s *Server) storeUnavailable(err error) bool {
+	return s.unavailable != nil && errors.Is(err, s.unavailable)
+}
+
+// storeFailed answers a failed call to the session store, limiter or event
+// log: 503 with Retry-After when its database went away (a warning: it
+// passes), else 500 (an error: it does not).
+func (s *Server) storeFailed(ctx context.Context, what string, err error) error {
+	if s.storeUnavailable(err) {
+		s.log.WarnContext(ctx, "bff: "+what+": the BFF's database is unavailable", slog.Any("err", err))
+		return errStoreUnavailable
+	}
+	s.log.ErrorContext(ctx, "bff: "+what, slog.Any("err", err))
+	return errInternal
 }
 
 func isAPIPath(p string) bool { return p == "/api" || strings.HasPrefix(p, "/api/") }

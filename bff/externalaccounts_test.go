@@ -58,7 +58,7 @@ func TestExternalAccountRoutes(t *testing.T) {
 		}
 		theirs := h.do("GET", "/api/customers/external-accounts/"+theirEA, "", nil)
 		missing := h.do("GET", "/api/customers/external-accounts/"+missingEA, "", nil)
-		if theirs.status != 404 || missing.status != 404 || !bytes.Equal(theirs.body, missing.body) {
+		if theirs.status != 404 || missing.status != 404 || !sameBody(theirs.body, missing.body) {
 			t.Errorf("theirs %d %s, missing %d %s: want the same 404", theirs.status, theirs.body, missing.status, missing.body)
 		}
 	})

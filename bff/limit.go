@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"math"
 	"net/http"
 	"net/netip"
@@ -133,8 +132,7 @@ func (s *Server) throttleLogin(c *fiber.Ctx, email string) error {
 	} {
 		ok, wait, err := s.limiter.Allow(c.UserContext(), check.key, check.limit)
 		if err != nil {
-			s.log.Error("bff: login limiter", slog.Any("err", err))
-			return errInternal
+			return s.storeFailed(c.UserContext(), "login limiter", err)
 		}
 		if !ok {
 			secs := max(1, int(math.Ceil(wait.Seconds())))

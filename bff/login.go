@@ -105,19 +105,19 @@ func (s *Server) handleLoginStart(c *fiber.Ctx) error {
 	}
 	p, ok := expand("/auth/credentials/{AuthMethod}/challenge", func(string) string { return cred.ID })
 	if !ok {
-		s.log.Error("bff: service returned a malformed credential id")
+		s.log.ErrorContext(ctx, "bff: service returned a malformed credential id")
 		return errUpstream
 	}
 	r, err := s.up.do(ctx, call{method: http.MethodPost, path: p})
 	if err != nil {
-		return s.unreachable(err)
+		return s.unreachable(ctx, err)
 	}
 	if r.status != http.StatusOK {
-		return s.relayInternal(r)
+		return s.relayInternal(ctx, r)
 	}
 	var challenged wire.AuthMethod
 	if err := json.Unmarshal(r.body, &challenged); err != nil || challenged.OTPEncryptionTargetBundle == "" {
-		s.log.Error("bff: challenge answer without otpEncryptionTargetBundle")
+		s.log.ErrorContext(ctx, "bff: challenge answer without otpEncryptionTargetBundle", slog.String("upstream_request_id", r.requestID()))
 		return errUpstream
 	}
 	err = s.startSession(c, Session{
@@ -164,19 +164,19 @@ func (s *Server) findOrCreateCustomer(ctx context.Context, platformID, email str
 		r, err := s.up.do(ctx, call{method: http.MethodPost, path: "/customers", body: body,
 			header: http.Header{"Content-Type": {"application/json"}}})
 		if err != nil {
-			return nil, s.unreachable(err)
+			return nil, s.unreachable(ctx, err)
 		}
 		switch {
 		case r.status == http.StatusCreated || r.status == http.StatusOK:
 			var cust wire.Customer
 			if err := json.Unmarshal(r.body, &cust); err != nil || !validID("Customer", cust.ID) {
-				return nil, s.malformed("created customer", err)
+				return nil, s.malformed(ctx, "created customer", r, err)
 			}
 			return &cust, nil
 		case r.status == http.StatusConflict && r.errorCode() == "CONFLICT":
 			conflict = r
 		default:
-			return nil, s.relayInternal(r)
+			return nil, s.relayInternal(ctx, r)
 		}
 	}
 	return nil, relay(conflict)
@@ -188,14 +188,14 @@ func (s *Server) findCustomer(ctx context.Context, platformID string) (*wire.Cus
 	r, err := s.up.do(ctx, call{method: http.MethodGet, path: "/customers",
 		query: url.Values{"platformCustomerId": {platformID}}})
 	if err != nil {
-		return nil, s.unreachable(err)
+		return nil, s.unreachable(ctx, err)
 	}
 	if r.status != http.StatusOK {
-		return nil, s.relayInternal(r)
+		return nil, s.relayInternal(ctx, r)
 	}
 	var list wire.List[wire.Customer]
 	if err := json.Unmarshal(r.body, &list); err != nil {
-		return nil, s.malformed("customer list", err)
+		return nil, s.malformed(ctx, "customer list", r, err)
 	}
 	for i := range list.Data {
 		if list.Data[i].PlatformCustomerID == platformID && validID("Customer", list.Data[i].ID) {
@@ -219,14 +219,14 @@ func (s *Server) wallets(ctx context.Context, customerID string) ([]wallet, erro
 	r, err := s.up.do(ctx, call{method: http.MethodGet, path: "/customers/internal-accounts",
 		query: url.Values{"customerId": {customerID}, "type": {"EMBEDDED_WALLET"}}})
 	if err != nil {
-		return nil, s.unreachable(err)
+		return nil, s.unreachable(ctx, err)
 	}
 	if r.status != http.StatusOK {
-		return nil, s.relayInternal(r)
+		return nil, s.relayInternal(ctx, r)
 	}
 	var list wire.List[json.RawMessage]
 	if err := json.Unmarshal(r.body, &list); err != nil {
-		return nil, s.malformed("internal account list", err)
+		return nil, s.malformed(ctx, "internal account list", r, err)
 	}
 	var out []wallet
 	for _, raw := range list.Data {
@@ -293,7 +293,7 @@ func (s *Server) handleLoginVerify(c *fiber.Ctx) error {
 	}
 	r, err := s.up.do(c.UserContext(), call{method: http.MethodPost, path: p, body: c.Body(), header: header})
 	if err != nil {
-		return s.unreachable(err)
+		return s.unreachable(c.UserContext(), err)
 	}
 	return s.completeLogin(c, cs, r)
 }
@@ -307,17 +307,17 @@ func (s *Server) completeLogin(c *fiber.Ctx, cs *cookieSession, r *reply) error 
 	}
 	var ws wire.Session
 	if err := json.Unmarshal(r.body, &ws); err != nil {
-		return s.malformed("session", err)
+		return s.malformed(c.UserContext(), "session", r, err)
 	}
 	expires, err := time.Parse(time.RFC3339, ws.ExpiresAt)
 	switch {
 	case err != nil, !validID("Session", ws.ID):
-		return s.malformed("session", err)
+		return s.malformed(c.UserContext(), "session", r, err)
 	case ws.AccountID != cs.data.InternalAccountID:
-		s.log.Error("bff: verify issued a session for another account")
+		s.log.ErrorContext(c.UserContext(), "bff: verify issued a session for another account", slog.String("upstream_request_id", r.requestID()))
 		return errUpstream
 	case !s.now().Before(expires):
-		s.log.Error("bff: verify issued an already expired session")
+		s.log.ErrorContext(c.UserContext(), "bff: verify issued an already expired session", slog.String("upstream_request_id", r.requestID()))
 		return errUpstream
 	}
 	data := cs.data
@@ -390,7 +390,7 @@ func (s *Server) me(c *fiber.Ctx) error {
 		}
 	}
 	if acct == nil {
-		s.log.Warn("bff: signed-in account no longer listed")
+		s.log.WarnContext(c.UserContext(), "bff: signed-in account no longer listed")
 		return s.signOut(c)
 	}
 
@@ -440,23 +440,29 @@ func (s *Server) handleLogout(c *fiber.Ctx) error {
 }
 
 // unreachable logs a failed service call and returns the 502 answer.
-func (s *Server) unreachable(err error) error {
-	s.log.Error("bff: service unreachable", slog.Any("err", err))
+func (s *Server) unreachable(ctx context.Context, err error) error {
+	attrs := []any{slog.Any("err", err)}
+	if id := upstreamRequestID(err); id != "" {
+		attrs = append(attrs, slog.String("upstream_request_id", id))
+	}
+	s.log.ErrorContext(ctx, "bff: service unreachable", attrs...)
 	return errUpstream
 }
 
 // malformed logs a 2xx answer the BFF cannot use and returns the 502 answer.
-func (s *Server) malformed(what string, err error) error {
-	s.log.Error("bff: malformed service answer", slog.String("what", what), slog.Any("err", err))
+func (s *Server) malformed(ctx context.Context, what string, r *reply, err error) error {
+	s.log.ErrorContext(ctx, "bff: malformed service answer", slog.String("what", what), slog.Any("err", err),
+		slog.String("upstream_request_id", r.requestID()))
 	return errUpstream
 }
 
 // relayInternal passes on a non-2xx answer to a request the BFF made on its
 // own account. A 401 there means the platform credential was refused, which
 // is the BFF's problem, not the browser's: that becomes a 502.
-func (s *Server) relayInternal(r *reply) error {
+func (s *Server) relayInternal(ctx context.Context, r *reply) error {
 	if r.status == http.StatusUnauthorized || r.status == http.StatusForbidden && r.errorCode() == codeForbidden {
-		s.log.Error("bff: the service refused the platform credential", slog.Int("status", r.status))
+		s.log.ErrorContext(ctx, "bff: the service refused the platform credential", slog.Int("status", r.status),
+			slog.String("upstream_request_id", r.requestID()))
 		return errUpstream
 	}
 	return relay(r)

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"paywallet/internal/telemetry"
 	"paywallet/shared/wire"
 )
 
@@ -350,8 +351,11 @@ func checkOutbound(t *testing.T, rs []recorded, path, body string, want map[stri
 			t.Errorf("forwarded %s: %q", k, v)
 		}
 	}
-	if want == nil && (rq.header.Get(wire.HeaderWalletSignature) != "" || rq.header.Get(wire.HeaderRequestID) != "") {
-		t.Error("signature headers invented on leg 1")
+	// On leg 1 the Request-Id is the BFF's own request id (a correlation
+	// id), never a challenge id: that would make it half a signed retry.
+	if id := rq.header.Get(wire.HeaderRequestID); want == nil &&
+		(rq.header.Get(wire.HeaderWalletSignature) != "" || !telemetry.ValidRequestID(id)) {
+		t.Errorf("signature headers invented on leg 1 (Request-Id %q)", id)
 	}
 	if c := rq.header.Get("Connection"); c != "" && !strings.EqualFold(c, "close") && !strings.EqualFold(c, "keep-alive") {
 		t.Errorf("Connection %q forwarded", c)

@@ -1,7 +1,6 @@
 package bff
 
 import (
-	"bytes"
 	"slices"
 	"testing"
 )
@@ -52,7 +51,7 @@ func TestRemoveExternalAccount(t *testing.T) {
 				t.Fatalf("%d %s, want %d", r.status, r.body, tc.status)
 			}
 			if tc.status == 404 {
-				if notFoundBody != nil && !bytes.Equal(r.body, notFoundBody) {
+				if notFoundBody != nil && !sameBody(r.body, notFoundBody) {
 					t.Errorf("404 body %s differs from %s: it must not tell missing from not yours", r.body, notFoundBody)
 				}
 				notFoundBody = r.body

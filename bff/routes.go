@@ -420,7 +420,7 @@ func (s *Server) mirror(rt route) fiber.Handler {
 			}
 			r, err := s.up.do(ctx, call{method: http.MethodGet, path: cp})
 			if err != nil {
-				return s.unreachable(err)
+				return s.unreachable(ctx, err)
 			}
 			if r.status == http.StatusNotFound {
 				return notFound()
@@ -435,7 +435,7 @@ func (s *Server) mirror(rt route) fiber.Handler {
 
 		r, err := s.up.do(ctx, call{method: rt.method, path: p, query: q, header: header, body: body})
 		if err != nil {
-			return s.unreachable(err)
+			return s.unreachable(ctx, err)
 		}
 		if named && r.status == http.StatusNotFound {
 			return notFound() // one body for "missing" and "not yours"
@@ -517,14 +517,14 @@ func owns(body []byte, owner []binding, d Session) bool {
 func platformList[T any](ctx context.Context, s *Server, path string, q url.Values) ([]T, error) {
 	r, err := s.up.do(ctx, call{method: http.MethodGet, path: path, query: q})
 	if err != nil {
-		return nil, s.unreachable(err)
+		return nil, s.unreachable(ctx, err)
 	}
 	if r.status != http.StatusOK {
-		return nil, s.relayInternal(r)
+		return nil, s.relayInternal(ctx, r)
 	}
 	var list wire.Data[T]
 	if err := json.Unmarshal(r.body, &list); err != nil {
-		return nil, s.malformed(path, err)
+		return nil, s.malformed(ctx, path, r, err)
 	}
 	return list.Data, nil
 }

@@ -23,6 +23,10 @@ import (
 	"github.com/gofiber/fiber/v2/middleware/recover"
 	"github.com/valyala/fasthttp"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/otel/trace"
+
+	"paywallet/internal/telemetry"
 	"paywallet/web"
 )
 
@@ -111,6 +115,23 @@ type Config struct {
 	// ServiceURL + "/webhooks/jwks.json" when empty.
 	WebhookJWKSURL string
 
+	// StoreUnavailable is the error the session store, the limiter and the
+	// event log wrap when their database went away (bffpg.ErrUnavailable:
+	// a crash, a failover, the network; nothing changed). A request that
+	// fails with it answers 503 SERVICE_UNAVAILABLE with Retry-After: 1
+	// instead of 500, and /readyz 503. (The sentinel is passed in because
+	// bffpg imports this package.) Nil: every store failure is a 500.
+	StoreUnavailable error
+
+	// Registry receives the BFF's Prometheus series (bff_…, observe.go);
+	// nil keeps them unexported. Several BFFs in one process need one
+	// registry each.
+	Registry prometheus.Registerer
+	// TracerProvider makes the BFF's spans: one per request (continuing
+	// the browser's traceparent) and one per call to the service (whose
+	// traceparent it sends). Nil: no spans. Never the global provider.
+	TracerProvider trace.TracerProvider
+
 	// Test seams: the embedded site, the route table, the overall
 	// deadline of an /api request, and the event stream's heartbeat and
 	// longest life.
@@ -142,7 +163,11 @@ type Server struct {
 	rpName     string
 	oauth      *OAuthProvider
 	conns      connSet
-	requests   requestSet // the requests being handled (logged when a shutdown is cut short)
+	obs        *observer
+	// unavailable is Config.StoreUnavailable; draining is set by Drain.
+	unavailable error
+	draining    atomic.Bool
+	requests    requestSet // the requests being handled (logged when a shutdown is cut short)
 
 	// base is the parent of every /api request's context; Shutdown cancels
 	// it when the grace period ends, so nothing keeps waiting on the service.
@@ -338,6 +363,14 @@ func New(cfg Config) (*Server, error) {
 	if s.log == nil {
 		s.log = slog.Default()
 	}
+	// Every line logged with a request's context carries its request_id
+	// (unless the caller's logger does that already).
+	s.log = slog.New(telemetry.EnsureLogHandler(s.log.Handler()))
+	var err error
+	if s.obs, err = newObserver(cfg.Registry, cfg.TracerProvider); err != nil {
+		return nil, fmt.Errorf("bff: Registry: %w", err)
+	}
+	s.unavailable = cfg.StoreUnavailable
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -369,7 +402,6 @@ func New(cfg Config) (*Server, error) {
 		check = DefaultSessionCheck
 	}
 	s.live = newLiveSessions(check, s.walletSessions)
-	var err error
 	if s.perIP, err = cfg.LoginPerIP.orDefault(defaultLoginPerIP); err != nil {
 		return nil, fmt.Errorf("bff: LoginPerIP: %w", err)
 	}
@@ -399,6 +431,9 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("bff: %w", err)
 	}
 	s.up = up
+	// Every call to the service (up.client also fetches the webhook keys)
+	// gets a client span, the request's id and a latency observation.
+	up.client.Transport = observedTransport{next: up.client.Transport, s: s}
 	jwksURL := cfg.WebhookJWKSURL
 	if jwksURL == "" {
 		jwksURL = up.base.String() + "/webhooks/jwks.json"
@@ -442,9 +477,13 @@ func New(cfg Config) (*Server, error) {
 	// Tell clients to close keep-alive connections once shutdown starts, and
 	// track connections so that Shutdown can end what is left at its end.
 	s.app.Server().CloseOnShutdown = true
+	s.app.Server().Handler = withRequestIDHeader(s.app.Server().Handler)
 	s.app.Server().ConnState = s.conns.track
 
-	// First, so that a panic anywhere answers 500 and the process lives on.
+	// First, so that every answer, errors and 404s included, carries the
+	// request's id and is counted.
+	s.app.Use(s.observe)
+	// Next, so that a panic anywhere answers 500 and the process lives on.
 	s.app.Use(recover.New(recover.Config{EnableStackTrace: true, StackTraceHandler: s.logPanic}))
 	s.app.Use(s.requests.track)
 	s.app.Use(s.securityHeaders)
@@ -480,6 +519,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.app.Post(WebhookPath, s.handleWebhook)
 	s.app.Get("/healthz", s.handleHealthz)
+	s.app.Get("/readyz", s.handleReadyz)
 	s.app.Get("/*", s.serveStatic)
 	// Last: from here on events reach this instance's streams.
 	s.hub = newHub(s.now)
@@ -498,11 +538,45 @@ func (s *Server) handleHealthz(c *fiber.Ctx) error {
 	defer cancel()
 	c.Set(fiber.HeaderCacheControl, "no-store")
 	if _, err := s.store.Get(ctx, "healthz"); err != nil && !errors.Is(err, ErrSessionNotFound) {
-		s.log.Warn("bff: health check: session store unavailable", slog.Any("err", err))
+		s.log.WarnContext(c.UserContext(), "bff: health check: session store unavailable", slog.Any("err", err))
 		return c.Status(http.StatusServiceUnavailable).JSON(fiber.Map{"status": "unavailable"})
 	}
 	return c.JSON(fiber.Map{"status": "ok"})
 }
+
+// handleReadyz answers a load balancer's readiness check (GET /readyz,
+// without credentials): 200 {"status":"ready"}, or 503 {"status":
+// "draining"} from the moment Drain was called (the process is stopping:
+// send new requests elsewhere while the ones in flight finish), or 503
+// {"status":"not ready"} when the session store (the BFF's PostgreSQL when
+// several instances share one) does not answer within a second. Like
+// /healthz it does not ask the service: one slow service instance must not
+// take every BFF out of rotation.
+func (s *Server) handleReadyz(c *fiber.Ctx) error {
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	if s.draining.Load() {
+		return c.Status(http.StatusServiceUnavailable).JSON(readiness{Status: "draining", Reason: "the process is stopping"})
+	}
+	ctx, cancel := context.WithTimeout(c.UserContext(), time.Second)
+	defer cancel()
+	if _, err := s.store.Get(ctx, "readyz"); err != nil && !errors.Is(err, ErrSessionNotFound) {
+		s.log.WarnContext(c.UserContext(), "bff: readiness check: session store unavailable", slog.Any("err", err))
+		return c.Status(http.StatusServiceUnavailable).JSON(readiness{Status: "not ready", Reason: "the session store does not answer"})
+	}
+	return c.JSON(readiness{Status: "ready"})
+}
+
+// readiness is /readyz's answer.
+type readiness struct {
+	Status string `json:"status"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// Drain makes /readyz answer 503 "draining" from now on: the first step of
+// a graceful stop (cmd/wallet on SIGTERM), taken a while before Shutdown
+// so that load balancers stop sending new requests first. Everything else
+// is served as before, event streams included (Shutdown ends them).
+func (s *Server) Drain() { s.draining.Store(true) }
 
 // App returns the Fiber application, for tests (App().Test) and for
 // mounting under another server.
@@ -593,6 +667,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 func (s *Server) withDeadline(c *fiber.Ctx) error {
 	ctx, cancel := context.WithTimeout(s.base, s.apiTimeout)
 	defer cancel()
+	ctx = carry(c.UserContext(), ctx) // the request's id and span
 	// Who is at the other end, for the customer's security log: the
 	// client's address (through trusted proxies) and its browser as the
 	// Security view names it. Every call to the service carries them.
@@ -604,6 +679,6 @@ func (s *Server) withDeadline(c *fiber.Ctx) error {
 // logPanic logs a recovered panic with its stack; the error handler then
 // answers 500 INTERNAL_ERROR without details.
 func (s *Server) logPanic(c *fiber.Ctx, v any) {
-	s.log.Error("bff: panic", slog.String("method", c.Method()), slog.String("path", c.Path()),
+	s.log.ErrorContext(c.UserContext(), "bff: panic", slog.String("method", c.Method()), slog.String("path", c.Path()),
 		slog.Any("panic", v), slog.String("stack", string(debug.Stack())))
 }

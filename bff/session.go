@@ -262,8 +262,7 @@ func (s *Server) loadSession(c *fiber.Ctx) error {
 	case errors.Is(err, ErrSessionNotFound):
 		clearCookie(c)
 	case err != nil:
-		s.log.Error("bff: session store", slog.Any("err", err))
-		return errInternal
+		return s.storeFailed(c.UserContext(), "session store", err)
 	default:
 		cs.id, cs.data = v, data
 	}
@@ -330,7 +329,7 @@ func (s *Server) startSession(c *fiber.Ctx, data Session, ttl time.Duration) err
 	}
 	if cs.id != "" {
 		if err := s.store.Delete(c.UserContext(), storeKey(cs.id)); err != nil {
-			s.log.Warn("bff: deleting rotated session", slog.Any("err", err))
+			s.log.WarnContext(c.UserContext(), "bff: deleting rotated session", slog.Any("err", err))
 		}
 	}
 	cs.id, cs.data = id, data

@@ -50,7 +50,7 @@ func (s *Server) handleRevokeSession(c *fiber.Ctx) error {
 	// sessions may be out of date now.
 	s.live.forget(cs.data.InternalAccountID)
 	if err != nil {
-		return s.unreachable(err)
+		return s.unreachable(c.UserContext(), err)
 	}
 	if r.status == http.StatusNoContent {
 		s.forgetSignIn(ctx, id)
@@ -90,18 +90,18 @@ func (s *Server) handleRefreshSession(c *fiber.Ctx) error {
 	}
 	r, err := s.up.do(c.UserContext(), call{method: http.MethodPost, path: "/auth/sessions/" + id + "/refresh", header: header, body: body})
 	if err != nil {
-		return s.unreachable(err)
+		return s.unreachable(c.UserContext(), err)
 	}
 	if r.status != http.StatusCreated {
 		return writeReply(c, r)
 	}
 	var ws wire.Session
 	if err := json.Unmarshal(r.body, &ws); err != nil || !validID("Session", ws.ID) || ws.AccountID != cs.data.InternalAccountID {
-		return s.malformed("refreshed session", err)
+		return s.malformed(c.UserContext(), "refreshed session", r, err)
 	}
 	expires, err := time.Parse(time.RFC3339, ws.ExpiresAt)
 	if err != nil || !expires.After(s.now()) {
-		return s.malformed("refreshed session expiry", err)
+		return s.malformed(c.UserContext(), "refreshed session expiry", r, err)
 	}
 	data := cs.data
 	data.WalletSessionID = ws.ID

@@ -71,7 +71,7 @@ func CleanUserAgent(v string) string {
 func (s *Server) rememberSignIn(c *fiber.Ctx, sessionID string, ttl time.Duration) {
 	si := SignIn{UserAgent: CleanUserAgent(c.Get(fiber.HeaderUserAgent)), At: s.now()}
 	if err := s.signIns.PutSignIn(c.UserContext(), sessionID, si, ttl); err != nil {
-		s.log.Warn("bff: remembering a sign-in", slog.Any("err", err))
+		s.log.WarnContext(c.UserContext(), "bff: remembering a sign-in", slog.Any("err", err))
 	}
 }
 
@@ -90,14 +90,14 @@ func (s *Server) carrySignIn(ctx context.Context, from, to string, ttl time.Dura
 		}
 	}
 	if err != nil {
-		s.log.Warn("bff: carrying a sign-in over a refresh", slog.Any("err", err))
+		s.log.WarnContext(ctx, "bff: carrying a sign-in over a refresh", slog.Any("err", err))
 	}
 }
 
 // forgetSignIn deletes the sign-in of a wallet session that has ended.
 func (s *Server) forgetSignIn(ctx context.Context, sessionID string) {
 	if err := s.signIns.DeleteSignIn(ctx, sessionID); err != nil {
-		s.log.Warn("bff: forgetting a sign-in", slog.Any("err", err))
+		s.log.WarnContext(ctx, "bff: forgetting a sign-in", slog.Any("err", err))
 	}
 }
 
@@ -112,7 +112,7 @@ func (s *Server) withDevices(ctx context.Context, body []byte) []byte {
 	}
 	got, err := s.signIns.SignIns(ctx, ids)
 	if err != nil {
-		s.log.Warn("bff: reading sign-ins", slog.Any("err", err))
+		s.log.WarnContext(ctx, "bff: reading sign-ins", slog.Any("err", err))
 		return body
 	}
 	if len(got) == 0 {

@@ -3,7 +3,6 @@ package bff
 import (
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"math"
 	"net/http"
 
@@ -27,8 +26,7 @@ func (s *Server) handleSignOutEverywhere(c *fiber.Ctx) error {
 	}
 	ok, wait, err := s.limiter.Allow(c.UserContext(), "ip:"+s.clientIP(c), s.perIP)
 	if err != nil {
-		s.log.Error("bff: login limiter", slog.Any("err", err))
-		return errInternal
+		return s.storeFailed(c.UserContext(), "login limiter", err)
 	}
 	if !ok {
 		secs := max(1, int(math.Ceil(wait.Seconds())))
@@ -40,10 +38,10 @@ func (s *Server) handleSignOutEverywhere(c *fiber.Ctx) error {
 	r, err := s.up.do(c.UserContext(), call{method: http.MethodPost, path: "/auth/sign-out-everywhere", body: body,
 		header: http.Header{fiber.HeaderContentType: {fiber.MIMEApplicationJSON}}})
 	if err != nil {
-		return s.unreachable(err)
+		return s.unreachable(c.UserContext(), err)
 	}
 	if r.status != http.StatusOK {
-		return s.relayInternal(r)
+		return s.relayInternal(c.UserContext(), r)
 	}
 	// This browser is signed out too (its wallet session, if it was the
 	// customer's, is gone already).

@@ -1,7 +1,6 @@
 package bff
 
 import (
-	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -54,7 +53,7 @@ func TestStatementRoute(t *testing.T) {
 		"another type":       strings.Replace(mine, "InternalAccount:", "ExternalAccount:", 1),
 	} {
 		r := h.do("GET", "/api/internal-accounts/"+id+"/entries?limit=1", "", nil)
-		if r.status != 404 || !bytes.Equal(r.body, missing.body) || !equalHeaders(r.header, missing.header) {
+		if r.status != 404 || !sameBody(r.body, missing.body) || !equalHeaders(r.header, missing.header) {
 			t.Errorf("%s account: %d %v %s, want the missing one's %v %s", name, r.status, r.header, r.body, missing.header, missing.body)
 		}
 	}

@@ -69,7 +69,8 @@ func (s *Server) handleEvents(c *fiber.Ctx) error {
 	if len(lastID) > 100 {
 		lastID = ""
 	}
-	st := &eventStream{s: s, key: storeKey(cs.id), customer: cs.data.CustomerID, conn: c.Context().Conn()}
+	st := &eventStream{s: s, key: storeKey(cs.id), customer: cs.data.CustomerID, conn: c.Context().Conn(),
+		ctx: carry(c.UserContext(), context.Background())}
 	sub, backlog, found := s.hub.subscribe(st.customer, lastID)
 	st.sub = sub
 	c.Set(fiber.HeaderContentType, "text/event-stream; charset=utf-8")
@@ -89,14 +90,20 @@ type eventStream struct {
 	customer string
 	conn     net.Conn
 	sub      *subscriber
+	// ctx carries the request's id and span for the stream's log lines;
+	// it never ends (the stream outlives its handler).
+	ctx context.Context
 }
 
 func (st *eventStream) run(w *bufio.Writer, backlog []Event, resync bool) {
 	s := st.s
+	s.obs.streams.Inc()
+	s.obs.streamsTotal.Inc()
+	defer s.obs.streams.Dec()
 	defer s.hub.unsubscribe(st.customer, st.sub)
 	defer func() {
 		if v := recover(); v != nil {
-			s.log.Error("bff: panic in an event stream", slog.Any("panic", v), slog.String("stack", string(debug.Stack())))
+			s.log.ErrorContext(st.ctx, "bff: panic in an event stream", slog.Any("panic", v), slog.String("stack", string(debug.Stack())))
 		}
 	}()
 	// Something at once, so that the browser sees the stream open.
@@ -176,12 +183,13 @@ func (st *eventStream) alive() sessionState {
 	s := st.s
 	ctx, cancel := context.WithTimeout(s.base, 5*time.Second)
 	defer cancel()
+	ctx = carry(st.ctx, ctx)
 	data, err := s.store.Get(ctx, st.key)
 	if errors.Is(err, ErrSessionNotFound) {
 		return sessionEnded
 	}
 	if err != nil {
-		s.log.Warn("bff: event stream: session store", slog.Any("err", err))
+		s.log.WarnContext(ctx, "bff: event stream: session store", slog.Any("err", err))
 		return sessionUnknown
 	}
 	if !data.SignedIn() || data.CustomerID != st.customer {
@@ -190,13 +198,13 @@ func (st *eventStream) alive() sessionState {
 	ok := s.now().Before(data.WalletSessionExpiresAt)
 	if ok {
 		if ok, err = s.live.alive(ctx, data.InternalAccountID, data.WalletSessionID); err != nil {
-			s.log.Warn("bff: event stream: session check", slog.Any("err", err))
+			s.log.WarnContext(ctx, "bff: event stream: session check", slog.Any("err", err))
 			return sessionUnknown
 		}
 	}
 	if !ok {
 		if err := s.store.Delete(ctx, st.key); err != nil {
-			s.log.Warn("bff: event stream: ending a session", slog.Any("err", err))
+			s.log.WarnContext(ctx, "bff: event stream: ending a session", slog.Any("err", err))
 		}
 		return sessionEnded
 	}

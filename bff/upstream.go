@@ -142,21 +142,29 @@ func (u *upstream) do(ctx context.Context, in call) (*reply, error) {
 		return nil, fmt.Errorf("upstream %s %s: %w", in.method, in.path, err)
 	}
 	defer resp.Body.Close()
+	// The service's id of its answer goes with every failure reported
+	// from here on (upstream_request_id in the log line).
+	fail := func(err error) error {
+		return &upstreamError{err: err, requestID: resp.Header.Get(wire.HeaderRequestID)}
+	}
 	if resp.StatusCode < 200 || (resp.StatusCode >= 300 && resp.StatusCode < 400) || resp.StatusCode > 599 {
-		return nil, fmt.Errorf("upstream %s %s: unexpected status %d", in.method, in.path, resp.StatusCode)
+		return nil, fail(fmt.Errorf("upstream %s %s: unexpected status %d", in.method, in.path, resp.StatusCode))
 	}
 	b, err := io.ReadAll(io.LimitReader(resp.Body, maxUpstreamBody+1))
 	if err != nil {
-		return nil, fmt.Errorf("upstream %s %s: reading body: %w", in.method, in.path, err)
+		return nil, fail(fmt.Errorf("upstream %s %s: reading body: %w", in.method, in.path, err))
 	}
 	if len(b) > maxUpstreamBody {
-		return nil, fmt.Errorf("upstream %s %s: body larger than %d bytes", in.method, in.path, maxUpstreamBody)
+		return nil, fail(fmt.Errorf("upstream %s %s: body larger than %d bytes", in.method, in.path, maxUpstreamBody))
 	}
 	if len(b) > 0 && !isJSON(resp.Header.Get("Content-Type")) {
-		return nil, fmt.Errorf("upstream %s %s: status %d with content type %q", in.method, in.path, resp.StatusCode, resp.Header.Get("Content-Type"))
+		return nil, fail(fmt.Errorf("upstream %s %s: status %d with content type %q", in.method, in.path, resp.StatusCode, resp.Header.Get("Content-Type")))
 	}
 	return &reply{status: resp.StatusCode, header: resp.Header, body: b}, nil
 }
+
+// requestID is the service's Request-Id of this answer.
+func (r *reply) requestID() string { return r.header.Get(wire.HeaderRequestID) }
 
 func isJSON(contentType string) bool {
 	mt, _, err := mime.ParseMediaType(contentType)
@@ -311,7 +319,7 @@ func (s *Server) forwardJSON(c *fiber.Ctx, method, path string, body []byte) err
 	header.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
 	r, err := s.up.do(c.UserContext(), call{method: method, path: path, header: header, body: body})
 	if err != nil {
-		return s.unreachable(err)
+		return s.unreachable(c.UserContext(), err)
 	}
 	return writeReply(c, r)
 }

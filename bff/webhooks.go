@@ -41,58 +41,69 @@ var webhookType = regexp.MustCompile(`^[A-Z][A-Z_]{0,63}(\.[A-Z][A-Z_]{0,63})?$`
 // delivered) and not passed on again. A new one is passed on to the
 // browsers of its customer, on every instance.
 func (s *Server) handleWebhook(c *fiber.Ctx) error {
+	result, err := s.receiveWebhook(c)
+	s.obs.webhooks.WithLabelValues(result).Inc()
+	return err
+}
+
+// receiveWebhook is handleWebhook, with the result it is counted under
+// (bff_webhooks_received_total).
+func (s *Server) receiveWebhook(c *fiber.Ctx) (result string, _ error) {
 	body := append([]byte(nil), c.Body()...)
 	header := c.Get(webhooksig.Header)
 	sig, err := webhooksig.ParseHeader(header)
 	if err != nil {
-		return errWebhookSignature
+		return webhookRejected, errWebhookSignature
 	}
 	// The time first: a stale delivery costs no key lookup.
 	if d := s.now().Sub(time.Unix(sig.Timestamp, 0)); d > webhooksig.Tolerance || d < -webhooksig.Tolerance {
-		return errWebhookSignature
+		return webhookRejected, errWebhookSignature
 	}
 	ctx, cancel := context.WithTimeout(s.base, 15*time.Second)
 	defer cancel()
+	ctx = carry(c.UserContext(), ctx) // the request's id and span
 	keys, err := s.jwks.keySet(ctx, sig.KeyID)
 	switch {
 	case errors.Is(err, errUnknownKid):
-		return errWebhookSignature
+		return webhookRejected, errWebhookSignature
 	case err != nil:
 		// Without the service's keys nothing can be checked: the service
 		// delivers it again later.
-		s.log.Error("bff: webhook keys unavailable", slog.Any("err", err))
-		return errWebhookUnavailable
+		s.log.ErrorContext(ctx, "bff: webhook keys unavailable", slog.Any("err", err))
+		return webhookUnavailable, errWebhookUnavailable
 	}
 	id, err := webhooksig.Verify(header, body, keys, s.now())
 	switch {
 	case errors.Is(err, webhooksig.ErrBody):
-		return errWebhookMalformed
+		return webhookRejected, errWebhookMalformed
 	case err != nil:
-		return errWebhookSignature
+		return webhookRejected, errWebhookSignature
 	}
 	var env webhooksig.Event
 	if err := json.Unmarshal(body, &env); err != nil || env.ID != id {
-		return errWebhookMalformed
+		return webhookRejected, errWebhookMalformed
 	}
 	uuid, ok := strings.CutPrefix(id, "Webhook:")
 	if !ok || !isUUID(uuid) || !webhookType.MatchString(env.Type) {
-		return errWebhookMalformed
+		return webhookRejected, errWebhookMalformed
 	}
 	var compact bytes.Buffer
 	if err := json.Compact(&compact, body); err != nil {
-		return errWebhookMalformed
+		return webhookRejected, errWebhookMalformed
 	}
 	ev := Event{ID: id, Type: env.Type, CustomerID: customerOf(env.Type, env.Data), Body: compact.Bytes()}
 	added, err := s.events.Add(ctx, ev)
 	if err != nil {
-		s.log.Error("bff: recording a webhook", slog.String("id", ev.ID), slog.Any("err", err))
-		return errWebhookUnavailable
+		s.log.ErrorContext(ctx, "bff: recording a webhook", slog.String("id", ev.ID), slog.Any("err", err))
+		return webhookUnavailable, errWebhookUnavailable
 	}
+	result = webhookNew
 	if !added {
-		s.log.Debug("bff: webhook delivered again", slog.String("id", ev.ID))
+		s.log.DebugContext(ctx, "bff: webhook delivered again", slog.String("id", ev.ID))
+		result = webhookDuplicate
 	}
 	c.Set(fiber.HeaderCacheControl, "no-store")
-	return c.Status(http.StatusOK).JSON(fiber.Map{"received": true})
+	return result, c.Status(http.StatusOK).JSON(fiber.Map{"received": true})
 }
 
 // customerOf is the customer whose browsers hear a webhook: its resource's

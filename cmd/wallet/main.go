@@ -21,17 +21,21 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/otel/trace"
+
 	"paywallet/bff"
 	"paywallet/bff/bffpg"
 	"paywallet/internal/devoidc"
 	"paywallet/internal/inproc"
 	"paywallet/internal/serviceconfig"
+	"paywallet/internal/telemetry"
 	"paywallet/service/oidc"
 	"paywallet/shared/wire"
 )
 
 func main() {
-	if err := run(context.Background(), os.Args[1:], nil); err != nil {
+	if err := run(context.Background(), os.Args[1:], hooks{}); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			os.Exit(0)
 		}
@@ -40,9 +44,25 @@ func main() {
 	}
 }
 
-// run runs the wallet until ctx ends or a signal arrives. ready, when set,
-// is called with the wallet's URL once it accepts connections.
-func run(ctx context.Context, args []string, ready func(url string)) error {
+// hooks are the tests' view into run; all may be nil.
+type hooks struct {
+	// ready is called with the wallet's URL once it accepts connections.
+	ready func(url string)
+	// metrics is called with the address of the --metrics-listen listener.
+	metrics func(addr string)
+	// draining is called when the drain has begun (/readyz answers 503).
+	draining func()
+	// tracerProvider replaces the one --otlp-endpoint makes (an in-memory
+	// exporter in the trace test).
+	tracerProvider trace.TracerProvider
+}
+
+// run runs the wallet until ctx ends or a signal arrives, then drains:
+// /readyz answers 503 at once, requests are served for --drain-delay
+// more, then the server stops (event streams end, requests in flight get
+// up to drainTimeout), then the embedded service's workers, then the
+// databases close.
+func run(ctx context.Context, args []string, h hooks) error {
 	fs := flag.NewFlagSet("wallet", flag.ContinueOnError)
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: wallet [flags]
@@ -58,6 +78,19 @@ Flags (each can also be set with the environment variable in brackets):
 	}
 	var listen, serviceURL, signerKey, logLevel, oauthIssuer, oauthClientID, oauthName, devOIDCAddr, sessionsDB, trustedProxies string
 	var devOIDC bool
+	var drainDelay time.Duration
+	drainDef := 5 * time.Second
+	if v, ok := os.LookupEnv("WALLET_DRAIN_DELAY"); ok {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return fmt.Errorf("WALLET_DRAIN_DELAY: %w", err)
+		}
+		drainDef = d
+	}
+	fs.DurationVar(&drainDelay, "drain-delay", drainDef,
+		"on SIGTERM, how long /readyz answers 503 \"draining\" while requests are still served, so that load balancers stop sending new ones, before the server stops (event streams end, requests in flight get up to 20s) [WALLET_DRAIN_DELAY]")
+	var tel telemetry.Options
+	tel.Register(fs, "WALLET")
 	envString(fs, &listen, "listen", "WALLET_LISTEN", "127.0.0.1:8080", "address the wallet listens on")
 	envString(fs, &serviceURL, "service-url", "WALLET_SERVICE_URL", "", "base URL of a remote payments service, e.g. https://payments.example/2025-10-13; empty embeds the service")
 	envString(fs, &signerKey, "otp-signer-public-key", "WALLET_OTP_SIGNER_PUBLIC_KEY", "", "with --service-url: the service's OTP target-bundle signer public key (hex) that browsers pin")
@@ -78,6 +111,9 @@ Flags (each can also be set with the environment variable in brackets):
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if drainDelay < 0 {
+		return errors.New("--drain-delay must not be negative")
+	}
 	if err := svcOpts.CheckDevelopment(serviceconfig.DevSwitch{Flag: "dev-oidc", Env: "WALLET_DEV_OIDC", On: devOIDC,
 		Risk: "anyone who can reach its issuer signs in as any e-mail address"}); err != nil {
 		return err
@@ -86,8 +122,45 @@ Flags (each can also be set with the environment variable in brackets):
 	if err != nil {
 		return err
 	}
+	// stopping ends on SIGINT, SIGTERM or the caller's ctx: the drain
+	// begins. The workers, the metrics listener and the traces have
+	// contexts of their own, ended in order once the drain is over.
+	parent := ctx
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+
+	// Metrics and traces, when asked for: one registry and one tracer
+	// provider for the BFF and the embedded service, so that one scrape
+	// and one trace show both.
+	telemetryCtx, stopTelemetry := context.WithCancel(context.WithoutCancel(parent))
+	defer stopTelemetry()
+	var reg *prometheus.Registry
+	if tel.MetricsListen != "" {
+		reg = telemetry.NewRegistry()
+		addr, err := telemetry.ServeMetrics(telemetryCtx, tel.MetricsListen, reg)
+		if err != nil {
+			return fmt.Errorf("--metrics-listen: %w", err)
+		}
+		log.Info("metrics are served", "url", "http://"+addr+"/metrics")
+		if h.metrics != nil {
+			h.metrics(addr)
+		}
+	}
+	tp := h.tracerProvider
+	if tp == nil && tel.TracingOn() {
+		otlp, shutdownTraces, err := telemetry.NewTracerProvider(ctx, tel, "wallet")
+		if err != nil {
+			return fmt.Errorf("--otlp-endpoint: %w", err)
+		}
+		defer func() {
+			flush, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if err := shutdownTraces(flush); err != nil {
+				log.Warn("flushing traces failed", "err", err)
+			}
+		}()
+		tp = otlp
+	}
 
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
@@ -95,7 +168,11 @@ Flags (each can also be set with the environment variable in brackets):
 	}
 	base := "http://" + displayAddr(ln.Addr().String())
 
-	cfg := bff.Config{Logger: log, Mode: svcOpts.Mode, WebAuthnRPID: svcOpts.WebAuthnRPID}
+	cfg := bff.Config{Logger: log, Mode: svcOpts.Mode, WebAuthnRPID: svcOpts.WebAuthnRPID,
+		StoreUnavailable: bffpg.ErrUnavailable, TracerProvider: tp}
+	if reg != nil {
+		cfg.Registry = reg
+	}
 	for _, p := range strings.Split(trustedProxies, ",") {
 		if p = strings.TrimSpace(p); p != "" {
 			cfg.TrustedProxies = append(cfg.TrustedProxies, p)
@@ -139,17 +216,29 @@ Flags (each can also be set with the environment variable in brackets):
 		svcOpts.WalletURL = base
 	}
 	var keyFile string
+	stopWorkers, workersDone := func() {}, make(chan struct{})
+	close(workersDone) // no workers unless the service is embedded
 	if serviceURL == "" {
 		wireWebhooks(&svcOpts, base)
+		if reg != nil {
+			svcOpts.Registry = reg
+		}
+		svcOpts.TracerProvider = tp
 		built, err := svcOpts.Build(ctx, log, base+"/dev/mailbox", true)
 		if err != nil {
 			ln.Close()
 			return err
 		}
 		defer built.Close()
-		workers, stopWorkers := context.WithCancel(ctx)
-		defer stopWorkers() // runs before Close
-		go built.Service.RunWorkers(workers)
+		// The workers outlive the signal: they stop after the server.
+		workers, cancelWorkers := context.WithCancel(context.WithoutCancel(parent))
+		defer cancelWorkers() // runs before Close
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			built.Service.RunWorkers(workers)
+		}()
+		stopWorkers, workersDone = cancelWorkers, done
 		cfg.ServiceURL = "http://payments.internal" + wire.BasePath
 		cfg.Transport = inproc.Transport{Handler: built.Service.Handler()}
 		cfg.PlatformCredential = built.PlatformCredential
@@ -184,19 +273,53 @@ Flags (each can also be set with the environment variable in brackets):
 		fmt.Fprintf(os.Stderr, "  At-rest key: %s  (back it up apart from the database: the two together expose every wallet's recovery phrase)\n", keyFile)
 	}
 	fmt.Fprintln(os.Stderr)
-	if ready != nil {
-		ready(base)
+	if h.ready != nil {
+		h.ready(base)
 	}
 
 	select {
 	case err := <-errc:
+		stopWorkers()
+		<-workersDone
 		return err
 	case <-ctx.Done():
 	}
-	log.Info("shutting down")
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	stop() // a second SIGINT or SIGTERM during the drain ends the process at once
+	return drain(log, srv, drainDelay, h.draining, stopWorkers, workersDone)
+}
+
+// drainTimeout bounds how long a stop waits for the requests in flight.
+const drainTimeout = 20 * time.Second
+
+// drain stops the wallet gracefully (SIGTERM): /readyz answers 503
+// "draining" at once while every request is still served for delay, so
+// that a load balancer takes the instance out of rotation before it
+// refuses connections; then the BFF's Shutdown ends the event streams
+// (their browsers reconnect, to another instance), closes idle keep-alive
+// connections and waits for the requests in flight, up to drainTimeout
+// (bff.Server.Shutdown bounds fasthttp's own wait, which browsers holding
+// connections would otherwise stretch to minutes); then the workers stop;
+// the caller's deferred Closes close the databases last. A stop that ends
+// in time returns nil (exit code 0).
+func drain(log *slog.Logger, srv *bff.Server, delay time.Duration, draining func(), stopWorkers func(), workersDone <-chan struct{}) error {
+	srv.Drain()
+	log.Info("stopping: /readyz answers 503 draining; still serving", "drain_delay", delay)
+	if draining != nil {
+		draining()
+	}
+	if delay > 0 {
+		time.Sleep(delay)
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), drainTimeout)
 	defer cancel()
-	return srv.Shutdown(shutdownCtx)
+	err := srv.Shutdown(shutdown)
+	if err != nil {
+		log.Warn("stopping: requests still in flight were cut off", "err", err)
+	}
+	stopWorkers()
+	<-workersDone
+	log.Info("stopped")
+	return err
 }
 
 // embeddedWebhookURL is where the embedded service delivers its webhooks:
@@ -268,7 +391,8 @@ func newLogger(level string) (*slog.Logger, error) {
 	if err := l.UnmarshalText([]byte(level)); err != nil {
 		return nil, fmt.Errorf("--log-level: %w", err)
 	}
-	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: l})), nil
+	// Every line logged with a request's context carries its request_id.
+	return slog.New(telemetry.LogHandler(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: l}))), nil
 }
 
 // displayAddr turns a loopback listen address into the localhost URL form a

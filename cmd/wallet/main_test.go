@@ -34,7 +34,7 @@ func startWallet(t *testing.T, args ...string) string {
 	urls := make(chan string, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, append([]string{"--listen", "127.0.0.1:0", "--log-level", "warn"}, args...), func(u string) { urls <- u })
+		done <- run(ctx, append([]string{"--listen", "127.0.0.1:0", "--log-level", "warn", "--drain-delay", "0"}, args...), hooks{ready: func(u string) { urls <- u }})
 	}()
 	t.Cleanup(func() {
 		cancel()
@@ -99,7 +99,8 @@ func TestEmbeddedWallet(t *testing.T) {
 	done := make(chan error, 1)
 	db := filepath.Join(t.TempDir(), "data", "wallet.db")
 	go func() {
-		done <- run(ctx, []string{"--listen", "127.0.0.1:0", "--mode", "sandbox", "--dev-mailbox", "--database", db, "--log-level", "warn"}, func(u string) { urls <- u })
+		done <- run(ctx, []string{"--listen", "127.0.0.1:0", "--mode", "sandbox", "--dev-mailbox", "--database", db, "--log-level", "warn", "--drain-delay", "0"},
+			hooks{ready: func(u string) { urls <- u }})
 	}()
 	var base string
 	select {
@@ -160,11 +161,13 @@ func TestConfigErrors(t *testing.T) {
 		{"bad mode", []string{"--database", db, "--dev-mailbox", "--mode", "staging"}, "unknown mode"},
 		{"bad smtp tls", []string{"--database", db, "--smtp-addr", "127.0.0.1:25", "--smtp-tls", "maybe"}, "--smtp-tls"},
 		{"bad log level", []string{"--log-level", "loud"}, "--log-level"},
+		{"negative drain delay", []string{"--drain-delay", "-1s"}, "--drain-delay"},
+		{"bad metrics address", []string{"--database", db, "--mode", "sandbox", "--dev-mailbox", "--metrics-listen", "256.0.0.1:bad"}, "--metrics-listen"},
 		{"bad trusted proxy", []string{"--database", db, "--mode", "sandbox", "--dev-mailbox", "--trusted-proxies", "10.0.0.0/8, lb.example"}, "lb.example"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := run(context.Background(), append([]string{"--listen", "127.0.0.1:0"}, tt.args...), nil)
+			err := run(context.Background(), append([]string{"--listen", "127.0.0.1:0"}, tt.args...), hooks{})
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v, want it to mention %q", err, tt.want)
 			}
@@ -207,7 +210,7 @@ func TestDevSwitchesRefusedInProduction(t *testing.T) {
 			started := false
 			args := append([]string{"--listen", "127.0.0.1:0", "--log-level", "error", "--dev-oidc-addr", "127.0.0.1:0",
 				"--database", filepath.Join(t.TempDir(), "w.db")}, tt.args...)
-			err := run(ctx, args, func(string) { started = true; cancel() })
+			err := run(ctx, args, hooks{ready: func(string) { started = true; cancel() }})
 			if started {
 				t.Fatalf("the wallet started in production mode with %v %v", tt.env, tt.args)
 			}

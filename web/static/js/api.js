@@ -1,6 +1,8 @@
 // Fetch wrapper for the BFF's /api. Every call is same-origin, carries the
-// X-CSRF header the BFF requires, sends and expects JSON, and turns an
-// error answer ({status, code, message, details}) into an ApiError.
+// X-CSRF header the BFF requires and a fresh W3C traceparent (so that a
+// trace of the BFF and the service starts at the person's click), sends and
+// expects JSON, and turns an error answer ({status, code, message, details,
+// requestId}) into an ApiError.
 
 import { t } from "./i18n.js";
 
@@ -35,14 +37,16 @@ export class ApiError extends Error {
    * @param {string} message human-readable message
    * @param {object} [details] details, e.g. {errors: [{field, message}]}
    * @param {number} [retryAfter] seconds from the Retry-After header
+   * @param {string} [requestId] the answer's Request-Id, to quote to support
    */
-  constructor(status, code, message, details, retryAfter) {
+  constructor(status, code, message, details, retryAfter, requestId) {
     super(message || code);
     this.name = "ApiError";
     this.status = status;
     this.code = code;
     this.details = details;
     this.retryAfter = retryAfter;
+    this.requestId = requestId;
   }
 
   /** The per-field errors of a 400 INVALID_INPUT, as {field: message}. */
@@ -54,6 +58,22 @@ export class ApiError extends Error {
     }
     return out;
   }
+}
+
+/**
+ * A fresh W3C Trace Context traceparent: version 00, a random 16-byte trace
+ * id, a random 8-byte parent (span) id, sampled. Each API call starts a
+ * trace of its own: the BFF's spans and the service's continue it.
+ *
+ * @returns {string} "00-<32 hex>-<16 hex>-01"
+ */
+export function newTraceparent() {
+  const hex = (n) => {
+    const b = crypto.getRandomValues(new Uint8Array(n));
+    if (b.every((x) => x === 0)) b[n - 1] = 1; // all zeros is invalid
+    return Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+  };
+  return "00-" + hex(16) + "-" + hex(8) + "-01";
 }
 
 /**
@@ -70,7 +90,7 @@ export async function api(method, path, options = {}) {
   if (typeof path !== "string" || !path.startsWith("/api/")) {
     throw new TypeError("api: path must start with /api/");
   }
-  const headers = { "X-CSRF": "1", Accept: "application/json", ...(options.headers || {}) };
+  const headers = { "X-CSRF": "1", Accept: "application/json", traceparent: newTraceparent(), ...(options.headers || {}) };
   const init = { method, headers, credentials: "same-origin", cache: "no-store", redirect: "error" };
   if (options.body !== undefined) {
     init.body = typeof options.body === "string" ? options.body : JSON.stringify(options.body);
@@ -116,6 +136,7 @@ export async function api(method, path, options = {}) {
       typeof body.message === "string" ? body.message : res.statusText || t("app.error.requestFailed"),
       body.details,
       Number.isFinite(retry) ? retry : undefined,
+      typeof body.requestId === "string" ? body.requestId : res.headers.get("Request-Id") || undefined,
     );
   }
   return { status: res.status, data };
@@ -123,13 +144,16 @@ export async function api(method, path, options = {}) {
 
 /**
  * The words to show a person for an error: the service's message, or a
- * plain sentence when the service could not be reached.
+ * plain sentence when the service could not be reached. A 503 is a
+ * database that went away for a moment (a failover, the BFF's or the
+ * service's): nothing was done, and trying again is safe and soon works.
  *
  * @param {unknown} err
  * @returns {string}
  */
 export function messageOf(err) {
   if (err instanceof ApiError) {
+    if (err.status === 503) return t("app.error.unavailable");
     if (err.status === 0 || err.status >= 500) return t("app.error.serviceDown");
     return err.message;
   }
