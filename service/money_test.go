@@ -470,8 +470,8 @@ func testIdempotencyKey(t *testing.T, opts ...func(*Config)) {
 	}
 	// A refusal is replayed: the same key keeps answering 400 even after funding.
 	big := e.quote(quoteBody(p, dest.ID, "SENDING", 9_000))
-	if r := e.execute(big, wire.SandboxSignature, wire.HeaderIdempotencyKey, "k-3"); r.status != 400 {
-		t.Fatalf("over balance: %d %s", r.status, r.body)
+	if r := e.execute(big, wire.SandboxSignature, wire.HeaderIdempotencyKey, "k-3"); r.status != 400 || r.header.Get("Idempotent-Replayed") != "" {
+		t.Fatalf("over balance (its first answer is no replay): %d replayed=%q %s", r.status, r.header.Get("Idempotent-Replayed"), r.body)
 	}
 	e.fund(p.account.ID, 10_000)
 	if r := e.execute(big, wire.SandboxSignature, wire.HeaderIdempotencyKey, "k-3"); r.status != 400 || r.header.Get("Idempotent-Replayed") != "true" {

@@ -35,6 +35,9 @@ type faultyStore struct {
 	store.Store
 	panics      atomic.Bool
 	unavailable atomic.Value // "Tx", "TxFor" or ""
+	// txAfterTxFor makes every Tx after the next TxFor fail: an
+	// operation's turn runs, then what it writes after meets the failover.
+	txAfterTxFor atomic.Bool
 }
 
 var errDatabaseGone = fmt.Errorf("store: commit: connection reset by peer: %w", store.ErrUnavailable)
@@ -53,7 +56,11 @@ func (f *faultyStore) TxFor(ctx context.Context, key string, fn func(store.Tx) e
 	if f.unavailable.Load() == "TxFor" {
 		return errDatabaseGone
 	}
-	return f.Store.TxFor(ctx, key, fn)
+	err := f.Store.TxFor(ctx, key, fn)
+	if f.txAfterTxFor.Load() {
+		f.unavailable.Store("Tx")
+	}
+	return err
 }
 
 // newFaultyEnv is newEnv over a faultyStore, logging JSON to the returned
@@ -287,6 +294,37 @@ func TestUnavailableIsRetryable(t *testing.T) {
 			t.Fatalf("the second retry: %d replayed=%q %s", again.status, again.header.Get("Idempotent-Replayed"), again.body)
 		}
 		balances(t, e.account(p.account.ID), 40_000, 50_000)
+	})
+}
+
+// TestRefusalThatCannotBeKeptIs503: a refusal that cannot be stored under
+// its Idempotency-Key because the database went away is answered 503, not
+// as the refusal: unkept, a retry after a lost answer would run the
+// request again and might be answered otherwise. The retry is refused and
+// kept; the next one replays it.
+func TestRefusalThatCannotBeKeptIs503(t *testing.T) {
+	onBothStores(t, func(t *testing.T, opts ...func(*Config)) {
+		e, f, _ := newFaultyEnv(t, append(opts, sandbox)...)
+		p := e.newPayer("poor-failover@example.com", 0)
+		dest := e.destination(p, "12345")
+		q := e.quote(quoteBody(p, dest.ID, "SENDING", 10_000))
+		stamp := mustStamp(t, p.key, payloadOf(t, q))
+
+		f.txAfterTxFor.Store(true) // the payment's turn refuses; recording the refusal meets the failover
+		r := e.execute(q, stamp, wire.HeaderIdempotencyKey, "poor-failover")
+		f.txAfterTxFor.Store(false)
+		f.unavailable.Store("")
+		if r.status != http.StatusServiceUnavailable {
+			t.Fatalf("a refusal that could not be kept: %d %s", r.status, r.body)
+		}
+		r = e.execute(q, stamp, wire.HeaderIdempotencyKey, "poor-failover")
+		if r.status != http.StatusBadRequest || r.header.Get("Idempotent-Replayed") != "" {
+			t.Fatalf("the retry: %d replayed=%q %s", r.status, r.header.Get("Idempotent-Replayed"), r.body)
+		}
+		again := e.execute(q, stamp, wire.HeaderIdempotencyKey, "poor-failover")
+		if again.status != http.StatusBadRequest || again.header.Get("Idempotent-Replayed") != "true" {
+			t.Fatalf("the second retry: %d replayed=%q %s", again.status, again.header.Get("Idempotent-Replayed"), again.body)
+		}
 	})
 }
 

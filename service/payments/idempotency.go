@@ -237,9 +237,22 @@ func (s *Service) keyed(ctx context.Context, o Once, op func(fin *then) (*wire.S
 		if rec == nil {
 			return Answer{}, err
 		}
-		stored, ok := s.recordRefusal(ctx, rec)
-		if !ok {
+		stored, recErr := s.recordRefusal(ctx, rec)
+		if errors.Is(recErr, ErrUnavailable) {
+			// The refusal cannot be kept under the key: answered
+			// as it is, a retry after a lost answer would run the
+			// request again and might get another answer (money
+			// came in meanwhile, the quote moved on). Nothing was
+			// done either way: the client retries, as for any 503.
+			return Answer{}, recErr
+		}
+		if recErr != nil {
 			return Answer{}, err
+		}
+		if stored == rec {
+			// This call's own refusal, kept: answered as it is, not
+			// as a replay.
+			return Answer{Status: rec.Status, Body: rec.Body}, nil
 		}
 		replay = stored
 	}
@@ -265,18 +278,22 @@ func encodeJSON(v any) ([]byte, error) {
 }
 
 // recordRefusal stores a refusal under its key. If a record appeared
-// meanwhile (a racing call with the same key), that one is returned.
-func (s *Service) recordRefusal(ctx context.Context, rec *store.IdempotencyRecord) (*store.IdempotencyRecord, bool) {
+// meanwhile (a racing call with the same key), that one is returned. An
+// error wraps ErrUnavailable when the database went away.
+func (s *Service) recordRefusal(ctx context.Context, rec *store.IdempotencyRecord) (*store.IdempotencyRecord, error) {
 	err := s.store.Tx(ctx, func(tx store.Tx) error { return tx.PutIdempotencyRecord(ctx, rec) })
 	switch {
 	case err == nil:
-		return rec, true
+		return rec, nil
 	case errors.Is(err, store.ErrConflict):
-		other, err := s.idempotencyRecord(ctx, rec.Scope, rec.Key)
-		return other, err == nil
+		return s.idempotencyRecord(ctx, rec.Scope, rec.Key)
 	}
-	s.log.ErrorContext(ctx, "storing an idempotent refusal failed", "err", err)
-	return nil, false
+	if errors.Is(err, ErrUnavailable) {
+		s.log.WarnContext(ctx, "storing an idempotent refusal: the database went away", "err", err)
+	} else {
+		s.log.ErrorContext(ctx, "storing an idempotent refusal failed", "err", err)
+	}
+	return nil, err
 }
 
 func (s *Service) idempotencyRecord(ctx context.Context, scope, key string) (*store.IdempotencyRecord, error) {
