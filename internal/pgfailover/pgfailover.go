@@ -73,13 +73,20 @@ func Unavailable(err error) bool {
 		}
 		return strings.HasPrefix(e.Code, "08")
 	}
+	// A connection that could not be made is the database being away,
+	// whatever its hosts' errors say: a host that accepts TCP and never
+	// answers (a frozen or cut-off primary) fails with the connect
+	// timeout's "context deadline exceeded" inside the ConnectError.
+	var ce *pgconn.ConnectError
+	if errors.As(err, &ce) {
+		return true
+	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return false
 	}
-	var ce *pgconn.ConnectError
 	var ne net.Error
 	switch {
-	case errors.As(err, &ce), errors.As(err, &ne),
+	case errors.As(err, &ne),
 		errors.Is(err, driver.ErrBadConn), errors.Is(err, sql.ErrConnDone), errors.Is(err, pgconn.ErrConnClosed),
 		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
 		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):

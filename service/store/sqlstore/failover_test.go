@@ -406,6 +406,38 @@ func TestServerStopsAnswering(t *testing.T) {
 	}
 }
 
+// TestNewConnectionToASilentServer: a connection that cannot be made
+// because the only host accepts TCP and never answers (a frozen primary)
+// fails on the connect timeout, whose error is a "context deadline
+// exceeded" inside pgconn's ConnectError: that is the database being
+// away (ErrUnavailable, answered 503), not the caller giving up.
+func TestNewConnectionToASilentServer(t *testing.T) {
+	raw := pgtest.Start(t).NewDatabase(t)
+	u, _ := url.Parse(raw)
+	p := newProxy(t, u.Host)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	db, err := OpenPostgres(ctx, viaHosts(t, raw, "connect_timeout=1", p.addr()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := putSetting(ctx, db, "before"); err != nil {
+		t.Fatal(err)
+	}
+	p.mode.Store(proxyHold)
+	p.closeAll()  // the pool's connections break: the next Tx must dial
+	db.pg.broke() // and is not handed an old one
+	err = putSetting(ctx, db, "while silent")
+	if !errors.Is(err, store.ErrUnavailable) {
+		t.Fatalf("Tx needing a new connection to a silent server = %v, want ErrUnavailable", err)
+	}
+	var ce *pgconn.ConnectError
+	if !errors.As(err, &ce) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("the error is not the connect timeout this test means: %v", err)
+	}
+}
+
 // TestOnlyAStandbyLeft: with target_session_attrs=read-write, a cluster
 // whose every reachable node is read-only (the primary gone, no standby
 // promoted yet) is unavailable, not an error of the statement; writes go
