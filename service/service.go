@@ -29,6 +29,7 @@ package service
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -275,6 +276,10 @@ func (s *Service) writeError(w http.ResponseWriter, r *http.Request, err error) 
 	switch {
 	case e == unavailableError:
 		s.log.WarnContext(r.Context(), "request failed: the database is unavailable", "method", r.Method, "path", r.URL.Path, "err", err)
+	case !known && r.Context().Err() != nil && errors.Is(err, r.Context().Err()):
+		// The caller went away first: nobody reads the answer, and
+		// nothing failed but the wait.
+		s.log.InfoContext(r.Context(), "request abandoned by the caller", "method", r.Method, "path", r.URL.Path, "err", err)
 	case !known:
 		s.log.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 	}
