@@ -55,12 +55,12 @@ var (
 		Message: "internal error"}
 	// errStoreUnavailable answers a request that failed because the BFF's
 	// own database (its session store, login limiter or event log:
-	// bffpg) went away: a crash, a failover, the network. Nothing was
-	// sent to the service and nothing changed, so trying again is safe;
-	// the pages show it as "We couldn't reach our servers for a moment.
-	// Nothing was sent. Try again." (web/static/js/api.js).
+	// bffpg) went away: a crash, a failover, the network. It may have
+	// gone after the service did its part (a login completed, a passkey
+	// registered), so the message claims nothing about what happened;
+	// trying again is safe (web/static/js/api.js shows every 503 so).
 	errStoreUnavailable = &Error{Status: http.StatusServiceUnavailable, Code: codeServiceUnavailable,
-		Message:    "We couldn't reach our servers for a moment. Nothing was sent. Try again.",
+		Message:    "We couldn't reach our servers for a moment. Please try again in a few seconds.",
 		RetryAfter: 1}
 )
 

@@ -186,7 +186,7 @@ func unavailableService(seen chan<- *http.Request) roundTripFunc {
 		if seen != nil {
 			seen <- r
 		}
-		body := `{"status":503,"code":"SERVICE_UNAVAILABLE","message":"The service lost its database for a moment (a failover); nothing was done. Retry the request with the same Idempotency-Key.","requestId":"svc-req-1"}`
+		body := `{"status":503,"code":"SERVICE_UNAVAILABLE","message":"The service lost its database for a moment (a failover). Retry the request with the same Idempotency-Key: it takes effect exactly once.","requestId":"svc-req-1"}`
 		return &http.Response{StatusCode: 503, Request: r, Body: io.NopCloser(strings.NewReader(body)),
 			Header: http.Header{"Content-Type": {"application/json"}, "Retry-After": {"7"}, wire.HeaderRequestID: {"svc-req-1"}}}, nil
 	}
@@ -285,7 +285,7 @@ func TestStoreUnavailable(t *testing.T) {
 				return
 			}
 			if r.header.Get("Retry-After") != "1" || body["code"] != "SERVICE_UNAVAILABLE" ||
-				body["message"] != "We couldn't reach our servers for a moment. Nothing was sent. Try again." {
+				body["message"] != "We couldn't reach our servers for a moment. Please try again in a few seconds." {
 				t.Errorf("%s (Retry-After %q)", r.body, r.header.Get("Retry-After"))
 			}
 			logs := h.logText()

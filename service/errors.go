@@ -129,7 +129,7 @@ var internalError = &Error{Status: http.StatusInternalServerError, Code: payment
 // exactly one effect (a first attempt that did commit is replayed). Never
 // stored under the key (a 5xx).
 var unavailableError = &Error{Status: http.StatusServiceUnavailable, Code: payments.CodeServiceUnavailable,
-	Message:    "The service lost its database for a moment (a failover); nothing was done. Retry the request with the same Idempotency-Key.",
+	Message:    "The service lost its database for a moment (a failover). Retry the request with the same Idempotency-Key: it takes effect exactly once.",
 	RetryAfter: 1}
 
 // body is the error's JSON answer as stored under an Idempotency-Key:

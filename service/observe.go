@@ -84,17 +84,18 @@ func (o *httpObserver) observe(next http.Handler) http.Handler {
 		w.Header().Set(wire.HeaderRequestID, id)
 		st := &requestState{route: routeUnmatched}
 		ctx := telemetry.Propagator.Extract(r.Context(), propagation.HeaderCarrier(r.Header))
-		ctx, span := o.tracer.Start(ctx, r.Method, trace.WithSpanKind(trace.SpanKindServer),
-			trace.WithAttributes(attribute.String("http.request.method", r.Method), attribute.String("request.id", id)))
+		method := knownMethod(r.Method)
+		ctx, span := o.tracer.Start(ctx, method, trace.WithSpanKind(trace.SpanKindServer),
+			trace.WithAttributes(attribute.String("http.request.method", method), attribute.String("request.id", id)))
 		ctx = telemetry.WithRequestID(ctx, id)
 		ctx = context.WithValue(ctx, requestStateKey{}, st)
 		sw := &statusWriter{ResponseWriter: w}
 		defer func() {
 			status := sw.status()
 			route := st.route
-			o.requests.WithLabelValues(r.Method, route, strconv.Itoa(status)).Inc()
-			o.duration.WithLabelValues(r.Method, route).Observe(time.Since(start).Seconds())
-			span.SetName(r.Method + " " + route)
+			o.requests.WithLabelValues(method, route, strconv.Itoa(status)).Inc()
+			o.duration.WithLabelValues(method, route).Observe(time.Since(start).Seconds())
+			span.SetName(method + " " + route)
 			span.SetAttributes(attribute.String("http.route", route), attribute.Int("http.response.status_code", status))
 			if status >= 500 {
 				span.SetStatus(codes.Error, http.StatusText(status))
@@ -103,6 +104,20 @@ func (o *httpObserver) observe(next http.Handler) http.Handler {
 		}()
 		next.ServeHTTP(sw, r.WithContext(ctx))
 	})
+}
+
+// knownMethod is the method as a metric label and span name: the standard
+// ones as they are, anything else "_OTHER" (as OpenTelemetry's
+// conventions have it). The label is read before authentication and
+// routing, so an anonymous caller inventing methods would otherwise make
+// series without bound (found by review).
+func knownMethod(m string) string {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodOptions, http.MethodConnect, http.MethodTrace:
+		return m
+	}
+	return "_OTHER"
 }
 
 // statusWriter remembers the status an answer was written with.

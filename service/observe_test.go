@@ -280,7 +280,7 @@ func TestUnavailableIsRetryable(t *testing.T) {
 		if r.status != http.StatusServiceUnavailable || r.header.Get("Retry-After") != "1" {
 			t.Fatalf("execute during a failover: %d Retry-After %q %s", r.status, r.header.Get("Retry-After"), r.body)
 		}
-		if eb := r.errorBody(t); eb.Code != "SERVICE_UNAVAILABLE" || !strings.Contains(eb.Message, "nothing was done") {
+		if eb := r.errorBody(t); eb.Code != "SERVICE_UNAVAILABLE" || !strings.Contains(eb.Message, "exactly once") {
 			t.Fatalf("body %s", r.body)
 		}
 		balances(t, e.account(p.account.ID), 50_000, 50_000)
@@ -615,5 +615,24 @@ func TestWebhookMetrics(t *testing.T) {
 	}
 	if v := value(text, `payments_webhook_lag_seconds`); v != 0 {
 		t.Errorf("lag after delivery %v", v)
+	}
+}
+
+// TestMethodLabelIsBounded: a made-up request method is counted as
+// "_OTHER": the label is read before authentication, so an anonymous
+// caller must not mint a series per request. Found by review.
+func TestMethodLabelIsBounded(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	e := newEnv(t, func(c *Config) { c.Registry = reg })
+	for i := range 50 {
+		rec := httptest.NewRecorder()
+		e.h.ServeHTTP(rec, httptest.NewRequest(fmt.Sprintf("X%d", i), "/anything", nil))
+	}
+	text := scrape(t, reg)
+	if n := strings.Count(text, `payments_http_requests_total{method="X`); n != 0 {
+		t.Errorf("%d series from made-up methods", n)
+	}
+	if !strings.Contains(text, `payments_http_requests_total{method="_OTHER"`) {
+		t.Errorf("made-up methods are not counted as _OTHER:\n%s", text)
 	}
 }

@@ -42,7 +42,7 @@ func TestAPITraceparentAnd503(t *testing.T) {
 			}
 			w.Header().Set("Retry-After", "1")
 			w.WriteHeader(503)
-			_, _ = w.Write([]byte(`{"status":503,"code":"SERVICE_UNAVAILABLE","message":"We couldn't reach our servers for a moment. Nothing was sent. Try again.","requestId":"req_page_1"}`))
+			_, _ = w.Write([]byte(`{"status":503,"code":"SERVICE_UNAVAILABLE","message":"We couldn't reach our servers for a moment. Please try again in a few seconds.","requestId":"req_page_1"}`))
 		default:
 			files.ServeHTTP(w, r)
 		}
@@ -75,8 +75,8 @@ func TestAPITraceparentAnd503(t *testing.T) {
 		t.Errorf("the 503 as an ApiError: %+v", got)
 	}
 	for _, tc := range []struct{ lang, got, want string }{
-		{"en", got.English, "We couldn't reach our servers for a moment. Nothing was sent. Try again."},
-		{"de", got.German, "Wir konnten unsere Server kurz nicht erreichen. Es wurde nichts gesendet. Versuch es noch einmal."},
+		{"en", got.English, "We couldn't reach our servers for a moment. Please try again in a few seconds."},
+		{"de", got.German, "Wir konnten unsere Server kurz nicht erreichen. Bitte versuch es in ein paar Sekunden noch einmal."},
 		{"en, a 502", got.Bad, "The service is not reachable right now. Try again shortly."},
 	} {
 		if tc.got != tc.want {
@@ -110,15 +110,15 @@ func TestAPITraceparentAnd503(t *testing.T) {
 func TestPageSignInUnavailable(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ lang, want string }{
-		{"en-US", "We couldn't reach our servers for a moment. Nothing was sent. Try again."},
-		{"de-DE", "Wir konnten unsere Server kurz nicht erreichen. Es wurde nichts gesendet. Versuch es noch einmal."},
+		{"en-US", "We couldn't reach our servers for a moment. Please try again in a few seconds."},
+		{"de-DE", "Wir konnten unsere Server kurz nicht erreichen. Bitte versuch es in ein paar Sekunden noch einmal."},
 	} {
 		t.Run(tc.lang, func(t *testing.T) {
 			t.Parallel()
 			site, api := startSite(t)
 			api.set(func(f *fakeAPI) {
 				f.starts = append(f.starts, reply{status: 503, header: map[string]string{"Retry-After": "1", "Request-Id": "req_x"},
-					body: `{"status":503,"code":"SERVICE_UNAVAILABLE","message":"We couldn't reach our servers for a moment. Nothing was sent. Try again.","requestId":"req_x"}`})
+					body: `{"status":503,"code":"SERVICE_UNAVAILABLE","message":"We couldn't reach our servers for a moment. Please try again in a few seconds.","requestId":"req_x"}`})
 			})
 			ctx := languageTab(t, tc.lang)
 			do(t, ctx,

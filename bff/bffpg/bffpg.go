@@ -93,19 +93,24 @@ type Store struct {
 // until TCP gave up, minutes. Every statement here takes milliseconds.
 const statementBound = 5 * time.Second
 
-// bound returns ctx bounded by statementBound.
+// errBound is the cause of a context that statementBound ended.
+var errBound = errors.New("bffpg: the database did not answer within the statement bound")
+
+// bound returns ctx bounded by statementBound (its cause errBound).
 func (s *Store) bound(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(ctx, statementBound)
+	return context.WithTimeoutCause(ctx, statementBound, errBound)
 }
 
-// fail wraps the error of an operation, saying what was being done. When
-// the database went away (pgfailover.Unavailable, or the operation's own
-// bound ran out while its caller's context had not), the error wraps
+// fail wraps the error of an operation run under ctx (from bound), saying
+// what was being done. When the database went away (pgfailover.Unavailable,
+// or the bound ran out: a server that stopped answering), the error wraps
 // ErrUnavailable, and the pool's connections, opened to a server that may
 // be dead or demoted now, are closed: the next operations dial the hosts
-// again and reach the new primary.
-func (s *Store) fail(what string, err error) error {
-	if pgfailover.Unavailable(err) || errors.Is(err, context.DeadlineExceeded) {
+// again and reach the new primary. The caller's own deadline running out
+// (a readiness probe's second) is not the database going away: the pool
+// stays (found by review: a slow moment emptied every BFF's pool at once).
+func (s *Store) fail(ctx context.Context, what string, err error) error {
+	if pgfailover.Unavailable(err) || context.Cause(ctx) == errBound {
 		s.pool.Reset()
 		return fmt.Errorf("%w: %s: %w", ErrUnavailable, what, err)
 	}

@@ -62,7 +62,7 @@ func (e *Events) Add(ctx context.Context, ev bff.Event) (bool, error) {
 		SELECT pg_notify('`+eventsChannel+`', key) FROM ins`,
 		ev.ID, ev.Type, ev.CustomerID, ev.Body, arg, micros(bff.WebhookSeenFor))
 	if err != nil {
-		return false, e.s.fail("add event", err)
+		return false, e.s.fail(ctx, "add event", err)
 	}
 	added := false
 	for rows.Next() {
@@ -70,7 +70,7 @@ func (e *Events) Add(ctx context.Context, ev bff.Event) (bool, error) {
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return false, e.s.fail("add event", err)
+		return false, e.s.fail(ctx, "add event", err)
 	}
 	return added, nil
 }

@@ -76,7 +76,7 @@ func (lm *Limiter) Allow(ctx context.Context, key string, l bff.Limit) (bool, ti
 	)
 	err := lm.s.pool.QueryRow(ctx, allowSQL, key, arg, micros(l.Window), int64(l.Max)).Scan(&ok, &end, &now)
 	if err != nil {
-		return false, 0, lm.s.fail("limiter", err)
+		return false, 0, lm.s.fail(ctx, "limiter", err)
 	}
 	if ok {
 		return true, 0, nil
@@ -100,7 +100,7 @@ func (lm *Limiter) refuseAll(ctx context.Context, key string, l bff.Limit, arg a
 	case errors.Is(err, pgx.ErrNoRows):
 		wait = l.Window
 	case err != nil:
-		return false, 0, lm.s.fail("limiter", err)
+		return false, 0, lm.s.fail(ctx, "limiter", err)
 	default:
 		wait = end.Sub(now)
 	}

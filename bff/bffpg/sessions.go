@@ -43,7 +43,7 @@ func (ss *Sessions) Get(ctx context.Context, key string) (bff.Session, error) {
 		return bff.Session{}, bff.ErrSessionNotFound
 	}
 	if err != nil {
-		return bff.Session{}, ss.s.fail("get session", err)
+		return bff.Session{}, ss.s.fail(ctx, "get session", err)
 	}
 	var out bff.Session
 	if err := json.Unmarshal(data, &out); err != nil {
@@ -63,7 +63,7 @@ func (ss *Sessions) Put(ctx context.Context, key string, s bff.Session, ttl time
 	}
 	data, err := json.Marshal(s)
 	if err != nil {
-		return ss.s.fail("put session", err)
+		return ss.s.fail(ctx, "put session", err)
 	}
 	arg := ss.s.clock()
 	_, err = ss.s.pool.Exec(ctx, `
@@ -72,7 +72,7 @@ func (ss *Sessions) Put(ctx context.Context, key string, s bff.Session, ttl time
 		ON CONFLICT (key) DO UPDATE SET data = EXCLUDED.data, expires_at = EXCLUDED.expires_at`,
 		key, data, arg, micros(ttl))
 	if err != nil {
-		return ss.s.fail("put session", err)
+		return ss.s.fail(ctx, "put session", err)
 	}
 	return nil
 }
@@ -83,7 +83,7 @@ func (ss *Sessions) Delete(ctx context.Context, key string) error {
 	ctx, cancel := ss.s.bound(ctx)
 	defer cancel()
 	if _, err := ss.s.pool.Exec(ctx, `DELETE FROM bff_sessions WHERE key = $1`, key); err != nil {
-		return ss.s.fail("delete session", err)
+		return ss.s.fail(ctx, "delete session", err)
 	}
 	return nil
 }
@@ -118,7 +118,7 @@ func (ss *Sessions) PutSignIn(ctx context.Context, sessionID string, si bff.Sign
 			signed_in_at = EXCLUDED.signed_in_at, expires_at = EXCLUDED.expires_at`,
 		sessionID, bff.CleanUserAgent(si.UserAgent), si.At, arg, micros(ttl))
 	if err != nil {
-		return ss.s.fail("put sign-in", err)
+		return ss.s.fail(ctx, "put sign-in", err)
 	}
 	return nil
 }
@@ -138,19 +138,19 @@ func (ss *Sessions) SignIns(ctx context.Context, sessionIDs []string) (map[strin
 		WHERE key = ANY($1) AND expires_at > coalesce($2::timestamptz, now())`,
 		sessionIDs, arg)
 	if err != nil {
-		return nil, ss.s.fail("get sign-ins", err)
+		return nil, ss.s.fail(ctx, "get sign-ins", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var id string
 		var si bff.SignIn
 		if err := rows.Scan(&id, &si.UserAgent, &si.At); err != nil {
-			return nil, ss.s.fail("get sign-ins", err)
+			return nil, ss.s.fail(ctx, "get sign-ins", err)
 		}
 		out[id] = si
 	}
 	if err := rows.Err(); err != nil {
-		return nil, ss.s.fail("get sign-ins", err)
+		return nil, ss.s.fail(ctx, "get sign-ins", err)
 	}
 	return out, nil
 }
@@ -161,7 +161,7 @@ func (ss *Sessions) DeleteSignIn(ctx context.Context, sessionID string) error {
 	ctx, cancel := ss.s.bound(ctx)
 	defer cancel()
 	if _, err := ss.s.pool.Exec(ctx, `DELETE FROM bff_sign_ins WHERE key = $1`, sessionID); err != nil {
-		return ss.s.fail("delete sign-in", err)
+		return ss.s.fail(ctx, "delete sign-in", err)
 	}
 	return nil
 }

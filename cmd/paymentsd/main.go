@@ -83,9 +83,11 @@ Flags (each can also be set with the environment variable in brackets):
 	fs.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
 	drainDef := 5 * time.Second
 	if v, ok := os.LookupEnv("PAYMENTS_DRAIN_DELAY"); ok {
-		if d, err := time.ParseDuration(v); err == nil {
-			drainDef = d
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return fmt.Errorf("PAYMENTS_DRAIN_DELAY=%q: want a duration such as 5s", v)
 		}
+		drainDef = d
 	}
 	var drainDelay time.Duration
 	fs.DurationVar(&drainDelay, "drain-delay", drainDef,

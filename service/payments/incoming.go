@@ -3,7 +3,6 @@ package payments
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"regexp"
 	"slices"
 	"strconv"
@@ -281,7 +280,7 @@ func (s *Service) RejectPayment(ctx context.Context, id string, req RejectPaymen
 		next.Status = "REJECTED"
 	})
 	if err == nil {
-		slog.Info("incoming payment rejected", "transaction", id, "reason", req.Reason)
+		s.log.InfoContext(ctx, "incoming payment rejected", "transaction", id, "reason", req.Reason)
 	}
 	return out, err
 }

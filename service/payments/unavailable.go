@@ -10,7 +10,7 @@ import (
 
 // ErrUnavailable is the store's [store.ErrUnavailable], for the HTTP layer,
 // which imports no store package: an operation's error that wraps it means
-// the database went away (a crash, a failover) and nothing was done, and is
+// the database went away (a crash, a failover) and nothing is half done, and is
 // answered 503 SERVICE_UNAVAILABLE with Retry-After rather than 500. The
 // operations pass store errors on wrapped with %w (or unwrapped), so this
 // identity survives to the HTTP layer; internalStep keeps it where an

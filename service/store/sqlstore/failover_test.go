@@ -482,3 +482,79 @@ func TestOnlyAStandbyLeft(t *testing.T) {
 		t.Fatalf("write once a node takes writes: %v", err)
 	}
 }
+
+// TestTxForOnASilentServer: TxFor's own connection (the turn's) is bounded
+// too: a pooled connection idle over a second is pinged before reuse, and
+// on a silent server that ping would wait as long as the caller's context
+// lasts (a worker's: forever). Found by review.
+func TestTxForOnASilentServer(t *testing.T) {
+	raw := pgtest.Start(t).NewDatabase(t)
+	u, _ := url.Parse(raw)
+	p := newProxy(t, u.Host)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	db, err := OpenPostgres(ctx, viaHosts(t, raw, "connect_timeout=1", p.addr()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.attemptTimeout = 500 * time.Millisecond
+	if err := db.TxFor(ctx, "k", func(tx store.Tx) error { _, err := tx.PutSettingIfAbsent(ctx, "a", []byte("a")); return err }); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1200 * time.Millisecond) // idle > 1 s: the next reuse pings
+	p.mode.Store(proxyHold)
+	// A worker's context has no deadline; 25 s stands in for "forever"
+	// (turnWait + the attempt is the bound).
+	wctx, wcancel := context.WithTimeout(ctx, 25*time.Second)
+	defer wcancel()
+	start := time.Now()
+	err = db.TxFor(wctx, "k", func(tx store.Tx) error { _, err := tx.PutSettingIfAbsent(wctx, "b", []byte("b")); return err })
+	t.Logf("TxFor on a silent server returned after %v: %v", time.Since(start).Round(time.Millisecond), err)
+	if !errors.Is(err, store.ErrUnavailable) {
+		t.Errorf("TxFor on a silent server = %v, want ErrUnavailable within turnWait", err)
+	}
+	p.mode.Store(proxyForward)
+}
+
+// TestStaleConnectionsAreNotPinged: connections opened before the break
+// are dropped on reuse without the ping pgx gives a connection idle over a
+// second before the ResetSession hook: on a silent old primary each would
+// cost a whole attempt. Found by review.
+func TestStaleConnectionsAreNotPinged(t *testing.T) {
+	raw := pgtest.Start(t).NewDatabase(t)
+	u, _ := url.Parse(raw)
+	p := newProxy(t, u.Host)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	// The old primary (behind the proxy) first, the new one second.
+	db, err := OpenPostgres(ctx, viaHosts(t, raw, "connect_timeout=1", p.addr(), u.Host))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.attemptTimeout = 2 * time.Second
+	var wg sync.WaitGroup
+	for i := range 6 { // several pooled connections to the old primary
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_ = db.Tx(ctx, func(tx store.Tx) error {
+				_, err := tx.PutSettingIfAbsent(ctx, fmt.Sprintf("warm-%d", i), []byte("x"))
+				time.Sleep(50 * time.Millisecond)
+				return err
+			})
+		}()
+	}
+	wg.Wait()
+	time.Sleep(1200 * time.Millisecond) // idle > 1 s
+	p.mode.Store(proxyHold)             // the old primary stops answering
+	db.pg.broke()                       // and a transaction has already noticed
+	start := time.Now()
+	err = putSetting(ctx, db, "after-the-switch")
+	t.Logf("first write after the break was noticed: %v after %v (attempt bound 2 s)", err, time.Since(start).Round(time.Millisecond))
+	if err != nil || time.Since(start) > 1500*time.Millisecond {
+		t.Errorf("a known-stale connection was waited on instead of dropped")
+	}
+	p.mode.Store(proxyForward)
+}

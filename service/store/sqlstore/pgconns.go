@@ -50,6 +50,7 @@ func openPostgresPool(url string) (*sql.DB, *pgConns, error) {
 	db := stdlib.OpenDB(*cfg,
 		stdlib.OptionBeforeConnect(pc.order.BeforeConnect),
 		stdlib.OptionAfterConnect(pc.afterConnect),
+		stdlib.OptionShouldPing(pc.shouldPing),
 		stdlib.OptionResetSession(pc.resetSession),
 	)
 	return db, pc, nil
@@ -71,6 +72,26 @@ func (pc *pgConns) afterConnect(_ context.Context, c *pgx.Conn) error {
 	pc.sweep()
 	pc.mu.Unlock()
 	return nil
+}
+
+// shouldPing decides whether pgx pings a connection before the pool hands
+// it out again: as pgx does by default (idle over a second), but never one
+// that resetSession will drop anyway — on a primary that stopped answering
+// that ping would wait out the whole attempt before the drop.
+func (pc *pgConns) shouldPing(_ context.Context, p stdlib.ShouldPingParams) bool {
+	if pc.stale(p.Conn) {
+		return false
+	}
+	return p.IdleDuration > time.Second
+}
+
+// stale reports whether c was opened before the database last went away.
+func (pc *pgConns) stale(c *pgx.Conn) bool {
+	broke := pc.brokeAt.Load()
+	pc.mu.Lock()
+	opened, ok := pc.opened[c]
+	pc.mu.Unlock()
+	return ok && opened < broke
 }
 
 // resetSession runs before the pool hands out a connection it has used

@@ -464,7 +464,12 @@ const (
 	// on it for as long as TCP keepalives take to notice, minutes. Every
 	// transaction the service runs takes milliseconds; a bound of seconds
 	// only ever ends one whose server stopped answering.
-	defaultAttemptTimeout = 10 * time.Second
+	defaultAttemptTimeout = 5 * time.Second
+	// The bounds together keep a request on a silent primary well under
+	// the BFF's 15 s upstream timeout (5 s attempt + 1.5 s of retries +
+	// a 2 s connect timeout per host), so that the person is answered the
+	// service's 503, not the BFF's 502.
+	//
 	// lostRetryFor is how long Tx keeps running fn again after the
 	// database went away before COMMIT (a failover: pgx then dials the
 	// new primary). Beyond it the caller gets store.ErrUnavailable and
@@ -475,7 +480,7 @@ const (
 	// turnWait bounds the wait for a key's advisory lock (TxFor,
 	// SealLedger) on PostgreSQL: the holder's attempt is itself bounded
 	// by defaultAttemptTimeout.
-	turnWait = 15 * time.Second
+	turnWait = 8 * time.Second
 )
 
 // run runs fn in transactions begun by begin until it succeeds, fails for
@@ -603,9 +608,14 @@ func (db *DB) try(ctx context.Context, begin func(context.Context, *sql.TxOption
 // turn in errors. The connection goes, and the lock with it, when the
 // lock or its release cannot be known to have worked.
 func (db *DB) withTurn(ctx context.Context, key, what string, fn func(begin func(context.Context, *sql.TxOptions) (*sql.Tx, error)) error) error {
-	conn, err := db.db.Conn(ctx)
+	// Getting the connection may dial, or ping an idle one: bounded too,
+	// for a server that stopped answering.
+	cctx, ccancel := context.WithTimeout(ctx, turnWait)
+	conn, err := db.db.Conn(cctx)
+	timedOut := cctx.Err() != nil && ctx.Err() == nil
+	ccancel()
 	if err != nil {
-		if db.d.classify(err) == errUnavailable {
+		if db.d.classify(err) == errUnavailable || timedOut {
 			db.pg.broke()
 			db.count.unavailable.Add(1)
 			return unavailable("connection", err)

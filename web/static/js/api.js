@@ -146,7 +146,7 @@ export async function api(method, path, options = {}) {
  * The words to show a person for an error: the service's message, or a
  * plain sentence when the service could not be reached. A 503 is a
  * database that went away for a moment (a failover, the BFF's or the
- * service's): nothing was done, and trying again is safe and soon works.
+ * service's): trying again is safe (nothing is done twice) and soon works.
  *
  * @param {unknown} err
  * @returns {string}

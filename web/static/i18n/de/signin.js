@@ -25,7 +25,7 @@ export default {
   "app.error.sessionCheck": "Deine Sitzung konnte nicht geprüft werden: {reason}",
   "app.error.network": "Der Server ist nicht erreichbar. Prüfe deine Verbindung und versuch es noch einmal.",
   "app.error.serviceDown": "Der Dienst ist gerade nicht erreichbar. Versuch es gleich noch einmal.",
-  "app.error.unavailable": "Wir konnten unsere Server kurz nicht erreichen. Es wurde nichts gesendet. Versuch es noch einmal.",
+  "app.error.unavailable": "Wir konnten unsere Server kurz nicht erreichen. Bitte versuch es in ein paar Sekunden noch einmal.",
   "app.error.requestFailed": "Die Anfrage ist fehlgeschlagen",
   "app.error.fieldInvalid": "ist ungültig",
   "app.error.noKey": "dieser Tab hat keinen Signaturschlüssel; melde dich hier wieder an",

@@ -29,7 +29,7 @@ export default {
   "app.error.sessionCheck": "Could not check your session: {reason}",
   "app.error.network": "Cannot reach the server. Check your connection and try again.",
   "app.error.serviceDown": "The service is not reachable right now. Try again shortly.",
-  "app.error.unavailable": "We couldn't reach our servers for a moment. Nothing was sent. Try again.",
+  "app.error.unavailable": "We couldn't reach our servers for a moment. Please try again in a few seconds.",
   "app.error.requestFailed": "Request failed",
   "app.error.fieldInvalid": "is invalid",
   "app.error.noKey": "this tab holds no signing key; sign in again here",
