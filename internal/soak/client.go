@@ -34,6 +34,11 @@ type client struct {
 	dropRate float64
 
 	attempts, lost, fiveXX, dropped atomic.Int64
+	unanswered                      atomic.Int64
+
+	fmu      sync.Mutex
+	statuses map[int]int64 // attempts answered 5xx or 429, by status
+	writes   []time.Time   // when each POST got an answer below 500
 
 	mu      sync.Mutex
 	answers map[string][]answer // by Idempotency-Key: every answer it got
@@ -97,11 +102,13 @@ func (c *client) do(ctx context.Context, rnd *rand.Rand, r request) (answer, err
 	var last string
 	for n := 0; ; n++ {
 		if time.Now().After(deadline) {
+			c.unanswered.Add(1)
 			return answer{}, fmt.Errorf("%s %s (Idempotency-Key %q): no answer in %s of retries; last: %s", r.method, r.path, r.key, c.patience, last)
 		}
 		in := c.instances[(rnd.IntN(len(c.instances))+n)%len(c.instances)]
 		a, err := c.once(ctx, in, r, body)
 		c.attempts.Add(1)
+		c.note(r.method, a, err)
 		switch {
 		case err != nil && ctx.Err() != nil:
 			return answer{}, ctx.Err()
