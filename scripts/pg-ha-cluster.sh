@@ -98,7 +98,7 @@ url() {
 run_node() {
 	local name=$1
 	if pgid_of "$name" >/dev/null 2>&1; then return; fi
-	setsid bash -c "$(declare -f as_pg); BINDIR='$BINDIR' DIR='$DIR'; as_pg pg_autoctl run --pgdata '$DIR/$name' >>'$DIR/$name.log' 2>&1" </dev/null &
+	setsid bash -c "$(declare -f as_pg); BINDIR='$BINDIR' DIR='$DIR'; as_pg pg_autoctl run --pgdata '$DIR/$name' >>'$DIR/$name.log' 2>&1" </dev/null >/dev/null 2>&1 &
 	echo $! >"$DIR/$name.pgid"
 }
 
