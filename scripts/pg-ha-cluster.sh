@@ -161,6 +161,15 @@ create() {
 	for n in "${NODES[@]:1}"; do wait_for 180 "$n to be a standby" node_is "$n" secondary; done
 	# Every commit waits for one of the two standbys (synchronous_standby_names = ANY 1 (…)).
 	psql_monitor "select pgautofailover.set_formation_number_sync_standbys('default', 1)" >/dev/null
+	wait_for 60 "synchronous replication on the primary" sync_on
+}
+
+# sync_on: the primary has a synchronous (quorum) standby streaming.
+sync_on() {
+	local p
+	p=$(psql_monitor "select nodeport from pgautofailover.node where reportedstate = 'primary' and goalstate = 'primary'")
+	[ -n "$p" ] && [ "$(as_pg "$BINDIR/psql" -X -q -At -h 127.0.0.1 -p "$p" -U postgres -d postgres \
+		-c "select count(*) from pg_stat_replication where sync_state in ('sync', 'quorum')")" -ge 1 ]
 }
 
 node_is() { [ "$(psql_monitor "select reportedstate from pgautofailover.node where nodename = '$1' and reportedstate = goalstate")" = "$2" ]; }

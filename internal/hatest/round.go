@@ -177,7 +177,7 @@ func joinErr(a, b error) error {
 func signerKey(ctx context.Context, bin, db, dir string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, append([]string{"--listen", "127.0.0.1:0", "--log-level", "info"}, soak.ServiceArgs(db)...)...)
+	cmd := exec.CommandContext(ctx, bin, append([]string{"--listen", "127.0.0.1:0", "--log-level", "info", "--dev-mailbox"}, soak.ServiceArgs(db)...)...)
 	cmd.Env = envFor(dir)
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	out, err := cmd.StderrPipe()
