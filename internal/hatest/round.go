@@ -58,10 +58,15 @@ type Figures struct {
 // Lost counts the requests lost: unanswered, or acknowledged and missing
 // (a problem of the checks).
 func (f *Figures) String() string {
+	verify, statuses := "not run", ""
+	if f.Report != nil {
+		verify, statuses = f.Report.Verify, fmt.Sprint(f.Report.Statuses)
+	}
 	return fmt.Sprintf("round %s: primary %s lost, %s promoted after %s, cluster whole again after %s; time without writes %s; "+
-		"writes %d; answered 503: %d; other 5xx: %d; requests unanswered: %d; problems (missing or doubled writes among them): %d%s\n  BFFs: %s",
+		"writes %d; answered 503: %d; other 5xx: %d %s; requests unanswered: %d; problems (missing or doubled writes among them): %d%s\n"+
+		"  books: %s\n  BFFs: %s",
 		f.Kind, f.Lost, f.Promoted, f.Failover.Round(time.Millisecond), f.Rejoined.Round(time.Millisecond), f.NoWrites.Round(time.Millisecond),
-		f.Writes, f.Answers503, f.Other5x, f.Unanswered, f.Problems, f.Drain, f.BFF)
+		f.Writes, f.Answers503, f.Other5x, statuses, f.Unanswered, f.Problems, f.Drain, verify, f.BFF)
 }
 
 // RunRound runs one round on a fresh database of the cluster.
