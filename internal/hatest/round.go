@@ -124,7 +124,14 @@ func RunRound(ctx context.Context, s Setup, r Round) (*Figures, error) {
 		promotedAt = time.Now()
 		fig.Failover = promotedAt.Sub(faultAt)
 		logf("%s promoted after %s", fig.Promoted, fig.Failover.Round(time.Millisecond))
-		time.Sleep(2 * time.Second)
+		// A cut network lasts: the frozen node stays away well past the
+		// failover, so that connections to it must be given up on, not
+		// waited out. A killed node is started again soon after.
+		if r.Kind == "freeze" {
+			time.Sleep(10 * time.Second)
+		} else {
+			time.Sleep(2 * time.Second)
+		}
 		if r.Kind == "freeze" {
 			err = s.Cluster.Thaw(bg, fig.Lost)
 		} else {
