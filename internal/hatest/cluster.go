@@ -151,6 +151,25 @@ func (c *Cluster) NewDatabase(ctx context.Context, name string) (string, error) 
 	if i < 0 {
 		return "", fmt.Errorf("unexpected cluster URL %s", c.URL)
 	}
+	// A standby may not have replayed the CREATE DATABASE yet (synchronous
+	// replication waits for the standby's flush, not its replay), and a
+	// connection that meets "database does not exist" on the first host
+	// goes no further: wait until every node has it.
+	hosts := strings.Split(strings.TrimPrefix(c.URL[:i], "postgres://postgres@"), ",")
+	for _, h := range hosts {
+		one := "postgres://postgres@" + h + "/" + name + "?sslmode=disable"
+		for deadline := time.Now().Add(30 * time.Second); ; {
+			conn, err := pgx.Connect(ctx, one)
+			if err == nil {
+				conn.Close(ctx)
+				break
+			}
+			if time.Now().After(deadline) {
+				return "", fmt.Errorf("database %s on %s: %w", name, h, err)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
 	return c.URL[:i] + "/" + name + c.URL[i+len("/paywallet"):], nil
 }
 

@@ -187,14 +187,15 @@ func (c *client) record(key string, a answer) {
 
 // inconsistentKeys lists the keys that got different answers: a request
 // repeated with its Idempotency-Key must get the first answer again, byte
-// for byte.
+// for byte, but for an error body's requestId (each attempt is a request
+// of its own, with its own id, unless the service replays a stored answer).
 func (c *client) inconsistentKeys() []error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var out []error
 	for key, as := range c.answers {
 		for _, a := range as[1:] {
-			if a.status != as[0].status || !bytes.Equal(a.body, as[0].body) {
+			if a.status != as[0].status || !bytes.Equal(withoutRequestID(a.body), withoutRequestID(as[0].body)) {
 				out = append(out, fmt.Errorf("Idempotency-Key %q got two answers: %d %s (via %s) and %d %s (via %s, replayed %v)",
 					key, as[0].status, clip(as[0].body), as[0].via, a.status, clip(a.body), a.via, a.replayed))
 				break
@@ -226,4 +227,22 @@ func clip(b []byte) string {
 		return string(b[:400]) + "…"
 	}
 	return string(b)
+}
+
+// withoutRequestID is a JSON object body without its top-level
+// "requestId" member (other bodies as they are), re-encoded.
+func withoutRequestID(body []byte) []byte {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(body, &m) != nil {
+		return body
+	}
+	if _, ok := m["requestId"]; !ok {
+		return body
+	}
+	delete(m, "requestId")
+	out, err := json.Marshal(m)
+	if err != nil {
+		return body
+	}
+	return out
 }
