@@ -13,6 +13,8 @@
 #   scripts/pg-ha-cluster.sh run     DIR NODE  # start a killed node again (it rejoins as a standby)
 #   scripts/pg-ha-cluster.sh stop   DIR   # stop every node and the monitor (DIR is kept)
 #
+# With PG_HA_WATCH_PID=<pid>, start also stops the cluster once that process has exited.
+#
 # Why pg_auto_failover rather than Patroni + etcd: it is one Debian package
 # (postgresql-15-auto-failover, `make pg-auto-failover` installs it), one process per
 # node (pg_autoctl) and a monitor that is itself a PostgreSQL, with nothing else to run
@@ -210,6 +212,11 @@ start)
 		for n in monitor "${NODES[@]}"; do run_node "$n"; done
 	fi
 	wait_for 180 "one primary and two standbys" settled
+	# PG_HA_WATCH_PID: stop the cluster when that process is gone (a test
+	# binary that dies or times out does not leave the cluster running).
+	if [ -n "${PG_HA_WATCH_PID:-}" ]; then
+		setsid bash -c "while kill -0 $PG_HA_WATCH_PID 2>/dev/null; do sleep 1; done; '$0' stop '$DIR'" </dev/null >/dev/null 2>&1 &
+	fi
 	url
 	;;
 url) url ;;

@@ -48,6 +48,9 @@ func (c *Cluster) run(ctx context.Context, limit time.Duration, args ...string) 
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", append([]string{c.script, args[0], c.dir}, args[1:]...)...)
+	// The cluster goes when this process goes, even without its cleanup
+	// (a test binary that times out).
+	cmd.Env = append(os.Environ(), fmt.Sprintf("PG_HA_WATCH_PID=%d", os.Getpid()))
 	out, err := cmd.Output()
 	if err != nil {
 		var stderr string

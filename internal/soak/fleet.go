@@ -94,7 +94,7 @@ func LongestGap(ts []time.Time, from, to time.Time) (time.Duration, time.Time) {
 	var gap time.Duration
 	var at time.Time
 	for i := 1; i < len(ts); i++ {
-		if ts[i].Before(from) || ts[i-1].After(to) {
+		if ts[i].Before(from) || !ts[i-1].Before(to) {
 			continue
 		}
 		if d := ts[i].Sub(ts[i-1]); d > gap {
