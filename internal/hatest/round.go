@@ -55,18 +55,32 @@ type Figures struct {
 	Report              *soak.Report
 }
 
-// Lost counts the requests lost: unanswered, or acknowledged and missing
-// (a problem of the checks).
+// RequestsLost is the "requests lost": requests that got no
+// answer within their patience, and acknowledged writes missing from the
+// books (the soak's checks name those "not in the books", and count
+// fundings, whose answers name no transaction). It must be 0.
+func (f *Figures) RequestsLost() int64 {
+	n := f.Unanswered
+	if f.Report != nil {
+		for _, p := range f.Report.Problems {
+			if s := p.Error(); strings.Contains(s, ": not in the books") || strings.Contains(s, "fundings acknowledged") {
+				n++
+			}
+		}
+	}
+	return n
+}
+
 func (f *Figures) String() string {
 	verify, statuses := "not run", ""
 	if f.Report != nil {
 		verify, statuses = f.Report.Verify, fmt.Sprint(f.Report.Statuses)
 	}
 	return fmt.Sprintf("round %s: primary %s lost, %s promoted after %s, cluster whole again after %s; time without writes %s; "+
-		"writes %d; answered 503: %d; other 5xx: %d %s; requests unanswered: %d; problems (missing or doubled writes among them): %d%s\n"+
+		"writes %d; answered 503: %d; other 5xx: %d %s; requests lost: %d (unanswered %d); problems: %d%s\n"+
 		"  books: %s\n  BFFs: %s",
 		f.Kind, f.Lost, f.Promoted, f.Failover.Round(time.Millisecond), f.Rejoined.Round(time.Millisecond), f.NoWrites.Round(time.Millisecond),
-		f.Writes, f.Answers503, f.Other5x, statuses, f.Unanswered, f.Problems, f.Drain, verify, f.BFF)
+		f.Writes, f.Answers503, f.Other5x, statuses, f.RequestsLost(), f.Unanswered, f.Problems, f.Drain, verify, f.BFF)
 }
 
 // RunRound runs one round on a fresh database of the cluster.
