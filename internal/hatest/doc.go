@@ -19,9 +19,10 @@
 //     which the soak already covers).
 //   - freeze: the primary's network is cut (SIGSTOP of the keeper, the
 //     postmaster and its backends: connections hang, nothing answers, as
-//     behind a dead switch); a standby is promoted; a few seconds later
-//     it comes back (SIGCONT), finds itself demoted and rejoins as a
-//     standby.
+//     behind a dead switch); a standby is promoted; ten seconds after
+//     that it comes back (SIGCONT), finds itself demoted and rejoins as a
+//     standby. Connections to it hang rather than break, so this round
+//     shows whether the service gives up on a silent primary.
 //   - drain: a service instance is drained (SIGTERM) mid-load and started
 //     again, then the primary is killed as in kill.
 //
@@ -32,7 +33,9 @@
 // from the fault until the end), the answers 503, any other 5xx (must be
 // none: a failover is a 503, never a 500), and the requests lost (an
 // acknowledged write missing from the books, or a request without an answer
-// within its patience: must be 0).
+// within its patience: must be 0). The BFFs' answers must be good or 503
+// too; they reach the service instances through a small load balancer that
+// takes an instance out while its /readyz answers 503, as production's does.
 //
 // TestFailover runs when pg_autoctl is installed (make pg-auto-failover),
 // and skips otherwise. HATEST_ROUNDS chooses the rounds (default: one short
