@@ -65,18 +65,16 @@ func (b *bffs) run(ctx context.Context, services []string) error {
 		return err
 	}
 	defer lb.Close()
-	var procs []*exec.Cmd
+	var procs []*bffProc
 	var bases []string
 	defer func() {
 		for _, p := range procs {
-			_ = p.Process.Signal(syscall.SIGTERM)
-			done := make(chan struct{})
-			go func() { _ = p.Wait(); close(done) }()
+			_ = p.cmd.Process.Signal(syscall.SIGTERM)
 			select {
-			case <-done:
+			case <-p.done:
 			case <-time.After(15 * time.Second):
-				_ = p.Process.Kill()
-				<-done
+				_ = p.cmd.Process.Kill()
+				<-p.done
 			}
 		}
 	}()
@@ -183,8 +181,14 @@ func (b *bffs) stream(ctx context.Context, c *bffclient.Client) {
 	}
 }
 
+// bffProc is a running wallet process; done is closed when it has exited.
+type bffProc struct {
+	cmd  *exec.Cmd
+	done chan struct{}
+}
+
 // start runs BFF i and waits until it answers /healthz.
-func (b *bffs) start(ctx context.Context, i, port int, service string) (*exec.Cmd, string, error) {
+func (b *bffs) start(ctx context.Context, i, port int, service string) (*bffProc, string, error) {
 	addr := "127.0.0.1:" + strconv.Itoa(port)
 	logs, err := os.Create(filepath.Join(b.dir, fmt.Sprintf("wallet-%d.log", i+1)))
 	if err != nil {
@@ -199,16 +203,18 @@ func (b *bffs) start(ctx context.Context, i, port int, service string) (*exec.Cm
 		logs.Close()
 		return nil, "", err
 	}
-	go func() { _ = cmd.Wait(); logs.Close() }()
+	p := &bffProc{cmd: cmd, done: make(chan struct{})}
+	go func() { _ = cmd.Wait(); logs.Close(); close(p.done) }()
 	base := "http://" + addr
 	for deadline := time.Now().Add(time.Minute); ; {
 		resp, err := http.Get(base + "/healthz")
 		if err == nil {
 			resp.Body.Close()
-			return cmd, base, nil
+			return p, base, nil
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
 			_ = cmd.Process.Kill()
+			<-p.done
 			return nil, "", fmt.Errorf("wallet %d did not come up: %v", i+1, err)
 		}
 		time.Sleep(100 * time.Millisecond)
