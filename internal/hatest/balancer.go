@@ -19,31 +19,47 @@ import (
 // database not ready) or it refuses connections, and back in when it
 // answers again. A request that could not reach an instance (connection
 // refused) goes to another one: nothing was sent, so nothing was done.
+// The round has two: one in front of the service instances for the BFFs,
+// one in front of the BFFs for the services' webhooks.
 type balancer struct {
-	backends []string
-	up       []atomic.Bool
-	next     atomic.Uint64
-	rt       http.RoundTripper
-	srv      *http.Server
-	ln       net.Listener
-	wg       sync.WaitGroup
-	stop     chan struct{}
+	pool atomic.Pointer[pool]
+	next atomic.Uint64
+	rt   http.RoundTripper
+	srv  *http.Server
+	ln   net.Listener
+	wg   sync.WaitGroup
+	stop chan struct{}
 }
 
+// pool is the balancer's instances and whether each is up.
+type pool struct {
+	backends []string
+	up       []atomic.Bool
+}
+
+// newBalancer listens at once (so its address can be handed out before
+// the instances behind it exist) and answers 503 until setBackends.
 func newBalancer(backends []string) (*balancer, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
-	b := &balancer{backends: backends, up: make([]atomic.Bool, len(backends)), ln: ln, stop: make(chan struct{}),
+	b := &balancer{ln: ln, stop: make(chan struct{}),
 		rt: &http.Transport{MaxIdleConnsPerHost: 32, ResponseHeaderTimeout: 60 * time.Second}}
-	for i := range b.up {
-		b.up[i].Store(true)
-	}
+	b.setBackends(backends)
 	b.srv = &http.Server{Handler: b, ReadHeaderTimeout: 10 * time.Second}
 	b.wg.Go(func() { _ = b.srv.Serve(ln) })
 	b.wg.Go(b.check)
 	return b, nil
+}
+
+// setBackends puts the instances at these base URLs behind the balancer.
+func (b *balancer) setBackends(backends []string) {
+	p := &pool{backends: backends, up: make([]atomic.Bool, len(backends))}
+	for i := range p.up {
+		p.up[i].Store(true)
+	}
+	b.pool.Store(p)
 }
 
 // URL is the balancer's base URL.
@@ -68,14 +84,15 @@ func (b *balancer) check() {
 			return
 		case <-time.After(250 * time.Millisecond):
 		}
-		for i, be := range b.backends {
+		p := b.pool.Load()
+		for i, be := range p.backends {
 			resp, err := hc.Get(be + "/readyz")
 			if err != nil {
-				b.up[i].Store(false)
+				p.up[i].Store(false)
 				continue
 			}
 			resp.Body.Close()
-			b.up[i].Store(resp.StatusCode != http.StatusServiceUnavailable)
+			p.up[i].Store(resp.StatusCode != http.StatusServiceUnavailable)
 		}
 	}
 }
@@ -86,14 +103,19 @@ func (b *balancer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
+	p := b.pool.Load()
+	if len(p.backends) == 0 {
+		http.Error(w, "balancer: no instances yet", http.StatusServiceUnavailable)
+		return
+	}
 	start := int(b.next.Add(1))
 	var last error
-	for n := range 2 * len(b.backends) {
-		i := (start + n) % len(b.backends)
-		if !b.up[i].Load() && n < len(b.backends) {
+	for n := range 2 * len(p.backends) {
+		i := (start + n) % len(p.backends)
+		if !p.up[i].Load() && n < len(p.backends) {
 			continue // the first pass only tries instances that are up
 		}
-		out, err := http.NewRequestWithContext(r.Context(), r.Method, b.backends[i]+r.URL.RequestURI(), bytes.NewReader(body))
+		out, err := http.NewRequestWithContext(r.Context(), r.Method, p.backends[i]+r.URL.RequestURI(), bytes.NewReader(body))
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
@@ -103,7 +125,7 @@ func (b *balancer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			last = err
 			if errors.Is(err, syscall.ECONNREFUSED) {
-				b.up[i].Store(false)
+				p.up[i].Store(false)
 				continue
 			}
 			break // the request may have reached it: not safe to send again

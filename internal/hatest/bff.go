@@ -26,8 +26,9 @@ import (
 // cluster), and the load the round puts on them.
 type bffs struct {
 	bin, dir, database, signerKey string
-	ports                         []int
-	emails                        []string // the soak's customers, who sign in
+	n                             int       // how many BFFs
+	webhooks                      *balancer // in front of the BFFs, for the services' webhooks
+	emails                        []string  // the soak's customers, who sign in
 	logf                          func(string, ...any)
 
 	mu     sync.Mutex
@@ -78,13 +79,15 @@ func (b *bffs) run(ctx context.Context, services []string) error {
 			}
 		}
 	}()
-	for i, port := range b.ports {
-		p, base, err := b.start(ctx, i, port, lb.URL())
+	for i := range b.n {
+		p, base, err := b.start(ctx, i, freePort(), lb.URL())
 		if err != nil {
 			return err
 		}
 		procs, bases = append(procs, p), append(bases, base)
 	}
+	b.webhooks.setBackends(bases)
+	defer b.webhooks.setBackends(nil)
 
 	// Sign the customers in, each through one BFF; their streams and
 	// session look-ups go through the other too (the sessions are shared).
@@ -187,7 +190,8 @@ type bffProc struct {
 	done chan struct{}
 }
 
-// start runs BFF i and waits until it answers /healthz.
+// start runs BFF i and waits until it answers /api/config (a BFF's own
+// route: a port taken meanwhile by another server is not mistaken for it).
 func (b *bffs) start(ctx context.Context, i, port int, service string) (*bffProc, string, error) {
 	addr := "127.0.0.1:" + strconv.Itoa(port)
 	logs, err := os.Create(filepath.Join(b.dir, fmt.Sprintf("wallet-%d.log", i+1)))
@@ -207,10 +211,14 @@ func (b *bffs) start(ctx context.Context, i, port int, service string) (*bffProc
 	go func() { _ = cmd.Wait(); logs.Close(); close(p.done) }()
 	base := "http://" + addr
 	for deadline := time.Now().Add(time.Minute); ; {
-		resp, err := http.Get(base + "/healthz")
-		if err == nil {
-			resp.Body.Close()
+		cfg, err := (&bffclient.Client{Base: base}).Config(ctx)
+		if err == nil && cfg.OTPSignerPublicKey == b.signerKey {
 			return p, base, nil
+		}
+		select {
+		case <-p.done:
+			return nil, "", fmt.Errorf("wallet %d exited during start (%v); log: %s", i+1, cmd.ProcessState, logs.Name())
+		default:
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
 			_ = cmd.Process.Kill()

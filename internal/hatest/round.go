@@ -98,8 +98,14 @@ func RunRound(ctx context.Context, s Setup, r Round) (*Figures, error) {
 	if err != nil {
 		return fig, err
 	}
-	ports := []int{freePort(), freePort()}
-	b := &bffs{bin: s.Wallet, dir: r.Dir, database: db, signerKey: key, ports: ports, logf: logf}
+	// The services deliver webhooks to the BFFs through a balancer that
+	// listens from now on; the BFFs behind it start with the round.
+	hooks, err := newBalancer(nil)
+	if err != nil {
+		return fig, err
+	}
+	defer hooks.Close()
+	b := &bffs{bin: s.Wallet, dir: r.Dir, database: db, signerKey: key, n: 2, webhooks: hooks, logf: logf}
 	for i := range 2 {
 		b.emails = append(b.emails, fmt.Sprintf("soak-%d-%d@soak.example.com", s.Seed%1_000_000, i))
 	}
@@ -166,7 +172,7 @@ func RunRound(ctx context.Context, s Setup, r Round) (*Figures, error) {
 	cfg := soak.Config{
 		Seed: s.Seed, Stream: uint64(100 + r.N), Duration: r.Duration, Binary: s.Paymentsd, Database: db, Instances: 2,
 		Dir: r.Dir, Workers: 3, Customers: 3, DropRate: 0.05, Logf: logf, Patience: 60 * time.Second,
-		InstanceArgs: []string{"--webhook-url", fmt.Sprintf("http://127.0.0.1:%d/webhooks/service", ports[0])},
+		InstanceArgs: []string{"--webhook-url", hooks.URL() + "/webhooks/service"},
 		Schedule:     schedule,
 		Beside:       b.run,
 	}
