@@ -38,7 +38,7 @@ type client struct {
 
 	fmu      sync.Mutex
 	statuses map[int]int64 // attempts answered 5xx or 429, by status
-	writes   []time.Time   // when each POST got an answer below 500
+	writes   []time.Time   // when each POST was answered 2xx (a write done)
 
 	mu      sync.Mutex
 	answers map[string][]answer // by Idempotency-Key: every answer it got

@@ -69,7 +69,7 @@ func (c *client) note(method string, a answer, err error) {
 			c.statuses = map[int]int64{}
 		}
 		c.statuses[a.status]++
-	case method == http.MethodPost:
+	case method == http.MethodPost && a.status < 300:
 		c.writes = append(c.writes, time.Now())
 	}
 }

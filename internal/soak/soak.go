@@ -117,8 +117,8 @@ type Report struct {
 	// Unanswered counts the requests that got no answer within the
 	// client's patience (each is also a problem).
 	Unanswered int64
-	// Writes are when each write (a POST) was answered with a status
-	// below 500, in order: the failover test's time without writes.
+	// Writes are when each write (a POST) was answered 2xx, in order:
+	// the failover test's time without writes.
 	Writes   []time.Time
 	Problems []error
 }
