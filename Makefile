@@ -6,7 +6,7 @@ WASM_EXEC := $(shell $(GO) env GOROOT)/lib/wasm
 FUZZTIME  ?= 10s
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test vet unit wasm wasm-test bench-js bench-lighthouse e2e-js bench-smoke tools chromium brotli node fuzz soak bench clean
+.PHONY: run test vet unit wasm wasm-test bench-js bench-lighthouse e2e-js bench-smoke tools chromium brotli node pg-auto-failover fuzz soak ha-test bench clean
 
 ## run: the wallet on http://localhost:8080 with an embedded service on SQLite under ./data
 run: wasm
@@ -35,8 +35,9 @@ wasm: brotli
 	sh wasm/build.sh
 
 ## tools: what the tests need from the system (Chromium for e2e, brotli for the wasm build,
-## Node.js and npm for the wasm tests and the reference JS of the browser benchmark)
-tools: chromium brotli node
+## Node.js and npm for the wasm tests and the reference JS of the browser benchmark,
+## pg_auto_failover for the failover test's PostgreSQL HA cluster)
+tools: chromium brotli node pg-auto-failover
 
 chromium:
 	@command -v chromium >/dev/null 2>&1 || { echo "installing Chromium (apt)"; \
@@ -45,6 +46,11 @@ chromium:
 node:
 	@command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || { echo "installing Node.js and npm (apt)"; \
 	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq nodejs npm >/dev/null; }
+
+## pg-auto-failover: pg_autoctl and the monitor's extension for scripts/pg-ha-cluster.sh
+pg-auto-failover:
+	@command -v pg_autoctl >/dev/null 2>&1 || { echo "installing pg_auto_failover (apt)"; \
+	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq postgresql-15-auto-failover >/dev/null; }
 
 brotli:
 	@command -v brotli >/dev/null 2>&1 || { echo "installing brotli (apt)"; \
@@ -67,6 +73,16 @@ SEED     ?=
 DURATION ?= 2m
 soak:
 	SOAK_SEED=$(SEED) SOAK_DURATION=$(DURATION) SOAK_RACE=1 $(GO) test -race -count=1 -timeout 0 -run '^TestSoak$$' -v ./internal/soak/
+
+## ha-test: the failover test (internal/hatest) on a local pg_auto_failover cluster
+## (scripts/pg-ha-cluster.sh: a monitor and three data nodes, synchronous replication): two
+## paymentsd instances and two BFFs under load while the primary is killed, then frozen (its
+## network cut), then a service instance is drained and the primary killed again; afterwards
+## every acknowledged write is checked in the books and the figures of each round are printed
+## (time without writes, answers 503, requests lost). `make test` runs one short kill round.
+HA_DURATION ?= 40s
+ha-test: pg-auto-failover
+	HATEST_ROUNDS=kill,freeze,drain HATEST_DURATION=$(HA_DURATION) HATEST_SEED=$(SEED) $(GO) test -count=1 -timeout 0 -run '^TestFailover$$' -v ./internal/hatest/
 
 ## bench: the benchmark report (bench/report/report.md, chart.png, results.json): our wasm
 ## against the reference JS in one Chromium page, the BFF against a direct call, the service

@@ -34,6 +34,11 @@ type client struct {
 	dropRate float64
 
 	attempts, lost, fiveXX, dropped atomic.Int64
+	unanswered                      atomic.Int64
+
+	fmu      sync.Mutex
+	statuses map[int]int64 // attempts answered 5xx or 429, by status
+	writes   []time.Time   // when each POST was answered 2xx (a write done)
 
 	mu      sync.Mutex
 	answers map[string][]answer // by Idempotency-Key: every answer it got
@@ -97,11 +102,13 @@ func (c *client) do(ctx context.Context, rnd *rand.Rand, r request) (answer, err
 	var last string
 	for n := 0; ; n++ {
 		if time.Now().After(deadline) {
+			c.unanswered.Add(1)
 			return answer{}, fmt.Errorf("%s %s (Idempotency-Key %q): no answer in %s of retries; last: %s", r.method, r.path, r.key, c.patience, last)
 		}
 		in := c.instances[(rnd.IntN(len(c.instances))+n)%len(c.instances)]
 		a, err := c.once(ctx, in, r, body)
 		c.attempts.Add(1)
+		c.note(r.method, a, err)
 		switch {
 		case err != nil && ctx.Err() != nil:
 			return answer{}, ctx.Err()
@@ -180,14 +187,15 @@ func (c *client) record(key string, a answer) {
 
 // inconsistentKeys lists the keys that got different answers: a request
 // repeated with its Idempotency-Key must get the first answer again, byte
-// for byte.
+// for byte, but for an error body's requestId (each attempt is a request
+// of its own, with its own id, unless the service replays a stored answer).
 func (c *client) inconsistentKeys() []error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var out []error
 	for key, as := range c.answers {
 		for _, a := range as[1:] {
-			if a.status != as[0].status || !bytes.Equal(a.body, as[0].body) {
+			if a.status != as[0].status || !bytes.Equal(withoutRequestID(a.body), withoutRequestID(as[0].body)) {
 				out = append(out, fmt.Errorf("Idempotency-Key %q got two answers: %d %s (via %s) and %d %s (via %s, replayed %v)",
 					key, as[0].status, clip(as[0].body), as[0].via, a.status, clip(a.body), a.via, a.replayed))
 				break
@@ -219,4 +227,22 @@ func clip(b []byte) string {
 		return string(b[:400]) + "…"
 	}
 	return string(b)
+}
+
+// withoutRequestID is a JSON object body without its top-level
+// "requestId" member (other bodies as they are), re-encoded.
+func withoutRequestID(body []byte) []byte {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(body, &m) != nil {
+		return body
+	}
+	if _, ok := m["requestId"]; !ok {
+		return body
+	}
+	delete(m, "requestId")
+	out, err := json.Marshal(m)
+	if err != nil {
+		return body
+	}
+	return out
 }

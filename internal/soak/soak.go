@@ -49,6 +49,23 @@ type Config struct {
 	DropRate float64
 	// Logf reports progress.
 	Logf func(format string, args ...any)
+
+	// The failover test's hooks (internal/hatest); zero values keep the
+	// soak as it is.
+
+	// Schedule, when set, replaces the random faults: it runs beside the
+	// operations from their start until ctx ends, may stop and start the
+	// instances through the Fleet, and answers how many faults it caused.
+	Schedule func(ctx context.Context, f Fleet) int
+	// Beside, when set, runs beside the operations (other load on the same
+	// system, e.g. BFFs in front of the instances) with the instances'
+	// base URLs; it returns when ctx ends, and its error is a problem.
+	Beside func(ctx context.Context, services []string) error
+	// InstanceArgs are more flags for every instance (after the soak's).
+	InstanceArgs []string
+	// Patience is how long one request is retried before it counts as
+	// unanswered (default 90 s).
+	Patience time.Duration
 }
 
 // The service's settings for a soak: sandbox mode (funding, the outcome
@@ -95,7 +112,15 @@ type Report struct {
 	Transfers, Fundings          int
 	Deposits, LedgerTransactions int
 	Verify                       string // what `paymentsd ledger verify` counted
-	Problems                     []error
+	// Statuses counts the attempts answered 5xx or 429, by status.
+	Statuses map[int]int64
+	// Unanswered counts the requests that got no answer within the
+	// client's patience (each is also a problem).
+	Unanswered int64
+	// Writes are when each write (a POST) was answered 2xx, in order:
+	// the failover test's time without writes.
+	Writes   []time.Time
+	Problems []error
 }
 
 func (r *Report) String() string {
@@ -123,7 +148,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	for i := range instances {
 		name := fmt.Sprintf("paymentsd-%d", i+1)
 		instances[i] = &instance{name: name, bin: cfg.Binary, env: cfg.env(), logs: filepath.Join(cfg.Dir, name+".log"),
-			args: append([]string{"--dev-mailbox", "--log-level", "warn"}, cfg.serviceArgs()...)}
+			args: append(append([]string{"--dev-mailbox", "--log-level", "warn"}, cfg.serviceArgs()...), cfg.InstanceArgs...)}
 	}
 	defer func() {
 		for _, in := range instances {
@@ -138,7 +163,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			return rep, fmt.Errorf("start %s: %w (log: %s)", in.name, err, in.logs)
 		}
 	}
-	w := &world{cfg: cfg, c: newClient(instances, credential, 90*time.Second), counts: map[string]int{}}
+	patience := cfg.Patience
+	if patience == 0 {
+		patience = 90 * time.Second
+	}
+	w := &world{cfg: cfg, c: newClient(instances, credential, patience), counts: map[string]int{}}
 	stream := func(n uint64) *rand.Rand { return rand.New(rand.NewPCG(cfg.Seed, cfg.Stream*1000+n)) }
 	t0 := time.Now()
 	if err := w.setup(ctx, stream(0), cfg.Customers); err != nil {
@@ -151,7 +180,19 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	opsCtx, stopOps := context.WithTimeout(ctx, cfg.Duration)
 	defer stopOps()
 	faultsDone := make(chan int, 1)
-	if cfg.faults() {
+	besideDone := make(chan error, 1)
+	if cfg.Beside != nil {
+		var urls []string
+		for _, in := range instances {
+			urls = append(urls, in.base())
+		}
+		go func() { besideDone <- cfg.Beside(opsCtx, urls) }()
+	} else {
+		besideDone <- nil
+	}
+	if cfg.Schedule != nil {
+		go func() { faultsDone <- cfg.Schedule(opsCtx, Fleet{w: w, instances: instances}) }()
+	} else if cfg.faults() {
 		go func() { faultsDone <- w.faults(opsCtx, stream(1), instances, start) }()
 	} else {
 		faultsDone <- 0
@@ -168,6 +209,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	workers.Wait()
 	rep.Faults = <-faultsDone
+	if err := <-besideDone; err != nil {
+		w.problem("%v", err)
+	}
 	cfg.Logf("operations done after %s; waiting for settlement", time.Since(start).Round(time.Millisecond))
 	for _, in := range instances {
 		if !in.running() {
@@ -199,6 +243,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	rep.Verify = runLedgerVerify(ctx, cfg, w)
 	rep.Counts = w.counts
 	rep.Attempts, rep.Lost, rep.FiveXX, rep.Dropped = w.c.attempts.Load(), w.c.lost.Load(), w.c.fiveXX.Load(), w.c.dropped.Load()
+	rep.Statuses, rep.Unanswered, rep.Writes = w.c.figures()
 	rep.Problems = append(rep.Problems, w.problems...)
 	return rep, errors.Join(rep.Problems...)
 }

@@ -118,3 +118,22 @@ func TestCrashIn(t *testing.T) {
 		}
 	}
 }
+
+// TestWithoutRequestID: two answers to one key that differ only in the
+// error body's requestId are the same answer; any other difference is not.
+func TestWithoutRequestID(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		same bool
+	}{
+		{`{"status":409,"code":"X","requestId":"req_1"}`, `{"status":409,"code":"X","requestId":"req_2"}`, true},
+		{`{"status":409,"code":"X","requestId":"req_1"}`, `{"status":409,"code":"Y","requestId":"req_1"}`, false},
+		{`{"id":"Transaction:1","status":"PENDING"}`, `{"id":"Transaction:1","status":"PENDING"}`, true},
+		{`{"id":"Transaction:1"}`, `{"id":"Transaction:2"}`, false},
+		{`not json`, `not json`, true},
+	} {
+		if got := string(withoutRequestID([]byte(c.a))) == string(withoutRequestID([]byte(c.b))); got != c.same {
+			t.Errorf("%s vs %s: same %v, want %v", c.a, c.b, got, c.same)
+		}
+	}
+}
