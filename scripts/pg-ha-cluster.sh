@@ -56,7 +56,12 @@ DIR=$2
 NODE=${3:-}
 command -v pg_autoctl >/dev/null || die "pg_autoctl not found: apt-get install -y postgresql-15-auto-failover (make pg-auto-failover)"
 [ -x "$BINDIR/pg_ctl" ] || die "no PostgreSQL 15 binaries in $BINDIR (set PG_BINDIR)"
-mkdir -p "$DIR"
+if [ "$CMD" = start ]; then
+	mkdir -p "$DIR"
+elif [ ! -d "$DIR" ]; then
+	[ "$CMD" = stop ] && exit 0 # nothing to stop (a watcher after the cleanup)
+	die "no cluster in $DIR"
+fi
 DIR=$(cd "$DIR" && pwd)
 
 # as_pg runs a command as the postgres user (when root) with the cluster's environment:
