@@ -94,7 +94,11 @@ func (s *Server) receiveWebhook(c *fiber.Ctx) (result string, _ error) {
 	ev := Event{ID: id, Type: env.Type, CustomerID: customerOf(env.Type, env.Data), Body: compact.Bytes()}
 	added, err := s.events.Add(ctx, ev)
 	if err != nil {
-		s.log.ErrorContext(ctx, "bff: recording a webhook", slog.String("id", ev.ID), slog.Any("err", err))
+		if s.storeUnavailable(err) { // a failover: the service sends it again
+			s.log.WarnContext(ctx, "bff: recording a webhook: the BFF's database is unavailable", slog.String("id", ev.ID), slog.Any("err", err))
+		} else {
+			s.log.ErrorContext(ctx, "bff: recording a webhook", slog.String("id", ev.ID), slog.Any("err", err))
+		}
 		return webhookUnavailable, errWebhookUnavailable
 	}
 	result = webhookNew

@@ -611,14 +611,14 @@ func (s *Service) RunWorkers(ctx context.Context) {
 			s.runVerifier(ctx)
 		case <-settle.C:
 			if _, err := s.SettleDue(ctx); err != nil && ctx.Err() == nil {
-				s.log.ErrorContext(ctx, "settlement worker failed", "err", err)
+				s.logWorker(ctx, "settlement worker failed", err)
 			}
 			if _, err := s.SealLedger(ctx); err != nil && ctx.Err() == nil {
-				s.log.ErrorContext(ctx, "ledger sealer failed", "err", err)
+				s.logWorker(ctx, "ledger sealer failed", err)
 			}
 		case <-sweep.C:
 			if err := s.sweepIdempotency(ctx); err != nil && ctx.Err() == nil {
-				s.log.ErrorContext(ctx, "idempotency sweep failed", "err", err)
+				s.logWorker(ctx, "idempotency sweep failed", err)
 			}
 		}
 	}
@@ -626,7 +626,7 @@ func (s *Service) RunWorkers(ctx context.Context) {
 
 func (s *Service) runVerifier(ctx context.Context) {
 	if _, err := s.VerifyPending(ctx); err != nil && ctx.Err() == nil {
-		s.log.ErrorContext(ctx, "external account verifier failed", "err", err)
+		s.logWorker(ctx, "external account verifier failed", err)
 	}
 }
 

@@ -1,6 +1,7 @@
 package payments
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -38,3 +39,14 @@ const ChallengePrefix = "Request:"
 // and the transport leaves it out of the SignedCall, as the spec has both
 // retry headers ignored on the initial call.
 func IsChallengeID(id string) bool { return strings.HasPrefix(id, ChallengePrefix) }
+
+// logWorker logs a worker's failed round: at warn when the database went
+// away (a failover: the next round resumes on the new primary, nothing
+// was half done), at error otherwise.
+func (s *Service) logWorker(ctx context.Context, msg string, err error) {
+	if errors.Is(err, ErrUnavailable) {
+		s.log.WarnContext(ctx, msg+" (database unavailable; the next round retries)", "err", err)
+		return
+	}
+	s.log.ErrorContext(ctx, msg, "err", err)
+}

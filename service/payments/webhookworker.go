@@ -76,11 +76,11 @@ func (s *Service) runWebhookWorker(ctx context.Context) {
 	// Once at start as well: an instance restarted more often than
 	// hourly would otherwise never drop anything.
 	if _, err := s.DropOldEvents(ctx); err != nil && ctx.Err() == nil {
-		s.log.ErrorContext(ctx, "event retention sweep failed", "err", err)
+		s.logWorker(ctx, "event retention sweep failed", err)
 	}
 	for {
 		if _, err := s.deliver(ctx, true); err != nil && ctx.Err() == nil {
-			s.log.ErrorContext(ctx, "webhook worker failed", "err", err)
+			s.logWorker(ctx, "webhook worker failed", err)
 		}
 		select {
 		case <-ctx.Done():
@@ -88,7 +88,7 @@ func (s *Service) runWebhookWorker(ctx context.Context) {
 		case <-tick.C:
 		case <-sweep.C:
 			if _, err := s.DropOldEvents(ctx); err != nil && ctx.Err() == nil {
-				s.log.ErrorContext(ctx, "event retention sweep failed", "err", err)
+				s.logWorker(ctx, "event retention sweep failed", err)
 			}
 		case <-s.hooks.wake:
 			// Let the changes that commit meanwhile join this round:
