@@ -55,6 +55,7 @@ var microPackages = []string{"./shared/walletcrypto", "./shared/accountrules", "
 var steps = []string{"browser", "micro", "ledger", "bff", "service", "scale", "events", "pageload", "lighthouse"}
 
 func main() {
+	load.ServeReceiverIfAsked() // the events step's webhook receiver runs as this binary too
 	if err := run(context.Background(), os.Args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			os.Exit(0)

@@ -1,12 +1,16 @@
 package load
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"os/exec"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -134,31 +138,94 @@ func RunEvents(ctx context.Context, o Options) (*EventsResult, error) {
 	return out, nil
 }
 
-// receiver is a webhook endpoint that answers 204 at once.
+// receiver is a webhook endpoint that answers 204 at once. It runs in a
+// process of its own (this binary again, see ServeReceiverIfAsked), so
+// that the CPU time the bench reads from its own process is the service's
+// alone, as the budget "the service's CPU per delivered webhook" means it:
+// a receiver in the same process put its HTTP server's share (a fifth of
+// the figure) on the service's account.
 type receiver struct {
-	url       string
-	delivered atomic.Int64
-	close     func()
+	url   string
+	count func() (int64, error) // deliveries so far
+	close func()
+}
+
+// receiverEnv asks this binary to be the bench's webhook receiver.
+const receiverEnv = "PAYWALLET_BENCH_WEBHOOK_RECEIVER"
+
+// ServeReceiverIfAsked makes this process the webhook receiver when its
+// parent started it as one (startReceiver), and exits when the parent
+// closes its standard input; otherwise it returns at once. Every binary
+// that runs RunEvents calls it first thing (the bench's main, the load
+// tests' TestMain).
+func ServeReceiverIfAsked() {
+	if os.Getenv(receiverEnv) != "1" {
+		return
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "receiver:", err)
+		os.Exit(1)
+	}
+	var delivered atomic.Int64
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /webhooks", func(w http.ResponseWriter, req *http.Request) {
+		_, _ = io.Copy(io.Discard, req.Body)
+		delivered.Add(1)
+		w.WriteHeader(http.StatusNoContent)
+	})
+	mux.HandleFunc("GET /count", func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprint(w, delivered.Load())
+	})
+	go func() { _ = (&http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: mux}).Serve(ln) }()
+	fmt.Println("http://" + ln.Addr().String())
+	_, _ = io.Copy(io.Discard, os.Stdin) // until the parent goes
+	os.Exit(0)
 }
 
 func startReceiver() (*receiver, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	exe, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
-	r := &receiver{url: "http://" + ln.Addr().String() + "/webhooks"}
-	srv := &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		_, _ = io.Copy(io.Discard, req.Body)
-		r.delivered.Add(1)
-		w.WriteHeader(http.StatusNoContent)
-	})}
-	go func() { _ = srv.Serve(ln) }()
-	r.close = func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(ctx)
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), receiverEnv+"=1")
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
 	}
-	return r, nil
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	stop := func() { stdin.Close(); _ = cmd.Wait() }
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		stop()
+		return nil, fmt.Errorf("webhook receiver process: %w", err)
+	}
+	base := strings.TrimSpace(line)
+	hc := &http.Client{Timeout: 10 * time.Second}
+	return &receiver{
+		url: base + "/webhooks",
+		count: func() (int64, error) {
+			resp, err := hc.Get(base + "/count")
+			if err != nil {
+				return 0, err
+			}
+			defer resp.Body.Close()
+			b, err := io.ReadAll(resp.Body)
+			if err != nil {
+				return 0, err
+			}
+			return strconv.ParseInt(string(b), 10, 64)
+		},
+		close: stop,
+	}, nil
 }
 
 // setWebhookEndpoint points the stack's webhooks at url (PATCH /config).
@@ -214,12 +281,22 @@ func (s *stack) drainOutbox(ctx context.Context) (time.Duration, error) {
 
 // drainMeasured delivers what the stack recorded (its workers stopped),
 // calling DeliverWebhooks until nothing is pending, and returns the
-// deliveries and the process's CPU time they took.
+// deliveries and the process's CPU time they took. What is pending is
+// counted (a transaction of the bench's own) only when a round delivered
+// nothing, so that the figure is the worker's.
 func (s *stack) drainMeasured(ctx context.Context, rcv *receiver) (int64, time.Duration, error) {
-	d0, cpu0 := rcv.delivered.Load(), processCPU()
+	d0, err := rcv.count()
+	if err != nil {
+		return 0, 0, err
+	}
+	cpu0 := processCPU()
 	for {
-		if _, err := s.svc.DeliverWebhooks(ctx); err != nil {
+		n, err := s.svc.DeliverWebhooks(ctx)
+		if err != nil {
 			return 0, 0, err
+		}
+		if n > 0 {
+			continue
 		}
 		pending, err := s.pendingEvents(ctx)
 		if err != nil {
@@ -229,7 +306,9 @@ func (s *stack) drainMeasured(ctx context.Context, rcv *receiver) (int64, time.D
 			break
 		}
 	}
-	return rcv.delivered.Load() - d0, processCPU() - cpu0, nil
+	used := processCPU() - cpu0
+	d1, err := rcv.count()
+	return d1 - d0, used, err
 }
 
 // processCPU is the process's user and system CPU time so far.
@@ -367,7 +446,10 @@ func compareWebhooks(ctx context.Context, p plan, kind, measure string, c int, o
 		o.add(run(ctx, c, dur/throughputRounds, p.cap/throughputRounds, func(ctx context.Context, client, _ int) error {
 			return off.quoteAndExecute(ctx, offPayers[client])
 		}))
-		d0 := rcv.delivered.Load()
+		d0, err := rcv.count()
+		if err != nil {
+			return WebhookThroughput{}, err
+		}
 		pending0, err := on.pendingEvents(ctx)
 		if err != nil {
 			return WebhookThroughput{}, err
@@ -396,7 +478,11 @@ func compareWebhooks(ctx context.Context, p plan, kind, measure string, c int, o
 			sm.elapsed += drained
 		}
 		w.add(sm)
-		delivered += rcv.delivered.Load() - d0
+		d1, err := rcv.count()
+		if err != nil {
+			return WebhookThroughput{}, err
+		}
+		delivered += d1 - d0
 	}
 	cell := WebhookThroughput{Store: kind, Clients: c, Measure: measure, Off: o.stats(), On: w.stats(), Delivered: delivered}
 	if cell.Off.RPS > 0 {

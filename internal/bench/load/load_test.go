@@ -10,7 +10,10 @@ import (
 	"paywallet/service/store/pgtest"
 )
 
-func TestMain(m *testing.M) { pgtest.Main(m) }
+func TestMain(m *testing.M) {
+	ServeReceiverIfAsked() // RunEvents' webhook receiver is this test binary again
+	pgtest.Main(m)
+}
 
 // TestSmoke runs the three scenarios with tiny settings on SQLite and
 // PostgreSQL and checks that every cell made requests and that every
