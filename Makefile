@@ -23,8 +23,13 @@ vet:
 	$(GO) vet ./...
 	GOOS=js GOARCH=wasm $(GO) vet ./wasm/ ./shared/... ./internal/bench/browser/floor/
 
+# Four packages at once on two cores: the long ones (e2e and web in Chromium,
+# the store and the service on PostgreSQL, the failover round) mostly wait on
+# a browser, a database or a failover, and two at once left the cores idle
+# 40 % of the time.
+TESTP ?= 4
 unit:
-	$(GO) test -race -count=1 -timeout 15m ./...
+	$(GO) test -race -count=1 -p $(TESTP) -timeout 15m ./...
 
 wasm-test:
 	PATH="$(WASM_EXEC):$$PATH" GOOS=js GOARCH=wasm $(GO) test -count=1 ./wasm/ ./shared/...

@@ -217,6 +217,7 @@ func hasSetting(t *testing.T, ctx context.Context, db *DB, key string) bool {
 // but never answers (a cut-off primary); and once a host has answered, new
 // connections go to it first instead of waiting on the silent one again.
 func TestMultiHostURL(t *testing.T) {
+	t.Parallel()
 	raw := pgtest.Start(t).NewDatabase(t)
 	u, _ := url.Parse(raw)
 	refused := func() string { // a port nothing listens on
@@ -266,6 +267,7 @@ func TestMultiHostURL(t *testing.T) {
 // pool's dead connections are dropped and the lost transaction runs again
 // on a new one, once.
 func TestServerEndsSessions(t *testing.T) {
+	t.Parallel()
 	raw := pgtest.Start(t).NewDatabase(t)
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
@@ -328,6 +330,7 @@ func TestServerEndsSessions(t *testing.T) {
 // out, the transaction is not run again (it may have committed) and the
 // caller gets store.ErrUnavailable, whichever way it went.
 func TestCommitOutcomeUnknown(t *testing.T) {
+	t.Parallel()
 	raw := pgtest.Start(t).NewDatabase(t)
 	u, _ := url.Parse(raw)
 	for _, tc := range []struct {
@@ -377,6 +380,7 @@ func TestCommitOutcomeUnknown(t *testing.T) {
 // with store.ErrUnavailable after the attempt's bound, not never; once it
 // answers again, so does the store.
 func TestServerStopsAnswering(t *testing.T) {
+	t.Parallel()
 	raw := pgtest.Start(t).NewDatabase(t)
 	u, _ := url.Parse(raw)
 	p := newProxy(t, u.Host)
@@ -412,6 +416,7 @@ func TestServerStopsAnswering(t *testing.T) {
 // exceeded" inside pgconn's ConnectError: that is the database being
 // away (ErrUnavailable, answered 503), not the caller giving up.
 func TestNewConnectionToASilentServer(t *testing.T) {
+	t.Parallel()
 	raw := pgtest.Start(t).NewDatabase(t)
 	u, _ := url.Parse(raw)
 	p := newProxy(t, u.Host)
@@ -443,6 +448,7 @@ func TestNewConnectionToASilentServer(t *testing.T) {
 // promoted yet) is unavailable, not an error of the statement; writes go
 // again once a node accepts them.
 func TestOnlyAStandbyLeft(t *testing.T) {
+	t.Parallel()
 	raw := pgtest.Start(t).NewDatabase(t)
 	u, _ := url.Parse(raw)
 	name := strings.TrimPrefix(u.Path, "/")
@@ -488,6 +494,7 @@ func TestOnlyAStandbyLeft(t *testing.T) {
 // on a silent server that ping would wait as long as the caller's context
 // lasts (a worker's: forever). Found by review.
 func TestTxForOnASilentServer(t *testing.T) {
+	t.Parallel()
 	raw := pgtest.Start(t).NewDatabase(t)
 	u, _ := url.Parse(raw)
 	p := newProxy(t, u.Host)
@@ -522,6 +529,7 @@ func TestTxForOnASilentServer(t *testing.T) {
 // second before the ResetSession hook: on a silent old primary each would
 // cost a whole attempt. Found by review.
 func TestStaleConnectionsAreNotPinged(t *testing.T) {
+	t.Parallel()
 	raw := pgtest.Start(t).NewDatabase(t)
 	u, _ := url.Parse(raw)
 	p := newProxy(t, u.Host)
@@ -533,7 +541,10 @@ func TestStaleConnectionsAreNotPinged(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	db.attemptTimeout = 2 * time.Second
+	// Pinged first, each of the stale connections would hang a whole
+	// attempt, and the write would end ErrUnavailable (lostRetryFor is
+	// shorter than one attempt); dropped unpinged, it succeeds.
+	db.attemptTimeout = 3 * time.Second
 	var wg sync.WaitGroup
 	for i := range 6 { // several pooled connections to the old primary
 		wg.Add(1)
@@ -552,9 +563,9 @@ func TestStaleConnectionsAreNotPinged(t *testing.T) {
 	db.pg.broke()                       // and a transaction has already noticed
 	start := time.Now()
 	err = putSetting(ctx, db, "after-the-switch")
-	t.Logf("first write after the break was noticed: %v after %v (attempt bound 2 s)", err, time.Since(start).Round(time.Millisecond))
-	if err != nil || time.Since(start) > 1500*time.Millisecond {
-		t.Errorf("a known-stale connection was waited on instead of dropped")
+	if err != nil {
+		t.Errorf("first write after the break was noticed: %v after %v: a known-stale connection was waited on instead of dropped",
+			err, time.Since(start).Round(time.Millisecond))
 	}
 	p.mode.Store(proxyForward)
 }
