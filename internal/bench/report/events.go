@@ -45,7 +45,7 @@ func (r *Report) eventBudgets() []Budget {
 			verdict(&outbox, worst >= 0.95, worst >= 0.98)
 		}
 		if len(cpus) > 0 {
-			cpu.Measured = strings.Join(cpus, "; ") + " (the whole process over a drain: an upper bound, the receiver included)"
+			cpu.Measured = strings.Join(cpus, "; ") + " (the bench process's CPU over a drain by the worker's code alone, the receiver in a process of its own)"
 			if len(delivered) > 0 {
 				cpu.Measured += "; on against off with every event delivered on the same two cores: " + strings.Join(delivered, "; ")
 			}
