@@ -106,6 +106,9 @@ func httpError(err error) (e *Error, known bool) {
 	if errors.Is(err, payments.ErrUnavailable) {
 		return unavailableError, true
 	}
+	if errors.Is(err, payments.ErrContention) {
+		return contentionError, true
+	}
 	if errors.As(err, &e) {
 		return e, true
 	}
@@ -130,6 +133,13 @@ var internalError = &Error{Status: http.StatusInternalServerError, Code: payment
 // stored under the key (a 5xx).
 var unavailableError = &Error{Status: http.StatusServiceUnavailable, Code: payments.CodeServiceUnavailable,
 	Message:    "The service lost its database for a moment (a failover). Retry the request with the same Idempotency-Key: it takes effect exactly once.",
+	RetryAfter: 1}
+
+// contentionError answers an operation whose transaction kept losing races
+// with concurrent ones (payments.ErrContention): nothing was done, and the
+// same request a moment later, with its Idempotency-Key, goes through.
+var contentionError = &Error{Status: http.StatusServiceUnavailable, Code: payments.CodeServiceUnavailable,
+	Message:    "The service is busy with other changes to the same records; nothing was done. Retry the request with the same Idempotency-Key.",
 	RetryAfter: 1}
 
 // body is the error's JSON answer as stored under an Idempotency-Key:

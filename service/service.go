@@ -274,7 +274,7 @@ func bearerToken(r *http.Request) string {
 func (s *Service) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	e, known := httpError(err)
 	switch {
-	case e == unavailableError:
+	case e == unavailableError, e == contentionError:
 		s.log.WarnContext(r.Context(), "request failed: the database is unavailable", "method", r.Method, "path", r.URL.Path, "err", err)
 	case !known && r.Context().Err() != nil && errors.Is(err, r.Context().Err()):
 		// The caller went away first: nobody reads the answer, and

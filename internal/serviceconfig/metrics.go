@@ -34,6 +34,8 @@ func registerStoreMetrics(reg *prometheus.Registry, st *sqlstore.DB) error {
 			func(s sqlstore.Stats) float64 { return float64(s.Retries) }),
 		counter("payments_db_unavailable_total", "Transactions given up because the database went away (answered 503 SERVICE_UNAVAILABLE).",
 			func(s sqlstore.Stats) float64 { return float64(s.Unavailable) }),
+		counter("payments_db_contention_total", "Transactions given up after losing every retry to concurrent ones (answered 503 SERVICE_UNAVAILABLE).",
+			func(s sqlstore.Stats) float64 { return float64(s.Contention) }),
 	}
 	for _, c := range cs {
 		if err := reg.Register(c); err != nil {

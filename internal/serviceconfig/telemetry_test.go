@@ -54,7 +54,7 @@ func TestRegistryAndTracerProvider(t *testing.T) {
 		`payments_http_requests_total{method="GET",route="/customers",status="200"} 1`,
 		`payments_db_connections{state="in_use"}`, `payments_db_connections{state="idle"}`, `payments_db_connections_max`,
 		`payments_db_wait_total`, `payments_db_wait_seconds_total`, `payments_db_commits_total`,
-		`payments_db_tx_retries_total 0`, `payments_db_unavailable_total 0`,
+		`payments_db_tx_retries_total 0`, `payments_db_unavailable_total 0`, `payments_db_contention_total 0`,
 		`payments_settlement_backlog`, `payments_webhook_lag_seconds`, `payments_sign_ins_total`,
 	} {
 		if !strings.Contains(string(text), want) {

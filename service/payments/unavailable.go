@@ -18,6 +18,12 @@ import (
 // internal step's refusal is deliberately flattened to a 500.
 var ErrUnavailable = store.ErrUnavailable
 
+// ErrContention is the store's [store.ErrContention] for the HTTP layer:
+// a transaction that lost its races with concurrent ones until the store
+// gave up. Nothing was done; answered 503 with Retry-After, never stored
+// under an Idempotency-Key.
+var ErrContention = store.ErrContention
+
 // internalStep is the error of an internal step (the sandbox trigger's
 // setup) that failed: a refusal of that step is the service's fault, so its
 // text is kept but not its *Error identity (it is answered 500), while a

@@ -47,6 +47,13 @@ var ErrConflict = errors.New("store: conflict")
 // the first attempt's answer if that attempt did commit.
 var ErrUnavailable = errors.New("store: database unavailable")
 
+// ErrContention reports that a transaction kept losing races with
+// concurrent ones (serialization failures, on PostgreSQL) until the store
+// gave up running it again: too many requests changed the same rows at
+// once. Nothing took effect; the caller answers "try again" (HTTP 503
+// with Retry-After), as for ErrUnavailable, not a failure of its own.
+var ErrContention = errors.New("store: too much contention")
+
 // Store opens transactions. Implementations are safe for concurrent use.
 type Store interface {
 	// Tx runs fn in one database transaction. If fn returns an error the

@@ -569,3 +569,31 @@ func TestStaleConnectionsAreNotPinged(t *testing.T) {
 	}
 	p.mode.Store(proxyForward)
 }
+
+// TestContentionGivesUp: a transaction that loses every race is given up
+// after maxAttempts runs as store.ErrContention (answered 503 "busy"),
+// not as a bare driver error (answered 500).
+func TestContentionGivesUp(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	db, err := OpenPostgres(ctx, pgtest.Start(t).NewDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	runs := 0
+	err = db.Tx(ctx, func(tx store.Tx) error {
+		runs++
+		return fmt.Errorf("store: post: %w", &pgconn.PgError{Code: "40001", Message: "could not serialize access"})
+	})
+	if !errors.Is(err, store.ErrContention) || errors.Is(err, store.ErrUnavailable) {
+		t.Fatalf("Tx losing every race = %v, want ErrContention", err)
+	}
+	if runs != maxAttempts {
+		t.Errorf("fn ran %d times, want %d", runs, maxAttempts)
+	}
+	if st := db.Stats(); st.Contention != 1 || st.Retries != maxAttempts-1 {
+		t.Errorf("Stats: %+v", st)
+	}
+}

@@ -26,11 +26,13 @@ type Stats struct {
 	Retries uint64
 	// Unavailable counts the transactions given up as store.ErrUnavailable.
 	Unavailable uint64
+	// Contention counts the transactions given up as store.ErrContention.
+	Contention uint64
 }
 
 // counters are Stats' live counters.
 type counters struct {
-	commits, retries, unavailable atomic.Uint64
+	commits, retries, unavailable, contention atomic.Uint64
 }
 
 // Stats returns the store's counters.
@@ -45,6 +47,7 @@ func (db *DB) Stats() Stats {
 		Commits:     db.count.commits.Load(),
 		Retries:     db.count.retries.Load(),
 		Unavailable: db.count.unavailable.Load(),
+		Contention:  db.count.contention.Load(),
 	}
 }
 

@@ -514,7 +514,8 @@ func (db *DB) run(ctx context.Context, begin func(context.Context, *sql.TxOption
 			d = 50 * time.Millisecond << min(attempt-1, 3)
 		case raced:
 			if attempt >= maxAttempts {
-				return err
+				db.count.contention.Add(1)
+				return fmt.Errorf("%w: gave up after %d attempts: %w", store.ErrContention, attempt, err)
 			}
 			// Jittered exponential backoff, 1 ms doubling to at most
 			// 64 ms, so racing transactions do not collide again in
