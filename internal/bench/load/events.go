@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -150,6 +151,10 @@ type receiver struct {
 	close func()
 }
 
+// drainProfileEnv names a file for a CPU profile of drainMeasured (the
+// last store's drain wins).
+const drainProfileEnv = "PAYWALLET_BENCH_DRAIN_PROFILE"
+
 // receiverEnv asks this binary to be the bench's webhook receiver.
 const receiverEnv = "PAYWALLET_BENCH_WEBHOOK_RECEIVER"
 
@@ -290,6 +295,15 @@ func (s *stack) drainMeasured(ctx context.Context, rcv *receiver) (int64, time.D
 		return 0, 0, err
 	}
 	cpu0 := processCPU()
+	if path := os.Getenv(drainProfileEnv); path != "" {
+		// A CPU profile of the drain alone, for finding where a
+		// delivery's microseconds go.
+		if f, err := os.Create(path); err == nil {
+			if pprof.StartCPUProfile(f) == nil {
+				defer func() { pprof.StopCPUProfile(); f.Close() }()
+			}
+		}
+	}
 	for {
 		n, err := s.svc.DeliverWebhooks(ctx)
 		if err != nil {
