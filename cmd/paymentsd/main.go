@@ -126,17 +126,11 @@ Flags (each can also be set with the environment variable in brackets):
 		log.Info("metrics are served", "url", "http://"+addr+"/metrics")
 	}
 	if tel.TracingOn() {
-		tp, shutdownTraces, err := telemetry.NewTracerProvider(stopping, tel, "paymentsd")
+		tp, stopTracing, err := telemetry.StartTracing(stopping, tel, "paymentsd", log)
 		if err != nil {
 			return fmt.Errorf("--otlp-endpoint: %w", err)
 		}
-		defer func() {
-			flush, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			if err := shutdownTraces(flush); err != nil {
-				log.Warn("flushing traces failed", "err", err)
-			}
-		}()
+		defer stopTracing()
 		opts.TracerProvider = tp
 	}
 

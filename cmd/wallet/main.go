@@ -148,17 +148,11 @@ Flags (each can also be set with the environment variable in brackets):
 	}
 	tp := h.tracerProvider
 	if tp == nil && tel.TracingOn() {
-		otlp, shutdownTraces, err := telemetry.NewTracerProvider(ctx, tel, "wallet")
+		otlp, stopTracing, err := telemetry.StartTracing(ctx, tel, "wallet", log)
 		if err != nil {
 			return fmt.Errorf("--otlp-endpoint: %w", err)
 		}
-		defer func() {
-			flush, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			if err := shutdownTraces(flush); err != nil {
-				log.Warn("flushing traces failed", "err", err)
-			}
-		}()
+		defer stopTracing()
 		tp = otlp
 	}
 

@@ -2,7 +2,9 @@ package telemetry
 
 import (
 	"context"
+	"log/slog"
 	"strings"
+	"time"
 
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/propagation"
@@ -48,4 +50,22 @@ func NewTracerProvider(ctx context.Context, o Options, serviceName string) (tp t
 func NewSDKTracerProvider(serviceName string, opts ...sdktrace.TracerProviderOption) *sdktrace.TracerProvider {
 	res := resource.NewWithAttributes(semconv.SchemaURL, semconv.ServiceName(serviceName))
 	return sdktrace.NewTracerProvider(append([]sdktrace.TracerProviderOption{sdktrace.WithResource(res)}, opts...)...)
+}
+
+// StartTracing is NewTracerProvider for a binary: the provider, and a stop
+// to defer that flushes what is buffered (5 s at most) and logs a failure
+// to log. With tracing off it returns a no-op provider and a stop that
+// does nothing.
+func StartTracing(ctx context.Context, o Options, serviceName string, log *slog.Logger) (trace.TracerProvider, func(), error) {
+	tp, shutdown, err := NewTracerProvider(ctx, o, serviceName)
+	if err != nil {
+		return nil, nil, err
+	}
+	return tp, func() {
+		flush, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := shutdown(flush); err != nil {
+			log.Warn("flushing traces failed", "err", err)
+		}
+	}, nil
 }
