@@ -195,7 +195,7 @@ func (c *client) inconsistentKeys() []error {
 	var out []error
 	for key, as := range c.answers {
 		for _, a := range as[1:] {
-			if a.status != as[0].status || !bytes.Equal(withoutRequestID(a.body), withoutRequestID(as[0].body)) {
+			if a.status != as[0].status || !bytes.Equal(keyedPart(a), keyedPart(as[0])) {
 				out = append(out, fmt.Errorf("Idempotency-Key %q got two answers: %d %s (via %s) and %d %s (via %s, replayed %v)",
 					key, as[0].status, clip(as[0].body), as[0].via, a.status, clip(a.body), a.via, a.replayed))
 				break
@@ -227,6 +227,16 @@ func clip(b []byte) string {
 		return string(b[:400]) + "…"
 	}
 	return string(b)
+}
+
+// keyedPart is what of an answer must repeat under its key: the body, an
+// error body without its requestId (a success's "requestId", a signed
+// retry's challenge id, is compared as it is).
+func keyedPart(a answer) []byte {
+	if a.status >= 400 {
+		return withoutRequestID(a.body)
+	}
+	return a.body
 }
 
 // withoutRequestID is a JSON object body without its top-level
