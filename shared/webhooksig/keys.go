@@ -206,7 +206,7 @@ func (k *Keys) Sign(id string, body []byte, now time.Time) (Headers, error) {
 	digest := sha256.Sum256(signed)
 	primary := k.Primary().ec
 	bodyDigest := sha256.Sum256(body)
-	compat, err := ecdsa.SignASN1(rand.Reader, primary.key, bodyDigest[:])
+	compat, err := sign256(primary.key, bodyDigest[:])
 	if err != nil {
 		return Headers{}, err
 	}
@@ -218,7 +218,7 @@ func (k *Keys) Sign(id string, body []byte, now time.Time) (Headers, error) {
 	sig := Signature{Timestamp: t}
 	for i := len(k.signing) - 1; i >= 0; i-- {
 		g := k.signing[i]
-		v1, err := ecdsa.SignASN1(rand.Reader, g.ec.key, digest[:])
+		v1, err := sign256(g.ec.key, digest[:])
 		if err != nil {
 			return Headers{}, err
 		}
