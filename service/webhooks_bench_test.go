@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"paywallet/service/mail"
 	"paywallet/service/payments"
@@ -31,9 +32,66 @@ func BenchmarkQuoteExecuteWebhooks(b *testing.B) {
 	b.Run("on-postgres", func(b *testing.B) { benchQuoteExecute(b, true, true, true) })
 }
 
+// BenchmarkOutboxCost measures what recording events costs create-quote
+// plus execute (DESIGN: "webhooks on against off, events recorded"): one
+// service, no workers, its events paused and recorded in alternation
+// (Service.PauseEvents) on the same database and wallet, in rounds of
+// outboxRound pairs a side, each round's order the reverse of the last's,
+// so that the database's and the machine's drift falls on both. It reports ns per pair of each side and their ratio
+// (off ns / on ns, the throughput ratio: ≥ 0.95).
+func BenchmarkOutboxCost(b *testing.B) {
+	for _, postgres := range []bool{false, true} {
+		name := "sqlite"
+		if postgres {
+			name = "postgres"
+		}
+		b.Run(name, func(b *testing.B) {
+			svc, pair := quoteExecuteService(b, true, false, postgres)
+			const outboxRound = 50
+			var off, on time.Duration
+			side := func(paused bool) time.Duration {
+				svc.PauseEvents(paused)
+				start := time.Now()
+				for range outboxRound {
+					pair()
+				}
+				return time.Since(start)
+			}
+			n := 0
+			for b.Loop() {
+				// ABBA: a side that always ran first (or second) would
+				// take what the other leaves behind (a checkpoint
+				// every 1,000 log pages on SQLite) at a fixed phase.
+				if n/outboxRound%2 == 0 {
+					off += side(true)
+					on += side(false)
+				} else {
+					on += side(false)
+					off += side(true)
+				}
+				n += outboxRound
+			}
+			b.ReportMetric(float64(off.Nanoseconds())/float64(n), "off-ns/pair")
+			b.ReportMetric(float64(on.Nanoseconds())/float64(n), "on-ns/pair")
+			b.ReportMetric(float64(off)/float64(on), "on/off")
+		})
+	}
+}
+
 func benchQuoteExecute(b *testing.B, webhooks, workers, postgres bool) {
+	_, pair := quoteExecuteService(b, webhooks, workers, postgres)
+	for b.Loop() {
+		pair()
+	}
+}
+
+// quoteExecuteService starts a sandbox service for the benchmarks of this
+// file (its endpoint a receiver that answers 204 at once, or events off)
+// and returns it with a function that makes one create-quote + execute
+// pair from a funded wallet through the HTTP handler.
+func quoteExecuteService(b *testing.B, webhooks, workers, postgres bool) (*Service, func()) {
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	b.Cleanup(cancel)
 	var st *sqlstore.DB
 	var err error
 	if postgres {
@@ -44,14 +102,14 @@ func benchQuoteExecute(b *testing.B, webhooks, workers, postgres bool) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer st.Close()
+	b.Cleanup(func() { st.Close() })
 	cfg := Config{Store: st, Mailer: &mail.Mailbox{}, PlatformCredential: testCredential, AtRestKey: testAtRestKey,
 		WebAuthnRPID: testRPID, WebAuthnOrigins: []string{testOrigin}, Mode: ModeSandbox}
 	if !webhooks {
 		cfg.NoEvents = true
 	} else {
 		rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) }))
-		defer rcv.Close()
+		b.Cleanup(rcv.Close)
 		cfg.WebhookURL = rcv.URL
 	}
 	svc, err := New(ctx, cfg)
@@ -61,7 +119,7 @@ func benchQuoteExecute(b *testing.B, webhooks, workers, postgres bool) {
 	if workers {
 		done := make(chan struct{})
 		go func() { defer close(done); svc.RunWorkers(ctx) }()
-		defer func() { cancel(); <-done }()
+		b.Cleanup(func() { cancel(); <-done })
 	}
 	h := svc.Handler()
 	call := func(method, path string, body any, out any, headers ...string) {
@@ -102,7 +160,7 @@ func benchQuoteExecute(b *testing.B, webhooks, workers, postgres bool) {
 	}
 	quote := map[string]any{"source": map[string]any{"sourceType": "ACCOUNT", "accountId": acct},
 		"destination": map[string]any{"destinationType": "ACCOUNT", "accountId": dest.ID}, "lockedCurrencySide": "SENDING", "lockedCurrencyAmount": 100}
-	for b.Loop() {
+	return svc, func() {
 		var q wire.Quote
 		call("POST", "/quotes", quote, &q)
 		call("POST", "/quotes/"+q.ID+"/execute", nil, nil, wire.HeaderWalletSignature, wire.SandboxSignature)

@@ -60,6 +60,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-webauthn/webauthn/webauthn"
@@ -258,6 +259,8 @@ type Service struct {
 	// hooks is the webhooks' state: the signing keys as last read, the
 	// parsed platform configuration, the worker's wake-up.
 	hooks webhooks
+	// eventsPaused is PauseEvents'.
+	eventsPaused atomic.Bool
 	// otpMACKey keys the stored hashes of OTP codes (codeMAC); derived
 	// from the at-rest key, never stored.
 	otpMACKey []byte

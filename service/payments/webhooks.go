@@ -401,10 +401,23 @@ func thinBody(e *store.Event) ([]byte, error) {
 		}{e.ResourceID}, Sequence: e.Sequence})
 }
 
+// noEvents reports that state changes record no events now
+// (Config.NoEvents, PauseEvents).
+func (s *Service) noEvents() bool { return s.cfg.NoEvents || s.eventsPaused.Load() }
+
+// PauseEvents stops (true) or resumes (false) recording events, as
+// Config.NoEvents does for a whole run: the state changes made while
+// paused record none, so no webhook is ever sent for them and GET /events
+// never lists them. It exists so that a benchmark can compare the API
+// with and without its events on one database, in one process, for the
+// same customers, alternating (cmd/bench's events step); a deployment
+// sets Config.NoEvents or leaves events on.
+func (s *Service) PauseEvents(paused bool) { s.eventsPaused.Store(paused) }
+
 // emit records an event of the resource in tx. data is the resource as the
 // API shows it after the change.
 func (s *Service) emit(ctx context.Context, tx store.Tx, typ, resourceID string, data any) error {
-	if s.cfg.NoEvents {
+	if s.noEvents() {
 		return nil
 	}
 	now := s.now()
@@ -444,13 +457,16 @@ func transactionEventType(x *store.Transaction) string {
 
 // emitTransaction records the transaction's event for its current status.
 func (s *Service) emitTransaction(ctx context.Context, tx store.Tx, x *store.Transaction) error {
+	if s.noEvents() {
+		return nil // nor the resource's JSON form
+	}
 	return s.emit(ctx, tx, transactionEventType(x), x.ID, s.transactionJSON(x))
 }
 
 // emitBalance records INTERNAL_ACCOUNT.BALANCE_UPDATED with the account as
 // it is now in tx.
 func (s *Service) emitBalance(ctx context.Context, tx store.Tx, accountID string) error {
-	if s.cfg.NoEvents {
+	if s.noEvents() {
 		return nil // nor the read
 	}
 	a, err := tx.GetInternalAccount(ctx, accountID)
@@ -464,6 +480,9 @@ func (s *Service) emitBalance(ctx context.Context, tx store.Tx, accountID string
 // as a post in tx left it (holdPayment's answer): no read of the row the
 // post just wrote.
 func (s *Service) emitWallet(ctx context.Context, tx store.Tx, a *store.InternalAccount) error {
+	if s.noEvents() {
+		return nil
+	}
 	return s.emit(ctx, tx, webhooksig.InternalAccountBalanceUpdated, a.ID, s.internalAccountJSON(a))
 }
 

@@ -43,6 +43,46 @@ func TestEventRollsBack(t *testing.T) {
 	}
 }
 
+// TestPauseEvents: what changes while events are paused records none;
+// after resuming, changes record theirs again.
+func TestPauseEvents(t *testing.T) {
+	svc := newTestService(t)
+	ctx := context.Background()
+	emit := func(id string) {
+		t.Helper()
+		err := svc.store.Tx(ctx, func(tx store.Tx) error {
+			if err := svc.emitWallet(ctx, tx, &store.InternalAccount{ID: id}); err != nil {
+				return err
+			}
+			return svc.emit(ctx, tx, webhooksig.InternalAccountStatusUpdated, id, map[string]string{"id": id})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	svc.PauseEvents(true)
+	emit("InternalAccount:paused")
+	svc.PauseEvents(false)
+	emit("InternalAccount:resumed")
+	if _, err := svc.DeliverWebhooks(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, err := read(ctx, svc, func(tx store.Tx) ([]string, error) {
+		page, err := tx.ListEvents(ctx, store.EventFilter{Limit: 100})
+		var ids []string
+		for _, e := range page.Items {
+			ids = append(ids, e.ResourceID)
+		}
+		return ids, err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got) != "[InternalAccount:resumed InternalAccount:resumed]" {
+		t.Fatalf("events of %v; want the two of the change made after resuming", got)
+	}
+}
+
 // TestWebhookKeysUpgrade: a key set stored before rotation existed (one
 // P-256 key, no Ed25519 key) is rewritten once as generations: the P-256
 // key keeps its kid, and every later start reads the same Ed25519 key.

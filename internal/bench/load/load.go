@@ -204,6 +204,14 @@ func (s *sample) add(o sample) {
 	s.elapsed += o.elapsed
 }
 
+// rps is the sample's requests per second.
+func (s sample) rps() float64 {
+	if s.elapsed <= 0 {
+		return 0
+	}
+	return float64(len(s.lat)) / s.elapsed.Seconds()
+}
+
 func (s sample) stats() Stats {
 	st := Stats{Clients: s.clients, Requests: len(s.lat), Errors: s.errs}
 	if s.first != nil {

@@ -110,6 +110,8 @@ type stack struct {
 	// pgExec runs a statement on PostgreSQL with {schema} replaced by the
 	// stack's schema; nil on SQLite.
 	pgExec func(ctx context.Context, q string) error
+	// sqlitePath is the SQLite database's file; "" on PostgreSQL.
+	sqlitePath string
 	// pgSessions reads how many connections PostgreSQL has accepted to the
 	// database so far (pg_stat_database.sessions); nil on SQLite.
 	pgSessions func(ctx context.Context) int64
@@ -211,7 +213,8 @@ func (s *stack) openStore(ctx context.Context, p plan, name string) (*sqlstore.D
 			return nil, err
 		}
 		s.closers = append(s.closers, func() { _ = os.RemoveAll(dir) })
-		db, err := sqlstore.OpenSQLite(ctx, filepath.Join(dir, "wallet.db"))
+		s.sqlitePath = filepath.Join(dir, "wallet.db")
+		db, err := sqlstore.OpenSQLite(ctx, s.sqlitePath)
 		if err != nil {
 			return nil, err
 		}

@@ -126,7 +126,14 @@ func (t *tx) flushEvents(ctx context.Context) error {
 		return nil
 	}
 	q, args := t.logInsert()
-	if _, err := t.send(q).ExecContext(ctx, t.d.rebind(q), args...); err != nil {
+	var err error
+	if s := t.prepared(ctx, q); s != nil {
+		// SQLite: one row, the same text every time.
+		_, err = s.ExecContext(ctx, args...)
+	} else {
+		_, err = t.send(q).ExecContext(ctx, t.d.rebind(q), args...)
+	}
+	if err != nil {
 		return t.fail("record events", err)
 	}
 	t.pending = nil

@@ -212,6 +212,18 @@ func TestEventsSchema(t *testing.T) {
 					t.Errorf("%s is still there: %v", old, got)
 				}
 			}
+			if db.d != sqliteDialect {
+				// A payment's log row (about 3 kB) stays inline, not
+				// compressed and TOASTed on the API's hot path (0021).
+				var opts string
+				if err := db.db.QueryRowContext(t.Context(), `SELECT coalesce(array_to_string(reloptions, ','), '') FROM pg_class
+					WHERE relname = 'event_log' AND relnamespace = to_regnamespace(current_schema())`).Scan(&opts); err != nil {
+					t.Fatal(err)
+				}
+				if opts != "toast_tuple_target=8160" {
+					t.Errorf("event_log has options %q, want toast_tuple_target=8160", opts)
+				}
+			}
 		})
 	}
 }
