@@ -37,8 +37,9 @@ func BenchmarkQuoteExecuteWebhooks(b *testing.B) {
 // service, no workers, its events paused and recorded in alternation
 // (Service.PauseEvents) on the same database and wallet, in rounds of
 // outboxRound pairs a side, each round's order the reverse of the last's,
-// so that the database's and the machine's drift falls on both. It reports ns per pair of each side and their ratio
-// (off ns / on ns, the throughput ratio: ≥ 0.95).
+// so that the database's and the machine's drift falls on both. It
+// reports ns per pair of each side and their ratio (off ns / on ns, the
+// throughput ratio: ≥ 0.95).
 func BenchmarkOutboxCost(b *testing.B) {
 	for _, postgres := range []bool{false, true} {
 		name := "sqlite"
