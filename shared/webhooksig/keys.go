@@ -201,6 +201,9 @@ func (k *Keys) SignJWS(typ string, payload []byte) (string, error) {
 // returns the values of all five headers. The id must suit the Standard
 // Webhooks headers: visible ASCII without '.', at most 256 bytes.
 func (k *Keys) Sign(id string, body []byte, now time.Time) (Headers, error) {
+	if !validStdID(id) {
+		return Headers{}, errorf(ErrMalformed, "a webhook-id is 1 to 256 visible ASCII characters other than '.'")
+	}
 	t := now.Unix()
 	signed := SignedBytes(id, t, body)
 	digest := sha256.Sum256(signed)
@@ -227,10 +230,7 @@ func (k *Keys) Sign(id string, body []byte, now time.Time) (Headers, error) {
 		} else {
 			sig.More = append(sig.More, KeyedSig{KeyID: g.ec.kid, V1: v1})
 		}
-		entry, err := SignStandard(g.ed, id, t, body)
-		if err != nil {
-			return Headers{}, err
-		}
+		entry := signStandard(g.ed, signed)
 		if h.StdSignature != "" {
 			h.StdSignature += " "
 		}

@@ -103,7 +103,13 @@ func SignStandard(priv ed25519.PrivateKey, id string, t int64, body []byte) (str
 	if len(priv) != ed25519.PrivateKeySize {
 		return "", errorf(ErrKey, "not an Ed25519 private key")
 	}
-	return "v1a," + base64.StdEncoding.EncodeToString(ed25519.Sign(priv, SignedBytes(id, t, body))), nil
+	return signStandard(priv, SignedBytes(id, t, body)), nil
+}
+
+// signStandard is the v1a entry over signed, SignedBytes's result (Keys.Sign
+// builds it once for all of a delivery's signatures).
+func signStandard(priv ed25519.PrivateKey, signed []byte) string {
+	return "v1a," + base64.StdEncoding.EncodeToString(ed25519.Sign(priv, signed))
 }
 
 // ParseStandardSignature returns the Ed25519 signatures of a

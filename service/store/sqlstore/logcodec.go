@@ -50,7 +50,8 @@ func appendBytes(b, v []byte) []byte {
 
 var errLogCodec = errors.New("not an event log row")
 
-// decodeLog reads what encodeLog framed.
+// decodeLog reads what encodeLog framed. The events' bodies alias b (the
+// caller's own copy of the column), rather than each being copied again.
 func decodeLog(b []byte) ([]logEvent, error) {
 	if len(b) < 1 || b[0] != logCodecVersion {
 		return nil, errLogCodec
@@ -84,7 +85,7 @@ func decodeLog(b []byte) ([]logEvent, error) {
 			return nil, errLogCodec
 		}
 		e.ID, e.Type, e.ResourceID, e.CreatedAt = string(id), string(typ), string(res), at
-		e.Body = append([]byte{}, body...)
+		e.Body = body[:len(body):len(body)]
 		out = append(out, e)
 	}
 	if len(out) == 0 {
