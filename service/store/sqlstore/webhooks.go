@@ -196,30 +196,36 @@ func (t *tx) CatalogEvents(ctx context.Context, limit int) (int, error) {
 	if err != nil {
 		return 0, t.fail(what, err)
 	}
-	read, err := collect(rows, func(s scanner) (row, error) {
-		var r row
-		var b []byte
-		var err error
-		if err = s.Scan(&r.pos, &r.part, bytesCol{&b}); err != nil {
-			return r, err
-		}
-		if r.events, err = decodeLog(b); err != nil {
-			return r, fmt.Errorf("event log row %d/%d: %w", r.pos, r.part, err)
-		}
-		return r, nil
-	})
-	if err != nil {
-		return 0, t.fail(what, err)
-	}
-	// Whole rows, the first one even when it holds more than limit.
+	// Whole rows, the first one even when it holds more than limit. The
+	// query reads up to limit rows, but a row holds one or more events:
+	// the rows after the last one taken are not read (each would be
+	// copied and decoded, and read again by the next call).
 	var taken []row
 	n := 0
-	for _, r := range read {
-		if len(taken) > 0 && n+len(r.events) > limit {
-			break
+	err = func() error {
+		defer rows.Close()
+		for rows.Next() {
+			var r row
+			var b []byte
+			if err := rows.Scan(&r.pos, &r.part, bytesCol{&b}); err != nil {
+				return err
+			}
+			var err error
+			if r.events, err = decodeLog(b); err != nil {
+				return fmt.Errorf("event log row %d/%d: %w", r.pos, r.part, err)
+			}
+			if len(taken) > 0 && n+len(r.events) > limit {
+				return nil
+			}
+			taken = append(taken, r)
+			if n += len(r.events); n >= limit {
+				return nil
+			}
 		}
-		taken = append(taken, r)
-		n += len(r.events)
+		return rows.Err()
+	}()
+	if err != nil {
+		return 0, t.fail(what, err)
 	}
 	if len(taken) == 0 {
 		return 0, nil
