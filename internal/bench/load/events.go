@@ -384,14 +384,20 @@ func (s *stack) drainMeasured(ctx context.Context, rcv *receiver) (int64, time.D
 // quiesce leaves the stack owing nothing before a timed run: the
 // collector has run, and the database has written back what the runs
 // before (and the work between) left in its write-ahead log (SQLite: a
-// RESTART checkpoint from a connection of the bench's own, after which the
-// next commit writes the log from its start again, as after SQLite's own
-// checkpoints; TRUNCATE would make every run grow the file anew;
-// PostgreSQL: CHECKPOINT, which is for the whole cluster). Otherwise a run pays, at
-// random, for what another left: SQLite checkpoints on the commit that
-// takes its log past 1,000 pages, and a collection starts when the heap
-// has grown enough, whichever run grew it. Both sides of a cell quiesce
-// before each of their runs; what a run writes itself stays its own cost.
+// RESTART checkpoint from a connection of the bench's own, after which
+// the next commit writes the log from its start again, as after SQLite's
+// own checkpoints; TRUNCATE would make every run grow the file anew;
+// PostgreSQL: CHECKPOINT, which is for the whole cluster). Otherwise a
+// run pays, at random, for what another left: SQLite checkpoints on the
+// commit that takes its log past 1,000 pages, and a collection starts
+// when the heap has grown enough, whichever run grew it. Both sides of a
+// cell quiesce before each of their runs; what a run writes itself stays
+// its own cost.
+//
+// In the delivered cells the workers run on during "off" runs, so a
+// payment made in an "on" run may settle during an "off" one and record
+// no settlement event: a measurement's artefact, which falls on both
+// sides (settlement work crosses over both ways).
 func (s *stack) quiesce(ctx context.Context) error {
 	runtime.GC()
 	switch {
