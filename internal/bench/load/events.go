@@ -177,14 +177,14 @@ const drainProfileEnv = "PAYWALLET_BENCH_DRAIN_PROFILE"
 // go tool pprof merges several): where "on" spends what "off" does not.
 const outboxProfileEnv = "PAYWALLET_BENCH_OUTBOX_PROFILE"
 
-// profiled runs fn under a CPU profile written to dir/name when dir is
-// not empty.
-func profiled(dir, name string, fn func()) {
-	if dir == "" {
+// profiled runs fn under a CPU profile written to path when path is not
+// empty (drainProfileEnv, outboxProfileEnv).
+func profiled(path string, fn func()) {
+	if path == "" {
 		fn()
 		return
 	}
-	f, err := os.Create(filepath.Join(dir, name))
+	f, err := os.Create(path)
 	if err != nil {
 		fn()
 		return
@@ -351,30 +351,24 @@ func (s *stack) drainMeasured(ctx context.Context, rcv *receiver) (int64, time.D
 		return 0, 0, err
 	}
 	cpu0 := processCPU()
-	if path := os.Getenv(drainProfileEnv); path != "" {
-		// A CPU profile of the drain alone, for finding where a
-		// delivery's microseconds go.
-		if f, err := os.Create(path); err == nil {
-			if pprof.StartCPUProfile(f) == nil {
-				defer func() { pprof.StopCPUProfile(); f.Close() }()
+	// A CPU profile of the drain alone, on request, for finding where a
+	// delivery's microseconds go.
+	profiled(os.Getenv(drainProfileEnv), func() {
+		for {
+			var n, pending int
+			if n, err = s.svc.DeliverWebhooks(ctx); err != nil {
+				return
+			}
+			if n > 0 {
+				continue
+			}
+			if pending, err = s.pendingEvents(ctx); err != nil || pending == 0 {
+				return
 			}
 		}
-	}
-	for {
-		n, err := s.svc.DeliverWebhooks(ctx)
-		if err != nil {
-			return 0, 0, err
-		}
-		if n > 0 {
-			continue
-		}
-		pending, err := s.pendingEvents(ctx)
-		if err != nil {
-			return 0, 0, err
-		}
-		if pending == 0 {
-			break
-		}
+	})
+	if err != nil {
+		return 0, 0, err
 	}
 	used := processCPU() - cpu0
 	d1, err := rcv.count()
@@ -605,7 +599,11 @@ func compareWebhooks(ctx context.Context, p plan, kind, measure string, c int, s
 			return sample{}, err
 		}
 		var sm sample
-		profiled(profDir, fmt.Sprintf("%s-c%d-%s-%d.prof", kind, c, side, round), func() {
+		prof := ""
+		if profDir != "" {
+			prof = filepath.Join(profDir, fmt.Sprintf("%s-c%d-%s-%d.prof", kind, c, side, round))
+		}
+		profiled(prof, func() {
 			sm = run(ctx, c, dur/time.Duration(rounds), p.cap/rounds, func(ctx context.Context, client, _ int) error {
 				return s.quoteAndExecute(ctx, payers[client])
 			})
