@@ -28,16 +28,26 @@ func AllowDownloads(tab context.Context, dir string) error {
 }
 
 // Downloaded waits, until ctx ends, for the file name to be complete in dir
-// (Chromium writes a download under a temporary name and renames it when
-// it is done) and returns its content.
+// and returns its content. Chromium writes a download under a temporary
+// name (.crdownload) and renames it when it is done, but it may first
+// reserve the final name with an empty file: so the file counts as
+// complete once it has content and no temporary file is left in dir
+// (seen: a statement read as "" while it was still being written). An
+// empty download therefore never completes; the pages make none.
 func Downloaded(ctx context.Context, dir, name string) ([]byte, error) {
 	path := filepath.Join(dir, name)
 	for {
 		b, err := os.ReadFile(path)
-		if err == nil {
-			return b, nil
-		}
-		if !errors.Is(err, os.ErrNotExist) {
+		switch {
+		case err == nil:
+			pending, gerr := filepath.Glob(filepath.Join(dir, "*.crdownload"))
+			if gerr != nil {
+				return nil, gerr
+			}
+			if len(b) > 0 && len(pending) == 0 {
+				return b, nil
+			}
+		case !errors.Is(err, os.ErrNotExist):
 			return nil, err
 		}
 		select {
@@ -48,7 +58,7 @@ func Downloaded(ctx context.Context, dir, name string) ([]byte, error) {
 					names = append(names, e.Name())
 				}
 			}
-			return nil, fmt.Errorf("no download %s in %s (it holds %q): %w", name, dir, names, ctx.Err())
+			return nil, fmt.Errorf("no complete download %s in %s (it holds %q): %w", name, dir, names, ctx.Err())
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
