@@ -531,10 +531,7 @@ func (s *Service) quoteJSON(q *store.Quote, x *store.Transaction) wire.Quote {
 			AccountOrWalletInfo: map[string]any{"accountType": "EMBEDDED_WALLET", "payloadToSign": q.Payload},
 		}}
 	}
-	var rd wire.RateDetails
-	if json.Unmarshal(q.RateDetails, &rd) == nil {
-		out.RateDetails = &rd
-	}
+	out.RateDetails = rateDetails(q.RateDetails)
 	if len(x.Counterparty) > 0 {
 		_ = json.Unmarshal(x.Counterparty, &out.CounterpartyInformation)
 	}

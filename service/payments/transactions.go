@@ -83,12 +83,7 @@ func (s *Service) transactionJSON(x *store.Transaction) wire.Transaction {
 	if status != "CREATED" {
 		out.ReconciliationInstructions = &wire.ReconciliationInstructions{Reference: x.Reference}
 	}
-	if len(x.RateDetails) > 0 {
-		var rd wire.RateDetails
-		if json.Unmarshal(x.RateDetails, &rd) == nil {
-			out.RateDetails = &rd
-		}
-	}
+	out.RateDetails = rateDetails(x.RateDetails)
 	if len(x.Counterparty) > 0 {
 		_ = json.Unmarshal(x.Counterparty, &out.CounterpartyInformation)
 	}

@@ -1,9 +1,12 @@
 package sqlstore
 
 import (
+	_ "embed"
 	"encoding/binary"
 	"errors"
 	"time"
+
+	"github.com/klauspost/compress/s2"
 
 	"paywallet/service/store"
 )
@@ -13,11 +16,41 @@ import (
 // hot path and a JSON array would escape (and base64) every body. Read by
 // CatalogEvents only.
 //
-//	version byte (1)
-//	for each event: uvarint-length-prefixed id, type and resource id,
-//	  varint CreatedAt in Unix microseconds, uvarint-length-prefixed body
+//	version byte: logCodecPlain (1) or logCodecDict1 (2)
+//	the framing, for each event: uvarint-length-prefixed id, type and
+//	  resource id, varint CreatedAt in Unix microseconds,
+//	  uvarint-length-prefixed body
+//	(version 2: the framing as one S2 block compressed against
+//	logdict1.jsonl)
+//
+// Why compressed: every API transaction that records events appends one
+// row, and on SQLite each new 4 kB page of the log is one more page the
+// commit writes to the WAL and syncs (a payment's execute wrote ~2.8 kB,
+// a new page and its parent on every commit). An S2 block against a
+// dictionary of event bodies like ours takes ~2 µs for such a row and
+// leaves ~17 % of it (without the dictionary ~53 %: one row repeats
+// little of itself, but every row repeats the same keys and texts).
+// BenchmarkOutboxCost/sqlite: on/off 0.906 → 0.936 (five runs each).
+const (
+	logCodecPlain = 1
+	logCodecDict1 = 2
+)
 
-const logCodecVersion = 1
+// logDict1 is version 2's dictionary: one event envelope of each type
+// as this service wrote them (ids and times zeroed). It is part of the
+// format: rows written with it are read with it, so it never changes;
+// a better dictionary is a new version beside this one
+// (TestLogDictUnchanged).
+//
+//go:embed logdict1.jsonl
+var logDict1Text []byte
+
+var logDict1 = s2.MakeDict(logDict1Text, []byte(`{"id":"Webhook:`))
+
+// maxLogRow bounds what a row may claim to decompress to (a damaged row
+// must not make the catalogue allocate gigabytes): 64 MB, far above any
+// transaction's events.
+const maxLogRow = 64 << 20
 
 // logEvent is an event as the log keeps it.
 type logEvent struct {
@@ -26,14 +59,23 @@ type logEvent struct {
 	CreatedAt            int64 // Unix microseconds
 }
 
-// encodeLog frames events for the events column.
+// encodeLog frames events for the events column, compressed (version 2).
 func encodeLog(events []store.NewEvent) []byte {
-	n := 1
+	n := 0
 	for _, e := range events {
 		n += 4*binary.MaxVarintLen64 + len(e.ID) + len(e.Type) + len(e.ResourceID) + len(e.Body)
 	}
-	b := make([]byte, 1, n)
-	b[0] = logCodecVersion
+	plain := frameLog(make([]byte, 0, n), events)
+	out := make([]byte, 1, 1+s2.MaxEncodedLen(len(plain)))
+	out[0] = logCodecDict1
+	// Encode writes into out's spare capacity (it is large enough), so
+	// the block follows the version byte without a copy.
+	block := logDict1.Encode(out[1:cap(out)], plain)
+	return out[:1+len(block)]
+}
+
+// frameLog appends the framing of events to b.
+func frameLog(b []byte, events []store.NewEvent) []byte {
 	for _, e := range events {
 		b = appendBytes(b, []byte(e.ID))
 		b = appendBytes(b, []byte(e.Type))
@@ -50,13 +92,27 @@ func appendBytes(b, v []byte) []byte {
 
 var errLogCodec = errors.New("not an event log row")
 
-// decodeLog reads what encodeLog framed. The events' bodies alias b (the
-// caller's own copy of the column), rather than each being copied again.
+// decodeLog reads what encodeLog wrote, either version. The events'
+// bodies alias b (the caller's own copy of the column) or the block's
+// decompressed bytes, rather than each being copied again.
 func decodeLog(b []byte) ([]logEvent, error) {
-	if len(b) < 1 || b[0] != logCodecVersion {
+	if len(b) < 1 {
 		return nil, errLogCodec
 	}
-	b = b[1:]
+	switch b[0] {
+	case logCodecPlain:
+		b = b[1:]
+	case logCodecDict1:
+		n, err := s2.DecodedLen(b[1:])
+		if err != nil || n > maxLogRow {
+			return nil, errLogCodec
+		}
+		if b, err = logDict1.Decode(nil, b[1:]); err != nil {
+			return nil, errLogCodec
+		}
+	default:
+		return nil, errLogCodec
+	}
 	next := func() ([]byte, bool) {
 		n, k := binary.Uvarint(b)
 		if k <= 0 || n > uint64(len(b)-k) {
