@@ -81,6 +81,12 @@ type dialect struct {
 	// failures apart from other errors.
 	classify func(error) errKind
 
+	// modifyingWith: a statement can carry an INSERT of another table in
+	// a data-modifying WITH (PostgreSQL), which saves that INSERT its own
+	// round trip. SQLite has no such WITH; its statements cost no round
+	// trip anyway.
+	modifyingWith bool
+
 	// eventLog is how the event log is written and read.
 	eventLog eventLogSQL
 }
@@ -172,9 +178,10 @@ var sqliteDialect = &dialect{
 // price is that PostgreSQL may abort a transaction that lost a race with
 // SQLSTATE 40001; Store.Tx then runs it again, as the Store contract allows.
 var postgresDialect = &dialect{
-	name:      "postgres",
-	numbered:  true,
-	txOptions: &sql.TxOptions{Isolation: sql.LevelSerializable},
+	name:          "postgres",
+	numbered:      true,
+	modifyingWith: true,
+	txOptions:     &sql.TxOptions{Isolation: sql.LevelSerializable},
 	// An arbitrary constant shared by every instance of the service: the
 	// transaction-scoped lock is released by COMMIT or ROLLBACK, so a crash
 	// cannot leave it held.

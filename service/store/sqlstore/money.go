@@ -71,8 +71,8 @@ func scanTransaction(s scanner) (store.Transaction, error) {
 }
 
 func (t *tx) CreateTransaction(ctx context.Context, x *store.Transaction) error {
-	return t.insert(ctx, fmt.Sprintf("create transaction %q", x.ID),
-		`INSERT INTO transactions (`+transactionCols+`)
+	what := fmt.Sprintf("create transaction %q", x.ID)
+	q, args, err := t.withStep(ctx, what, x.ID, x.NextStepAt, `INSERT INTO transactions (`+transactionCols+`)
 		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		x.ID, optString(x.QuoteID), x.Type, x.Status, x.CustomerID, x.PlatformCustomerID, optString(x.SourceAccountID),
 		x.DestinationAccountID, x.SendingCurrency, x.ReceivingCurrency, x.SentAmount, x.ReceivedAmount, x.Fees,
@@ -80,6 +80,35 @@ func (t *tx) CreateTransaction(ctx context.Context, x *store.Transaction) error 
 		x.Reference, optBlob(x.Counterparty), t.d.timeArg(x.NextStepAt), t.d.timeArg(x.SettledAt),
 		t.d.timeArg(x.ReceiptConfirmedAt), t.d.timeArg(x.CreatedAt), t.d.timeArg(x.UpdatedAt),
 		x.SenderUmaAddress, x.ReceiverUmaAddress)
+	if err != nil {
+		return err
+	}
+	return t.insert(ctx, what, q, args...)
+}
+
+// stepInsert schedules a transaction's next step (transaction_steps,
+// migration 0022): its parameters are the time and the transaction's id.
+const stepInsert = `INSERT INTO transaction_steps (due_at, transaction_id) VALUES (?, ?) ON CONFLICT DO NOTHING`
+
+// withStep schedules the step due at due (none for the zero time) of the
+// transaction id that q, a write of its row, gives it. On PostgreSQL the
+// step's INSERT rides on q as a data-modifying WITH (no round trip of its
+// own) and is returned with q; on SQLite it runs first, alone. Either way
+// it may outlive q's effect (a compare-and-set that lost): a step that is
+// not its transaction's next_step_at is stale, and DueTransactions passes
+// over it and deletes it.
+func (t *tx) withStep(ctx context.Context, what, id string, due time.Time, q string, args ...any) (string, []any, error) {
+	if due.IsZero() {
+		return q, args, nil
+	}
+	step := []any{t.d.timeArg(due), id}
+	if t.d.modifyingWith {
+		return "WITH scheduled_step AS (" + stepInsert + ") " + q, append(step, args...), nil
+	}
+	if _, err := t.exec(ctx, stepInsert, step...); err != nil {
+		return "", nil, t.fail(what, err)
+	}
+	return q, args, nil
 }
 
 func (t *tx) GetTransaction(ctx context.Context, id string) (*store.Transaction, error) {
@@ -109,11 +138,16 @@ func (t *tx) ListTransactions(ctx context.Context, f store.TransactionFilter) (s
 }
 
 func (t *tx) AdvanceTransaction(ctx context.Context, x *store.Transaction, from string) (bool, error) {
-	return t.compareAndSet(ctx, fmt.Sprintf("advance transaction %q", x.ID), "transactions", x.ID, x.UpdatedAt,
+	what := fmt.Sprintf("advance transaction %q", x.ID)
+	q, args, err := t.withStep(ctx, what, x.ID, x.NextStepAt,
 		`UPDATE transactions SET status = ?, failure_reason = ?, next_step_at = ?, settled_at = ?, reference = ?,
 		 updated_at = ? WHERE id = ? AND status = ?`,
 		x.Status, x.FailureReason, t.d.timeArg(x.NextStepAt), t.d.timeArg(x.SettledAt), x.Reference,
 		t.d.timeArg(x.UpdatedAt), x.ID, from)
+	if err != nil {
+		return false, err
+	}
+	return t.compareAndSet(ctx, what, "transactions", x.ID, x.UpdatedAt, q, args...)
 }
 
 func (t *tx) ConfirmReceipt(ctx context.Context, id string, confirmedAt, now time.Time) error {
@@ -129,15 +163,25 @@ func (t *tx) DueTransactions(ctx context.Context, now time.Time, limit int) ([]s
 	if limit < 1 {
 		return []store.Transaction{}, nil
 	}
-	rows, err := t.query(ctx, `SELECT `+transactionCols+` FROM transactions
-		WHERE next_step_at IS NOT NULL AND next_step_at <= ? ORDER BY next_step_at, id LIMIT ?`,
+	const what = "due transactions"
+	// The due steps whose transaction has moved on since (executed,
+	// settled, rescheduled, cancelled) go first, so that the steps read
+	// below are current ones.
+	if _, err := t.exec(ctx, `DELETE FROM transaction_steps WHERE due_at <= ? AND NOT EXISTS (
+		SELECT 1 FROM transactions WHERE id = transaction_steps.transaction_id AND next_step_at = transaction_steps.due_at)`,
+		t.d.timeArg(now)); err != nil {
+		return nil, t.fail(what, err)
+	}
+	rows, err := t.query(ctx, `SELECT `+transactionCols+` FROM transaction_steps
+		JOIN transactions ON id = transaction_id AND next_step_at = due_at
+		WHERE due_at <= ? ORDER BY due_at, transaction_id LIMIT ?`,
 		t.d.timeArg(now), limit)
 	if err != nil {
-		return nil, t.fail("due transactions", err)
+		return nil, t.fail(what, err)
 	}
 	items, err := collect(rows, scanTransaction)
 	if err != nil {
-		return nil, t.fail("due transactions", err)
+		return nil, t.fail(what, err)
 	}
 	return items, nil
 }

@@ -1184,6 +1184,38 @@ func testDueTransactions(f *fixture) {
 			[]string{d0.ID, d3.ID, never.ID, d1.ID, atNow.ID})
 		return nil
 	})
+	// A step moved later is due at its new time only, and once; a
+	// compare-and-set that lost schedules nothing.
+	f.tx(func(tx store.Tx) error {
+		moved := *d1
+		moved.Status, moved.NextStepAt, moved.UpdatedAt = "PROCESSING", now.Add(time.Hour), at(2*time.Hour)
+		if ok, err := tx.AdvanceTransaction(f.ctx, &moved, d1.Status); err != nil || !ok {
+			return fmt.Errorf("AdvanceTransaction moving NextStepAt = %v, %v", ok, err)
+		}
+		lost := *atNow
+		lost.Status, lost.NextStepAt, lost.UpdatedAt = "PROCESSING", at(time.Minute), at(2*time.Hour)
+		if ok, err := tx.AdvanceTransaction(f.ctx, &lost, "COMPLETED"); err != nil || ok {
+			return fmt.Errorf("AdvanceTransaction from a status it is not in = %v, %v; want false, nil", ok, err)
+		}
+		return nil
+	})
+	for _, tc := range []struct {
+		name string
+		now  time.Time
+		want []string
+	}{
+		{"a step moved later is not due at its old time", now, []string{d0.ID, d3.ID, never.ID, atNow.ID}},
+		{"a step moved later is due at its new time, once", now.Add(time.Hour), []string{d0.ID, d3.ID, never.ID, atNow.ID, later.ID, d1.ID}},
+	} {
+		f.tx(func(tx store.Tx) error {
+			got, err := tx.DueTransactions(f.ctx, tc.now, 100)
+			if err != nil {
+				return err
+			}
+			same(f, tc.name, transactionIDs(got), tc.want)
+			return nil
+		})
+	}
 }
 
 func testClaimDueTransaction(f *fixture) {
