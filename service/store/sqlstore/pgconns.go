@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -46,6 +47,22 @@ func openPostgresPool(url string) (*sql.DB, *pgConns, error) {
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = pgfailover.ConnectTimeout
 	}
+	// Index scans, not sequential ones, unless the URL says otherwise
+	// (…?enable_seqscan=on). Every transaction is SERIALIZABLE, and
+	// PostgreSQL checks that with predicate locks on what each one read:
+	// a sequential scan locks the whole table, so any concurrent write to
+	// it becomes a read/write conflict. The planner prefers one for a
+	// table of a page or two, whatever the query, and a young deployment's
+	// tables are that small: in the service tests, eight clients paying at
+	// once against analyzed tables of eight wallets made 1,700 payments in
+	// 8 s, 34 of them given up as "busy" after 20 lost races; with this,
+	// 5,088 and none. Every query the service sends has an index to use
+	// (the PostgreSQL manual's advice for SERIALIZABLE workloads is the
+	// same: encourage index scans); this only takes the cheaper-looking
+	// sequential scan of a tiny table off the table.
+	if !setsParam(cfg.RuntimeParams, "enable_seqscan") {
+		cfg.RuntimeParams["enable_seqscan"] = "off"
+	}
 	pc := &pgConns{opened: map[*pgx.Conn]int64{}}
 	db := stdlib.OpenDB(*cfg,
 		stdlib.OptionBeforeConnect(pc.order.BeforeConnect),
@@ -54,6 +71,15 @@ func openPostgresPool(url string) (*sql.DB, *pgConns, error) {
 		stdlib.OptionResetSession(pc.resetSession),
 	)
 	return db, pc, nil
+}
+
+// setsParam reports whether params set the run-time parameter name,
+// directly or in options ("-c name=value").
+func setsParam(params map[string]string, name string) bool {
+	if _, ok := params[name]; ok {
+		return true
+	}
+	return strings.Contains(params["options"], name)
 }
 
 // broke records that the database went away now (nothing on SQLite,

@@ -2,7 +2,10 @@ package sqlstore
 
 import (
 	"regexp"
+	"strings"
 	"testing"
+
+	"paywallet/service/store/pgtest"
 )
 
 // TestExecuteUpdateStaysHOT: on PostgreSQL no index of transactions names
@@ -43,4 +46,49 @@ func TestExecuteUpdateStaysHOT(t *testing.T) {
 	if opts != "fillfactor=80" {
 		t.Errorf("transactions has options %q, want fillfactor=80", opts)
 	}
+}
+
+// TestPostgresSessionsPreferIndexScans: the service's PostgreSQL sessions
+// run with enable_seqscan off (openPostgresPool says why), unless the URL
+// sets it.
+func TestPostgresSessionsPreferIndexScans(t *testing.T) {
+	url := pgtest.Start(t).NewDatabase(t)
+	for _, tc := range []struct{ name, url, want string }{
+		{"default", url, "off"},
+		{"the URL sets it", url + sep(url) + "enable_seqscan=on", "on"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db, err := OpenPostgres(t.Context(), tc.url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			var got string
+			if err := db.db.QueryRowContext(t.Context(), `SHOW enable_seqscan`).Scan(&got); err != nil {
+				t.Fatal(err)
+			}
+			if got != tc.want {
+				t.Errorf("enable_seqscan = %s, want %s", got, tc.want)
+			}
+			// A primary-key look-up in a table of one page: an index
+			// scan, where the planner left alone picks a sequential one.
+			if _, err := db.db.ExecContext(t.Context(), `ANALYZE settings`); err != nil {
+				t.Fatal(err)
+			}
+			var plan string
+			if err := db.db.QueryRowContext(t.Context(), `EXPLAIN SELECT value FROM settings WHERE key = 'x'`).Scan(&plan); err != nil {
+				t.Fatal(err)
+			}
+			if seq := strings.Contains(plan, "Seq Scan"); seq != (tc.want == "on") {
+				t.Errorf("plan %q", plan)
+			}
+		})
+	}
+}
+
+func sep(url string) string {
+	if strings.Contains(url, "?") {
+		return "&"
+	}
+	return "?"
 }
