@@ -63,6 +63,14 @@ func openPostgresPool(url string) (*sql.DB, *pgConns, error) {
 	if !setsParam(cfg.RuntimeParams, "enable_seqscan") {
 		cfg.RuntimeParams["enable_seqscan"] = "off"
 	}
+	// No JIT compilation either (unless the URL asks for it): the service
+	// sends short queries, and a plan costed past jit_above_cost (as one
+	// whose only path is the sequential scan enable_seqscan discourages,
+	// costed at 10^10) was compiled for ~280 ms every time it ran: the
+	// webhook worker's endpoint claim, on a table of one row.
+	if !setsParam(cfg.RuntimeParams, "jit") {
+		cfg.RuntimeParams["jit"] = "off"
+	}
 	pc := &pgConns{opened: map[*pgx.Conn]int64{}}
 	db := stdlib.OpenDB(*cfg,
 		stdlib.OptionBeforeConnect(pc.order.BeforeConnect),

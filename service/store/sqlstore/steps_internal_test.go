@@ -49,8 +49,8 @@ func TestExecuteUpdateStaysHOT(t *testing.T) {
 }
 
 // TestPostgresSessionsPreferIndexScans: the service's PostgreSQL sessions
-// run with enable_seqscan off (openPostgresPool says why), unless the URL
-// sets it.
+// run with enable_seqscan and jit off (openPostgresPool says why), unless
+// the URL sets them.
 func TestPostgresSessionsPreferIndexScans(t *testing.T) {
 	url := pgtest.Start(t).NewDatabase(t)
 	for _, tc := range []struct{ name, url, want string }{
@@ -69,6 +69,12 @@ func TestPostgresSessionsPreferIndexScans(t *testing.T) {
 			}
 			if got != tc.want {
 				t.Errorf("enable_seqscan = %s, want %s", got, tc.want)
+			}
+			if err := db.db.QueryRowContext(t.Context(), `SHOW jit`).Scan(&got); err != nil {
+				t.Fatal(err)
+			}
+			if got != "off" {
+				t.Errorf("jit = %s, want off", got)
 			}
 			// A primary-key look-up in a table of one page: an index
 			// scan, where the planner left alone picks a sequential one.
