@@ -451,7 +451,9 @@ func processCPU() time.Duration {
 // a turn the worker would otherwise take) and their retries.
 func (s *stack) pendingEvents(ctx context.Context) (int, error) {
 	var pending int
-	err := s.store.Tx(ctx, func(tx store.Tx) error {
+	// Lazy, as the worker's: CatalogEvents needs each statement's own
+	// snapshot (READ COMMITTED on PostgreSQL).
+	err := s.store.TxLazy(ctx, func(tx store.Tx) error {
 		pending = 0
 		for {
 			// 0: the log is empty, or another transaction is

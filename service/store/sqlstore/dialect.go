@@ -101,7 +101,8 @@ type eventLogSQL struct {
 	// (tx.withPending). Its INSERT then names part; otherwise not.
 	withNext bool
 	// lock is a query that takes the catalog's turn, for the transaction,
-	// and returns whether it did ("": a writer holds the database alone).
+	// and returns whether it did and the transaction's isolation level
+	// ("": a writer holds the database alone).
 	lock string
 	// read selects pos, part and events of the final rows, oldest first,
 	// up to the limit its one parameter gives.
@@ -208,7 +209,12 @@ var postgresDialect = &dialect{
 		// Another constant than the migration lock's; taken by
 		// pg_try_: a second cataloguer does not wait, it leaves the
 		// work to the one at it.
-		lock: `SELECT pg_try_advisory_xact_lock(7235041786432014)`,
+		//
+		// The isolation comes with it: under REPEATABLE READ or
+		// SERIALIZABLE the snapshot is taken before the lock, so it can
+		// miss what the cataloguer that just let go committed (its head
+		// among it), and the events it numbers would repeat seqs.
+		lock: `SELECT pg_try_advisory_xact_lock(7235041786432014), current_setting('transaction_isolation')`,
 		// Below the snapshot's xmin every transaction has ended: a row
 		// of one still running (pos at xmin or above) may precede rows
 		// of later transactions that already committed, so nothing at

@@ -59,6 +59,14 @@ func (db *DB) VerifyLedger(ctx context.Context, opts VerifyOptions) (ledger.Repo
 		return ledger.Report{}, fmt.Errorf("store: verify ledger: %w", err)
 	}
 	defer sqlTx.Rollback() //nolint:errcheck // read-only
+	if db.d.name == "postgres" {
+		// It reads whole tables, outside SERIALIZABLE: the sequential
+		// scans the service's sessions avoid (openPostgresPool) are the
+		// right plan here.
+		if _, err := sqlTx.ExecContext(ctx, `SET LOCAL enable_seqscan = on`); err != nil {
+			return ledger.Report{}, fmt.Errorf("store: verify ledger: %w", err)
+		}
+	}
 	r := &reader{t: &tx{tx: sqlTx, d: db.d}, ctx: ctx}
 	vopts := ledger.VerifyOptions{Anchor: opts.Anchor}
 	vopts.OpenedAt = r.openedAt()

@@ -179,8 +179,14 @@ func (t *tx) CatalogEvents(ctx context.Context, limit int) (int, error) {
 	}
 	if l := t.d.eventLog.lock; l != "" {
 		var mine bool
-		if err := t.queryRow(ctx, l).Scan(&mine); err != nil {
+		var isolation string
+		if err := t.queryRow(ctx, l).Scan(&mine, &isolation); err != nil {
 			return 0, t.fail(what, err)
+		}
+		if isolation != "read committed" {
+			// A snapshot older than the turn (see eventLog.lock): refused
+			// rather than numbered wrong.
+			return 0, fmt.Errorf("store: %s: in a %s transaction; call it in a lazy one (Store.TxLazy)", what, isolation)
 		}
 		if !mine {
 			return 0, nil

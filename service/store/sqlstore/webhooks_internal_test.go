@@ -704,3 +704,26 @@ func TestEventLogNotInASavepoint(t *testing.T) {
 		t.Fatalf("log rows %v after a savepoint rolled back, want the row recorded before it", rows)
 	}
 }
+
+// TestCatalogEventsRefusesOldSnapshots: on PostgreSQL a REPEATABLE READ or
+// SERIALIZABLE transaction's snapshot is older than the cataloguing turn
+// it takes, and could miss the head the last cataloguer committed (a
+// bench that catalogued in Store.Tx once numbered an event with a seq
+// already given, "duplicate key … events_pkey"): CatalogEvents refuses to
+// run in one.
+func TestCatalogEventsRefusesOldSnapshots(t *testing.T) {
+	db := openPG(t)
+	err := db.Tx(t.Context(), func(tx store.Tx) error {
+		_, err := tx.CatalogEvents(t.Context(), 10)
+		return err
+	})
+	if err == nil || !strings.Contains(err.Error(), "lazy") {
+		t.Fatalf("CatalogEvents in a serializable transaction: %v, want a refusal naming Store.TxLazy", err)
+	}
+	if err := db.TxLazy(t.Context(), func(tx store.Tx) error {
+		_, err := tx.CatalogEvents(t.Context(), 10)
+		return err
+	}); err != nil {
+		t.Fatalf("CatalogEvents in a lazy transaction: %v", err)
+	}
+}
