@@ -87,7 +87,7 @@ func setsParam(params map[string]string, name string) bool {
 	if _, ok := params[name]; ok {
 		return true
 	}
-	return strings.Contains(params["options"], name)
+	return strings.Contains(params["options"], name+"=")
 }
 
 // broke records that the database went away now (nothing on SQLite,

@@ -56,6 +56,8 @@ func TestPostgresSessionsPreferIndexScans(t *testing.T) {
 	for _, tc := range []struct{ name, url, want string }{
 		{"default", url, "off"},
 		{"the URL sets it", url + sep(url) + "enable_seqscan=on", "on"},
+		{"in options", url + sep(url) + "options=-c%20enable_seqscan%3Don", "on"},
+		{"options naming another parameter", url + sep(url) + "options=-c%20jit_above_cost%3D1000", "off"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			db, err := OpenPostgres(t.Context(), tc.url)
