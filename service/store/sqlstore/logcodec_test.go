@@ -111,3 +111,21 @@ func TestLogRowTooLarge(t *testing.T) {
 		t.Fatal("decodeLog read a row claiming more than maxLogRow bytes")
 	}
 }
+
+// TestLogRowTooLongToCompress: a framing longer than decodeLog takes
+// compressed is written plain, so it still reads back.
+func TestLogRowTooLongToCompress(t *testing.T) {
+	events := []store.NewEvent{{ID: "Webhook:1", Type: "T", ResourceID: "R", Body: bytes.Repeat([]byte("x"), 200),
+		CreatedAt: time.Unix(1, 0)}}
+	row := encodeLogUpTo(events, 100)
+	if row[0] != logCodecPlain {
+		t.Fatalf("version %d, want %d", row[0], logCodecPlain)
+	}
+	got, err := decodeLog(row)
+	if err != nil || len(got) != 1 || !bytes.Equal(got[0].Body, events[0].Body) {
+		t.Fatalf("decodeLog = %v, %v", got, err)
+	}
+	if row := encodeLogUpTo(events, 1000); row[0] != logCodecDict1 {
+		t.Fatalf("version %d under the limit, want %d", row[0], logCodecDict1)
+	}
+}
