@@ -36,6 +36,8 @@ type pgConns struct {
 	// until the next sweep.
 	opened map[*pgx.Conn]int64
 	sweeps int
+	// session is run on every new connection (openPostgresPool).
+	session string
 }
 
 // openPostgresPool opens database/sql over pgx with the hooks above.
@@ -60,18 +62,22 @@ func openPostgresPool(url string) (*sql.DB, *pgConns, error) {
 	// (the PostgreSQL manual's advice for SERIALIZABLE workloads is the
 	// same: encourage index scans); this only takes the cheaper-looking
 	// sequential scan of a tiny table off the table.
-	if !setsParam(cfg.RuntimeParams, "enable_seqscan") {
-		cfg.RuntimeParams["enable_seqscan"] = "off"
-	}
+	//
 	// No JIT compilation either (unless the URL asks for it): the service
 	// sends short queries, and a plan costed past jit_above_cost (as one
 	// whose only path is the sequential scan enable_seqscan discourages,
 	// costed at 10^10) was compiled for ~280 ms every time it ran: the
 	// webhook worker's endpoint claim, on a table of one row.
-	if !setsParam(cfg.RuntimeParams, "jit") {
-		cfg.RuntimeParams["jit"] = "off"
+	//
+	// Both are SET once a connection is open rather than sent as startup
+	// parameters, which a connection pooler such as PgBouncer refuses.
+	var session []string
+	for _, p := range []string{"enable_seqscan", "jit"} {
+		if !setsParam(cfg.RuntimeParams, p) {
+			session = append(session, "SET "+p+" = off")
+		}
 	}
-	pc := &pgConns{opened: map[*pgx.Conn]int64{}}
+	pc := &pgConns{opened: map[*pgx.Conn]int64{}, session: strings.Join(session, "; ")}
 	db := stdlib.OpenDB(*cfg,
 		stdlib.OptionBeforeConnect(pc.order.BeforeConnect),
 		stdlib.OptionAfterConnect(pc.afterConnect),
@@ -98,8 +104,14 @@ func (pc *pgConns) broke() {
 	}
 }
 
-// afterConnect notes when the connection was opened and where it went.
-func (pc *pgConns) afterConnect(_ context.Context, c *pgx.Conn) error {
+// afterConnect sets the session up, and notes when the connection was
+// opened and where it went.
+func (pc *pgConns) afterConnect(ctx context.Context, c *pgx.Conn) error {
+	if pc.session != "" {
+		if _, err := c.Exec(ctx, pc.session); err != nil {
+			return fmt.Errorf("store: set up the session (%s): %w", pc.session, err)
+		}
+	}
 	pc.order.Connected(c)
 	pc.mu.Lock()
 	pc.opened[c] = time.Now().UnixNano()

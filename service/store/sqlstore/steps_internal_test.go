@@ -78,6 +78,15 @@ func TestPostgresSessionsPreferIndexScans(t *testing.T) {
 			if got != "off" {
 				t.Errorf("jit = %s, want off", got)
 			}
+			// SET on the open connection, not sent as a startup
+			// parameter (which PgBouncer refuses).
+			var source string
+			if err := db.db.QueryRowContext(t.Context(), `SELECT source FROM pg_settings WHERE name = 'jit'`).Scan(&source); err != nil {
+				t.Fatal(err)
+			}
+			if source != "session" {
+				t.Errorf("jit comes from %q, want session", source)
+			}
 			// A primary-key look-up in a table of one page: an index
 			// scan, where the planner left alone picks a sequential one.
 			if _, err := db.db.ExecContext(t.Context(), `ANALYZE settings`); err != nil {
