@@ -5,10 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"paywallet/service/payments"
 	"paywallet/shared/webhooksig"
@@ -390,5 +394,37 @@ func TestWebhookReplayRange(t *testing.T) {
 	if r := e.do("POST", "/webhooks/endpoints/WebhookEndpoint:0199a3c4-0000-7000-8000-000000000001/replay",
 		map[string]any{"from": from.Format(time.RFC3339)}, nil); r.status != http.StatusNotFound {
 		t.Fatalf("unknown endpoint: %d %s", r.status, r.body)
+	}
+}
+
+// TestEndpointsShareSignatures: endpoints that get the same body of an
+// event in one round share its signatures (signed once, valid at both),
+// and an endpoint of another payload style, whose body differs, gets its
+// own.
+func TestEndpointsShareSignatures(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	e := newEnv(t, sandbox, func(c *Config) { c.Registry = reg })
+	a, b, thin := newReceiver(t), newReceiver(t), newReceiver(t)
+	for _, rc := range []*receiver{a, b, thin} {
+		rc.attach(e)
+	}
+	e.createEndpoint(map[string]any{"url": a.url()})
+	e.createEndpoint(map[string]any{"url": b.url()})
+	e.createEndpoint(map[string]any{"url": thin.url(), "payloadStyle": "thin"})
+	w := e.newWallet("shared@example.com")
+	e.fund(w.account.ID, 100)
+	e.deliver()
+	n := len(a.events())
+	if n == 0 || len(b.events()) != n || len(thin.events()) != n {
+		t.Fatalf("deliveries: %d, %d and %d (thin)", n, len(b.events()), len(thin.events()))
+	}
+	m := regexp.MustCompile(`(?m)^payments_webhook_signings_total ([0-9]+)$`).FindStringSubmatch(scrape(t, reg))
+	if m == nil {
+		t.Fatal("no payments_webhook_signings_total")
+	}
+	// One set per event for the two snapshot endpoints, one per event for
+	// the thin one: 3n without sharing.
+	if got, _ := strconv.Atoi(m[1]); got != 2*n {
+		t.Fatalf("%d signature sets for %d events to three endpoints, want %d", got, n, 2*n)
 	}
 }

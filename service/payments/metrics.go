@@ -22,6 +22,7 @@ type metrics struct {
 	webhookLag        prometheus.Gauge
 	webhookDelivery   prometheus.Histogram
 	webhookResults    *prometheus.CounterVec
+	webhookSignings   prometheus.Counter
 	signIns           *prometheus.CounterVec
 
 	mu sync.Mutex
@@ -45,6 +46,8 @@ func newMetrics(reg *prometheus.Registry) (*metrics, error) {
 			Buckets: []float64{.01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 3600, 21600, 86400}}),
 		webhookResults: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "payments_webhook_deliveries_total",
 			Help: "Webhook delivery attempts by result: delivered (2xx), retrying (failed, tried again later), failed (given up)."}, []string{"result"}),
+		webhookSignings: prometheus.NewCounter(prometheus.CounterOpts{Name: "payments_webhook_signings_total",
+			Help: "Sets of webhook signature headers signed: one per delivery, except that the endpoints of one round getting the same event in the same second share one."}),
 		signIns: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "payments_sign_ins_total",
 			Help: "Sign-ins (credential verifications that issued a session, or were refused) by method and result."}, []string{"method", "result"}),
 		lagByEndpoint: map[string]float64{},
@@ -60,7 +63,7 @@ func newMetrics(reg *prometheus.Registry) (*metrics, error) {
 		return m, nil
 	}
 	for _, c := range []prometheus.Collector{m.settlementBacklog, m.settlementLag, m.webhookBacklog, m.webhookLag,
-		m.webhookDelivery, m.webhookResults, m.signIns} {
+		m.webhookDelivery, m.webhookResults, m.webhookSignings, m.signIns} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -89,6 +92,9 @@ func (m *metrics) webhookEndpointRound(endpoint string, backlog int64, lag float
 	m.lagByEndpoint[endpoint] = lag
 	m.setLag()
 }
+
+// signed counts a set of webhook signature headers signed.
+func (m *metrics) signed() { m.webhookSignings.Inc() }
 
 // webhooksCaughtUp records a round that found nothing due.
 func (m *metrics) webhooksCaughtUp() {

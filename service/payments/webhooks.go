@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -574,7 +575,7 @@ func (s *Service) TestWebhook(ctx context.Context) (TestWebhookResponse, error) 
 	if err != nil {
 		return TestWebhookResponse{}, err
 	}
-	status, answer, err := s.post(ctx, d.URL, id, event)
+	status, answer, err := s.post(ctx, d.URL, event, func(h http.Header) error { return s.signDelivery(ctx, h, id, event) })
 	out := TestWebhookResponse{URL: d.URL, ResponseStatus: status, ResponseBody: answer}
 	if err != nil || status < 200 || status > 299 {
 		msg := "the webhook endpoint answered " + strconv.Itoa(status)

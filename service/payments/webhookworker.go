@@ -205,9 +205,10 @@ func (s *Service) deliver(ctx context.Context, pace bool) (int, error) {
 		finished = make([]*store.WebhookRound, len(jobs))
 		counts := make([]int, len(jobs))
 		stopAt := started.Add(s.webhookLease() / 2)
+		sigs := &roundSignatures{}
 		var wg sync.WaitGroup
 		for i := range jobs {
-			wg.Go(func() { finished[i], counts[i] = s.deliverTo(ctx, &jobs[i].ep, jobs[i].work, stopAt) })
+			wg.Go(func() { finished[i], counts[i] = s.deliverTo(ctx, &jobs[i].ep, jobs[i].work, stopAt, sigs) })
 		}
 		wg.Wait()
 		if ctx.Err() != nil {
@@ -255,7 +256,7 @@ type outcome struct {
 
 // deliverTo sends an endpoint's work of one round and returns the round to
 // record and how many events it delivered.
-func (s *Service) deliverTo(ctx context.Context, ep *store.WebhookEndpoint, w *store.WebhookWork, stopAt time.Time) (*store.WebhookRound, int) {
+func (s *Service) deliverTo(ctx context.Context, ep *store.WebhookEndpoint, w *store.WebhookWork, stopAt time.Time, sigs *roundSignatures) (*store.WebhookRound, int) {
 	now := s.now()
 	r := &store.WebhookRound{EndpointID: ep.ID, Through: w.Through, NextAttemptAt: ep.NextAttemptAt,
 		FailingSince: ep.FailingSince, FailedRounds: ep.FailedRounds, LastSuccessAt: ep.LastSuccessAt,
@@ -304,7 +305,7 @@ func (s *Service) deliverTo(ctx context.Context, ep *store.WebhookEndpoint, w *s
 	// read this round are read again next time.
 	sent := make([][]outcome, len(runs))
 	if ep.FailedRounds > 0 {
-		o := s.attempt(ctx, ep, runs[0][0])
+		o := s.attempt(ctx, ep, runs[0][0], sigs)
 		sent[0] = append(sent[0], o)
 		if !o.ok {
 			r.Through, r.NewRetries = ep.Cursor, nil
@@ -331,7 +332,7 @@ func (s *Service) deliverTo(ctx context.Context, ep *store.WebhookEndpoint, w *s
 				if ctx.Err() != nil || (i+j > 0 && time.Now().After(stopAt)) {
 					return
 				}
-				sent[i] = append(sent[i], s.attempt(ctx, ep, run[j]))
+				sent[i] = append(sent[i], s.attempt(ctx, ep, run[j], sigs))
 			}
 		})
 	}
@@ -418,8 +419,8 @@ func (s *Service) settle(r *store.WebhookRound, ep *store.WebhookEndpoint, runs 
 	return ok
 }
 
-// attempt delivers d to ep once.
-func (s *Service) attempt(ctx context.Context, ep *store.WebhookEndpoint, d delivery) outcome {
+// attempt delivers d to ep once, signed with sigs.
+func (s *Service) attempt(ctx context.Context, ep *store.WebhookEndpoint, d delivery, sigs *roundSignatures) outcome {
 	start := time.Now()
 	a := store.WebhookAttempt{EndpointID: ep.ID, EventSeq: d.ev.Seq, EventID: d.ev.ID, Attempt: 1,
 		AttemptedAt: s.now(), URL: ep.URL}
@@ -434,7 +435,9 @@ func (s *Service) attempt(ctx context.Context, ep *store.WebhookEndpoint, d deli
 	var status int
 	var answer string
 	if err == nil {
-		status, answer, err = s.post(ctx, ep.URL, d.ev.ID, body)
+		status, answer, err = s.post(ctx, ep.URL, body, func(h http.Header) error {
+			return s.signShared(ctx, h, sigs, ep.Payload, d.ev.ID, body)
+		})
 	}
 	a.Duration = time.Since(start)
 	a.ResponseStatus = status
@@ -451,14 +454,15 @@ func (s *Service) attempt(ctx context.Context, ep *store.WebhookEndpoint, d deli
 	return outcome{attempt: a, ok: ok}
 }
 
-// post sends one signed delivery and returns the receiver's status (0 when
-// it did not answer), the start of its answer, and why it failed.
-func (s *Service) post(ctx context.Context, endpoint, id string, body []byte) (status int, answer string, err error) {
+// post sends one delivery, its headers signed by sign, and returns the
+// receiver's status (0 when it did not answer), the start of its answer,
+// and why it failed.
+func (s *Service) post(ctx context.Context, endpoint string, body []byte, sign func(http.Header) error) (status int, answer string, err error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(body))
 	if err != nil {
 		return 0, "", err
 	}
-	if err := s.signDelivery(ctx, req.Header, id, body); err != nil {
+	if err := sign(req.Header); err != nil {
 		return 0, "", err
 	}
 	req.Header.Set("Content-Type", "application/json")
