@@ -37,7 +37,7 @@ func BenchmarkQuoteJSON(b *testing.B) {
 		TotalReceivingAmount: 181250,
 		FeesIncluded:         1250,
 		ExchangeRate:         18.25,
-		RateDetails:          []byte(`{"counterpartyMultiplier":18.25,"counterpartyFixedFee":1000,"gridApiMultiplier":1,"gridApiFixedFee":250,"gridApiVariableFeeRate":0,"gridApiVariableFeeAmount":0}`),
+		RateDetails:          []byte(`{"counterpartyMultiplier":18.25,"counterpartyFixedFee":1000,"serviceApiMultiplier":1,"serviceApiFixedFee":250,"serviceApiVariableFeeRate":0,"serviceApiVariableFeeAmount":0}`),
 		Payload:              `{"type":"ACTIVITY_TYPE_SIGN_TRANSACTION_V2","timestampMs":"1795262400000","organizationId":"InternalAccount:019aa5d2-7c10-7000-8000-000000000004","parameters":{"unsignedTransaction":{"quoteId":"Quote:019aa5d2-7c10-7000-8000-000000000001","transactionId":"Transaction:019aa5d2-7c10-7000-8000-000000000002","destinationAccountId":"ExternalAccount:019aa5d2-7c10-7000-8000-000000000005","sendingCurrency":"USD","receivingCurrency":"MXN","totalSendingAmount":10000,"totalReceivingAmount":181250,"expiresAt":"2026-11-22T12:03:00Z"}}}`,
 		Description:          "Rent for November",
 		CreatedAt:            now,
@@ -45,6 +45,11 @@ func BenchmarkQuoteJSON(b *testing.B) {
 	}
 	x := &store.Transaction{ID: q.TransactionID, QuoteID: q.ID, Type: "OUTGOING", Status: "PENDING",
 		NextStepAt: q.ExpiresAt, Counterparty: []byte(`{"FULL_NAME":"Ana María López"}`)}
+	// The rate details as createQuote writes them, which rateDetailsFast
+	// reads (stale keys would measure json.Unmarshal's fallback instead).
+	if _, ok := rateDetailsFast(q.RateDetails); !ok {
+		b.Fatalf("rate details %s are not what createQuote writes", q.RateDetails)
+	}
 	out, err := json.Marshal(svc.quoteJSON(q, x))
 	if err != nil || !strings.Contains(string(out), `"payloadToSign"`) || !strings.Contains(string(out), `"status":"PENDING"`) {
 		b.Fatalf("quote JSON %s, %v", out, err)
