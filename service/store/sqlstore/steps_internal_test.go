@@ -17,18 +17,11 @@ import (
 // (migration 0022 has the figures).
 func TestExecuteUpdateStaysHOT(t *testing.T) {
 	db := openPG(t)
-	rows, err := db.db.QueryContext(t.Context(), `SELECT indexrelid::regclass::text, pg_get_indexdef(indexrelid)
-		FROM pg_index WHERE indrelid = to_regclass('transactions')`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defs, err := collect(rows, func(s scanner) ([2]string, error) {
+	defs := queryAll(t, db, `SELECT indexrelid::regclass::text, pg_get_indexdef(indexrelid)
+		FROM pg_index WHERE indrelid = to_regclass('transactions')`, func(s scanner) ([2]string, error) {
 		var d [2]string
 		return d, s.Scan(&d[0], &d[1])
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if len(defs) == 0 {
 		t.Fatal("no index on transactions found")
 	}

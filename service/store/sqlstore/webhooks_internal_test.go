@@ -57,18 +57,25 @@ func logRows(t *testing.T, db *DB) [][2]int64 {
 	if db.d == sqliteDialect {
 		q = `SELECT pos, 0 FROM event_log ORDER BY pos`
 	}
-	rows, err := db.db.QueryContext(t.Context(), q)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := collect(rows, func(s scanner) ([2]int64, error) {
+	return queryAll(t, db, q, func(s scanner) ([2]int64, error) {
 		var r [2]int64
 		return r, s.Scan(&r[0], &r[1])
 	})
+}
+
+// queryAll runs q (with ? placeholders) on db outside any transaction and
+// collects its rows with scan, failing t on an error.
+func queryAll[T any](t *testing.T, db *DB, q string, scan func(scanner) (T, error), args ...any) []T {
+	t.Helper()
+	rows, err := db.db.QueryContext(t.Context(), db.d.rebind(q), args...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return got
+	items, err := collect(rows, scan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return items
 }
 
 // catalogAll catalogs until the head is at least head (see storetest's
@@ -184,18 +191,10 @@ func TestEventsSchema(t *testing.T) {
 				if db.d == sqliteDialect {
 					q = `SELECT name FROM pragma_table_info(?) ORDER BY name`
 				}
-				rows, err := db.db.QueryContext(t.Context(), db.d.rebind(q), table)
-				if err != nil {
-					t.Fatal(err)
-				}
-				cols, err := collect(rows, func(s scanner) (string, error) {
+				return queryAll(t, db, q, func(s scanner) (string, error) {
 					var c string
 					return c, s.Scan(&c)
-				})
-				if err != nil {
-					t.Fatal(err)
-				}
-				return cols
+				}, table)
 			}
 			if got, want := columns("events"), []string{"body", "created_at", "id", "resource_id", "seq", "sequence", "type"}; !slices.Equal(got, want) {
 				t.Errorf("events has columns %v, want %v", got, want)
@@ -453,17 +452,12 @@ func TestEventLogFailedStatement(t *testing.T) {
 		t.Fatalf("log rows %v, want the second attempt's only", rows)
 	}
 	catalogAll(t, db, 1)
-	var ids []string
-	rows, err := db.db.QueryContext(ctx, `SELECT id FROM events ORDER BY seq`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ids, err = collect(rows, func(s scanner) (string, error) {
+	ids := queryAll(t, db, `SELECT id FROM events ORDER BY seq`, func(s scanner) (string, error) {
 		var id string
 		return id, s.Scan(&id)
 	})
-	if err != nil || !slices.Equal(ids, []string{"Webhook:retried"}) {
-		t.Fatalf("events %v (%v)", ids, err)
+	if !slices.Equal(ids, []string{"Webhook:retried"}) {
+		t.Fatalf("events %v", ids)
 	}
 }
 
