@@ -73,6 +73,9 @@ type proxy struct {
 
 	mu    sync.Mutex
 	conns []net.Conn
+	// cutWrite is what passing a COMMIT on before a cut gave
+	// (proxyCutAfterCommit), for a failing test to say.
+	cutWrite string
 }
 
 const (
@@ -148,7 +151,10 @@ func (p *proxy) pipe(src, dst net.Conn, fromClient bool) {
 					return
 				case proxyCutAfterCommit:
 					src.Close() // the client hears nothing more
-					dst.Write(chunk)
+					wrote, err := dst.Write(chunk)
+					p.mu.Lock()
+					p.cutWrite = fmt.Sprintf("%d of %d bytes written (%q), error %v", wrote, len(chunk), chunk, err)
+					p.mu.Unlock()
 					time.Sleep(100 * time.Millisecond) // let the server commit
 					return
 				}
@@ -192,6 +198,17 @@ func putSetting(ctx context.Context, db *DB, key string) error {
 	return db.Tx(ctx, func(tx store.Tx) error {
 		_, err := tx.PutSettingIfAbsent(ctx, key, []byte(key))
 		return err
+	})
+}
+
+// sessions lists the server's other sessions of db's database: state,
+// wait event and query.
+func sessions(t *testing.T, db *DB) []string {
+	t.Helper()
+	return queryAll(t, db, `SELECT coalesce(state, '') || ' / ' || coalesce(wait_event_type || ':' || wait_event, '-') || ' / ' || query
+		FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`, func(s scanner) (string, error) {
+		var v string
+		return v, s.Scan(&v)
 	})
 }
 
@@ -374,7 +391,13 @@ func TestCommitOutcomeUnknown(t *testing.T) {
 				got = hasSetting(t, ctx, db, key)
 			}
 			if got != tc.committed {
-				t.Errorf("committed = %v, want %v", got, tc.committed)
+				// What the proxy passed on and what the server's sessions
+				// are doing, for finding out why.
+				p.mu.Lock()
+				cut := p.cutWrite
+				p.mu.Unlock()
+				t.Errorf("committed = %v, want %v; COMMIT passed on: %s; sessions of the database: %v",
+					got, tc.committed, cut, sessions(t, db))
 			}
 			if st := db.Stats(); st.Unavailable != 1 {
 				t.Errorf("Stats().Unavailable = %d", st.Unavailable)
