@@ -33,6 +33,7 @@ import {
   state,
   stopCountdown,
   walletModule,
+  yieldToPage,
 } from "./session.js";
 import { current, onRoute, views } from "./router.js";
 import { passkeysAvailable } from "./webauthn.js";
@@ -133,13 +134,6 @@ async function start() {
   walletModule(); // its load begins after the first paint
 
   await showCurrent(me);
-}
-
-// yieldToPage lets the browser run what is waiting (input, rendering,
-// network answers) before the caller goes on.
-function yieldToPage() {
-  if (typeof scheduler === "object" && scheduler && typeof scheduler.yield === "function") return scheduler.yield();
-  return new Promise((resolve) => setTimeout(resolve, 0));
 }
 
 // startLanguage chooses the language and the number locale from the

@@ -135,6 +135,13 @@ configured.promise = new Promise((resolve, reject) => Object.assign(configured, 
 
 configured.promise.catch(() => {}); // reported by start
 
+// yieldToPage lets the browser run what is waiting (input, rendering,
+// network answers) before the caller goes on.
+export function yieldToPage() {
+  if (typeof scheduler === "object" && scheduler && typeof scheduler.yield === "function") return scheduler.yield();
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
 // walletModule returns the Promise of the wallet module's client. The
 // first call begins its load (wallet.js, the Worker, the module), which
 // waits for the configuration and for the page's first paint, whoever
@@ -143,10 +150,14 @@ configured.promise.catch(() => {}); // reported by start
 export function walletModule() {
   if (!state.wallet) {
     // A dynamic import, so that a missing or broken wallet.js leaves the page
-    // usable enough to say what is wrong.
+    // usable enough to say what is wrong. Evaluating wallet.js and making
+    // the Worker are two tasks, not one: on a slow phone each is short.
     state.wallet = Promise.all([configured.promise, firstPaint])
       .then(() => import("./wallet.js"))
-      .then((m) => m.loadWallet(state.config.wasmUrl, { wasmExecUrl: state.config.wasmExecUrl }));
+      .then(async (m) => {
+        await yieldToPage();
+        return m.loadWallet(state.config.wasmUrl, { wasmExecUrl: state.config.wasmExecUrl });
+      });
     state.wallet.then(
       () => {
         state.walletReady = true;
