@@ -619,6 +619,87 @@ func TestWebhookMetrics(t *testing.T) {
 	}
 }
 
+// TestWebhookMetricsForgetDeletedEndpoints: a deleted endpoint leaves the
+// scrape: its backlog series and its part of the lag go at once when it
+// is deleted through this instance, and within a minute of the service's
+// clock when another instance deleted it (here: straight in the store).
+// Before, both stayed for the instance's life, and a deleted endpoint's
+// old lag kept the lag gauge up while any other endpoint had work.
+func TestWebhookMetricsForgetDeletedEndpoints(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	old, recent := newReceiver(t), newReceiver(t)
+	e := newEnv(t, sandbox, withWebhooks(old), func(c *Config) { c.Registry = reg })
+	old.attach(e)
+	recent.attach(e)
+	for _, rc := range []*receiver{old, recent} {
+		rc.mu.Lock()
+		rc.failAll = true
+		rc.mu.Unlock()
+	}
+	e.newWallet("old@example.com") // events only the default endpoint gets
+	e.deliver()                    // (catalogued before the second endpoint starts at the head)
+	e.clock.Advance(10 * time.Minute)
+	ep := e.createEndpoint(map[string]any{"url": recent.url()})
+	e.newWallet("recent@example.com")
+	e.deliver()
+	e.clock.Advance(10 * time.Second)
+	e.deliver()
+
+	series := func(text string) map[string]float64 {
+		got := map[string]float64{}
+		for _, m := range regexp.MustCompile(`(?m)^payments_webhook_backlog\{endpoint="([^"]+)"\} ([0-9.e+-]+)$`).FindAllStringSubmatch(text, -1) {
+			got[m[1]], _ = strconv.ParseFloat(m[2], 64)
+		}
+		return got
+	}
+	lag := func(text string) float64 {
+		m := regexp.MustCompile(`(?m)^payments_webhook_lag_seconds ([0-9.e+-]+)$`).FindStringSubmatch(text)
+		if m == nil {
+			t.Fatalf("no lag in\n%s", grepLines(text, "payments_webhook"))
+		}
+		v, _ := strconv.ParseFloat(m[1], 64)
+		return v
+	}
+	var list wire.List[payments.WebhookEndpoint]
+	e.do("GET", "/webhooks/endpoints", nil, nil).decode(t, &list)
+	def := ""
+	for _, x := range list.Data {
+		if x.ID != ep.ID {
+			def = x.ID
+		}
+	}
+	text := scrape(t, reg)
+	if got := series(text); len(got) != 2 || got[def] < 1 || got[ep.ID] < 1 {
+		t.Fatalf("backlog series %v, want both failing endpoints (%s, %s) with events", got, def, ep.ID)
+	}
+	if v := lag(text); v < 600 {
+		t.Fatalf("lag %v with the default endpoint's events 10 minutes old", v)
+	}
+
+	e.mustStatus(e.do("DELETE", "/webhooks/endpoints/"+def, nil, nil), http.StatusNoContent)
+	text = scrape(t, reg)
+	if got := series(text); len(got) != 1 || got[ep.ID] < 1 {
+		t.Errorf("after deleting %s through this instance: backlog series %v", def, got)
+	}
+	if v := lag(text); v < 1 || v >= 600 {
+		t.Errorf("after deleting the endpoint with the old events, lag %v; want the remaining one's (seconds)", v)
+	}
+
+	// Another instance deletes the other one.
+	if err := e.store.Tx(context.Background(), func(tx store.Tx) error { return tx.DeleteWebhookEndpoint(context.Background(), ep.ID) }); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Advance(2 * time.Minute)
+	e.deliver()
+	text = scrape(t, reg)
+	if got := series(text); len(got) != 0 {
+		t.Errorf("a minute after another instance deleted %s: backlog series %v", ep.ID, got)
+	}
+	if v := lag(text); v != 0 {
+		t.Errorf("lag %v with no endpoint left", v)
+	}
+}
+
 // TestMethodLabelIsBounded: a made-up request method is counted as
 // "_OTHER": the label is read before authentication, so an anonymous
 // caller must not mint a series per request. Found by review.

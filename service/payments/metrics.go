@@ -29,7 +29,18 @@ type metrics struct {
 	// lagByEndpoint is each endpoint's lag as its last round left it;
 	// the lag gauge is their maximum.
 	lagByEndpoint map[string]float64
+	// shown are the endpoints this instance has a backlog series of, and
+	// checkedAt when the worker last looked for those deleted meanwhile
+	// (by another instance: this one forgets its own deletions at once).
+	// Without it a deleted endpoint's backlog would stay on the scrape,
+	// and its lag in the lag gauge, for the instance's life.
+	shown     map[string]bool
+	checkedAt time.Time
 }
+
+// endpointSeriesCheck is how often the worker looks for deleted endpoints
+// among those it shows series of.
+const endpointSeriesCheck = time.Minute
 
 func newMetrics(reg *prometheus.Registry) (*metrics, error) {
 	m := &metrics{
@@ -51,6 +62,7 @@ func newMetrics(reg *prometheus.Registry) (*metrics, error) {
 		signIns: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "payments_sign_ins_total",
 			Help: "Sign-ins (credential verifications that issued a session, or were refused) by method and result."}, []string{"method", "result"}),
 		lagByEndpoint: map[string]float64{},
+		shown:         map[string]bool{},
 	}
 	for _, r := range []string{"delivered", "retrying", "failed"} {
 		m.webhookResults.WithLabelValues(r)
@@ -86,11 +98,52 @@ func (m *metrics) settlementRound(due, applied int, oldest, now time.Time) {
 // instance: its backlog and the age of its oldest event left undelivered
 // (0 when none).
 func (m *metrics) webhookEndpointRound(endpoint string, backlog int64, lag float64) {
-	m.webhookBacklog.WithLabelValues(endpoint).Set(float64(max(backlog, 0)))
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.webhookBacklog.WithLabelValues(endpoint).Set(float64(max(backlog, 0)))
+	m.shown[endpoint] = true
 	m.lagByEndpoint[endpoint] = lag
 	m.setLag()
+}
+
+// forgetEndpoint drops a deleted endpoint's backlog series and its lag.
+func (m *metrics) forgetEndpoint(endpoint string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.forget(endpoint)
+	m.setLag()
+}
+
+// endpointCheckDue reports whether the worker should look for deleted
+// endpoints now: this instance shows series of some, and has not looked
+// for endpointSeriesCheck. A true answer counts as the look.
+func (m *metrics) endpointCheckDue(now time.Time) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.shown) == 0 || now.Sub(m.checkedAt) < endpointSeriesCheck {
+		return false
+	}
+	m.checkedAt = now
+	return true
+}
+
+// keepEndpoints forgets every endpoint shown that is not among exist (the
+// endpoints the store holds).
+func (m *metrics) keepEndpoints(exist map[string]bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for id := range m.shown {
+		if !exist[id] {
+			m.forget(id)
+		}
+	}
+	m.setLag()
+}
+
+func (m *metrics) forget(endpoint string) {
+	m.webhookBacklog.DeleteLabelValues(endpoint)
+	delete(m.shown, endpoint)
+	delete(m.lagByEndpoint, endpoint)
 }
 
 // signed counts a set of webhook signature headers signed.

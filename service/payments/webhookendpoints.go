@@ -387,6 +387,9 @@ func (s *Service) DeleteWebhookEndpoint(ctx context.Context, id string) error {
 		}
 		return struct{}{}, tx.DeleteWebhookEndpoint(ctx, id)
 	})
+	if err == nil {
+		s.metrics.forgetEndpoint(id)
+	}
 	return err
 }
 

@@ -142,8 +142,9 @@ func (s *Service) deliver(ctx context.Context, pace bool) (int, error) {
 		now := s.now()
 		var jobs []job
 		var disabled []*store.WebhookRound
+		var exist map[string]bool // the endpoints, when the round looked (metrics)
 		err := s.workerTx(ctx, func(tx store.Tx) error {
-			jobs, disabled = nil, nil
+			jobs, disabled, exist = nil, nil, nil
 			for _, r := range finished {
 				won, err := tx.FinishWebhookRound(ctx, r, lease)
 				if err != nil {
@@ -157,6 +158,16 @@ func (s *Service) deliver(ctx context.Context, pace bool) (int, error) {
 			}
 			if last {
 				return nil
+			}
+			if round == 0 && s.metrics.endpointCheckDue(now) {
+				eps, err := tx.ListWebhookEndpoints(ctx)
+				if err != nil {
+					return err
+				}
+				exist = make(map[string]bool, len(eps))
+				for _, ep := range eps {
+					exist[ep.ID] = true
+				}
 			}
 			// A round catalogues at most catalogRounds batches: a
 			// flood of events is delivered as it comes rather than
@@ -194,6 +205,9 @@ func (s *Service) deliver(ctx context.Context, pace bool) (int, error) {
 		}
 		for _, r := range disabled {
 			s.mailDisabled(ctx, r)
+		}
+		if exist != nil {
+			s.metrics.keepEndpoints(exist)
 		}
 		if len(jobs) == 0 {
 			if round == 0 {
