@@ -299,24 +299,30 @@ func TestStoreUnavailable(t *testing.T) {
 	}
 }
 
-// TestReadyz: /readyz is 200 while the session store answers, 503 when it
-// does not, and 503 "draining" from Drain on, while /healthz and the rest
-// are served as before; it never asks the service.
+// TestReadyz: /readyz is 200 while the session store answers and an
+// embedded service is ready (Config.Ready), 503 when either is not, and
+// 503 "draining" from Drain on, while /healthz and the rest are served as
+// before; it never asks a remote service.
 func TestReadyz(t *testing.T) {
 	t.Parallel()
+	notReady := func(context.Context) error { return errors.New("store: database not reachable") }
+	ready := func(context.Context) error { return nil }
 	for _, tc := range []struct {
 		name   string
 		store  SessionStore
+		ready  func(context.Context) error
 		drain  bool
 		status int
 		body   string
 	}{
-		{"ready", nil, false, 200, `{"status":"ready"}`},
-		{"store unavailable", brokenStore{}, false, 503, `{"status":"not ready","reason":"the session store does not answer"}`},
-		{"draining", nil, true, 503, `{"status":"draining","reason":"the process is stopping"}`},
+		{"ready", nil, nil, false, 200, `{"status":"ready"}`},
+		{"embedded service ready", nil, ready, false, 200, `{"status":"ready"}`},
+		{"store unavailable", brokenStore{}, nil, false, 503, `{"status":"not ready","reason":"the session store does not answer"}`},
+		{"embedded service not ready", nil, notReady, false, 503, `{"status":"not ready","reason":"the payments service in this process is not ready: its database does not answer, or lacks this binary's migrations (see the log)"}`},
+		{"draining", nil, ready, true, 503, `{"status":"draining","reason":"the process is stopping"}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h := newHarness(t, func(c *Config) { c.Sessions = tc.store })
+			h := newHarness(t, func(c *Config) { c.Sessions, c.Ready = tc.store, tc.ready })
 			if tc.drain {
 				h.srv.Drain()
 			}

@@ -122,6 +122,12 @@ type Config struct {
 	// instead of 500, and /readyz 503. (The sentinel is passed in because
 	// bffpg imports this package.) Nil: every store failure is a 500.
 	StoreUnavailable error
+	// Ready, when set, is asked by /readyz after the session store: the
+	// readiness of a payments service embedded in this process
+	// (cmd/wallet), which cannot serve anything while the service's
+	// database is away. A remote service is never asked (see
+	// handleReadyz); nil for one.
+	Ready func(context.Context) error
 
 	// Registry receives the BFF's Prometheus series (bff_…, observe.go);
 	// nil keeps them unexported. Several BFFs in one process need one
@@ -164,8 +170,10 @@ type Server struct {
 	oauth      *OAuthProvider
 	conns      connSet
 	obs        *observer
-	// unavailable is Config.StoreUnavailable; draining is set by Drain.
+	// unavailable is Config.StoreUnavailable; draining is set by Drain;
+	// ready is Config.Ready.
 	unavailable error
+	ready       func(context.Context) error
 	draining    atomic.Bool
 	requests    requestSet // the requests being handled (logged when a shutdown is cut short)
 
@@ -371,6 +379,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("bff: Registry: %w", err)
 	}
 	s.unavailable = cfg.StoreUnavailable
+	s.ready = cfg.Ready
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -549,9 +558,10 @@ func (s *Server) handleHealthz(c *fiber.Ctx) error {
 // "draining"} from the moment Drain was called (the process is stopping:
 // send new requests elsewhere while the ones in flight finish), or 503
 // {"status":"not ready"} when the session store (the BFF's PostgreSQL when
-// several instances share one) does not answer within a second. Like
-// /healthz it does not ask the service: one slow service instance must not
-// take every BFF out of rotation.
+// several instances share one) does not answer within a second, or when a
+// service embedded in this process is not ready (Config.Ready). Like
+// /healthz it does not ask a remote service: one slow service instance
+// must not take every BFF out of rotation.
 func (s *Server) handleReadyz(c *fiber.Ctx) error {
 	c.Set(fiber.HeaderCacheControl, "no-store")
 	if s.draining.Load() {
@@ -562,6 +572,13 @@ func (s *Server) handleReadyz(c *fiber.Ctx) error {
 	if _, err := s.store.Get(ctx, "readyz"); err != nil && !errors.Is(err, ErrSessionNotFound) {
 		s.log.WarnContext(c.UserContext(), "bff: readiness check: session store unavailable", slog.Any("err", err))
 		return c.Status(http.StatusServiceUnavailable).JSON(readiness{Status: "not ready", Reason: "the session store does not answer"})
+	}
+	if s.ready != nil {
+		if err := s.ready(ctx); err != nil {
+			s.log.WarnContext(c.UserContext(), "bff: readiness check: the embedded payments service is not ready", slog.Any("err", err))
+			return c.Status(http.StatusServiceUnavailable).JSON(readiness{Status: "not ready",
+				Reason: "the payments service in this process is not ready: its database does not answer, or lacks this binary's migrations (see the log)"})
+		}
 	}
 	return c.JSON(readiness{Status: "ready"})
 }

@@ -180,7 +180,7 @@ func (s *Service) readyz(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusServiceUnavailable, readiness{Status: "draining", Reason: "the process is stopping"})
 		return
 	}
-	if err := s.ops.Ready(r.Context()); err != nil {
+	if err := s.Ready(r.Context()); err != nil {
 		// The error itself (a host, a port) is for the log, not for
 		// whoever reaches the public listener.
 		s.log.WarnContext(r.Context(), "readiness check: not ready", "err", err)
@@ -190,6 +190,12 @@ func (s *Service) readyz(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, readiness{Status: "ready"})
 }
+
+// Ready reports whether the service can take traffic, as /readyz does
+// apart from the drain: the database answers and has this binary's
+// migrations. A process that embeds the service (cmd/wallet) asks it for
+// its own /readyz.
+func (s *Service) Ready(ctx context.Context) error { return s.ops.Ready(ctx) }
 
 // readiness is /readyz's answer.
 type readiness struct {

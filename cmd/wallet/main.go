@@ -236,6 +236,7 @@ Flags (each can also be set with the environment variable in brackets):
 		cfg.ServiceURL = "http://payments.internal" + wire.BasePath
 		cfg.Transport = inproc.Transport{Handler: built.Service.Handler()}
 		cfg.PlatformCredential = built.PlatformCredential
+		cfg.Ready = built.Service.Ready
 		cfg.OTPSignerPublicKey = built.Service.SignerPublicKey().UncompressedHex()
 		cfg.Mode = string(built.Service.Mode())
 		if built.Mailbox != nil {

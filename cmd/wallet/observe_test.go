@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"database/sql"
 	"io"
 	"net/http"
 	"path/filepath"
@@ -17,6 +18,8 @@ import (
 
 	"paywallet/internal/bffclient"
 	"paywallet/internal/telemetry"
+
+	_ "modernc.org/sqlite"
 )
 
 // wallet is a wallet command run by a test, stopped by stop.
@@ -111,6 +114,33 @@ func get(t *testing.T, url string) (int, string) {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(b)
+}
+
+// TestReadyzAsksTheEmbeddedService: the wallet's /readyz is the embedded
+// service's too: with its database lacking this binary's last migration
+// (as after a restore of an older backup) the instance takes no traffic,
+// where before it answered ready while every payment would fail.
+func TestReadyzAsksTheEmbeddedService(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "ready.db")
+	w := runWallet(t, hooks{}, "--database", db)
+	if code, body := get(t, w.base+"/readyz"); code != 200 {
+		t.Fatalf("/readyz: %d %s", code, body)
+	}
+	raw, err := sql.Open("sqlite", "file:"+db+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	if _, err := raw.Exec(`DELETE FROM schema_migrations WHERE version = (SELECT max(version) FROM schema_migrations)`); err != nil {
+		t.Fatal(err)
+	}
+	code, body := get(t, w.base+"/readyz")
+	if code != 503 || !strings.Contains(body, `"status":"not ready"`) || !strings.Contains(body, "payments service") {
+		t.Errorf("/readyz with the service's database behind: %d %s", code, body)
+	}
+	if code, body := get(t, w.base+"/healthz"); code != 200 {
+		t.Errorf("/healthz: %d %s (alive, only not ready)", code, body)
+	}
 }
 
 // TestDrain: when the wallet is told to stop (SIGTERM, here its context),
