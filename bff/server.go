@@ -27,6 +27,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"paywallet/internal/telemetry"
+	"paywallet/shared/wire"
 	"paywallet/web"
 )
 
@@ -524,7 +525,20 @@ func New(cfg Config) (*Server, error) {
 
 	if cfg.DevMailbox != nil {
 		s.devMailbox = true
-		s.app.Use(devMailboxPath, adaptor.HTTPHandler(http.StripPrefix(devMailboxPath, cfg.DevMailbox)))
+		// The mailbox names the answer's Request-Id in its error bodies,
+		// from its ResponseWriter's header: the adaptor gives it a
+		// fresh one, so the id goes across as a request header, and
+		// comes back once (the adaptor adds the handler's headers).
+		inner := http.StripPrefix(devMailboxPath, cfg.DevMailbox)
+		box := adaptor.HTTPHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set(wire.HeaderRequestID, r.Header.Get(wire.HeaderRequestID))
+			inner.ServeHTTP(w, r)
+		}))
+		s.app.Use(devMailboxPath, func(c *fiber.Ctx) error {
+			c.Request().Header.Set(wire.HeaderRequestID, requestID(c))
+			c.Response().Header.Del(wire.HeaderRequestID)
+			return box(c)
+		})
 	}
 	s.app.Post(WebhookPath, s.handleWebhook)
 	s.app.Get("/healthz", s.handleHealthz)

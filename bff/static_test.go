@@ -10,6 +10,9 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"paywallet/internal/telemetry"
+	"paywallet/shared/wire"
 )
 
 func TestWasmServing(t *testing.T) {
@@ -236,9 +239,9 @@ func TestPageHeaders(t *testing.T) {
 
 func TestConfigAndDevMailbox(t *testing.T) {
 	t.Parallel()
-	var gotPath string
+	var gotPath, gotID string
 	box := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		gotPath = r.URL.Path
+		gotPath, gotID = r.URL.Path, w.Header().Get(wire.HeaderRequestID)
 		w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write([]byte(`{"code":"123456"}`))
@@ -257,6 +260,11 @@ func TestConfigAndDevMailbox(t *testing.T) {
 	}
 	if csp := r.header.Values("Content-Security-Policy"); len(csp) != 1 || !strings.Contains(csp[0], "unsafe-inline") {
 		t.Errorf("the mailbox's own CSP was overridden: %q", csp)
+	}
+	// The mailbox sees the answer's Request-Id (for its error bodies),
+	// and the answer carries it once.
+	if ids := r.header.Values(wire.HeaderRequestID); len(ids) != 1 || !telemetry.ValidRequestID(ids[0]) || gotID != ids[0] {
+		t.Errorf("mailbox answer's Request-Id %q, the mailbox saw %q", ids, gotID)
 	}
 
 	h2 := newHarness(t, func(c *Config) { c.Mode = "" })

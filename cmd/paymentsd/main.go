@@ -19,6 +19,7 @@ import (
 
 	"paywallet/internal/serviceconfig"
 	"paywallet/internal/telemetry"
+	"paywallet/shared/wire"
 )
 
 func main() {
@@ -155,8 +156,9 @@ Flags (each can also be set with the environment variable in brackets):
 	mux := http.NewServeMux()
 	mux.Handle("/", built.Service.Handler())
 	if built.Mailbox != nil {
-		mux.Handle("/dev/mailbox", http.StripPrefix("/dev/mailbox", built.Mailbox.Handler()))
-		mux.Handle("/dev/mailbox/", http.StripPrefix("/dev/mailbox", built.Mailbox.Handler()))
+		box := withRequestID(http.StripPrefix("/dev/mailbox", built.Mailbox.Handler()))
+		mux.Handle("/dev/mailbox", box)
+		mux.Handle("/dev/mailbox/", box)
 	}
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
@@ -178,6 +180,17 @@ Flags (each can also be set with the environment variable in brackets):
 	// once, as it would without the handler.
 	stop()
 	return drain(log, built.Service, srv, drainDelay, stopWorkers, workersDone)
+}
+
+// withRequestID gives the answers of a handler beside the service's (the
+// dev mailbox) a Request-Id as the service gives its own: the caller's
+// when valid, else a new one; in the request's context for its log lines.
+func withRequestID(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := telemetry.RequestIDOf(r.Header.Get(wire.HeaderRequestID))
+		w.Header().Set(wire.HeaderRequestID, id)
+		next.ServeHTTP(w, r.WithContext(telemetry.WithRequestID(r.Context(), id)))
+	})
 }
 
 // drainTimeout bounds how long a stop waits for the requests in flight.

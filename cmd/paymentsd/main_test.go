@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -70,7 +71,8 @@ func TestPaymentsd(t *testing.T) {
 		t.Fatalf("dev mailbox: %d", s)
 	}
 	// DNS rebinding: a page whose domain resolves to 127.0.0.1 must not
-	// read the mailbox as "same origin".
+	// read the mailbox as "same origin". Its answers carry a Request-Id,
+	// in the error body too, as the API's do.
 	for _, path := range []string{"/dev/mailbox", "/dev/mailbox/latest?address=a@example.com"} {
 		req, _ := http.NewRequest("GET", base+path, nil)
 		req.Host = "evil.example"
@@ -78,9 +80,16 @@ func TestPaymentsd(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		var body struct {
+			RequestID string `json:"requestId"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&body)
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusMisdirectedRequest {
 			t.Errorf("GET %s with Host evil.example: %d, want 421", path, resp.StatusCode)
+		}
+		if id := resp.Header.Get("Request-Id"); id == "" || err != nil || body.RequestID != id {
+			t.Errorf("GET %s: Request-Id %q, the body's requestId %q (%v)", path, id, body.RequestID, err)
 		}
 	}
 	cancel()

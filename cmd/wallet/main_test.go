@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -245,8 +246,12 @@ func TestDevMailboxLoopbackHostOnly(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			var body struct {
+				RequestID string `json:"requestId"`
+			}
+			jsonErr := json.NewDecoder(resp.Body).Decode(&body)
 			resp.Body.Close()
-			for _, h := range []string{"X-Content-Type-Options", "Referrer-Policy"} {
+			for _, h := range []string{"X-Content-Type-Options", "Referrer-Policy", "Request-Id"} {
 				if v := resp.Header.Values(h); len(v) != 1 {
 					t.Errorf("GET %s with Host %s: %s %q, want one value", path, host, h, v)
 				}
@@ -256,6 +261,10 @@ func TestDevMailboxLoopbackHostOnly(t *testing.T) {
 			}
 			if resp.StatusCode != want {
 				t.Errorf("GET %s with Host %s: %d, want %d", path, host, resp.StatusCode, want)
+			}
+			// An error body names the answer's Request-Id, as the API's do.
+			if resp.StatusCode >= 400 && (jsonErr != nil || body.RequestID != resp.Header.Get("Request-Id")) {
+				t.Errorf("GET %s with Host %s: requestId %q (%v), Request-Id %q", path, host, body.RequestID, jsonErr, resp.Header.Get("Request-Id"))
 			}
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"paywallet/internal/loopback"
+	"paywallet/shared/wire"
 )
 
 // Mailbox is the development mail sink: it keeps the most recent messages in
@@ -119,12 +120,12 @@ func (b *Mailbox) Handler() http.Handler {
 			if status == http.StatusMisdirectedRequest {
 				code = "MISDIRECTED_REQUEST"
 			}
-			writeJSON(w, status, map[string]any{"status": status, "code": code, "message": reason})
+			writeError(w, status, code, reason, nil)
 			return
 		}
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD")
-			writeJSON(w, http.StatusMethodNotAllowed, map[string]any{"status": 405, "code": "METHOD_NOT_ALLOWED", "message": "use GET"})
+			writeError(w, http.StatusMethodNotAllowed, "METHOD_NOT_ALLOWED", "use GET", nil)
 			return
 		}
 		switch r.URL.Path {
@@ -138,20 +139,34 @@ func (b *Mailbox) Handler() http.Handler {
 		case "/latest":
 			addr := r.URL.Query().Get("address")
 			if addr == "" {
-				writeJSON(w, http.StatusBadRequest, map[string]any{"status": 400, "code": "INVALID_INPUT", "message": "address is required",
-					"details": map[string]any{"errors": []map[string]string{{"field": "address", "message": "required"}}}})
+				writeError(w, http.StatusBadRequest, "INVALID_INPUT", "address is required",
+					map[string]any{"errors": []map[string]string{{"field": "address", "message": "required"}}})
 				return
 			}
 			m, ok := b.Latest(addr)
 			if !ok {
-				writeJSON(w, http.StatusNotFound, map[string]any{"status": 404, "code": "NOT_FOUND", "message": "no message for this address"})
+				writeError(w, http.StatusNotFound, "NOT_FOUND", "no message for this address", nil)
 				return
 			}
 			writeJSON(w, http.StatusOK, m)
 		default:
-			writeJSON(w, http.StatusNotFound, map[string]any{"status": 404, "code": "NOT_FOUND", "message": "no such page"})
+			writeError(w, http.StatusNotFound, "NOT_FOUND", "no such page", nil)
 		}
 	})
+}
+
+// writeError answers with the API's error body; its requestId is the
+// Request-Id the server that mounts the mailbox gave the answer (the
+// BFF's, paymentsd's), for quoting it as with any other error.
+func writeError(w http.ResponseWriter, status int, code, message string, details any) {
+	body := map[string]any{"status": status, "code": code, "message": message}
+	if details != nil {
+		body["details"] = details
+	}
+	if id := w.Header().Get(wire.HeaderRequestID); id != "" {
+		body["requestId"] = id
+	}
+	writeJSON(w, status, body)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
