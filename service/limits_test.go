@@ -3,6 +3,7 @@ package service
 import (
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -345,6 +346,8 @@ func testLimitDaily(t *testing.T, opts ...func(*Config)) {
 	if x := e.transaction(refunded.TransactionID); x.Status != "REFUNDED" {
 		t.Fatalf("the refunded payment is %s", x.Status)
 	}
+	e.clock.Advance(300 * time.Millisecond)
+	first := e.clock.Now()
 	pay(dest.ID, 4_000) // the one that ages out below
 	// A quote that expires unexecuted counts neither.
 	e.quote(quoteBody(p, dest.ID, "SENDING", 5_000))
@@ -352,12 +355,27 @@ func testLimitDaily(t *testing.T, opts ...func(*Config)) {
 	e.settle()
 	waiting := e.quote(quoteBody(p, dest.ID, "SENDING", 6_000)) // not executed: not counted
 
+	// The refusal says from when the payment fits: once the 4,000 has
+	// passed 24 hours (a microsecond after, rounded up to the second),
+	// in details.availableAt and as Retry-After.
+	fitsAt := first.Add(24*time.Hour + time.Microsecond).Truncate(time.Second).Add(time.Second)
 	before := e.txCount(p)
-	b := refused(t, "quote past the daily limit", e.do("POST", "/quotes", quoteBody(p, dest.ID, "SENDING", 6_001), nil),
-		http.StatusTooManyRequests, "DAILY_VOLUME_LIMIT_EXCEEDED")
+	r := e.do("POST", "/quotes", quoteBody(p, dest.ID, "SENDING", 6_001), nil)
+	b := refused(t, "quote past the daily limit", r, http.StatusTooManyRequests, "DAILY_VOLUME_LIMIT_EXCEEDED")
 	if detail(t, b, "limit") != 10_000 || detail(t, b, "used") != 4_000 || detail(t, b, "amount") != 6_001 || b.Details["currency"] != "USD" ||
 		!strings.Contains(b.Message, "100.00 USD") || !strings.Contains(b.Message, "40.00 USD") || !strings.Contains(b.Message, "60.00 USD now") {
 		t.Fatalf("refusal %+v", b)
+	}
+	wantWait := int((fitsAt.Sub(e.clock.Now()) + time.Second - 1) / time.Second)
+	if b.Details["availableAt"] != timestamp(fitsAt) || r.header.Get("Retry-After") != strconv.Itoa(wantWait) ||
+		!strings.Contains(b.Message, "this payment from "+fitsAt.Truncate(time.Minute).Add(time.Minute).UTC().Format("2006-01-02 15:04 UTC")) {
+		t.Fatalf("refusal %+v, Retry-After %q; want availableAt %s and %d s", b, r.header.Get("Retry-After"), timestamp(fitsAt), wantWait)
+	}
+	// A payment over the limit by itself has no time to wait for.
+	r = e.do("POST", "/quotes", quoteBody(p, dest.ID, "SENDING", 10_001), nil)
+	b = refused(t, "quote over the daily limit by itself", r, http.StatusTooManyRequests, "DAILY_VOLUME_LIMIT_EXCEEDED")
+	if _, ok := b.Details["availableAt"]; ok || r.header.Get("Retry-After") != "" || !strings.Contains(b.Message, "by itself") {
+		t.Fatalf("refusal %+v, Retry-After %q", b, r.header.Get("Retry-After"))
 	}
 	refused(t, "transfer-out past the daily limit", e.do("POST", "/transfer-out", transferOutBody(p.account.ID, dest.ID, 6_001), nil),
 		http.StatusTooManyRequests, "DAILY_VOLUME_LIMIT_EXCEEDED")
@@ -383,14 +401,17 @@ func testLimitDaily(t *testing.T, opts ...func(*Config)) {
 	refused(t, "quote of a dollar", e.do("POST", "/quotes", quoteBody(p, dest.ID, "SENDING", 100), nil), http.StatusTooManyRequests, "DAILY_VOLUME_LIMIT_EXCEEDED")
 
 	// 24 hours after the first payment it no longer counts: 4,000 is
-	// free again, 4,001 is not.
-	e.clock.Advance(23*time.Hour + time.Microsecond)
+	// free again, 4,001 is not. Exactly at 24 hours it still counts.
+	e.clock.Advance(first.Add(24 * time.Hour).Sub(e.clock.Now()))
+	refused(t, "4,000 exactly 24 hours after the first payment", e.do("POST", "/quotes", quoteBody(p, dest.ID, "SENDING", 4_000), nil),
+		http.StatusTooManyRequests, "DAILY_VOLUME_LIMIT_EXCEEDED")
+	e.clock.Advance(time.Microsecond)
 	refused(t, "4,001 after the first payment aged", e.do("POST", "/quotes", quoteBody(p, dest.ID, "SENDING", 4_001), nil),
 		http.StatusTooManyRequests, "DAILY_VOLUME_LIMIT_EXCEEDED")
 	pay(dest.ID, 4_000)
 	// The refused execute was not stored under its key: it runs now
 	// (its quote was made 24 hours ago and has expired, which it says).
-	r := e.execute(waiting, wire.SandboxSignature, wire.HeaderIdempotencyKey, "daily-execute")
+	r = e.execute(waiting, wire.SandboxSignature, wire.HeaderIdempotencyKey, "daily-execute")
 	refused(t, "the execute under the 429's key", r, http.StatusConflict, "INVALID_STATE_TRANSITION")
 }
 

@@ -448,6 +448,46 @@ func TestFormatRate(t *testing.T) {
 	}
 }
 
+// TestLimitText: a refusal of the person's own limits in their words,
+// from the refusal's details: the daily limit's says from when this
+// payment fits when the service told (availableAt), and a payment over
+// the limit by itself is told so; without details, the service's message.
+func TestLimitText(t *testing.T) {
+	t.Parallel()
+	ctx := moduleTab(t)
+	const at = "2026-12-07T14:05:00Z"
+	cases := []struct {
+		Code    string         `json:"code"`
+		Details map[string]any `json:"details,omitempty"`
+		Want    string         `json:"-"`
+	}{
+		{"DAILY_VOLUME_LIMIT_EXCEEDED", map[string]any{"limit": 10000, "used": 4000, "amount": 6001, "currency": "USD", "availableAt": at},
+			"Your limit is $100.00 in 24 hours and $40.00 went out already, so $60.00 is left for now. You can send this payment from " + "AT."},
+		{"DAILY_VOLUME_LIMIT_EXCEEDED", map[string]any{"limit": 10000, "used": 4000, "amount": 6001, "currency": "USD"},
+			"Your limit is $100.00 in 24 hours and $40.00 went out already, so $60.00 is left for now."},
+		{"DAILY_VOLUME_LIMIT_EXCEEDED", map[string]any{"limit": 10000, "used": 0, "amount": 10001, "currency": "USD"},
+			"This payment of $100.01 is above your limit of $100.00 in 24 hours. Send less, or change your limits in Security (a higher limit applies 24 hours later)."},
+		{"DAILY_VOLUME_LIMIT_EXCEEDED", nil, "the service's words"},
+	}
+	var got struct {
+		Rows []string `json:"rows"`
+		At   string   `json:"at"`
+	}
+	inModules(t, ctx, cases, `
+  await i.setLocale("en-US");
+  const p = await import("/js/payments.js");
+  return {rows: input.map((c) => p.limitText({code: c.code, details: c.details, message: "the service's words"})),
+    at: f.formatTime("`+at+`")};`, &got)
+	if got.At == "" {
+		t.Fatal("formatTime gave nothing")
+	}
+	for i, c := range cases {
+		if want := strings.ReplaceAll(c.Want, "AT", got.At); spaces.Replace(got.Rows[i]) != spaces.Replace(want) {
+			t.Errorf("limitText(%s, %v) = %q, want %q", c.Code, c.Details, got.Rows[i], want)
+		}
+	}
+}
+
 // TestI18nCatalogue compares the catalogues: the same keys, the same
 // placeholders, every plural form the language needs; and every key the
 // pages' scripts name in t("…") exists in English.

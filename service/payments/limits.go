@@ -414,19 +414,58 @@ func (s *Service) checkLimits(ctx context.Context, tx store.Tx, walletID, destin
 		}
 	}
 	if l.Daily != nil {
-		used, err := tx.OutgoingSince(ctx, wallet.ID, s.now().Add(-dailyWindow))
+		now := s.now()
+		since := now.Add(-dailyWindow)
+		used, err := tx.OutgoingSince(ctx, wallet.ID, since)
 		if err != nil {
 			return err
 		}
 		if exceeds(used, amount, *l.Daily) {
-			left := max(*l.Daily-used, 0)
-			return &Error{Code: CodeDailyVolumeLimitExceeded,
-				Message: fmt.Sprintf("Your daily limit is %s and you have sent %s in the last 24 hours, so this payment of %s would go over it. You can send up to %s now, or more as earlier payments pass 24 hours.",
-					s.money(*l.Daily, cur), s.money(used, cur), s.money(amount, cur), s.money(left, cur)),
-				Details: map[string]any{"limit": *l.Daily, "used": used, "amount": amount, "currency": cur}}
+			return s.dailyRefusal(ctx, tx, wallet.ID, since, now, *l.Daily, used, amount, cur)
 		}
 	}
 	return nil
+}
+
+// dailyRefusal is the 429 DAILY_VOLUME_LIMIT_EXCEEDED of a payment of
+// amount that would take what went out since (used) past daily. When the
+// payment fits the limit at all, it says from when it fits, as earlier
+// payments leave the window (details.availableAt, and Retry-After in
+// seconds): the person learns when to try again, not only what is left.
+func (s *Service) dailyRefusal(ctx context.Context, tx store.Tx, walletID string, since, now time.Time, daily, used, amount int64, cur string) error {
+	details := map[string]any{"limit": daily, "used": used, "amount": amount, "currency": cur}
+	if amount > daily {
+		return &Error{Code: CodeDailyVolumeLimitExceeded, Details: details,
+			Message: fmt.Sprintf("This payment of %s is over your daily limit of %s by itself. Send at most %s in 24 hours, or raise the limit in your wallet's security settings (a higher limit takes effect 24 hours after you set it).",
+				s.money(amount, cur), s.money(daily, cur), s.money(daily, cur))}
+	}
+	msg := fmt.Sprintf("Your daily limit is %s and you have sent %s in the last 24 hours, so this payment of %s would go over it. You can send up to %s now",
+		s.money(daily, cur), s.money(used, cur), s.money(amount, cur), s.money(max(daily-used, 0), cur))
+	e := &Error{Code: CodeDailyVolumeLimitExceeded, Details: details}
+	last, err := tx.NewestOutgoingOver(ctx, walletID, since, daily-amount)
+	if err != nil {
+		return err
+	}
+	if last.IsZero() { // cannot be while used+amount > daily; said plainly if it were
+		e.Message = msg + ", or more as earlier payments pass 24 hours."
+		return e
+	}
+	// A payment made exactly 24 hours ago still counts (the window
+	// includes its start); one a microsecond older does not. The person
+	// and Retry-After get whole seconds, rounded up.
+	at := last.Add(dailyWindow + time.Microsecond)
+	if r := at.Truncate(time.Second); !r.Equal(at) {
+		at = r.Add(time.Second)
+	}
+	details["availableAt"] = timestamp(at)
+	e.RetryAfter = max(int((at.Sub(now)+time.Second-1)/time.Second), 1)
+	minute := at.Truncate(time.Minute)
+	if !minute.Equal(at) {
+		minute = minute.Add(time.Minute)
+	}
+	e.Message = msg + fmt.Sprintf(", and this payment from %s, when earlier payments have passed 24 hours.",
+		minute.UTC().Format("2006-01-02 15:04 UTC"))
+	return e
 }
 
 // hours is a cooling-off for a person: "1 hour", "48 hours".

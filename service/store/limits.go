@@ -26,6 +26,13 @@ type LimitsTx interface {
 	// FAILED, REJECTED, EXPIRED or REFUNDED one (the money stayed or came
 	// back) do not count.
 	OutgoingSince(ctx context.Context, accountID string, since time.Time) (int64, error)
+	// NewestOutgoingOver answers when a payment refused by the daily
+	// limit would fit: among the transactions OutgoingSince counts, the
+	// creation time of the newest one that, with every newer one, sums to
+	// more than budget (the limit less the payment). Once it has left the
+	// window, what is left of it is within budget. The zero time when
+	// they all sum to at most budget.
+	NewestOutgoingOver(ctx context.Context, accountID string, since time.Time, budget int64) (time.Time, error)
 }
 
 // WalletLimits are an embedded wallet's limits, in the smallest unit of

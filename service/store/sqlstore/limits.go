@@ -74,14 +74,48 @@ func (t *tx) PutWalletLimits(ctx context.Context, l *store.WalletLimits) error {
 	return nil
 }
 
+// countedOutgoing selects the transactions the daily limit counts: an
+// account's outgoing ones created at or after a time that took or take
+// money from it (store.Tx.OutgoingSince).
+const countedOutgoing = `FROM transactions
+		WHERE source_account_id = ? AND type = 'OUTGOING' AND created_at >= ?
+		AND (status IN ('PROCESSING', 'COMPLETED') OR (status = 'PENDING' AND quote_id IS NULL))`
+
 func (t *tx) OutgoingSince(ctx context.Context, accountID string, since time.Time) (int64, error) {
 	var total int64
-	err := t.queryRow(ctx, `SELECT `+t.d.cappedSum("sent_amount")+` FROM transactions
-		WHERE source_account_id = ? AND type = 'OUTGOING' AND created_at >= ?
-		AND (status IN ('PROCESSING', 'COMPLETED') OR (status = 'PENDING' AND quote_id IS NULL))`,
+	err := t.queryRow(ctx, `SELECT `+t.d.cappedSum("sent_amount")+` `+countedOutgoing,
 		accountID, t.d.timeArg(since)).Scan(&total)
 	if err != nil {
 		return 0, t.fail(fmt.Sprintf("outgoing payments of %q", accountID), err)
 	}
 	return total, nil
+}
+
+// NewestOutgoingOver reads the counted transactions newest first and stops
+// at the one that takes their sum past budget: a refusal reads no more of
+// a busy wallet's day than it must.
+func (t *tx) NewestOutgoingOver(ctx context.Context, accountID string, since time.Time, budget int64) (time.Time, error) {
+	what := fmt.Sprintf("outgoing payments of %q", accountID)
+	rows, err := t.query(ctx, `SELECT sent_amount, created_at `+countedOutgoing+` ORDER BY created_at DESC, id DESC`,
+		accountID, t.d.timeArg(since))
+	if err != nil {
+		return time.Time{}, t.fail(what, err)
+	}
+	defer rows.Close()
+	var sum int64
+	for rows.Next() {
+		var amount int64
+		var created time.Time
+		if err := rows.Scan(&amount, timeCol{&created}); err != nil {
+			return time.Time{}, t.fail(what, err)
+		}
+		if amount > budget-sum { // sum+amount > budget, without overflow
+			return created, nil
+		}
+		sum += amount
+	}
+	if err := rows.Err(); err != nil {
+		return time.Time{}, t.fail(what, err)
+	}
+	return time.Time{}, nil
 }

@@ -107,7 +107,32 @@ func testOutgoingSince(f *fixture) {
 	total(at(0), 100_111)
 	total(at(4*h), 0)
 
+	// NewestOutgoingOver, over the same rows: newest first they are 100
+	// (3h), 10 (2h), 1 (h), 100,000 (0).
+	over := func(since time.Time, budget int64, want time.Time) {
+		f.Helper()
+		f.tx(func(tx store.Tx) error {
+			got, err := tx.NewestOutgoingOver(f.ctx, a.ID, since, budget)
+			if err != nil {
+				return err
+			}
+			if !got.Equal(want) {
+				f.Errorf("NewestOutgoingOver(%v, %d) = %v, want %v", since.Sub(base), budget, got, want)
+			}
+			return nil
+		})
+	}
+	over(at(0), 99, at(3*h))                // the newest alone is over
+	over(at(0), 100, at(2*h))               // 100 fits, 110 does not
+	over(at(0), 110, at(h))                 // 111 does not
+	over(at(0), 111, at(0))                 // only the oldest takes it over
+	over(at(time.Second), 111, time.Time{}) // without the oldest, all fit
+	over(at(0), 100_111, time.Time{})
+	over(at(4*h), 0, time.Time{}) // nothing counted
+
 	f.createTransactions(payment("COMPLETED", 9_000_000_000_000_000_000, 5*h, true),
 		payment("COMPLETED", 9_000_000_000_000_000_000, 5*h, false))
 	total(at(5*h), 9_223_372_036_854_775_807)
+	// Sums past the int64 maximum do not wrap into fitting.
+	over(at(5*h), 9_223_372_036_854_775_807, at(5*h))
 }

@@ -286,9 +286,15 @@ export function limitText(err) {
       }
       break;
     case "DAILY_VOLUME_LIMIT_EXCEEDED":
+      if (Number.isFinite(d.limit) && Number.isFinite(d.amount) && d.amount > d.limit && d.currency) {
+        return t("send.limits.dailyOver", { amount: formatMoney(d.amount, d.currency), limit: formatMoney(d.limit, d.currency) });
+      }
       if (Number.isFinite(d.limit) && Number.isFinite(d.used) && d.currency) {
-        return t("send.limits.daily", { limit: formatMoney(d.limit, d.currency), used: formatMoney(d.used, d.currency),
-          left: formatMoney(Math.max(d.limit - d.used, 0), d.currency) });
+        const args = { limit: formatMoney(d.limit, d.currency), used: formatMoney(d.used, d.currency),
+          left: formatMoney(Math.max(d.limit - d.used, 0), d.currency) };
+        // availableAt: when this payment fits, as earlier ones pass 24 hours.
+        if (typeof d.availableAt === "string") return t("send.limits.dailyAt", { ...args, time: formatTime(d.availableAt) });
+        return t("send.limits.daily", args);
       }
       break;
     case "RECIPIENT_COOLING_OFF":

@@ -45,5 +45,7 @@ export default {
   "payment.confirm": "Zahlung bestätigen",
   "send.limits.perPayment": "Diese Zahlung über {amount} liegt über deinem Limit von {limit} pro Zahlung. Sende weniger oder ändere deine Limits unter Sicherheit (ein höheres Limit gilt 24 Stunden später).",
   "send.limits.daily": "Dein Limit ist {limit} in 24 Stunden und {used} sind schon hinausgegangen, also bleiben dir jetzt {left}.",
+  "send.limits.dailyAt": "Dein Limit ist {limit} in 24 Stunden und {used} sind schon hinausgegangen, also bleiben dir jetzt {left}. Diese Zahlung kannst du ab {time} senden.",
+  "send.limits.dailyOver": "Diese Zahlung über {amount} liegt über deinem Limit von {limit} in 24 Stunden. Sende weniger oder ändere deine Limits unter Sicherheit (ein höheres Limit gilt 24 Stunden später).",
   "send.limits.coolingOff": "Dieser Empfänger ist neu: Dein Wallet wartet, bevor es an neue Empfänger zahlt. Du kannst ab {time} an ihn zahlen.",
 };

@@ -45,5 +45,7 @@ export default {
   "payment.confirm": "Confirm payment",
   "send.limits.perPayment": "This payment of {amount} is above your limit of {limit} per payment. Send less, or change your limits in Security (a higher limit applies 24 hours later).",
   "send.limits.daily": "Your limit is {limit} in 24 hours and {used} went out already, so {left} is left for now.",
+  "send.limits.dailyAt": "Your limit is {limit} in 24 hours and {used} went out already, so {left} is left for now. You can send this payment from {time}.",
+  "send.limits.dailyOver": "This payment of {amount} is above your limit of {limit} in 24 hours. Send less, or change your limits in Security (a higher limit applies 24 hours later).",
   "send.limits.coolingOff": "This recipient is new: your wallet waits before paying new recipients. You can pay them from {time}.",
 };
