@@ -153,4 +153,18 @@ func TestActivityFilterAndReceipt(t *testing.T) {
 	if f := facts(); f["reference"] == "" && f["id"] != xof {
 		t.Errorf("receipt names neither a reference nor the payment: %v", f)
 	}
+
+	// A payment in one currency converts nothing: its fees are shown as
+	// they are, not "≈ $0.43 ($0.43)".
+	const usd = "Transaction:0199a000-0000-7000-8000-000000000799"
+	m.set(func(m *fakeMoney) {
+		fee := int64(43)
+		m.txs = append([]*fakeTx{{id: usd, status: "COMPLETED", typ: "OUTGOING", dest: usdPending, sent: 2500, received: 2457,
+			sentCur: "USD", recvCur: "USD", fees: &fee, rate: 1, rail: "ACH", created: "2026-11-02T12:00:00Z"}}, m.txs...)
+	})
+	goTo(t, ctx, "/activity/"+usd+"/receipt", "receipt")
+	waitFor(t, ctx, `document.querySelector('#receipt-facts > div[data-fact="id"] dd')?.textContent === "`+usd+`"`)
+	if f := facts(); f["fees"] != "$0.43" {
+		t.Errorf("fees of a payment in one currency %q, want $0.43", f["fees"])
+	}
 }

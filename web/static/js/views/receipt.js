@@ -171,11 +171,12 @@ function receiptSummary(tx) {
 
 // feesIn gives the fees (which the service counts in the receiving
 // currency) in the currency code asked for, converted at the payment's
-// rate when that is the sending one ("≈": the conversion rounds).
+// rate when that is the sending one ("≈": the conversion rounds). A
+// payment in one currency converts nothing.
 function feesIn(tx, code) {
   const rc = (tx.receivedAmount && tx.receivedAmount.currency) || {};
   const sc = (tx.sentAmount && tx.sentAmount.currency) || {};
-  if (code !== sc.code || !(tx.exchangeRate > 0) || !Number.isInteger(sc.decimals) || !Number.isInteger(rc.decimals)) {
+  if (code !== sc.code || sc.code === rc.code || !(tx.exchangeRate > 0) || !Number.isInteger(sc.decimals) || !Number.isInteger(rc.decimals)) {
     return formatMoney(tx.fees, rc);
   }
   // exchangeRate is sending units per receiving unit.
