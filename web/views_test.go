@@ -95,6 +95,49 @@ func TestSendRefusesAboveBalance(t *testing.T) {
 	waitFor(t, ctx, shown("quote"))
 }
 
+// TestFocusAboveTheMenu: on a phone, where the menu is fixed at the
+// bottom of the screen, whatever the keyboard focuses is scrolled above
+// the menu, never left under it (a focused "Review payment" button that
+// cannot be seen). Tabs through the long Security view and Send.
+func TestFocusAboveTheMenu(t *testing.T) {
+	t.Parallel()
+	site, _, m := startMoneySite(t)
+	m.set(func(m *fakeMoney) { someActivity(m) })
+	ctx := newTab(t)
+	do(t, ctx, chromedp.EmulateViewport(412, 823, chromedp.EmulateMobile, chromedp.EmulateTouch))
+	signIn(t, ctx, site)
+	for _, v := range []struct{ path, view string }{{"/security", "security"}, {"/send", "send"}} {
+		goTo(t, ctx, v.path, v.view)
+		seen := 0
+		for range 60 {
+			do(t, ctx, chromedp.KeyEvent("\t"))
+			got := eval[struct {
+				Name   string  `json:"name"`
+				Bottom float64 `json:"bottom"`
+				NavTop float64 `json:"navTop"`
+				InNav  bool    `json:"inNav"`
+				Big    bool    `json:"big"` // the body, or a region taller than the screen
+			}](t, ctx, `(() => {
+  const el = document.activeElement, nav = document.querySelector("nav.nav");
+  const r = el.getBoundingClientRect();
+  return {name: el.id || el.textContent.trim().slice(0, 40) || el.tagName, bottom: r.bottom,
+    navTop: nav.getBoundingClientRect().top, inNav: nav.contains(el),
+    big: el === document.body || r.height > innerHeight / 2};
+})()`)
+			if got.InNav || got.Bottom == 0 || got.Big {
+				continue
+			}
+			seen++
+			if got.Bottom > got.NavTop+0.5 {
+				t.Errorf("%s: the focused %q ends at %.0f px, under the menu from %.0f px", v.path, got.Name, got.Bottom, got.NavTop)
+			}
+		}
+		if seen < 5 {
+			t.Errorf("%s: only %d focused elements outside the menu", v.path, seen)
+		}
+	}
+}
+
 // TestActivityFilterAndReceipt: the filter asks the service for one status
 // and lists only it; failed and returned payments read as money coming
 // back; a receipt says what happened, with the rate people read and the
