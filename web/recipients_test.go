@@ -283,6 +283,12 @@ func TestAddedAccountTakesFocus(t *testing.T) {
 	if s := text(t, ctx, "status"); !strings.Contains(s, "Added Ada Lovelace") {
 		t.Errorf("status %q", s)
 	}
+	// Once the person moves on, what the status line said is old news.
+	do(t, ctx, chromedp.Click(chromedp.CSS(`#nav a[data-nav="send"]`)))
+	waitFor(t, ctx, `document.body.dataset.view === "send"`)
+	if s := text(t, ctx, "status"); s != "" {
+		t.Errorf("on Send, after the person left the list: status %q", s)
+	}
 }
 
 // TestDateOfBirthFocusRing: the date picker shows the focus ring when

@@ -107,7 +107,13 @@ async function start() {
   eachView("init", { wallet, ...keys, config: () => state.config, setStatus });
   initSignIn();
   $("logout").addEventListener("click", onLogout);
-  onRoute((route, { pop, state: entry }) => showRoute(route, { pop, entry }));
+  onRoute((route, { pop, state: entry, person }) => {
+    // The status line speaks of what just happened where the person was:
+    // once they move on (a link, back or forward) it is old news. After
+    // an action the page itself moves, and what it said goes along.
+    if (person) setStatus("");
+    showRoute(route, { pop, entry });
+  });
   document.addEventListener("visibilitychange", () => {
     // Timers sleep in a hidden tab, and the session may have ended or
     // changed meanwhile (or begun, in another tab): ask again. A login

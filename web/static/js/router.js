@@ -68,13 +68,15 @@ export const paths = {
 let listener = () => {};
 
 /**
- * Starts following the address: fn(route, {pop}) runs for every change of
- * view (route null for an address that is no view; pop when the change came
- * from back or forward, where the browser restores the scroll position).
+ * Starts following the address: fn(route, {pop, person}) runs for every
+ * change of view (route null for an address that is no view; pop when the
+ * change came from back or forward, where the browser restores the scroll
+ * position; person when the person moved, by a link or back and forward,
+ * rather than the page after an action).
  */
 export function onRoute(fn) {
   listener = fn;
-  window.addEventListener("popstate", () => listener(current(), { pop: true }));
+  window.addEventListener("popstate", () => listener(current(), { pop: true, person: true }));
   document.addEventListener("click", onClick);
 }
 
@@ -92,10 +94,14 @@ export function current() {
  *   entry (e.g. {sent: true} after a payment was sent)
  */
 export function navigate(path, { replace = false, state = null } = {}) {
+  go(path, { replace, state, person: false });
+}
+
+function go(path, { replace, state, person }) {
   const same = path === location.pathname;
   if (replace || same) history.replaceState(state, "", path);
   else history.pushState(state, "", path);
-  listener(current(), { pop: false, state });
+  listener(current(), { pop: false, state, person });
 }
 
 // onClick follows a plain click on a link to one of the views without
@@ -111,5 +117,5 @@ function onClick(event) {
   if (url.origin !== location.origin || url.search || url.hash) return;
   if (!routeOf(url.pathname)) return;
   event.preventDefault();
-  navigate(url.pathname);
+  go(url.pathname, { replace: false, state: null, person: true });
 }
