@@ -83,6 +83,10 @@ func TestSessionsShowDevices(t *testing.T) {
 	if it := items[cliSession]; it.Main != "E-mail code" || !strings.HasPrefix(it.When, "signed in ") || !strings.HasPrefix(it.Revoke, "Sign out the e-mail code session signed in ") {
 		t.Errorf("a session without a device reads %+v; want the kind of sign-in, as before", it)
 	}
+	// An end on another day than the start is dated, not a bare time.
+	if it := items[own]; !strings.Contains(it.When, "2099") {
+		t.Errorf("this tab's session reads %q: its end (1 Jan 2099) without its date", it.When)
+	}
 }
 
 // TestLogoutRevokesSession: "Sign out" first revokes this tab's wallet

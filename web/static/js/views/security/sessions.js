@@ -155,7 +155,14 @@ function describeTimes(s) {
   const start = Number.isFinite(started)
     ? new Date(started).toLocaleString(getLocale(), { dateStyle: "medium", timeStyle: "short" })
     : "";
-  const end = Number.isFinite(ends) ? new Date(ends).toLocaleTimeString(getLocale(), { timeStyle: "short" }) : "";
+  // The end alone as a time when it is the start's day (or today's), with
+  // its date when it falls on another ("until 12:02 AM" past midnight
+  // would read as the same night's start).
+  const sameDay = (a, b) => new Date(a).toDateString() === new Date(b).toDateString();
+  const endDated = Number.isFinite(ends) && !sameDay(ends, Number.isFinite(started) ? started : Date.now());
+  const end = Number.isFinite(ends)
+    ? new Date(ends).toLocaleString(getLocale(), endDated ? { dateStyle: "medium", timeStyle: "short" } : { timeStyle: "short" })
+    : "";
   if (start && end) return t("security.sessions.times", { start, end });
   if (start) return t("security.sessions.started", { start });
   if (end) return t("security.sessions.until", { end });
