@@ -119,6 +119,7 @@ type fakeMoney struct {
 	delay      time.Duration
 	entries    []map[string]any // the wallet's ledger entries, newest first (statement_test.go)
 	entryCap   int              // the largest page of entries the fake gives; 100 when 0
+	perPayment *int64           // the person's own limit per payment (GET …/limits); none when nil
 }
 
 func (m *fakeMoney) set(change func(*fakeMoney)) {
@@ -254,6 +255,9 @@ func (m *fakeMoney) serve(w http.ResponseWriter, r *http.Request, body []byte) {
 		m.list(w, r)
 	case r.Method == "GET" && path == "/api/internal-accounts/"+fakeAccount+"/entries":
 		m.listEntries(w, r)
+	case r.Method == "GET" && path == "/api/internal-accounts/"+fakeAccount+"/limits":
+		writeJSON(w, 200, map[string]any{"accountId": fakeAccount, "currency": "USD", "perPayment": m.perPayment, "daily": nil,
+			"newRecipientCoolingOffHours": 0, "pending": nil, "updatedAt": "2026-11-01T00:00:00Z"})
 	case r.Method == "GET" && strings.HasPrefix(path, "/api/transactions/"):
 		x := m.tx(strings.TrimPrefix(path, "/api/transactions/"))
 		if x == nil {
@@ -826,6 +830,47 @@ func TestMoneySendErrors(t *testing.T) {
 	}
 	if n := len(m.calls(api, "POST", "/api/quotes/")); n != 2 {
 		t.Errorf("%d execute calls, want 2", n)
+	}
+}
+
+// TestMoneySendHintOwnLimit: the amount step's range is the corridor's,
+// capped by the person's own limit per payment when that is lower, and
+// says so; a limit below the corridor's least is said plainly. (Before,
+// Send offered up to $100,000.00 and then refused $50 over a $10 limit.)
+func TestMoneySendHintOwnLimit(t *testing.T) {
+	t.Parallel()
+	site, _, m := startMoneySite(t)
+	ctx := newTab(t)
+	signIn(t, ctx, site)
+	hint := func(perPayment *int64) string {
+		t.Helper()
+		m.set(func(m *fakeMoney) { m.perPayment = perPayment })
+		goTo(t, ctx, "/send", "send")
+		if eval[bool](t, ctx, shown("send-change")) {
+			clickID(t, ctx, "send-change")
+		}
+		waitFor(t, ctx, `[...document.getElementById("send-account").options].some((o) => o.value === "`+mxnAccount+`" && !o.disabled)`)
+		choose(t, ctx, "#send-account", xofAccount)
+		choose(t, ctx, "#send-account", mxnAccount)
+		waitFor(t, ctx, `document.getElementById("send-amount-hint").textContent.includes("send")`)
+		return text(t, ctx, "send-amount-hint")
+	}
+	ten, cents := int64(1000), int64(50)
+	for _, tc := range []struct {
+		limit *int64
+		want  string
+	}{
+		{nil, "You can send from $1.00 to $100,000.00."},
+		{&ten, "You can send from $1.00 to $10.00, your own limit per payment (Security)."},
+		{&cents, "Your own limit per payment is $0.50 (Security): raise it there to send from this wallet."},
+	} {
+		if got := hint(tc.limit); !strings.Contains(got, tc.want) {
+			limit := "none"
+			if tc.limit != nil {
+				limit = strconv.FormatInt(*tc.limit, 10) + " cents"
+			}
+			t.Errorf("with a limit of %s: hint %q, want it to contain %q", limit, got, tc.want)
+		}
 	}
 }
 

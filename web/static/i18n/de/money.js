@@ -29,6 +29,8 @@ export default {
   "send.amount.available": "Verfügbar: {amount}.",
   "send.amount.indicativeRate": "Richtkurs: {rate}.",
   "send.amount.limits": "Du kannst {min} bis {max} senden.",
+  "send.amount.limitsOwn": "Du kannst {min} bis {max} senden, dein eigenes Limit pro Zahlung (Sicherheit).",
+  "send.amount.ownLimit": "Dein eigenes Limit pro Zahlung ist {limit} (Sicherheit): Erhöhe es dort, um von diesem Wallet zu senden.",
   "send.amount.label": "Betrag",
   "send.amount.labelIn": "Betrag in {currency}",
   "send.side.sending": "Du sendest",

@@ -31,6 +31,8 @@ export default {
   "send.amount.available": "You have {amount} available.",
   "send.amount.indicativeRate": "Indicative rate: {rate}.",
   "send.amount.limits": "You can send from {min} to {max}.",
+  "send.amount.limitsOwn": "You can send from {min} to {max}, your own limit per payment (Security).",
+  "send.amount.ownLimit": "Your own limit per payment is {limit} (Security): raise it there to send from this wallet.",
   "send.amount.label": "Amount",
   "send.amount.labelIn": "Amount in {currency}",
   "send.side.sending": "You send",

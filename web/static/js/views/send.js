@@ -28,7 +28,7 @@
 
 import { api, ApiError, messageOf } from "../api.js";
 import { accountLabel } from "../recipients.js";
-import { availableAmount, refreshBalance, walletCurrency } from "../balance.js";
+import { availableAmount, refreshBalance, walletAccountId, walletCurrency } from "../balance.js";
 import { formatCountdown, formatExchangeRate, formatMoney, formatTime, parseMoney } from "../format.js";
 import { t } from "../i18n.js";
 import { LIMIT_CODES, limitText, railName } from "../payments.js";
@@ -243,7 +243,7 @@ async function onAccountChange() {
   hint.textContent = "";
   hint.hidden = true;
   if (!account) return;
-  const info = await ratesFor(account.currency);
+  const [info, own] = await Promise.all([ratesFor(account.currency), perPaymentLimit()]);
   if (selectedAccount() !== account) return;
   renderSide();
   if (!info || !info.rows.length) return;
@@ -258,10 +258,36 @@ async function onAccountChange() {
   const mins = info.rows.map((r) => r.minSendingAmount).filter(Number.isFinite);
   const maxes = info.rows.map((r) => r.maxSendingAmount).filter(Number.isFinite);
   if (from && mins.length && maxes.length) {
-    parts.push(t("send.amount.limits", { min: formatMoney(Math.min(...mins), from), max: formatMoney(Math.max(...maxes), from) }));
+    const min = Math.min(...mins);
+    const max = Math.max(...maxes);
+    // The person's own limit per payment (Security → Limits), in the
+    // wallet's currency, when it is the tighter one.
+    if (own !== null && own.currency === from.code && own.amount < min) {
+      parts.push(t("send.amount.ownLimit", { limit: formatMoney(own.amount, from) }));
+    } else if (own !== null && own.currency === from.code && own.amount < max) {
+      parts.push(t("send.amount.limitsOwn", { min: formatMoney(min, from), max: formatMoney(own.amount, from) }));
+    } else {
+      parts.push(t("send.amount.limits", { min: formatMoney(min, from), max: formatMoney(max, from) }));
+    }
   }
   hint.textContent = parts.join(" ");
   hint.hidden = parts.length === 0;
+}
+
+// perPaymentLimit is the person's own limit per payment as it applies now
+// ({amount, currency}, the wallet's smallest unit), asked of the BFF each
+// time (the person may just have changed it); null when none is set or it
+// could not be read (the service refuses a payment over it anyway).
+async function perPaymentLimit() {
+  const id = walletAccountId();
+  if (!/^InternalAccount:[0-9a-f-]{36}$/.test(id)) return null;
+  try {
+    const { data } = await api("GET", "/api/internal-accounts/" + id + "/limits");
+    const amount = data && data.perPayment;
+    return Number.isSafeInteger(amount) && typeof data.currency === "string" ? { amount, currency: data.currency } : null;
+  } catch {
+    return null;
+  }
 }
 
 // ratesFor asks the BFF once per currency for its exchange rates; the
