@@ -621,7 +621,8 @@ func TestWebhookMetrics(t *testing.T) {
 
 // TestWebhookMetricsForgetDeletedEndpoints: a deleted endpoint leaves the
 // scrape: its backlog series and its part of the lag go at once when it
-// is deleted through this instance, and within a minute of the service's
+// is deleted through this instance (DELETE /webhooks/endpoints/{id}, or
+// PATCH /config for the default one), and within a minute of the service's
 // clock when another instance deleted it (here: straight in the store).
 // Before, both stayed for the instance's life, and a deleted endpoint's
 // old lag kept the lag gauge up while any other endpoint had work.
@@ -637,9 +638,10 @@ func TestWebhookMetricsForgetDeletedEndpoints(t *testing.T) {
 		rc.mu.Unlock()
 	}
 	e.newWallet("old@example.com") // events only the default endpoint gets
-	e.deliver()                    // (catalogued before the second endpoint starts at the head)
+	e.deliver()                    // (catalogued before the others start at the head)
 	e.clock.Advance(10 * time.Minute)
-	ep := e.createEndpoint(map[string]any{"url": recent.url()})
+	second := e.createEndpoint(map[string]any{"url": recent.url()})
+	third := e.createEndpoint(map[string]any{"url": recent.url() + "/third"})
 	e.newWallet("recent@example.com")
 	e.deliver()
 	e.clock.Advance(10 * time.Second)
@@ -664,36 +666,42 @@ func TestWebhookMetricsForgetDeletedEndpoints(t *testing.T) {
 	e.do("GET", "/webhooks/endpoints", nil, nil).decode(t, &list)
 	def := ""
 	for _, x := range list.Data {
-		if x.ID != ep.ID {
+		if x.ID != second.ID && x.ID != third.ID {
 			def = x.ID
 		}
 	}
 	text := scrape(t, reg)
-	if got := series(text); len(got) != 2 || got[def] < 1 || got[ep.ID] < 1 {
-		t.Fatalf("backlog series %v, want both failing endpoints (%s, %s) with events", got, def, ep.ID)
+	if got := series(text); len(got) != 3 || got[def] < 1 || got[second.ID] < 1 || got[third.ID] < 1 {
+		t.Fatalf("backlog series %v, want the three failing endpoints (%s, %s, %s) with events", got, def, second.ID, third.ID)
 	}
 	if v := lag(text); v < 600 {
 		t.Fatalf("lag %v with the default endpoint's events 10 minutes old", v)
 	}
 
-	e.mustStatus(e.do("DELETE", "/webhooks/endpoints/"+def, nil, nil), http.StatusNoContent)
+	// The default endpoint, removed with PATCH /config.
+	e.mustStatus(e.do("PATCH", "/config", map[string]any{"webhookEndpoint": nil}, nil), http.StatusOK)
 	text = scrape(t, reg)
-	if got := series(text); len(got) != 1 || got[ep.ID] < 1 {
-		t.Errorf("after deleting %s through this instance: backlog series %v", def, got)
+	if got := series(text); len(got) != 2 || got[def] != 0 {
+		t.Errorf("after PATCH /config removed the default endpoint %s: backlog series %v", def, got)
 	}
 	if v := lag(text); v < 1 || v >= 600 {
-		t.Errorf("after deleting the endpoint with the old events, lag %v; want the remaining one's (seconds)", v)
+		t.Errorf("after removing the endpoint with the old events, lag %v; want the others' (seconds)", v)
 	}
 
-	// Another instance deletes the other one.
-	if err := e.store.Tx(context.Background(), func(tx store.Tx) error { return tx.DeleteWebhookEndpoint(context.Background(), ep.ID) }); err != nil {
+	e.mustStatus(e.do("DELETE", "/webhooks/endpoints/"+second.ID, nil, nil), http.StatusNoContent)
+	if got := series(scrape(t, reg)); len(got) != 1 || got[third.ID] < 1 {
+		t.Errorf("after deleting %s through this instance: backlog series %v", second.ID, got)
+	}
+
+	// Another instance deletes the last one.
+	if err := e.store.Tx(context.Background(), func(tx store.Tx) error { return tx.DeleteWebhookEndpoint(context.Background(), third.ID) }); err != nil {
 		t.Fatal(err)
 	}
 	e.clock.Advance(2 * time.Minute)
 	e.deliver()
 	text = scrape(t, reg)
 	if got := series(text); len(got) != 0 {
-		t.Errorf("a minute after another instance deleted %s: backlog series %v", ep.ID, got)
+		t.Errorf("a minute after another instance deleted %s: backlog series %v", third.ID, got)
 	}
 	if v := lag(text); v != 0 {
 		t.Errorf("lag %v with no endpoint left", v)

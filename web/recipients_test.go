@@ -283,6 +283,12 @@ func TestAddedAccountTakesFocus(t *testing.T) {
 	if s := text(t, ctx, "status"); !strings.Contains(s, "Added Ada Lovelace") {
 		t.Errorf("status %q", s)
 	}
+	// The skip link stays on the view: the status stays too.
+	eval[chromedp.Void](t, ctx, `document.querySelector("a.skip").click()`)
+	waitFor(t, ctx, `location.hash === "#main"`)
+	if s := text(t, ctx, "status"); !strings.Contains(s, "Added Ada Lovelace") {
+		t.Errorf("after the skip link: status %q", s)
+	}
 	// Once the person moves on, what the status line said is old news.
 	do(t, ctx, chromedp.Click(chromedp.CSS(`#nav a[data-nav="send"]`)))
 	waitFor(t, ctx, `document.body.dataset.view === "send"`)

@@ -116,22 +116,19 @@ func (m *metrics) forgetEndpoint(endpoint string) {
 
 // endpointCheckDue reports whether the worker should look for deleted
 // endpoints now: this instance shows series of some, and has not looked
-// for endpointSeriesCheck. A true answer counts as the look.
+// (keepEndpoints) for endpointSeriesCheck.
 func (m *metrics) endpointCheckDue(now time.Time) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if len(m.shown) == 0 || now.Sub(m.checkedAt) < endpointSeriesCheck {
-		return false
-	}
-	m.checkedAt = now
-	return true
+	return len(m.shown) > 0 && now.Sub(m.checkedAt) >= endpointSeriesCheck
 }
 
 // keepEndpoints forgets every endpoint shown that is not among exist (the
-// endpoints the store holds).
-func (m *metrics) keepEndpoints(exist map[string]bool) {
+// endpoints the store held at now), and counts as the look.
+func (m *metrics) keepEndpoints(exist map[string]bool, now time.Time) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.checkedAt = now
 	for id := range m.shown {
 		if !exist[id] {
 			m.forget(id)

@@ -153,6 +153,9 @@ func (s *Service) setDefaultEndpointFrom(ctx context.Context, tx store.Tx, url s
 	case url == "" && d == nil:
 		return false, nil
 	case url == "":
+		// Its series go now; should the transaction not commit, the
+		// endpoint's next round shows them again.
+		s.metrics.forgetEndpoint(d.ID)
 		return true, tx.DeleteWebhookEndpoint(ctx, d.ID)
 	case d == nil:
 		return true, s.newEndpoint(ctx, tx, &store.WebhookEndpoint{URL: url, Default: true, Enabled: true,

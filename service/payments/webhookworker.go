@@ -159,7 +159,7 @@ func (s *Service) deliver(ctx context.Context, pace bool) (int, error) {
 			if last {
 				return nil
 			}
-			if round == 0 && s.metrics.endpointCheckDue(now) {
+			if s.metrics.endpointCheckDue(now) {
 				eps, err := tx.ListWebhookEndpoints(ctx)
 				if err != nil {
 					return err
@@ -207,7 +207,7 @@ func (s *Service) deliver(ctx context.Context, pace bool) (int, error) {
 			s.mailDisabled(ctx, r)
 		}
 		if exist != nil {
-			s.metrics.keepEndpoints(exist)
+			s.metrics.keepEndpoints(exist, now)
 		}
 		if len(jobs) == 0 {
 			if round == 0 {

@@ -292,8 +292,14 @@ export function limitText(err) {
       if (Number.isFinite(d.limit) && Number.isFinite(d.used) && d.currency) {
         const args = { limit: formatMoney(d.limit, d.currency), used: formatMoney(d.used, d.currency),
           left: formatMoney(Math.max(d.limit - d.used, 0), d.currency) };
-        // availableAt: when this payment fits, as earlier ones pass 24 hours.
-        if (typeof d.availableAt === "string") return t("send.limits.dailyAt", { ...args, time: formatTime(d.availableAt) });
+        // availableAt: when this payment fits, as earlier ones pass 24
+        // hours; shown to the minute, so rounded up to one (a time that
+        // drops its seconds would name a minute still refused).
+        const at = typeof d.availableAt === "string" ? Date.parse(d.availableAt) : NaN;
+        if (Number.isFinite(at)) {
+          const minute = Math.ceil(at / 60000) * 60000;
+          return t("send.limits.dailyAt", { ...args, time: formatTime(new Date(minute).toISOString()) });
+        }
         return t("send.limits.daily", args);
       }
       break;

@@ -66,6 +66,9 @@ export const paths = {
 };
 
 let listener = () => {};
+// shownPath is the address of the view last shown: back, forward or a link
+// to a fragment (the skip link) that stays on it is no move of the person's.
+let shownPath = location.pathname;
 
 /**
  * Starts following the address: fn(route, {pop, person}) runs for every
@@ -76,7 +79,11 @@ let listener = () => {};
  */
 export function onRoute(fn) {
   listener = fn;
-  window.addEventListener("popstate", () => listener(current(), { pop: true, person: true }));
+  window.addEventListener("popstate", () => {
+    const person = location.pathname !== shownPath;
+    shownPath = location.pathname;
+    listener(current(), { pop: true, person });
+  });
   document.addEventListener("click", onClick);
 }
 
@@ -101,7 +108,9 @@ function go(path, { replace, state, person }) {
   const same = path === location.pathname;
   if (replace || same) history.replaceState(state, "", path);
   else history.pushState(state, "", path);
-  listener(current(), { pop: false, state, person });
+  const moved = location.pathname !== shownPath;
+  shownPath = location.pathname;
+  listener(current(), { pop: false, state, person: person && moved });
 }
 
 // onClick follows a plain click on a link to one of the views without
