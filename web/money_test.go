@@ -673,6 +673,10 @@ func TestMoneyQuoteAndSend(t *testing.T) {
 	if !strings.HasPrefix(f["reference"], "PW") || f["settled"] == "" {
 		t.Errorf("reference %q, settled %q", f["reference"], f["settled"])
 	}
+	// Delivered: "They received", as the receipt says, not "They receive".
+	if got := eval[string](t, ctx, `document.querySelector('#tx-facts > div[data-fact="received"] dt').textContent`); got != "They received" {
+		t.Errorf("the delivered payment's received amount is labelled %q", got)
+	}
 	if n := len(m.calls(api, "POST", "/api/transactions/")); n != 1 {
 		t.Errorf("%d receipt confirmations, want 1", n)
 	}

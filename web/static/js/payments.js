@@ -62,6 +62,19 @@ const RAILS = {
 // Statuses in which an outgoing payment's money came back (or is coming back).
 export const MONEY_BACK = new Set(["FAILED", "REJECTED", "REFUNDED"]);
 
+/**
+ * The label of what the payee gets, by the payment's status: they received
+ * it (delivered), would have received it (the money came back), or receive
+ * it (on its way). The payment's view and its receipt say the same.
+ *
+ * @param {string} status
+ * @returns {string} an i18n key
+ */
+export function receivedLabel(status) {
+  if (MONEY_BACK.has(status)) return "receipt.fact.wouldHaveReceived";
+  return status === "COMPLETED" ? "receipt.fact.received" : "payment.fact.receiving";
+}
+
 const names = {
   accounts: new Map(), // ExternalAccount id → account
   changed: [], // called when the names of the accounts changed (onNamesChanged)

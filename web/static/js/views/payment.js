@@ -22,7 +22,20 @@ import { heldAmount, refreshBalance } from "../balance.js";
 import { formatExchangeRate, formatMoney, formatTime } from "../format.js";
 import { t } from "../i18n.js";
 import { paths } from "../router.js";
-import { badge, destinationName, fact, failureText, FINAL, LIMIT_CODES, limitText, onNamesChanged, railName, RECEIPT, statusSentence } from "../payments.js";
+import {
+  badge,
+  destinationName,
+  fact,
+  failureText,
+  FINAL,
+  LIMIT_CODES,
+  limitText,
+  onNamesChanged,
+  railName,
+  RECEIPT,
+  receivedLabel,
+  statusSentence,
+} from "../payments.js";
 import { reloadTransactions } from "./activity.js";
 import { confirmStepUp, StepUpCancelled } from "../stepup.js";
 
@@ -215,7 +228,7 @@ function renderView(tx) {
   if (outgoing) {
     if (sent) rows.push(["sent", t("payment.fact.sent"), formatMoney(sent.amount, sent.currency || {})]);
     if (Number.isFinite(tx.fees)) rows.push(["fees", t("payment.fact.fees"), formatMoney(tx.fees, received.currency || {})]);
-    rows.push(["received", t("payment.fact.receiving"), formatMoney(received.amount, received.currency || {})]);
+    rows.push(["received", t(receivedLabel(tx.status)), formatMoney(received.amount, received.currency || {})]);
     if (sent && sent.currency && received.currency) {
       const rate = sent.currency.code !== received.currency.code ? formatExchangeRate(tx.exchangeRate, sent.currency, received.currency) : "";
       if (rate) rows.push(["rate", t("payment.fact.rate"), rate]);

@@ -10,9 +10,9 @@ import {
   destinationName,
   fact,
   failureText,
-  MONEY_BACK,
   onNamesChanged,
   railName,
+  receivedLabel,
   STATUS,
   statusSentence,
 } from "../payments.js";
@@ -117,10 +117,7 @@ function renderReceipt(tx) {
   if (outgoing) {
     if (sent) rows.push(["sent", t("payment.fact.sent"), formatMoney(sent.amount, sc)]);
     if (Number.isFinite(tx.fees)) rows.push(["fees", t("payment.fact.fees"), feesIn(tx, twoCurrencies ? receipt.fees : rc.code)]);
-    const receivedKey = MONEY_BACK.has(tx.status)
-      ? "receipt.fact.wouldHaveReceived"
-      : tx.status === "COMPLETED" ? "receipt.fact.received" : "payment.fact.receiving";
-    rows.push(["received", t(receivedKey), formatMoney(received.amount, rc)]);
+    rows.push(["received", t(receivedLabel(tx.status)), formatMoney(received.amount, rc)]);
     if (sent && sc.code && rc.code && sc.code !== rc.code) {
       const rate = formatExchangeRate(tx.exchangeRate, sc, rc);
       if (rate) rows.push(["rate", t("payment.fact.rate"), rate]);
