@@ -125,6 +125,14 @@ func TestStepUpEmailCode(t *testing.T) {
 	s.signIn(ctx, email)
 	q := heldPayment(t, s, ctx, "120.00")
 	waitJS(t, ctx, "the code field", `!document.getElementById("stepup-code").hidden && document.getElementById("stepup-code-hint").textContent.includes("s***@example.com")`)
+	// The tip below the buttons stands apart from them.
+	gap, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`(() => {
+  const form = document.getElementById("stepup-code");
+  return form.querySelector(".actions + .hint").getBoundingClientRect().top - form.querySelector(".actions").getBoundingClientRect().bottom;
+})()`))
+	if err != nil || gap < 8 {
+		t.Errorf("the passkey tip is %v px below the dialog's buttons (%v); want a gap of at least 8", gap, err)
+	}
 	typeIn(t, ctx, "stepup-code-input", "000001")
 	click(t, ctx, "stepup-code-submit")
 	waitJS(t, ctx, "the refusal", `document.getElementById("stepup-error").textContent.includes("4 tries left")`)
