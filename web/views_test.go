@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -31,16 +32,24 @@ func someActivity(m *fakeMoney) (funding, xof, failed, returned string) {
 	return txs[0].id, txs[1].id, txs[2].id, txs[3].id
 }
 
+// signedInPhone is a tab signed in to the money site with someActivity,
+// on a phone's screen of width×height.
+func signedInPhone(t *testing.T, width, height int64) context.Context {
+	t.Helper()
+	site, _, m := startMoneySite(t)
+	m.set(func(m *fakeMoney) { someActivity(m) })
+	ctx := newTab(t)
+	do(t, ctx, chromedp.EmulateViewport(width, height, chromedp.EmulateMobile, chromedp.EmulateTouch))
+	signIn(t, ctx, site)
+	return ctx
+}
+
 // TestHomeFitsAPhone: at 390×844 Home shows the balance, both actions and
 // the last payments on the first screen, above the navigation bar (the
 // page's footer may follow below).
 func TestHomeFitsAPhone(t *testing.T) {
 	t.Parallel()
-	site, _, m := startMoneySite(t)
-	m.set(func(m *fakeMoney) { someActivity(m) })
-	ctx := newTab(t)
-	do(t, ctx, chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile, chromedp.EmulateTouch))
-	signIn(t, ctx, site)
+	ctx := signedInPhone(t, 390, 844)
 	waitFor(t, ctx, `document.body.dataset.view === "home" && document.querySelectorAll("#recent-list > li").length === 4 && !document.getElementById("home-fund").hidden`)
 	type fitting struct {
 		Bottom, NavTop, Inner float64
@@ -101,11 +110,7 @@ func TestSendRefusesAboveBalance(t *testing.T) {
 // cannot be seen). Tabs through the long Security view and Send.
 func TestFocusAboveTheMenu(t *testing.T) {
 	t.Parallel()
-	site, _, m := startMoneySite(t)
-	m.set(func(m *fakeMoney) { someActivity(m) })
-	ctx := newTab(t)
-	do(t, ctx, chromedp.EmulateViewport(412, 823, chromedp.EmulateMobile, chromedp.EmulateTouch))
-	signIn(t, ctx, site)
+	ctx := signedInPhone(t, 412, 823)
 	for _, v := range []struct{ path, view string }{{"/security", "security"}, {"/send", "send"}} {
 		goTo(t, ctx, v.path, v.view)
 		seen := 0
