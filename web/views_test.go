@@ -143,6 +143,19 @@ func TestFocusAboveTheMenu(t *testing.T) {
 	}
 }
 
+// TestSecurityLogNotActivity: the security log's heading is not the name
+// of the menu's Activity (payments), so that "Activity" names one place.
+func TestSecurityLogNotActivity(t *testing.T) {
+	t.Parallel()
+	ctx := signedInPhone(t, 412, 823)
+	goTo(t, ctx, "/security", "security")
+	got := eval[[]string](t, ctx, `[document.getElementById("security-log-title").textContent.trim(),
+  document.querySelector('#nav a[data-nav="activity"]').textContent.trim()]`)
+	if got[0] == got[1] || got[0] == "" {
+		t.Errorf("the security log is titled %q, and the menu's payments %q", got[0], got[1])
+	}
+}
+
 // TestActivityFilterAndReceipt: the filter asks the service for one status
 // and lists only it; failed and returned payments read as money coming
 // back; a receipt says what happened, with the rate people read and the

@@ -36,7 +36,7 @@ export default {
   "security.limits.error.noWallet": "Diese Sitzung hat kein Wallet-Konto.",
 
   // Aktivität: das Sicherheitsprotokoll.
-  "security.log.title": "Aktivität",
+  "security.log.title": "Sicherheitsaktivität",
   "security.log.refresh": "Aktualisieren",
   "security.log.hint": "Anmeldungen, Abmeldungen und Änderungen am Schutz deines Wallets, die neuesten zuerst.",
   "security.log.empty": "Noch nichts aufgezeichnet.",

@@ -37,7 +37,7 @@ export default {
   "security.limits.error.noWallet": "This session has no wallet account.",
 
   // Activity: the security log.
-  "security.log.title": "Activity",
+  "security.log.title": "Security activity",
   "security.log.refresh": "Refresh",
   "security.log.hint": "Sign-ins, sign-outs and changes to how your wallet is protected, newest first.",
   "security.log.empty": "Nothing recorded yet.",
