@@ -81,9 +81,13 @@ func NewMemoryLimiter(now func() time.Time) *MemoryLimiter {
 // Allow implements Limiter. Every 1024th call also drops the keys whose
 // window has ended, so memory follows the keys seen in one window.
 func (m *MemoryLimiter) Allow(_ context.Context, key string, l Limit) (bool, time.Duration, error) {
-	now := m.now()
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	// The clock is read under the lock: read before it, a call that waited
+	// for the lock would measure against a window a later call opened,
+	// and answer a wait longer than the window (TestLimiterConcurrent saw
+	// 1h0m0.000065s of a one-hour window).
+	now := m.now()
 	m.calls++
 	if m.calls%1024 == 0 {
 		for k, w := range m.m {
