@@ -508,6 +508,18 @@ func scrape(t *testing.T, reg *prometheus.Registry) string {
 	return string(b)
 }
 
+// metricValue is the value of the one series (a regular expression
+// matching its name and labels) in a scrape's text.
+func metricValue(t *testing.T, text, series string) float64 {
+	t.Helper()
+	m := regexp.MustCompile(`(?m)^` + series + ` ([0-9.e+-]+)$`).FindStringSubmatch(text)
+	if m == nil {
+		t.Fatalf("no %s in\n%s", series, grepLines(text, "payments_webhook"))
+	}
+	v, _ := strconv.ParseFloat(m[1], 64)
+	return v
+}
+
 func grepLines(text, sub string) string {
 	var out []string
 	for _, l := range strings.Split(text, "\n") {
@@ -568,26 +580,17 @@ func TestWebhookMetrics(t *testing.T) {
 	rc.failAll = true
 	rc.mu.Unlock()
 	e.newWallet("hooks@example.com")
-	value := func(text, series string) float64 {
-		t.Helper()
-		m := regexp.MustCompile(`(?m)^` + series + ` ([0-9.e+-]+)$`).FindStringSubmatch(text)
-		if m == nil {
-			t.Fatalf("no %s in\n%s", series, grepLines(text, "payments_webhook"))
-		}
-		v, _ := strconv.ParseFloat(m[1], 64)
-		return v
-	}
 	e.deliver()
 	e.clock.Advance(10 * time.Second)
 	e.deliver()
 	text := scrape(t, reg)
-	if v := value(text, `payments_webhook_deliveries_total\{result="retrying"\}`); v < 1 {
+	if v := metricValue(t, text, `payments_webhook_deliveries_total\{result="retrying"\}`); v < 1 {
 		t.Errorf("retrying %v", v)
 	}
-	if v := value(text, `payments_webhook_backlog\{endpoint="[^"]+"\}`); v < 1 {
+	if v := metricValue(t, text, `payments_webhook_backlog\{endpoint="[^"]+"\}`); v < 1 {
 		t.Errorf("backlog of a failing endpoint %v", v)
 	}
-	if v := value(text, `payments_webhook_lag_seconds`); v < 10 || v > 3600 {
+	if v := metricValue(t, text, `payments_webhook_lag_seconds`); v < 10 || v > 3600 {
 		t.Errorf("lag of a failing endpoint %v", v)
 	}
 
@@ -602,19 +605,19 @@ func TestWebhookMetrics(t *testing.T) {
 		t.Fatal("nothing delivered")
 	}
 	text = scrape(t, reg)
-	if v := value(text, `payments_webhook_deliveries_total\{result="delivered"\}`); v != float64(len(rc.events())) {
+	if v := metricValue(t, text, `payments_webhook_deliveries_total\{result="delivered"\}`); v != float64(len(rc.events())) {
 		t.Errorf("delivered %v, the receiver accepted %d", v, len(rc.events()))
 	}
-	if v := value(text, `payments_webhook_delivery_seconds_count`); v != float64(len(rc.events())) {
+	if v := metricValue(t, text, `payments_webhook_delivery_seconds_count`); v != float64(len(rc.events())) {
 		t.Errorf("delivery latencies observed %v", v)
 	}
-	if v := value(text, `payments_webhook_delivery_seconds_sum`); v < 10 {
+	if v := metricValue(t, text, `payments_webhook_delivery_seconds_sum`); v < 10 {
 		t.Errorf("the deliveries took %v s in all, the receiver failed for longer", v)
 	}
-	if v := value(text, `payments_webhook_backlog\{endpoint="[^"]+"\}`); v != 0 {
+	if v := metricValue(t, text, `payments_webhook_backlog\{endpoint="[^"]+"\}`); v != 0 {
 		t.Errorf("backlog after delivery %v", v)
 	}
-	if v := value(text, `payments_webhook_lag_seconds`); v != 0 {
+	if v := metricValue(t, text, `payments_webhook_lag_seconds`); v != 0 {
 		t.Errorf("lag after delivery %v", v)
 	}
 }
@@ -654,14 +657,6 @@ func TestWebhookMetricsForgetDeletedEndpoints(t *testing.T) {
 		}
 		return got
 	}
-	lag := func(text string) float64 {
-		m := regexp.MustCompile(`(?m)^payments_webhook_lag_seconds ([0-9.e+-]+)$`).FindStringSubmatch(text)
-		if m == nil {
-			t.Fatalf("no lag in\n%s", grepLines(text, "payments_webhook"))
-		}
-		v, _ := strconv.ParseFloat(m[1], 64)
-		return v
-	}
 	var list wire.List[payments.WebhookEndpoint]
 	e.do("GET", "/webhooks/endpoints", nil, nil).decode(t, &list)
 	def := ""
@@ -674,7 +669,7 @@ func TestWebhookMetricsForgetDeletedEndpoints(t *testing.T) {
 	if got := series(text); len(got) != 3 || got[def] < 1 || got[second.ID] < 1 || got[third.ID] < 1 {
 		t.Fatalf("backlog series %v, want the three failing endpoints (%s, %s, %s) with events", got, def, second.ID, third.ID)
 	}
-	if v := lag(text); v < 600 {
+	if v := metricValue(t, text, `payments_webhook_lag_seconds`); v < 600 {
 		t.Fatalf("lag %v with the default endpoint's events 10 minutes old", v)
 	}
 
@@ -684,7 +679,7 @@ func TestWebhookMetricsForgetDeletedEndpoints(t *testing.T) {
 	if got := series(text); len(got) != 2 || got[def] != 0 {
 		t.Errorf("after PATCH /config removed the default endpoint %s: backlog series %v", def, got)
 	}
-	if v := lag(text); v < 1 || v >= 600 {
+	if v := metricValue(t, text, `payments_webhook_lag_seconds`); v < 1 || v >= 600 {
 		t.Errorf("after removing the endpoint with the old events, lag %v; want the others' (seconds)", v)
 	}
 
@@ -703,7 +698,7 @@ func TestWebhookMetricsForgetDeletedEndpoints(t *testing.T) {
 	if got := series(text); len(got) != 0 {
 		t.Errorf("a minute after another instance deleted %s: backlog series %v", third.ID, got)
 	}
-	if v := lag(text); v != 0 {
+	if v := metricValue(t, text, `payments_webhook_lag_seconds`); v != 0 {
 		t.Errorf("lag %v with no endpoint left", v)
 	}
 }

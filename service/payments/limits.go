@@ -453,19 +453,21 @@ func (s *Service) dailyRefusal(ctx context.Context, tx store.Tx, walletID string
 	// A payment made exactly 24 hours ago still counts (the window
 	// includes its start); one a microsecond older does not. The person
 	// and Retry-After get whole seconds, rounded up.
-	at := last.Add(dailyWindow + time.Microsecond)
-	if r := at.Truncate(time.Second); !r.Equal(at) {
-		at = r.Add(time.Second)
-	}
+	at := ceilTime(last.Add(dailyWindow+time.Microsecond), time.Second)
 	details["availableAt"] = timestamp(at)
 	e.RetryAfter = max(int((at.Sub(now)+time.Second-1)/time.Second), 1)
-	minute := at.Truncate(time.Minute)
-	if !minute.Equal(at) {
-		minute = minute.Add(time.Minute)
-	}
 	e.Message = msg + fmt.Sprintf(", and this payment from %s, when earlier payments have passed 24 hours.",
-		minute.UTC().Format("2006-01-02 15:04 UTC"))
+		ceilTime(at, time.Minute).UTC().Format("2006-01-02 15:04 UTC"))
 	return e
+}
+
+// ceilTime is t rounded up to a multiple of d: a time shown to the person
+// to the second or the minute must not name one that is still refused.
+func ceilTime(t time.Time, d time.Duration) time.Time {
+	if r := t.Truncate(d); !r.Equal(t) {
+		return r.Add(d)
+	}
+	return t
 }
 
 // hours is a cooling-off for a person: "1 hour", "48 hours".

@@ -262,10 +262,11 @@ async function onAccountChange() {
     const max = Math.max(...maxes);
     // The person's own limit per payment (Security → Limits), in the
     // wallet's currency, when it is the tighter one.
-    if (own !== null && own.currency === from.code && own.amount < min) {
-      parts.push(t("send.amount.ownLimit", { limit: formatMoney(own.amount, from) }));
-    } else if (own !== null && own.currency === from.code && own.amount < max) {
-      parts.push(t("send.amount.limitsOwn", { min: formatMoney(min, from), max: formatMoney(own.amount, from) }));
+    const cap = own !== null && own.currency === from.code ? own.amount : Infinity;
+    if (cap < min) {
+      parts.push(t("send.amount.ownLimit", { limit: formatMoney(cap, from) }));
+    } else if (cap < max) {
+      parts.push(t("send.amount.limitsOwn", { min: formatMoney(min, from), max: formatMoney(cap, from) }));
     } else {
       parts.push(t("send.amount.limits", { min: formatMoney(min, from), max: formatMoney(max, from) }));
     }
